@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# bitwire quick start: `cmake/quickstart.sh demo` builds everything and runs the demo;
+# `cmake/quickstart.sh test` builds and runs the whole test suite (release, then ASan+UBSan, then the
+# short fuzz runs). Both install missing Debian packages first and are cheap to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+jobs="${BITWIRE_JOBS:-2}"
+fuzz_seconds="${BITWIRE_FUZZ_SECONDS:-60}"
+
+# Debian packages the build needs. `dpkg -s` is the source of truth for "installed".
+packages=(cmake ninja-build g++ clang libclang-rt-14-dev libboost-dev libgtest-dev libgmock-dev libbenchmark-dev)
+
+install_missing() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  echo "bitwire: installing missing packages: ${missing[*]}"
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+build() { # build PRESET
+  cmake --preset "$1" >/dev/null
+  cmake --build --preset "$1" -j "$jobs"
+}
+
+run_tests() { # run_tests PRESET
+  echo "== bitwire: tests, preset $1"
+  ctest --preset "$1" -j "$jobs"
+}
+
+run_fuzzers() {
+  echo "== bitwire: fuzzers, ${fuzz_seconds}s each"
+  local dir=build/fuzz/tests/fuzz
+  local found=0
+  for f in "$dir"/*_fuzz; do
+    [ -x "$f" ] || continue
+    found=1
+    local name; name=$(basename "$f")
+    local corpus=tests/fuzz/corpus/${name%_fuzz}
+    local work; work=$(mktemp -d)
+    echo "-- $name"
+    # Seed corpus is read-only input; new finds go to a scratch directory.
+    if ! "$f" -max_total_time="$fuzz_seconds" -print_final_stats=1 -rss_limit_mb=2048 \
+         -artifact_prefix="$work/" "$work" "$corpus" >"$work/log" 2>&1; then
+      tail -n 60 "$work/log"
+      echo "bitwire: fuzzer $name failed; reproducer in $work" >&2
+      return 1
+    fi
+    grep -E 'stat::number_of_executed_units|Done' "$work/log" | tail -n 2
+    rm -rf "$work"
+  done
+  [ "$found" -eq 1 ] || { echo "bitwire: no fuzz targets were built" >&2; return 1; }
+}
+
+case "${1:-}" in
+  demo)
+    install_missing
+    build release
+    ./build/release/examples/bitwire_demo
+    ;;
+  test)
+    install_missing
+    build release
+    run_tests release
+    build sanitize
+    run_tests sanitize
+    build fuzz
+    run_fuzzers
+    echo "bitwire: all test stages passed"
+    ;;
+  *)
+    echo "usage: cmake/quickstart.sh demo|test" >&2
+    exit 2
+    ;;
+esac
