@@ -15,7 +15,16 @@
 #define BITWIRE_ASSERT(condition) assert(condition)
 #endif
 
+// The articles' serialize checks (a magic value between sections, verified on read) cost 39 bits each, so
+// they are off unless both ends are built with BITWIRE_SERIALIZE_CHECKS=1. Generated ProtocolIds differ
+// with and without them, so mismatched builds refuse each other's packets instead of misreading them.
+#ifndef BITWIRE_SERIALIZE_CHECKS
+#define BITWIRE_SERIALIZE_CHECKS 0
+#endif
+
 namespace bitwire {
+
+inline constexpr bool kSerializeChecks = BITWIRE_SERIALIZE_CHECKS != 0;
 
 // GCC and Clang have 128-bit integers on 64-bit targets; under -std=c++20 (no GNU extensions) the standard
 // library does not count them as integral types, so bitwire names and detects them itself.

@@ -153,6 +153,28 @@ inline bool serialize_bits(Stream& stream, T& value, int bits) {
   }
 }
 
+// A signed value in its low `bits` bits of two's complement (bits in [1, width of T]); reads sign-extend.
+// Writes assert the value fits a signed field of that width.
+template <typename Stream, std::signed_integral T>
+inline bool serialize_signed_bits(Stream& stream, T& value, int bits) {
+  BITWIRE_ASSERT(bits >= 1 && bits <= static_cast<int>(sizeof(T) * 8));
+  if constexpr (Stream::kIsWriting) {
+    BITWIRE_ASSERT(bits == 64 || (static_cast<int64_t>(value) >= -(int64_t{1} << (bits - 1)) &&
+                                  static_cast<int64_t>(value) < (int64_t{1} << (bits - 1))));
+    stream.write_bits(static_cast<uint64_t>(static_cast<int64_t>(value)) & low_mask(bits), bits);
+    return true;
+  } else if constexpr (Stream::kIsReading) {
+    uint64_t word = 0;
+    if (!stream.read_bits(word, bits)) return false;
+    const uint64_t sign = uint64_t{1} << (bits - 1);
+    value = static_cast<T>(static_cast<int64_t>((word ^ sign) - sign));
+    return true;
+  } else {
+    stream.add_bits(static_cast<size_t>(bits));
+    return true;
+  }
+}
+
 template <typename Stream>
 inline bool serialize_uint8(Stream& stream, uint8_t& value) { return serialize_bits(stream, value, 8); }
 template <typename Stream>
@@ -214,6 +236,22 @@ inline bool serialize_uint128(Stream& stream, uint128_t& value) {
     stream.add_bits(128);
     return true;
   }
+}
+
+// A 128-bit integer, signed or not, as its 128 raw bits (two's complement), low half first.
+template <typename Stream, typename T>
+  requires(detail::kIsInt128<T>)
+inline bool serialize_raw128(Stream& stream, T& value) {
+  auto bits = static_cast<uint128_t>(value);
+  if (!serialize_uint128(stream, bits)) return false;
+  if constexpr (Stream::kIsReading) value = static_cast<T>(bits);
+  return true;
+}
+
+// An element count or length in [min, max]: the ranged integer, refused with kInvalidCount.
+template <typename Stream>
+inline bool serialize_count(Stream& stream, uint32_t& count, uint32_t min, uint32_t max) {
+  return detail::serialize_ranged(stream, count, min, max, ReadError::kInvalidCount);
 }
 
 // An enum over the contiguous underlying values [min, max]; a read outside it fails with kInvalidEnum.
