@@ -284,8 +284,8 @@ inline bool serialize_fixed(Stream& stream, T& raw, int64_t min_units, int64_t m
 // rounds; this is the one place a value is quantized). Precondition: the result fits T.
 template <int FractionBits, typename T>
 inline T to_fixed(double value) {
-  const double scaled = std::ldexp(value, FractionBits);
-  return static_cast<T>(scaled < 0 ? -std::floor(-scaled + 0.5) : std::floor(scaled + 0.5));
+  // std::round is exact and rounds halfway cases away from zero; floor(x + 0.5) would round the sum first.
+  return static_cast<T>(std::round(std::ldexp(value, FractionBits)));
 }
 
 template <int FractionBits, typename T>
@@ -470,11 +470,12 @@ inline bool serialize_int_relative(Stream& stream, uint32_t previous, uint32_t& 
     BITWIRE_ASSERT(current > previous);
     difference = current - previous;
   }
-  const auto apply = [&](uint32_t delta) {
+  // A sum above 32 bits is refused at `at`: where the difference's bits start (the flag, for +1).
+  const auto apply = [&](uint32_t delta, size_t at) {
     if constexpr (Stream::kIsReading) {
       const uint64_t sum = uint64_t{previous} + delta;
       if (sum > std::numeric_limits<uint32_t>::max()) [[unlikely]] {
-        return stream.fail(ReadError::kValueOutOfRange);
+        return stream.fail_at(ReadError::kValueOutOfRange, at);
       }
       current = static_cast<uint32_t>(sum);
     }
@@ -483,15 +484,16 @@ inline bool serialize_int_relative(Stream& stream, uint32_t previous, uint32_t& 
 
   bool plus_one = difference == 1;
   if (!serialize_bool(stream, plus_one)) return false;
-  if (plus_one) return apply(1);
+  if (plus_one) return apply(1, stream.bits_processed() - 1);
   for (const Tier& tier : kTiers) {
     bool in_tier = difference <= tier.max;
     if (!serialize_bool(stream, in_tier)) return false;
     if (in_tier) {
+      const size_t at = stream.bits_processed();
       if (!detail::serialize_ranged(stream, difference, tier.min, tier.max, ReadError::kValueOutOfRange)) {
         return false;
       }
-      return apply(difference);
+      return apply(difference, at);
     }
   }
   uint32_t absolute = current;
