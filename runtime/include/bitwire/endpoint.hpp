@@ -1,0 +1,248 @@
+// Endpoint: one side of one connection at the packet layer. It tells the game which of its packets arrived
+// (acks), splits large packets into fragments and puts them back together, and measures the link (RTT,
+// jitter, loss, bandwidth). It does not resend anything: what to do about a lost packet is the caller's call.
+//
+// Usage (one Endpoint per connection per side; time is always passed in, never read from a clock):
+//
+//   bitwire::EndpointConfig config;                     // every field has a default; see below
+//   config.protocol_id = kMyProtocolId;                 // envelope on by default
+//   bitwire::EndpointCallbacks callbacks;
+//   callbacks.context = &my_game;
+//   callbacks.transmit = [](void* ctx, uint16_t sequence, const uint8_t* data, size_t size) {
+//     /* sendto(socket, data, size), or link.send(...) */ };
+//   callbacks.process = [](void* ctx, uint16_t sequence, const uint8_t* data, size_t size) -> bool {
+//     return /* parsed the payload OK; false refuses it: it is then neither acked nor counted received */; };
+//   callbacks.on_ack = [](void* ctx, uint16_t sequence) { /* optional: packet `sequence` arrived */ };
+//   bitwire::Endpoint endpoint(config, callbacks, now);
+//
+//   each tick:
+//     endpoint.update(now);                                  // sets the time every send/receive uses
+//     for each datagram from the socket: endpoint.receive_packet(data, size);
+//     for (uint16_t acked : endpoint.acks()) { ... }         // or use callbacks.on_ack
+//     endpoint.clear_acks();
+//     endpoint.send_packet(payload, payload_size);           // header + fragmentation + transmit
+//     congestion.update(now, endpoint.rtt_ms(), endpoint.packet_loss_percent());
+//
+// Contracts:
+// - Wire: reliable 1.0 (wire-format.md section 2; docs/packets.md has every byte), optionally inside the
+//   integrity envelope (envelope.hpp): [crc32 LE][packet].
+// - Memory: every buffer is sized from the config and allocated in the constructor; send_packet,
+//   receive_packet, update, reset and the getters never allocate, whatever a peer sends.
+// - Untrusted input: receive_packet() accepts any bytes. A bad datagram is dropped with a ReceiveResult that
+//   says why, one counter incremented and a debug-level log line; it never asserts, throws or crashes.
+// - A payload above max_packet_size is refused by send_packet (false, packets_too_large_to_send, an
+//   error log line). A bad config is asserted in debug builds and clamped into range in release.
+// - A moved-from Endpoint may only be destroyed or assigned to.
+// - Callbacks are plain function pointers plus a context pointer; they run synchronously inside
+//   send_packet / receive_packet. The bytes they are given are valid only during the call. process and
+//   on_ack may call send_packet; no callback may call receive_packet or reset on the same endpoint.
+// - Acks: each sent packet that the peer reports received is acked exactly once (until its sequence
+//   comes round again 65536 packets later), and only packets this endpoint actually sent are ever acked.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "bitwire/envelope.hpp"
+#include "bitwire/sequence.hpp"
+
+namespace bitwire {
+
+// ---- The reliable 1.0 packet header (wire-format.md section 2) ----------------------------------------
+
+inline constexpr size_t kMinPacketHeaderBytes = 4;  // prefix, sequence (2), one-byte ack difference
+inline constexpr size_t kMaxPacketHeaderBytes = 9;  // prefix, sequence (2), ack (2), ack_bits (4)
+inline constexpr size_t kFragmentHeaderBytes = 5;   // prefix (= 1), sequence (2), id, count - 1
+inline constexpr int kMaxFragmentsLimit = 256;      // the count byte stores count - 1
+
+// The acknowledgment state a packet carries. ack_bits bit n set means sequence (ack - n) mod 65536 was
+// received (bit 0 is `ack` itself), as reliable 1.0 defines it.
+struct PacketHeader {
+  uint16_t sequence = 0;
+  uint16_t ack = 0;
+  uint32_t ack_bits = 0;
+  friend bool operator==(const PacketHeader&, const PacketHeader&) = default;
+};
+
+// Writes the one canonical encoding of `header` (4..9 bytes) to `out` (room for kMaxPacketHeaderBytes).
+// Returns the number of bytes written.
+size_t write_packet_header(const PacketHeader& header, uint8_t* out);
+
+// Reads a regular packet header from untrusted bytes. Returns the header's size in bytes (4..9), or 0 when
+// the bytes are shorter than the header they announce, the prefix marks a fragment or sets bits 6..7, or
+// the encoding is not the canonical one (reserved prefix bits, an ack_bits byte sent although it is 0xFF,
+// a two-byte ack whose difference fits one byte). `reason`, when given, receives a static description.
+size_t read_packet_header(const uint8_t* data, size_t size, PacketHeader& header,
+                          const char** reason = nullptr);
+
+// The fixed part of a fragment (5 bytes): the sequence of the whole packet, this fragment's index, and the
+// number of fragments (1..256, stored minus one).
+struct FragmentHeader {
+  uint16_t sequence = 0;
+  uint8_t fragment_id = 0;
+  int fragment_count = 1;
+  friend bool operator==(const FragmentHeader&, const FragmentHeader&) = default;
+};
+
+// Writes the 5-byte fragment header to `out`.
+void write_fragment_header(const FragmentHeader& header, uint8_t* out);
+
+// ---- Configuration ------------------------------------------------------------------------------------
+
+struct EndpointConfig {
+  const char* name = "endpoint";       // label in log lines (not copied: must outlive the endpoint)
+  int max_packet_size = 16 * 1024;     // largest payload send_packet accepts / reassembly delivers (bytes)
+  int fragment_above = 1024;           // payloads larger than this are sent as fragments (bytes)
+  int fragment_size = 1024;            // payload bytes per fragment; all but the last carry exactly this
+  int max_fragments = 16;              // fragments per packet, 1..256; max_packet_size must fit in
+                                       // max_fragments * fragment_size (clamped to it otherwise)
+  int sent_packets_buffer_size = 256;  // sent packets remembered for acks/RTT/loss (rounded up to 2^k)
+  int received_packets_buffer_size = 256;    // received sequences remembered for duplicate detection (2^k)
+  int fragment_reassembly_buffer_size = 64;  // window of packet sequences that may be in reassembly (2^k)
+  int reassembly_slots = 8;                  // packets reassembled at once; each slot holds one whole packet
+                                             // (max_fragments * fragment_size bytes). When all are busy, the
+                                             // oldest incomplete packet is evicted for a newer one.
+  int ack_buffer_size = 256;                 // capacity of the acks() list between clear_acks() calls
+  int rtt_history_size = 256;                // RTT samples kept for min / max / average
+  float rtt_smoothing_factor = 0.1f;         // weight of each new RTT sample in the smoothed RTT (0..1]
+  float jitter_smoothing_factor = 0.1f;      // weight of each new |sample - smoothed RTT| in jitter (0..1]
+  int packet_loss_window = 256;      // loss = lost / judged over this many most recently judged packets
+  double packet_loss_min_age = 0.1;  // seconds: a packet is judged (acked or lost) no earlier than this
+  double packet_loss_unknown_rtt_age = 1.0;  // seconds: judging age used before any RTT sample exists
+  float bandwidth_smoothing_factor = 0.1f;   // weight of each new bandwidth sample (0..1]
+  double bandwidth_sample_interval = 0.1;    // seconds between bandwidth samples
+  int packet_header_size = 28;               // bytes of IP + UDP header counted per datagram in bandwidth
+  bool envelope = true;                      // put [crc32] in front of every datagram and check it on receive
+  uint64_t protocol_id = 0;                  // folded into the crc32 (never sent); both ends must agree
+
+  // Returns nullptr when every field is in range, else a description of the first that is not.
+  const char* check() const;
+  // This config with every field clamped into range (what the endpoint actually uses).
+  EndpointConfig sanitized() const;
+};
+
+// ---- Callbacks ----------------------------------------------------------------------------------------
+
+struct EndpointCallbacks {
+  void* context = nullptr;  // passed to every callback
+  // Required: hands one datagram (envelope + packet or fragment) to the transport.
+  void (*transmit)(void* context, uint16_t sequence, const uint8_t* data, size_t size) = nullptr;
+  // Required: the payload of a received packet (reassembled if it was fragmented). Return false to refuse
+  // it: the packet is then neither acked to the peer nor counted as received, and its acks are ignored.
+  bool (*process)(void* context, uint16_t sequence, const uint8_t* data, size_t size) = nullptr;
+  // Optional: called once for each newly acked sent packet, in the order the acks are processed.
+  void (*on_ack)(void* context, uint16_t sequence) = nullptr;
+};
+
+// ---- Results and counters -----------------------------------------------------------------------------
+
+// What receive_packet did with a datagram.
+enum class ReceiveResult : uint8_t {
+  kDelivered,            // payload accepted by the process callback; acks processed
+  kFragmentStored,       // a fragment was stored; its packet is not complete yet
+  kRefused,              // the process callback refused the payload           (packets_refused)
+  kEnvelopeMismatch,     // shorter than the envelope, or its crc32 is wrong    (envelope_failures)
+  kTooLarge,             // datagram larger than the largest legal one          (packets_too_large_to_receive)
+  kHeaderInvalid,        // truncated / non-canonical / bad prefix header       (packets_invalid)
+  kStale,                // sequence too old for the received-packets window    (packets_stale)
+  kDuplicate,            // sequence already received                           (packets_duplicate)
+  kFragmentInvalid,      // malformed fragment (see docs/packets.md)            (fragments_invalid)
+  kFragmentDuplicate,    // fragment already held, or its packet already received (fragments_duplicate)
+  kFragmentStale,        // fragment too old for the reassembly window           (fragments_stale)
+  kReassembledTooLarge,  // a completed reassembly exceeds max_packet_size (packets_too_large_to_receive)
+};
+const char* to_string(ReceiveResult result);
+
+struct EndpointCounters {
+  uint64_t packets_sent = 0;                  // send_packet calls that transmitted (a fragmented packet is 1)
+  uint64_t packets_received = 0;              // packets accepted by the process callback
+  uint64_t packets_acked = 0;                 // sent packets newly acked
+  uint64_t packets_stale = 0;                 // dropped: too old to tell from a duplicate
+  uint64_t packets_duplicate = 0;             // dropped: already received
+  uint64_t packets_invalid = 0;               // dropped: bad regular header (or bad header in a reassembly)
+  uint64_t packets_refused = 0;               // refused by the process callback
+  uint64_t packets_too_large_to_send = 0;     // send_packet payloads above max_packet_size, not sent
+  uint64_t packets_too_large_to_receive = 0;  // dropped: datagram or reassembled packet above the maximum
+  uint64_t envelope_failures = 0;             // dropped: envelope crc32 mismatch or datagram < 4 bytes
+  uint64_t fragments_sent = 0;                // fragment datagrams transmitted
+  uint64_t fragments_received = 0;            // fragments stored for reassembly
+  uint64_t fragments_invalid = 0;             // dropped: malformed fragment
+  uint64_t fragments_duplicate = 0;           // dropped: fragment already held / packet already received
+  uint64_t fragments_stale = 0;               // dropped: outside the reassembly window
+  uint64_t reassemblies_evicted = 0;          // incomplete packets evicted to make room for newer ones
+  uint64_t reassemblies_completed = 0;        // fragmented packets put back together
+  uint64_t acks_overflowed = 0;               // acks not listed because acks() was full (on_ack still ran)
+  uint64_t acks_ahead = 0;                    // received packets whose ack is newer than anything sent
+  friend bool operator==(const EndpointCounters&, const EndpointCounters&) = default;
+};
+
+// ---- Endpoint -----------------------------------------------------------------------------------------
+
+class Endpoint {
+ public:
+  Endpoint(const EndpointConfig& config, const EndpointCallbacks& callbacks, double now = 0.0);
+  ~Endpoint();
+
+  Endpoint(const Endpoint&) = delete;
+  Endpoint& operator=(const Endpoint&) = delete;
+  Endpoint(Endpoint&&) noexcept;
+  Endpoint& operator=(Endpoint&&) noexcept;
+
+  // Replaces the callbacks (e.g. once the owning object has its final address).
+  void set_callbacks(const EndpointCallbacks& callbacks);
+
+  // Sets the current time (seconds, any origin, non-decreasing) and advances the statistics.
+  void update(double now);
+
+  // Sends one packet: assigns the next sequence, writes the ack header, records it for acks and RTT, and
+  // transmits it whole (payload <= fragment_above) or as ceil(size / fragment_size) fragments. Returns
+  // false (and sends nothing, uses no sequence) when size > max_packet_size. A size of 0 is allowed.
+  bool send_packet(const uint8_t* payload, size_t size);
+  bool send_packet(std::span<const uint8_t> payload) { return send_packet(payload.data(), payload.size()); }
+
+  // Takes one datagram from the transport. Any bytes are safe; see ReceiveResult for what happens.
+  ReceiveResult receive_packet(const uint8_t* data, size_t size);
+  ReceiveResult receive_packet(std::span<const uint8_t> data) {
+    return receive_packet(data.data(), data.size());
+  }
+
+  // Newly acked sequences since the last clear_acks(), oldest first (at most ack_buffer_size).
+  std::span<const uint16_t> acks() const;
+  void clear_acks();
+
+  // Back to the freshly constructed state (sequences, buffers, statistics, counters); keeps the config,
+  // callbacks and time. Does not allocate.
+  void reset();
+
+  // The sequence the next send_packet will use.
+  uint16_t next_sequence() const;
+  // The ack header the next packet would carry.
+  PacketHeader current_ack_state() const;
+
+  // ---- Statistics (feed congestion control with rtt_ms() and packet_loss_percent()) ----
+  double time() const;
+  double rtt_ms() const;      // smoothed RTT (exponential moving average); 0 before the first sample
+  double rtt_min_ms() const;  // over the last rtt_history_size samples; 0 when there are none
+  double rtt_max_ms() const;
+  double rtt_avg_ms() const;
+  double jitter_ms() const;            // smoothed |RTT sample - smoothed RTT|
+  double packet_loss_percent() const;  // lost / judged over the loss window, 0..100
+  double sent_kbps() const;            // datagram bytes sent (+ packet_header_size each), smoothed
+  double received_kbps() const;        // datagram bytes of accepted packets received, smoothed
+  double acked_kbps() const;           // datagram bytes of packets newly acked, smoothed
+  const EndpointCounters& counters() const;
+
+  const EndpointConfig& config() const;  // the sanitized config in use
+  // Bytes this endpoint allocated at construction (every buffer; excludes sizeof(Endpoint)).
+  size_t memory_bytes() const;
+  // What an endpoint with this config allocates, without building one.
+  static size_t memory_required(const EndpointConfig& config);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace bitwire

@@ -1,0 +1,167 @@
+// 16-bit wrapping sequence numbers and SequenceBuffer<T>, the ring the endpoint keeps its sent, received and
+// reassembly records in.
+//
+// Sequence numbers wrap at 65536. `a` is newer than `b` when it is ahead by 1..32768 steps going forward
+// (reliable 1.0, wire-format.md section 2); exactly 32768 apart, each counts as newer than the other going
+// forward from the smaller, which is the published rule and kept as is.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "bitwire/config.hpp"
+
+namespace bitwire {
+
+// True when s1 is newer than s2 (modulo 65536).
+constexpr bool sequence_greater_than(uint16_t s1, uint16_t s2) {
+  return (s1 > s2 && s1 - s2 <= 32768) || (s1 < s2 && s2 - s1 > 32768);
+}
+
+// True when s1 is older than s2 (modulo 65536).
+constexpr bool sequence_less_than(uint16_t s1, uint16_t s2) {
+  return sequence_greater_than(s2, s1);
+}
+
+// Signed distance from s2 forward to s1, in [-32768, 32767]: positive when s1 is newer. For two sequences
+// exactly 32768 apart the result is -32768.
+constexpr int sequence_difference(uint16_t s1, uint16_t s2) {
+  return static_cast<int16_t>(static_cast<uint16_t>(s1 - s2));
+}
+
+// A ring of `capacity` entries indexed by 16-bit sequence number: O(1) insert, find and remove.
+//
+// Contracts:
+// - Storage is allocated once, in the constructor; nothing afterwards allocates. The capacity is rounded up
+//   to a power of two (at most 65536) so that `sequence & mask` maps any `capacity` consecutive sequences to
+//   distinct slots across the 65535 -> 0 wrap.
+// - Each slot carries a 32-bit tag, kEmpty (0xFFFFFFFF) when free; no 16-bit sequence can equal it, so a
+//   lookup is one compare.
+// - The buffer tracks the newest sequence inserted. Inserting a newer one first removes every entry the
+//   newer sequence skipped over (the slots between the old newest and the new one), so a record left from
+//   an earlier lap of the ring can never be found under a sequence it does not belong to.
+// - Inserting a sequence older than `newest - capacity + 1` fails (returns nullptr): there is no slot left
+//   that could hold it without evicting something newer.
+// - A fresh or reset buffer accepts any first sequence and takes it as the newest.
+// - T must be default constructible and assignable; an inserted entry starts as T{}.
+template <typename T>
+class SequenceBuffer {
+ public:
+  static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
+
+  explicit SequenceBuffer(size_t capacity)
+      : capacity_(round_capacity(capacity)),
+        mask_(static_cast<uint32_t>(capacity_ - 1)),
+        tags_(new uint32_t[capacity_]),
+        entries_(new T[capacity_]) {
+    reset();
+  }
+
+  SequenceBuffer(const SequenceBuffer&) = delete;
+  SequenceBuffer& operator=(const SequenceBuffer&) = delete;
+  SequenceBuffer(SequenceBuffer&&) noexcept = default;
+  SequenceBuffer& operator=(SequenceBuffer&&) noexcept = default;
+
+  // Empties every slot and forgets the newest sequence.
+  void reset() {
+    for (size_t i = 0; i < capacity_; ++i) tags_[i] = kEmpty;
+    next_ = 0;
+    started_ = false;
+  }
+
+  size_t capacity() const { return capacity_; }
+
+  // Bytes of storage this buffer allocated.
+  size_t memory_bytes() const { return capacity_ * (sizeof(uint32_t) + sizeof(T)); }
+
+  // One past the newest sequence inserted (0 for a fresh buffer).
+  uint16_t next_sequence() const { return next_; }
+  // The newest sequence inserted; meaningful once has_newest() is true.
+  uint16_t newest() const { return static_cast<uint16_t>(next_ - 1); }
+  bool has_newest() const { return started_; }
+
+  // True when insert(sequence) would succeed.
+  bool can_insert(uint16_t sequence) const {
+    if (!started_) return true;
+    return !sequence_less_than(sequence, static_cast<uint16_t>(next_ - capacity_window()));
+  }
+
+  // Inserts (or replaces) the entry for `sequence`, reset to T{}. Returns nullptr when the sequence is too
+  // old to fit (see the class contract).
+  T* insert(uint16_t sequence) {
+    if (!started_) {
+      started_ = true;
+      next_ = static_cast<uint16_t>(sequence + 1);
+      clear_all();
+    } else if (sequence_greater_than(static_cast<uint16_t>(sequence + 1), next_)) {
+      remove_range(next_, sequence);
+      next_ = static_cast<uint16_t>(sequence + 1);
+    } else if (sequence_less_than(sequence, static_cast<uint16_t>(next_ - capacity_window()))) {
+      return nullptr;
+    }
+    const uint32_t index = sequence & mask_;
+    tags_[index] = sequence;
+    entries_[index] = T{};
+    return &entries_[index];
+  }
+
+  T* find(uint16_t sequence) {
+    const uint32_t index = sequence & mask_;
+    return tags_[index] == sequence ? &entries_[index] : nullptr;
+  }
+  const T* find(uint16_t sequence) const {
+    const uint32_t index = sequence & mask_;
+    return tags_[index] == sequence ? &entries_[index] : nullptr;
+  }
+  bool exists(uint16_t sequence) const { return tags_[sequence & mask_] == sequence; }
+
+  // Removes the entry for `sequence` if present. Does not change the newest sequence.
+  void remove(uint16_t sequence) {
+    const uint32_t index = sequence & mask_;
+    if (tags_[index] == sequence) tags_[index] = kEmpty;
+  }
+
+  // Slot access for whole-buffer scans: the entry in slot `index` (< capacity()) or nullptr when empty.
+  T* at_index(size_t index) { return tags_[index] != kEmpty ? &entries_[index] : nullptr; }
+  const T* at_index(size_t index) const { return tags_[index] != kEmpty ? &entries_[index] : nullptr; }
+  // The sequence stored in slot `index`, or kEmpty.
+  uint32_t tag_at_index(size_t index) const { return tags_[index]; }
+
+ private:
+  static size_t round_capacity(size_t capacity) {
+    BITWIRE_ASSERT(capacity >= 1 && capacity <= 65536);
+    if (capacity < 1) capacity = 1;
+    if (capacity > 65536) capacity = 65536;
+    size_t rounded = 1;
+    while (rounded < capacity) rounded <<= 1;
+    return rounded;
+  }
+
+  // The span of sequences that can be held: the whole ring, except that a 65536 ring holds one lap
+  // of 16-bit sequences at most, and "older than newest - 32768" is unrepresentable anyway.
+  uint16_t capacity_window() const { return capacity_ >= 32768 ? 32768 : static_cast<uint16_t>(capacity_); }
+
+  void clear_all() {
+    for (size_t i = 0; i < capacity_; ++i) tags_[i] = kEmpty;
+  }
+
+  // Empties the slots of sequences first..last inclusive (forward, wrapping).
+  void remove_range(uint16_t first, uint16_t last) {
+    const uint32_t span = static_cast<uint16_t>(last - first) + 1u;
+    if (span >= capacity_) {
+      clear_all();
+      return;
+    }
+    for (uint32_t i = 0; i < span; ++i) tags_[(first + i) & mask_] = kEmpty;
+  }
+
+  size_t capacity_;
+  uint32_t mask_;
+  std::unique_ptr<uint32_t[]> tags_;
+  std::unique_ptr<T[]> entries_;
+  uint16_t next_ = 0;
+  bool started_ = false;
+};
+
+}  // namespace bitwire

@@ -1,0 +1,709 @@
+// Endpoint: send path (header, fragmentation, transmit), receive path (envelope, header / fragment
+// validation, reassembly, duplicate and stale detection, acks) and the statistics.
+#include "bitwire/endpoint.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "bitwire/log.hpp"
+#include "endpoint_internal.hpp"
+
+namespace bitwire {
+
+using namespace endpoint_detail;
+
+// ---- State --------------------------------------------------------------------------------------------
+
+namespace {
+
+struct SentPacket {
+  double time = 0.0;         // when send_packet ran
+  uint32_t wire_bytes = 0;   // every datagram of the packet, plus packet_header_size each
+  uint64_t judge_index = 0;  // position in the loss ring when judged
+  bool acked = false;
+  bool judged = false;  // counted in the loss window (as lost or received)
+  bool judged_lost = false;
+};
+
+struct ReceivedPacket {
+  uint8_t unused = 0;  // the tag alone records the sequence
+};
+
+struct Reassembly {
+  uint64_t have[4] = {};     // bit i: fragment i stored
+  uint32_t total_bytes = 0;  // payload bytes, known once the last fragment is stored
+  uint32_t wire_bytes = 0;   // datagram bytes (+ packet_header_size) of the stored fragments
+  uint32_t ack_bits = 0;     // from fragment 0's embedded header
+  uint16_t ack = 0;
+  uint16_t slot = 0;
+  uint16_t fragment_count = 0;
+  uint16_t fragments_stored = 0;
+};
+
+}  // namespace
+
+struct Endpoint::State {
+  EndpointConfig config;
+  EndpointCallbacks callbacks;
+  Envelope envelope;
+  size_t envelope_bytes = 0;
+  size_t max_datagram = 0;
+  double time = 0.0;
+
+  // Sending.
+  uint16_t sequence = 0;
+  SequenceBuffer<SentPacket> sent;
+  std::unique_ptr<uint8_t[]> transmit;
+  size_t transmit_capacity = 0;
+
+  // Receiving.
+  SequenceBuffer<ReceivedPacket> received;
+  uint16_t ack = 0xFFFF;  // newest received (65535 before anything, as reliable 1.0 does)
+  uint32_t ack_bits = 0;
+  SequenceBuffer<Reassembly> reassembly;
+  std::unique_ptr<uint32_t[]> slot_owner;  // sequence a slot was given to, or kEmpty
+  std::unique_ptr<uint8_t[]> slot_data;    // reassembly_slots * slot_stride
+  size_t slot_stride = 0;                  // kMaxPacketHeaderBytes + max_fragments * fragment_size
+
+  // Acks.
+  std::unique_ptr<uint16_t[]> acks;
+  size_t num_acks = 0;
+  bool has_processed_ack = false;  // the peer acks already looked at: ack_bits relative to processed_ack
+  uint16_t processed_ack = 0;
+  uint32_t processed_ack_bits = 0;
+  uint64_t processed_at_send = 0;  // packets_sent when the processed window was last updated
+
+  // RTT.
+  bool has_rtt = false;
+  double rtt = 0.0;
+  double jitter = 0.0;
+  std::unique_ptr<float[]> rtt_history;
+  size_t rtt_samples = 0;  // total pushed (only min(rtt_samples, size) are in the ring)
+  bool rtt_summary_dirty = false;
+  double rtt_min = 0.0, rtt_max = 0.0, rtt_avg = 0.0;
+
+  // Loss: each sent packet is judged once, in sequence order, when old enough or about to be evicted.
+  uint16_t judge_cursor = 0;             // oldest sent sequence not yet judged
+  std::unique_ptr<uint8_t[]> loss_ring;  // 1 = judged lost, by judge index % window
+  uint64_t judged_total = 0;
+  uint32_t lost_in_window = 0;
+
+  // Bandwidth.
+  double bandwidth_sample_start = 0.0;
+  uint64_t sent_bytes_acc = 0, received_bytes_acc = 0, acked_bytes_acc = 0;
+  bool has_bandwidth = false;
+  double sent_kbps = 0.0, received_kbps = 0.0, acked_kbps = 0.0;
+
+  EndpointCounters counters;
+
+  State(const EndpointConfig& c, const EndpointCallbacks& cb, double now)
+      : config(c),
+        callbacks(cb),
+        envelope(c.protocol_id),
+        time(now),
+        sent(static_cast<size_t>(c.sent_packets_buffer_size)),
+        received(static_cast<size_t>(c.received_packets_buffer_size)),
+        reassembly(static_cast<size_t>(c.fragment_reassembly_buffer_size)) {
+    envelope_bytes = c.envelope ? Envelope::kBytes : 0;
+    const size_t regular = kMaxPacketHeaderBytes + static_cast<size_t>(c.fragment_above);
+    const size_t fragment =
+        kFragmentHeaderBytes + kMaxPacketHeaderBytes + static_cast<size_t>(c.fragment_size);
+    transmit_capacity = envelope_bytes + std::max(regular, fragment);
+    transmit.reset(new uint8_t[transmit_capacity]);
+    max_datagram =
+        envelope_bytes + std::max(kMaxPacketHeaderBytes + static_cast<size_t>(c.max_packet_size), fragment);
+    slot_stride =
+        kMaxPacketHeaderBytes + static_cast<size_t>(c.max_fragments) * static_cast<size_t>(c.fragment_size);
+    slot_owner.reset(new uint32_t[static_cast<size_t>(c.reassembly_slots)]);
+    slot_data.reset(new uint8_t[static_cast<size_t>(c.reassembly_slots) * slot_stride]);
+    acks.reset(new uint16_t[static_cast<size_t>(c.ack_buffer_size)]);
+    rtt_history.reset(new float[static_cast<size_t>(c.rtt_history_size)]);
+    loss_ring.reset(new uint8_t[static_cast<size_t>(c.packet_loss_window)]);
+    reset();
+  }
+
+  static size_t memory_required(const EndpointConfig& c) {
+    const size_t envelope = c.envelope ? Envelope::kBytes : 0;
+    const size_t regular = kMaxPacketHeaderBytes + static_cast<size_t>(c.fragment_above);
+    const size_t fragment =
+        kFragmentHeaderBytes + kMaxPacketHeaderBytes + static_cast<size_t>(c.fragment_size);
+    const size_t stride =
+        kMaxPacketHeaderBytes + static_cast<size_t>(c.max_fragments) * static_cast<size_t>(c.fragment_size);
+    return sizeof(State) + buffer_bytes<SentPacket>(c.sent_packets_buffer_size) +
+           buffer_bytes<ReceivedPacket>(c.received_packets_buffer_size) +
+           buffer_bytes<Reassembly>(c.fragment_reassembly_buffer_size) + envelope +
+           std::max(regular, fragment) +
+           static_cast<size_t>(c.reassembly_slots) * (sizeof(uint32_t) + stride) +
+           static_cast<size_t>(c.ack_buffer_size) * sizeof(uint16_t) +
+           static_cast<size_t>(c.rtt_history_size) * sizeof(float) +
+           static_cast<size_t>(c.packet_loss_window);
+  }
+
+  template <typename T>
+  static size_t buffer_bytes(int capacity) {
+    size_t rounded = 1;
+    while (rounded < static_cast<size_t>(capacity)) rounded <<= 1;
+    return rounded * (sizeof(uint32_t) + sizeof(T));
+  }
+
+  void reset() {
+    sequence = 0;
+    sent.reset();
+    received.reset();
+    ack = 0xFFFF;
+    ack_bits = 0;
+    reassembly.reset();
+    for (int i = 0; i < config.reassembly_slots; ++i) slot_owner[i] = SequenceBuffer<Reassembly>::kEmpty;
+    num_acks = 0;
+    has_processed_ack = false;
+    processed_ack = 0;
+    processed_ack_bits = 0;
+    processed_at_send = 0;
+    has_rtt = false;
+    rtt = jitter = 0.0;
+    rtt_samples = 0;
+    rtt_summary_dirty = false;
+    rtt_min = rtt_max = rtt_avg = 0.0;
+    judge_cursor = 0;
+    std::memset(loss_ring.get(), 0, static_cast<size_t>(config.packet_loss_window));
+    judged_total = 0;
+    lost_in_window = 0;
+    bandwidth_sample_start = time;
+    sent_bytes_acc = received_bytes_acc = acked_bytes_acc = 0;
+    has_bandwidth = false;
+    sent_kbps = received_kbps = acked_kbps = 0.0;
+    counters = EndpointCounters{};
+  }
+
+  // ---- Loss ----
+
+  double judging_age() const {
+    if (!has_rtt) return std::max(config.packet_loss_min_age, config.packet_loss_unknown_rtt_age);
+    return std::max(config.packet_loss_min_age, (rtt + 4.0 * jitter) * 1.25 / 1000.0);
+  }
+
+  void judge(SentPacket& packet) {
+    const uint64_t window = static_cast<uint64_t>(config.packet_loss_window);
+    const uint64_t index = judged_total++;
+    uint8_t& slot = loss_ring[index % window];
+    if (index >= window) lost_in_window -= slot;
+    slot = packet.acked ? 0 : 1;
+    lost_in_window += slot;
+    packet.judged = true;
+    packet.judged_lost = !packet.acked;
+    packet.judge_index = index;
+  }
+
+  // Judges the packets the next insert would evict (a packet whose ack can no longer be reported is lost).
+  void judge_before_send() {
+    const uint32_t capacity = static_cast<uint32_t>(sent.capacity());
+    while (static_cast<uint16_t>(sequence - judge_cursor) >= capacity) {
+      if (SentPacket* packet = sent.find(judge_cursor); packet != nullptr && !packet->judged) judge(*packet);
+      ++judge_cursor;
+    }
+  }
+
+  void judge_old_packets() {
+    const double age = judging_age();
+    while (judge_cursor != sequence) {
+      SentPacket* packet = sent.find(judge_cursor);
+      if (packet != nullptr) {
+        if (time - packet->time < age) break;
+        if (!packet->judged) judge(*packet);
+      }
+      ++judge_cursor;
+    }
+  }
+
+  // ---- Acks ----
+
+  void on_acked(uint16_t sequence_acked, SentPacket& packet) {
+    packet.acked = true;
+    ++counters.packets_acked;
+    if (num_acks < static_cast<size_t>(config.ack_buffer_size)) {
+      acks[num_acks++] = sequence_acked;
+    } else {
+      ++counters.acks_overflowed;
+    }
+    acked_bytes_acc += packet.wire_bytes;
+    if (packet.judged_lost) {
+      // A late ack: take the packet back out of the lost count while it is still in the window.
+      packet.judged_lost = false;
+      const uint64_t window = static_cast<uint64_t>(config.packet_loss_window);
+      if (judged_total - packet.judge_index <= window) {
+        uint8_t& slot = loss_ring[packet.judge_index % window];
+        if (slot) {
+          slot = 0;
+          --lost_in_window;
+        }
+      }
+    }
+    const double sample = (time - packet.time) * 1000.0;
+    if (!has_rtt) {
+      has_rtt = true;
+      rtt = sample;
+      jitter = 0.0;
+    } else {
+      jitter += (std::fabs(sample - rtt) - jitter) * config.jitter_smoothing_factor;
+      rtt += (sample - rtt) * config.rtt_smoothing_factor;
+    }
+    rtt_history[rtt_samples % static_cast<size_t>(config.rtt_history_size)] = static_cast<float>(sample);
+    ++rtt_samples;
+    rtt_summary_dirty = true;
+    if (callbacks.on_ack != nullptr) callbacks.on_ack(callbacks.context, sequence_acked);
+  }
+
+  void process_acks(uint16_t peer_ack, uint32_t peer_ack_bits) {
+    const uint16_t last_sent = static_cast<uint16_t>(sequence - 1);
+    if (sequence_greater_than(peer_ack, last_sent)) {
+      // Acks for packets never sent (or sent more than 32768 packets ago): none can be trusted.
+      ++counters.acks_ahead;
+      BITWIRE_LOG(LogLevel::kDebug, "[%s] ignoring acks: ack %u is ahead of the last sent sequence %u",
+                  config.name, static_cast<unsigned>(peer_ack), static_cast<unsigned>(last_sent));
+      return;
+    }
+    // Bits already processed under an earlier ack need no second look: such a sequence was either acked
+    // then, or had already left the sent window for good. Track the processed set relative to the newest
+    // ack seen; an older ack (reordering) is processed in full.
+    uint32_t bits = peer_ack_bits;
+    // After 32768 sends the sequence numbers in that window may name new packets: forget it.
+    if (has_processed_ack && counters.packets_sent - processed_at_send >= 32768) has_processed_ack = false;
+    if (has_processed_ack) {
+      const int advance = sequence_difference(peer_ack, processed_ack);
+      if (advance >= 0) {
+        const uint32_t known = advance >= 32 ? 0u : processed_ack_bits << advance;
+        bits &= ~known;
+        processed_ack = peer_ack;
+        processed_ack_bits = known | peer_ack_bits;
+        processed_at_send = counters.packets_sent;
+      }
+    } else {
+      has_processed_ack = true;
+      processed_ack = peer_ack;
+      processed_ack_bits = peer_ack_bits;
+      processed_at_send = counters.packets_sent;
+    }
+    // Oldest first: highest bit first.
+    while (bits != 0) {
+      const int n = 31 - std::countl_zero(bits);
+      bits &= ~(1u << n);
+      const uint16_t acked = static_cast<uint16_t>(peer_ack - n);
+      SentPacket* packet = sent.find(acked);
+      if (packet != nullptr && !packet->acked) on_acked(acked, *packet);
+    }
+  }
+
+  // ---- Receive ----
+
+  ReceiveResult drop(ReceiveResult result, uint64_t& counter, const char* detail) {
+    ++counter;
+    BITWIRE_LOG(LogLevel::kDebug, "[%s] dropped datagram: %s (%s)", config.name, to_string(result), detail);
+    return result;
+  }
+
+  // A whole packet (regular, or reassembled) whose header is valid.
+  ReceiveResult process_packet(uint16_t packet_sequence, uint16_t peer_ack, uint32_t peer_ack_bits,
+                               const uint8_t* payload, size_t payload_size, uint32_t wire_bytes) {
+    if (!received.can_insert(packet_sequence)) {
+      return drop(ReceiveResult::kStale, counters.packets_stale, "older than the received-packets window");
+    }
+    if (received.exists(packet_sequence)) {
+      return drop(ReceiveResult::kDuplicate, counters.packets_duplicate, "sequence already received");
+    }
+    if (callbacks.process == nullptr ||
+        !callbacks.process(callbacks.context, packet_sequence, payload, payload_size)) {
+      return drop(ReceiveResult::kRefused, counters.packets_refused, "the process callback returned false");
+    }
+    const bool first = !received.has_newest();
+    const uint16_t previous = ack;
+    received.insert(packet_sequence);
+    if (first) {
+      ack = packet_sequence;
+      ack_bits = 1;
+    } else if (sequence_greater_than(packet_sequence, previous)) {
+      const uint32_t shift = static_cast<uint16_t>(packet_sequence - previous);
+      ack_bits = (shift >= 32 ? 0u : (ack_bits << shift)) | 1u;
+      ack = packet_sequence;
+    } else {
+      const uint32_t back = static_cast<uint16_t>(previous - packet_sequence);
+      if (back < 32) ack_bits |= 1u << back;
+    }
+    ++counters.packets_received;
+    received_bytes_acc += wire_bytes;
+    process_acks(peer_ack, peer_ack_bits);
+    return ReceiveResult::kDelivered;
+  }
+
+  // A slot for a new reassembly of `for_sequence`: a free one, else the one holding the oldest incomplete
+  // packet if that is older than `for_sequence`. Returns -1 when the new packet is the oldest of all.
+  int acquire_slot(uint16_t for_sequence) {
+    int oldest = -1;
+    uint16_t oldest_sequence = 0;
+    for (int s = 0; s < config.reassembly_slots; ++s) {
+      const uint32_t owner = slot_owner[s];
+      const Reassembly* entry = owner == SequenceBuffer<Reassembly>::kEmpty
+                                    ? nullptr
+                                    : reassembly.find(static_cast<uint16_t>(owner));
+      if (entry == nullptr || entry->slot != s) return s;  // never used, completed, or its entry was evicted
+      if (oldest < 0 || sequence_less_than(static_cast<uint16_t>(owner), oldest_sequence)) {
+        oldest = s;
+        oldest_sequence = static_cast<uint16_t>(owner);
+      }
+    }
+    if (oldest >= 0 && sequence_less_than(oldest_sequence, for_sequence)) {
+      reassembly.remove(oldest_sequence);
+      ++counters.reassemblies_evicted;
+      BITWIRE_LOG(LogLevel::kDebug, "[%s] evicted incomplete packet %u for packet %u", config.name,
+                  static_cast<unsigned>(oldest_sequence), static_cast<unsigned>(for_sequence));
+      return oldest;
+    }
+    return -1;
+  }
+
+  ReceiveResult receive_fragment(const uint8_t* data, size_t size, uint32_t wire_bytes) {
+    if (size < kFragmentHeaderBytes) {
+      return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid, "truncated fragment header");
+    }
+    if (data[0] != kPrefixFragment) {
+      return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
+                  "fragment prefix byte is not exactly 1");
+    }
+    const uint16_t packet_sequence = load_le16(data + 1);
+    const uint32_t fragment_id = data[3];
+    const uint32_t fragment_count = static_cast<uint32_t>(data[4]) + 1;
+    if (fragment_count > static_cast<uint32_t>(config.max_fragments)) {
+      return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
+                  "fragment count above max_fragments");
+    }
+    if (fragment_id >= fragment_count) {
+      return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
+                  "fragment id >= fragment count");
+    }
+    const uint8_t* body = data + kFragmentHeaderBytes;
+    size_t body_size = size - kFragmentHeaderBytes;
+    PacketHeader header;
+    size_t header_bytes = 0;
+    if (fragment_id == 0) {
+      const char* reason = nullptr;
+      header_bytes = read_packet_header(body, body_size, header, &reason);
+      if (header_bytes == 0) return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid, reason);
+      if (header.sequence != packet_sequence) {
+        return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
+                    "embedded header sequence differs from the fragment's");
+      }
+      body += header_bytes;
+      body_size -= header_bytes;
+    }
+    const size_t fragment_size = static_cast<size_t>(config.fragment_size);
+    if (body_size > fragment_size) {
+      return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
+                  "fragment data above fragment_size");
+    }
+    const bool last = fragment_id == fragment_count - 1;
+    if (!last && body_size != fragment_size) {
+      return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
+                  "non-final fragment shorter than fragment_size");
+    }
+    if (last && body_size == 0) {
+      return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
+                  "final fragment carries no data");
+    }
+    if (!received.can_insert(packet_sequence)) {
+      return drop(ReceiveResult::kFragmentStale, counters.fragments_stale,
+                  "older than the received-packets window");
+    }
+    if (received.exists(packet_sequence)) {
+      return drop(ReceiveResult::kFragmentDuplicate, counters.fragments_duplicate,
+                  "its packet was already received");
+    }
+
+    Reassembly* entry = reassembly.find(packet_sequence);
+    if (entry == nullptr) {
+      if (!reassembly.can_insert(packet_sequence)) {
+        return drop(ReceiveResult::kFragmentStale, counters.fragments_stale,
+                    "older than the reassembly window");
+      }
+      entry = reassembly.insert(packet_sequence);  // may remove skipped entries, which frees their slots
+      const int slot = acquire_slot(packet_sequence);
+      if (slot < 0) {
+        reassembly.remove(packet_sequence);
+        return drop(ReceiveResult::kFragmentStale, counters.fragments_stale,
+                    "every reassembly slot holds a newer packet");
+      }
+      entry->slot = static_cast<uint16_t>(slot);
+      entry->fragment_count = static_cast<uint16_t>(fragment_count);
+      slot_owner[slot] = packet_sequence;
+    } else {
+      if (entry->fragment_count != fragment_count) {
+        return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
+                    "fragment count differs from earlier fragments of the packet");
+      }
+      if (entry->have[fragment_id >> 6] & (uint64_t{1} << (fragment_id & 63))) {
+        return drop(ReceiveResult::kFragmentDuplicate, counters.fragments_duplicate,
+                    "fragment already stored");
+      }
+    }
+
+    uint8_t* slot_base = slot_data.get() + static_cast<size_t>(entry->slot) * slot_stride;
+    if (body_size > 0) {
+      std::memcpy(slot_base + kMaxPacketHeaderBytes + fragment_id * fragment_size, body, body_size);
+    }
+    if (fragment_id == 0) {
+      entry->ack = header.ack;
+      entry->ack_bits = header.ack_bits;
+    }
+    if (last) entry->total_bytes = static_cast<uint32_t>((fragment_count - 1) * fragment_size + body_size);
+    entry->have[fragment_id >> 6] |= uint64_t{1} << (fragment_id & 63);
+    entry->wire_bytes += wire_bytes;
+    ++entry->fragments_stored;
+    ++counters.fragments_received;
+    if (entry->fragments_stored < entry->fragment_count) return ReceiveResult::kFragmentStored;
+
+    // Complete: free the entry (and with it the slot), then deliver from the slot's bytes.
+    const uint16_t peer_ack = entry->ack;
+    const uint32_t peer_ack_bits = entry->ack_bits;
+    const size_t total = entry->total_bytes;
+    const uint32_t total_wire = entry->wire_bytes;
+    reassembly.remove(packet_sequence);
+    ++counters.reassemblies_completed;
+    if (total > static_cast<size_t>(config.max_packet_size)) {
+      return drop(ReceiveResult::kReassembledTooLarge, counters.packets_too_large_to_receive,
+                  "reassembled packet above max_packet_size");
+    }
+    return process_packet(packet_sequence, peer_ack, peer_ack_bits, slot_base + kMaxPacketHeaderBytes, total,
+                          total_wire);
+  }
+
+  ReceiveResult receive(const uint8_t* data, size_t size) {
+    if (data == nullptr) size = 0;
+    if (size > max_datagram) {
+      return drop(ReceiveResult::kTooLarge, counters.packets_too_large_to_receive,
+                  "datagram above the largest legal one");
+    }
+    const uint32_t wire_bytes = static_cast<uint32_t>(size + static_cast<size_t>(config.packet_header_size));
+    if (envelope_bytes != 0) {
+      if (!envelope.open(data, size)) {
+        return drop(ReceiveResult::kEnvelopeMismatch, counters.envelope_failures, "crc32 does not match");
+      }
+      data += Envelope::kBytes;
+      size -= Envelope::kBytes;
+    }
+    if (size == 0) return drop(ReceiveResult::kHeaderInvalid, counters.packets_invalid, "empty packet");
+    if (data[0] & kPrefixFragment) return receive_fragment(data, size, wire_bytes);
+    PacketHeader header;
+    const char* reason = nullptr;
+    const size_t header_bytes = read_packet_header(data, size, header, &reason);
+    if (header_bytes == 0) return drop(ReceiveResult::kHeaderInvalid, counters.packets_invalid, reason);
+    if (size - header_bytes > static_cast<size_t>(config.max_packet_size)) {
+      return drop(ReceiveResult::kTooLarge, counters.packets_too_large_to_receive,
+                  "payload above max_packet_size");
+    }
+    return process_packet(header.sequence, header.ack, header.ack_bits, data + header_bytes,
+                          size - header_bytes, wire_bytes);
+  }
+
+  // ---- Send ----
+
+  void transmit_datagram(uint16_t packet_sequence, size_t packet_size, uint32_t& wire_bytes) {
+    size_t datagram_size = packet_size;
+    if (envelope_bytes != 0) datagram_size = envelope.seal(transmit.get(), packet_size);
+    wire_bytes += static_cast<uint32_t>(datagram_size + static_cast<size_t>(config.packet_header_size));
+    if (callbacks.transmit != nullptr)
+      callbacks.transmit(callbacks.context, packet_sequence, transmit.get(), datagram_size);
+  }
+
+  bool send(const uint8_t* payload, size_t size) {
+    if (size > static_cast<size_t>(config.max_packet_size)) {
+      ++counters.packets_too_large_to_send;
+      BITWIRE_LOG(LogLevel::kError, "[%s] packet of %zu bytes not sent: max_packet_size is %d", config.name,
+                  size, config.max_packet_size);
+      return false;
+    }
+    BITWIRE_ASSERT(payload != nullptr || size == 0);
+    const uint16_t packet_sequence = sequence;
+    judge_before_send();
+    sequence = static_cast<uint16_t>(sequence + 1);
+    SentPacket* record = sent.insert(packet_sequence);
+    record->time = time;
+
+    const PacketHeader header{packet_sequence, ack, ack_bits};
+    uint8_t* packet = transmit.get() + envelope_bytes;
+    uint32_t wire_bytes = 0;
+    if (size <= static_cast<size_t>(config.fragment_above)) {
+      const size_t header_bytes = write_packet_header(header, packet);
+      if (size > 0) std::memcpy(packet + header_bytes, payload, size);
+      transmit_datagram(packet_sequence, header_bytes + size, wire_bytes);
+    } else {
+      const size_t fragment_size = static_cast<size_t>(config.fragment_size);
+      const size_t count = (size + fragment_size - 1) / fragment_size;
+      BITWIRE_ASSERT(count >= 1 && count <= static_cast<size_t>(config.max_fragments));
+      uint8_t embedded[kMaxPacketHeaderBytes];
+      const size_t embedded_bytes = write_packet_header(header, embedded);
+      for (size_t id = 0; id < count; ++id) {
+        write_fragment_header(
+            FragmentHeader{packet_sequence, static_cast<uint8_t>(id), static_cast<int>(count)}, packet);
+        size_t at = kFragmentHeaderBytes;
+        if (id == 0) {
+          std::memcpy(packet + at, embedded, embedded_bytes);
+          at += embedded_bytes;
+        }
+        const size_t offset = id * fragment_size;
+        const size_t chunk = std::min(fragment_size, size - offset);
+        std::memcpy(packet + at, payload + offset, chunk);
+        transmit_datagram(packet_sequence, at + chunk, wire_bytes);
+        ++counters.fragments_sent;
+      }
+    }
+    record->wire_bytes = wire_bytes;
+    sent_bytes_acc += wire_bytes;
+    ++counters.packets_sent;
+    return true;
+  }
+
+  // ---- Statistics ----
+
+  void update_bandwidth() {
+    const double elapsed = time - bandwidth_sample_start;
+    if (elapsed < config.bandwidth_sample_interval) return;
+    const double to_kbps = 8.0 / 1000.0 / elapsed;
+    const double sent_sample = static_cast<double>(sent_bytes_acc) * to_kbps;
+    const double received_sample = static_cast<double>(received_bytes_acc) * to_kbps;
+    const double acked_sample = static_cast<double>(acked_bytes_acc) * to_kbps;
+    if (!has_bandwidth) {
+      has_bandwidth = true;
+      sent_kbps = sent_sample;
+      received_kbps = received_sample;
+      acked_kbps = acked_sample;
+    } else {
+      const double f = config.bandwidth_smoothing_factor;
+      sent_kbps += (sent_sample - sent_kbps) * f;
+      received_kbps += (received_sample - received_kbps) * f;
+      acked_kbps += (acked_sample - acked_kbps) * f;
+    }
+    sent_bytes_acc = received_bytes_acc = acked_bytes_acc = 0;
+    bandwidth_sample_start = time;
+  }
+
+  void refresh_rtt_summary() {
+    if (!rtt_summary_dirty) return;
+    rtt_summary_dirty = false;
+    const size_t count = std::min(rtt_samples, static_cast<size_t>(config.rtt_history_size));
+    if (count == 0) {
+      rtt_min = rtt_max = rtt_avg = 0.0;
+      return;
+    }
+    double lo = rtt_history[0], hi = rtt_history[0], sum = 0.0;
+    for (size_t i = 0; i < count; ++i) {
+      const double v = rtt_history[i];
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+      sum += v;
+    }
+    rtt_min = lo;
+    rtt_max = hi;
+    rtt_avg = sum / static_cast<double>(count);
+  }
+};
+
+// ---- Endpoint -----------------------------------------------------------------------------------------
+
+Endpoint::Endpoint(const EndpointConfig& config, const EndpointCallbacks& callbacks, double now) {
+  BITWIRE_ASSERT(config.check() == nullptr);
+  state_.reset(new State(config.sanitized(), callbacks, now));
+}
+
+Endpoint::~Endpoint() = default;
+Endpoint::Endpoint(Endpoint&&) noexcept = default;
+Endpoint& Endpoint::operator=(Endpoint&&) noexcept = default;
+
+void Endpoint::set_callbacks(const EndpointCallbacks& callbacks) {
+  state_->callbacks = callbacks;
+}
+
+void Endpoint::update(double now) {
+  State& s = *state_;
+  BITWIRE_ASSERT(!(now < s.time));
+  s.time = now;
+  s.judge_old_packets();
+  s.update_bandwidth();
+}
+
+bool Endpoint::send_packet(const uint8_t* payload, size_t size) {
+  return state_->send(payload, size);
+}
+
+ReceiveResult Endpoint::receive_packet(const uint8_t* data, size_t size) {
+  return state_->receive(data, size);
+}
+
+std::span<const uint16_t> Endpoint::acks() const {
+  return {state_->acks.get(), state_->num_acks};
+}
+void Endpoint::clear_acks() {
+  state_->num_acks = 0;
+}
+
+void Endpoint::reset() {
+  state_->reset();
+}
+
+uint16_t Endpoint::next_sequence() const {
+  return state_->sequence;
+}
+PacketHeader Endpoint::current_ack_state() const {
+  return PacketHeader{state_->sequence, state_->ack, state_->ack_bits};
+}
+
+double Endpoint::time() const {
+  return state_->time;
+}
+double Endpoint::rtt_ms() const {
+  return state_->rtt;
+}
+double Endpoint::rtt_min_ms() const {
+  state_->refresh_rtt_summary();
+  return state_->rtt_min;
+}
+double Endpoint::rtt_max_ms() const {
+  state_->refresh_rtt_summary();
+  return state_->rtt_max;
+}
+double Endpoint::rtt_avg_ms() const {
+  state_->refresh_rtt_summary();
+  return state_->rtt_avg;
+}
+double Endpoint::jitter_ms() const {
+  return state_->jitter;
+}
+double Endpoint::packet_loss_percent() const {
+  const State& s = *state_;
+  const uint64_t judged =
+      std::min<uint64_t>(s.judged_total, static_cast<uint64_t>(s.config.packet_loss_window));
+  return judged == 0 ? 0.0 : 100.0 * static_cast<double>(s.lost_in_window) / static_cast<double>(judged);
+}
+double Endpoint::sent_kbps() const {
+  return state_->sent_kbps;
+}
+double Endpoint::received_kbps() const {
+  return state_->received_kbps;
+}
+double Endpoint::acked_kbps() const {
+  return state_->acked_kbps;
+}
+const EndpointCounters& Endpoint::counters() const {
+  return state_->counters;
+}
+const EndpointConfig& Endpoint::config() const {
+  return state_->config;
+}
+
+size_t Endpoint::memory_bytes() const {
+  return State::memory_required(state_->config);
+}
+size_t Endpoint::memory_required(const EndpointConfig& config) {
+  return State::memory_required(config.sanitized());
+}
+
+}  // namespace bitwire

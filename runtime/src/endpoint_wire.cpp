@@ -1,0 +1,97 @@
+// The reliable 1.0 packet header codec (wire-format.md section 2, docs/packets.md section 1).
+#include <bit>
+
+#include "bitwire/endpoint.hpp"
+#include "endpoint_internal.hpp"
+
+namespace bitwire {
+
+using namespace endpoint_detail;
+
+size_t write_packet_header(const PacketHeader& header, uint8_t* out) {
+  BITWIRE_ASSERT(out != nullptr);
+  uint8_t prefix = 0;
+  for (int k = 0; k < 4; ++k) {
+    if (((header.ack_bits >> (8 * k)) & 0xFFu) != 0xFFu) prefix |= static_cast<uint8_t>(2u << k);
+  }
+  const uint16_t difference = static_cast<uint16_t>(header.sequence - header.ack);
+  if (difference <= 255) prefix |= kPrefixShortAck;
+  out[0] = prefix;
+  store_le16(out + 1, header.sequence);
+  size_t size = 3;
+  if (difference <= 255) {
+    out[size++] = static_cast<uint8_t>(difference);
+  } else {
+    store_le16(out + size, header.ack);
+    size += 2;
+  }
+  for (int k = 0; k < 4; ++k) {
+    if (prefix & (2u << k)) out[size++] = static_cast<uint8_t>(header.ack_bits >> (8 * k));
+  }
+  return size;
+}
+
+size_t read_packet_header(const uint8_t* data, size_t size, PacketHeader& header, const char** reason) {
+  const char* unused = nullptr;
+  const char*& why = reason != nullptr ? *reason : unused;
+  if (data == nullptr || size < 1) {
+    why = "empty packet";
+    return 0;
+  }
+  const uint8_t prefix = data[0];
+  if (prefix & kPrefixFragment) {
+    why = "prefix bit 0 marks a fragment, not a regular header";
+    return 0;
+  }
+  if (prefix & kPrefixReserved) {
+    why = "reserved prefix bits 6..7 are set";
+    return 0;
+  }
+  const size_t needed =
+      3 + ((prefix & kPrefixShortAck) ? 1u : 2u) +
+      static_cast<size_t>(std::popcount(static_cast<unsigned>(prefix & kPrefixAckBitsMask)));
+  if (size < needed) {
+    why = "truncated header";
+    return 0;
+  }
+  PacketHeader read;
+  read.sequence = load_le16(data + 1);
+  size_t at = 3;
+  if (prefix & kPrefixShortAck) {
+    read.ack = static_cast<uint16_t>(read.sequence - data[at]);
+    at += 1;
+  } else {
+    read.ack = load_le16(data + at);
+    at += 2;
+    if (static_cast<uint16_t>(read.sequence - read.ack) <= 255) {
+      why = "non-canonical header: two-byte ack whose difference fits one byte";
+      return 0;
+    }
+  }
+  uint32_t ack_bits = 0xFFFFFFFFu;
+  for (int k = 0; k < 4; ++k) {
+    if (prefix & (2u << k)) {
+      const uint8_t byte = data[at++];
+      if (byte == 0xFF) {
+        why = "non-canonical header: ack_bits byte 0xFF sent although the prefix could omit it";
+        return 0;
+      }
+      ack_bits = (ack_bits & ~(0xFFu << (8 * k))) | (static_cast<uint32_t>(byte) << (8 * k));
+    }
+  }
+  read.ack_bits = ack_bits;
+  header = read;
+  return at;
+}
+
+void write_fragment_header(const FragmentHeader& header, uint8_t* out) {
+  BITWIRE_ASSERT(out != nullptr);
+  BITWIRE_ASSERT(header.fragment_count >= 1 && header.fragment_count <= kMaxFragmentsLimit);
+  BITWIRE_ASSERT(header.fragment_id < header.fragment_count);
+  out[0] = kPrefixFragment;
+  store_le16(out + 1, header.sequence);
+  out[3] = header.fragment_id;
+  out[4] = static_cast<uint8_t>(header.fragment_count - 1);
+}
+
+}  // namespace bitwire

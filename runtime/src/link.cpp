@@ -1,0 +1,80 @@
+#include "bitwire/link.hpp"
+
+#include <span>
+
+namespace bitwire {
+
+LinkConfig LinkConfig::symmetric(const NetworkConditions& conditions, uint64_t seed, int capacity, int mtu) {
+  LinkConfig config;
+  config.a_to_b.seed = seed;
+  config.b_to_a.seed = seed ^ 0x6A09E667F3BCC909ull;  // any fixed, different value
+  for (NetworkSimulatorConfig* direction : {&config.a_to_b, &config.b_to_a}) {
+    direction->capacity = capacity;
+    direction->mtu = mtu;
+    direction->conditions = conditions;
+  }
+  return config;
+}
+
+Link::Link(const LinkConfig& config) : a_to_b_(config.a_to_b), b_to_a_(config.b_to_a) {
+  for (int i = 0; i < 2; ++i) {
+    ports_[i].link = this;
+    ports_[i].side = static_cast<LinkSide>(i);
+  }
+}
+
+EndpointCallbacks Link::callbacks(LinkSide side, const EndpointCallbacks& user) {
+  Port& port = ports_[static_cast<int>(side)];
+  port.user = user;
+  EndpointCallbacks callbacks;
+  callbacks.context = &port;
+  callbacks.transmit = &transmit_trampoline;
+  callbacks.process = &process_trampoline;
+  callbacks.on_ack = user.on_ack != nullptr ? &on_ack_trampoline : nullptr;
+  return callbacks;
+}
+
+void Link::connect(Endpoint* a, Endpoint* b) {
+  endpoints_[0] = a;
+  endpoints_[1] = b;
+}
+
+void Link::set_conditions(const NetworkConditions& conditions) {
+  a_to_b_.set_conditions(conditions);
+  b_to_a_.set_conditions(conditions);
+}
+
+int Link::update(double now) {
+  now_ = now;
+  int delivered = 0;
+  for (const LinkSide from : {LinkSide::kA, LinkSide::kB}) {
+    Endpoint* receiver = endpoints_[from == LinkSide::kA ? 1 : 0];
+    delivered += leaving(from).deliver(now, [receiver](std::span<const std::byte> bytes) {
+      if (receiver != nullptr)
+        receiver->receive_packet(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    });
+  }
+  return delivered;
+}
+
+void Link::send(LinkSide from, const uint8_t* data, size_t size) {
+  leaving(from).send(now_, data, size);
+}
+
+void Link::transmit_trampoline(void* context, uint16_t sequence, const uint8_t* data, size_t size) {
+  Port& port = *static_cast<Port*>(context);
+  port.link->send(port.side, data, size);
+  if (port.user.transmit != nullptr) port.user.transmit(port.user.context, sequence, data, size);
+}
+
+bool Link::process_trampoline(void* context, uint16_t sequence, const uint8_t* data, size_t size) {
+  const Port& port = *static_cast<const Port*>(context);
+  return port.user.process == nullptr || port.user.process(port.user.context, sequence, data, size);
+}
+
+void Link::on_ack_trampoline(void* context, uint16_t sequence) {
+  const Port& port = *static_cast<const Port*>(context);
+  if (port.user.on_ack != nullptr) port.user.on_ack(port.user.context, sequence);
+}
+
+}  // namespace bitwire
