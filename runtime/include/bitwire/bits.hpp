@@ -76,7 +76,7 @@ class BitWriter {
     // Settle the pending bytes of the scratch word, copy in one go, then take the last partial word back
     // into the scratch so later bit writes continue after it.
     const size_t start = word_index_ * 8 + scratch_bits_ / 8;
-    detail::store_le_partial(data_ + word_index_ * 8, scratch_, scratch_bits_ / 8);
+    if (scratch_bits_ != 0) detail::store_le_partial(data_ + word_index_ * 8, scratch_, scratch_bits_ / 8);
     std::memcpy(data_ + start, source, count);
     const size_t end = start + count;
     word_index_ = end / 8;
@@ -108,19 +108,21 @@ class BitReader {
  public:
   BitReader() = default;
   explicit BitReader(std::span<const std::byte> buffer)
-      : data_(buffer.data()), size_bytes_(buffer.size()), total_bits_(buffer.size() * 8) {}
+      : data_(buffer.data()), size_bytes_(buffer.size()), total_bits_(buffer.size() * 8), bits_left_(total_bits_) {}
 
   // True when `bits` more bits are inside the buffer (and the reader has not been poisoned).
-  bool can_read(size_t bits) const { return bits <= total_bits_ - bits_read(); }
+  bool can_read(size_t bits) const { return bits <= bits_left_; }
 
   // Precondition: bits in [1, 64] and can_read(bits).
   uint64_t read_bits(int bits) {
     BITWIRE_ASSERT(bits >= 1 && bits <= 64);
     BITWIRE_ASSERT(can_read(static_cast<size_t>(bits)));
     const auto wanted = static_cast<unsigned>(bits);
+    bits_left_ -= wanted;
     if (wanted <= scratch_bits_) {
+      // scratch_bits_ is below 64, so this shift is defined.
       const uint64_t value = scratch_ & low_mask(bits);
-      scratch_ = (scratch_ >> 1) >> (wanted - 1);
+      scratch_ >>= wanted;
       scratch_bits_ -= wanted;
       return value;
     }
@@ -135,20 +137,24 @@ class BitReader {
   // Copies `count` bytes from a byte-aligned position. Precondition: aligned and can_read(count * 8).
   void read_bytes(std::byte* destination, size_t count) {
     BITWIRE_ASSERT(bits_read() % 8 == 0);
-    BITWIRE_ASSERT(count <= (total_bits_ - bits_read()) / 8);
+    BITWIRE_ASSERT(count <= bits_left_ / 8);
     const size_t start = bits_read();
     if (count != 0) std::memcpy(destination, data_ + start / 8, count);
+    bits_left_ -= count * 8;
     seek(start + count * 8);
   }
 
-  size_t bits_read() const { return word_index_ * 64 - scratch_bits_; }
-  size_t bits_remaining() const { return total_bits_ - bits_read(); }
+  size_t bits_read() const { return total_bits_ - bits_left_; }
+  size_t bits_remaining() const { return bits_left_; }
   size_t total_bits() const { return total_bits_; }
   // Padding bits the next align would consume.
   int align_bits() const { return static_cast<int>((8 - bits_read() % 8) % 8); }
 
   // After this no read of one bit or more passes can_read: how a failed stream latches its failure.
-  void poison() { total_bits_ = bits_read(); }
+  void poison() {
+    total_bits_ = bits_read();
+    bits_left_ = 0;
+  }
 
  private:
   // Loads the next word; the final partial word is assembled from the bytes that exist, never past them.
@@ -175,6 +181,7 @@ class BitReader {
   const std::byte* data_ = nullptr;
   size_t size_bytes_ = 0;
   size_t total_bits_ = 0;
+  size_t bits_left_ = 0;     // bits not yet read: the bounds check is one compare
   uint64_t scratch_ = 0;     // unread bits of the last loaded word, lowest first
   unsigned scratch_bits_ = 0;
   size_t word_index_ = 0;    // words loaded so far

@@ -428,6 +428,7 @@ inline bool serialize_string(Stream& stream, char* buffer, size_t buffer_size) {
     BITWIRE_ASSERT(length <= max_length);
     BITWIRE_ASSERT(check_utf8(reinterpret_cast<const unsigned char*>(buffer), length) == Utf8Status::kValid);
   }
+  if constexpr (Stream::kIsReading) buffer[0] = '\0';  // a refused read leaves an empty string
   if (!detail::serialize_ranged(stream, length, uint32_t{0}, max_length, ReadError::kInvalidCount)) return false;
   if constexpr (Stream::kIsReading) {
     if (!serialize_bytes(stream, buffer, length)) {
