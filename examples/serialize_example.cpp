@@ -1,5 +1,5 @@
-// The bitwire demo: one packet written with the runtime's serialize functions, its bytes printed, then
-// read back and checked field by field. Run it with `cmake/quickstart.sh demo`.
+// A hand-written message: one packet written with the runtime's serialize functions, its bytes printed, then
+// read back and checked field by field. Built as `serialize_example`.
 #include <array>
 #include <cinttypes>
 #include <cstdio>

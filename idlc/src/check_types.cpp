@@ -1,0 +1,538 @@
+// Field types: built-in types with their parameters, references to declared types, default values.
+#include <cmath>
+#include <limits>
+
+#include "checker.hpp"
+#include "loader.hpp"
+#include "names.hpp"
+
+namespace idlc::detail {
+
+namespace {
+
+bool is_integer_name(const std::string& name) {
+  return name == "int" || name == "uint" || storage_by_name(name).has_value();
+}
+
+// The range text used in messages: "0 .. 255".
+std::string range_text(Int min, Int max) {
+  return to_string(min) + " .. " + to_string(max);
+}
+
+// True when `bytes` is valid UTF-8 (no overlong forms, no surrogates, at most U+10FFFF).
+bool is_utf8(const std::string& bytes) {
+  std::size_t i = 0;
+  const std::size_t n = bytes.size();
+  while (i < n) {
+    auto c = static_cast<unsigned char>(bytes[i]);
+    std::size_t length;
+    std::uint32_t code;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      length = 2, code = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      length = 3, code = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      length = 4, code = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + length > n) return false;
+    for (std::size_t k = 1; k < length; ++k) {
+      auto next = static_cast<unsigned char>(bytes[i + k]);
+      if ((next & 0xC0) != 0x80) return false;
+      code = (code << 6) | (next & 0x3F);
+    }
+    static const std::uint32_t kMinimum[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (code < kMinimum[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
+    i += length;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<model::Type> Checker::resolve_type(const ast::TypeExpr& type, Scope& scope) {
+  if (type.name.size() == 1 && is_builtin_type_name(type.name.front())) {
+    return builtin_type(type, type.name.front(), scope);
+  }
+  Symbol* symbol = find_symbol(type.name, type.name.size(), scope, "type");
+  if (symbol == nullptr) return std::nullopt;
+  if (symbol->kind == model::DeclKind::Constant) {
+    error(scope, type.name.back().offset,
+          "'" + symbol->name +
+              "' is a constant, not a type: a field needs a built-in type, enum, flag set or struct");
+    return std::nullopt;
+  }
+  if (type.args || type.width) {
+    error(scope, type.args ? type.args->offset : type.width->offset,
+          "'" + symbol->name + "' takes no parameters: only built-in types have ranges, widths or lengths");
+    return std::nullopt;
+  }
+  if (cycle_edges_.count(&type) != 0) return std::nullopt;  // the cycle is reported already
+  if (!resolve(*symbol, &scope, type.name.back().offset)) return std::nullopt;
+  const model::Package& package = *symbol->scope->package;
+  model::Type out;
+  switch (symbol->kind) {
+    case model::DeclKind::Enum: {
+      out.kind = model::TypeKind::Enum;
+      out.enumeration = &package.enums[symbol->index];
+      auto bits = static_cast<std::uint64_t>(out.enumeration->bits);
+      out.cost = {bits, bits};
+      break;
+    }
+    case model::DeclKind::Flags: {
+      out.kind = model::TypeKind::Flags;
+      out.flags = &package.flags[symbol->index];
+      auto bits = static_cast<std::uint64_t>(out.flags->bits);
+      out.cost = {bits, bits};
+      break;
+    }
+    case model::DeclKind::Struct:
+      out.kind = model::TypeKind::Struct;
+      out.structure = &package.structs[symbol->index];
+      out.cost = out.structure->cost;
+      break;
+    case model::DeclKind::Constant:
+      break;
+  }
+  return out;
+}
+
+std::optional<model::Type> Checker::builtin_type(const ast::TypeExpr& type, const std::string& name,
+                                                 Scope& scope) {
+  model::Type out;
+  if (is_integer_name(name)) {
+    if (!integer_type(type, name, scope, out)) return std::nullopt;
+    return out;
+  }
+  if (name == "float" && type.args) {
+    if (type.width) {
+      error(scope, type.width->offset, "a compressed float has no bit width: its resolution sets the bits");
+      return std::nullopt;
+    }
+    if (!compressed_float_type(type, scope, out)) return std::nullopt;
+    return out;
+  }
+  if (name == "fixed") {
+    if (!fixed_point_type(type, scope, out)) return std::nullopt;
+    return out;
+  }
+  if (name == "string" || name == "bytes") {
+    if (!string_type(type, name, scope, out)) return std::nullopt;
+    return out;
+  }
+  // The rest take no parameters.
+  if (type.args || type.width) {
+    std::string hint = name == "double" ? ": to compress, use float<min .. max, res R>" : "";
+    error(scope, type.args ? type.args->offset : type.width->offset,
+          "'" + name + "' takes no parameters" + hint);
+    return std::nullopt;
+  }
+  if (name == "bool") {
+    out.kind = model::TypeKind::Bool;
+    out.cost = {1, 1};
+  } else if (name == "float") {
+    out.kind = model::TypeKind::Float;
+    out.cost = {32, 32};
+  } else if (name == "double") {
+    out.kind = model::TypeKind::Double;
+    out.cost = {64, 64};
+  } else if (name == "int128" || name == "uint128") {
+    out.kind = model::TypeKind::Int128;
+    out.int128_signed = name == "int128";
+    out.cost = {128, 128};
+  } else {
+    error(scope, type.offset, "'" + name + "' is not a field type");
+    return std::nullopt;
+  }
+  return out;
+}
+
+// intN / uintN (raw), intN<min .. max> / int<min .. max> (ranged), intN:W / int:W (explicit width).
+bool Checker::integer_type(const ast::TypeExpr& type, const std::string& name, Scope& scope,
+                           model::Type& out) {
+  out.kind = model::TypeKind::Integer;
+  model::IntegerType& integer = out.integer;
+  std::optional<model::IntStorage> declared = storage_by_name(name);
+  const bool is_signed = declared ? declared->is_signed : name == "int";
+  if (type.args && type.width) {
+    error(scope, type.width->offset,
+          "an integer has either a range <min .. max> or a width :bits, not both: keep the one you mean");
+    return false;
+  }
+  if (type.width) {
+    std::optional<std::int64_t> width = eval_int64(*type.width, scope, "the width");
+    if (!width) return false;
+    int limit = declared ? declared->bits : 64;
+    if (*width < 1 || *width > limit) {
+      error(scope, type.width->offset,
+            declared ? "a width of " + std::to_string(*width) + " bits does not fit " + name + ": use 1 .. " +
+                           std::to_string(limit) + " bits, or a wider storage type"
+                     : "a bit width must be 1 .. 64, found " + std::to_string(*width));
+      return false;
+    }
+    integer.encoding = model::IntEncoding::Raw;
+    integer.bits = static_cast<int>(*width);
+    integer.storage =
+        declared ? *declared
+                 : smallest_storage(is_signed ? -(Int(1) << (integer.bits - 1)) : 0,
+                                    (Int(1) << (is_signed ? integer.bits - 1 : integer.bits)) - 1, is_signed);
+  } else if (type.args) {
+    const ast::TypeArgs& args = *type.args;
+    if (!args.last) {
+      error(scope, args.first.offset,
+            "an integer range needs both bounds: " + name + "<min .. max>, e.g. " + name + "<0 .. 100>");
+      return false;
+    }
+    if (!args.params.empty()) {
+      error(scope, args.params.front().offset, "an integer range takes no parameters after its bounds");
+      return false;
+    }
+    std::optional<std::int64_t> min = eval_int64(args.first, scope, "the range minimum");
+    std::optional<std::int64_t> max = eval_int64(*args.last, scope, "the range maximum");
+    if (!min || !max) return false;
+    if (*min > *max) {
+      error(scope, args.first.offset,
+            "the range minimum " + std::to_string(*min) + " is greater than its maximum " +
+                std::to_string(*max) + ": write <min .. max>");
+      return false;
+    }
+    if (name == "uint" && *min < 0) {
+      error(scope, args.first.offset,
+            "uint cannot hold the negative minimum " + std::to_string(*min) + ": use int<min .. max>");
+      return false;
+    }
+    if (declared && (*min < storage_min(*declared) || *max > storage_max(*declared))) {
+      model::IntStorage wider = smallest_storage(*min, *max, declared->is_signed);
+      error(scope, args.first.offset,
+            "range " + range_text(*min, *max) + " does not fit " + name + " (" +
+                range_text(storage_min(*declared), storage_max(*declared)) + "): widen the storage (e.g. " +
+                storage_name(wider) + ") or narrow the range");
+      return false;
+    }
+    integer.encoding = model::IntEncoding::Ranged;
+    integer.min = *min;
+    integer.max = *max;
+    integer.bits = model::bits_required(*min, *max);
+    integer.storage = declared ? *declared : smallest_storage(*min, *max, is_signed);
+  } else {
+    if (!declared) {
+      error(scope, type.offset,
+            "'" + name + "' needs a range or a width: " + name + "<0 .. 100> or " + name + ":12 (or use " +
+                name + "8 .. " + name + "64 for raw widths)");
+      return false;
+    }
+    integer.encoding = model::IntEncoding::Raw;
+    integer.bits = declared->bits;
+    integer.storage = *declared;
+  }
+  auto bits = static_cast<std::uint64_t>(integer.bits);
+  out.cost = {bits, bits};
+  return true;
+}
+
+// float<min .. max, res R>
+bool Checker::compressed_float_type(const ast::TypeExpr& type, Scope& scope, model::Type& out) {
+  const ast::TypeArgs& args = *type.args;
+  if (!args.last) {
+    error(scope, args.first.offset,
+          "a compressed float needs a range and a resolution: float<min .. max, res 0.01>");
+    return false;
+  }
+  const ast::Expr* resolution = nullptr;
+  for (const ast::TypeParam& param : args.params) {
+    if (param.key != "res") {
+      error(scope, param.key.offset, "unknown float parameter '" + param.key + "': the parameter is `res`");
+      return false;
+    }
+    if (resolution != nullptr) {
+      error(scope, param.key.offset, "the resolution is given twice");
+      return false;
+    }
+    resolution = &param.value;
+  }
+  if (resolution == nullptr) {
+    error(scope, args.last->offset,
+          "a compressed float needs a resolution: float<min .. max, res 0.01>; for raw 32 bits write float");
+    return false;
+  }
+  std::optional<double> min = eval_number(args.first, scope);
+  std::optional<double> max = eval_number(*args.last, scope);
+  std::optional<double> res = eval_number(*resolution, scope);
+  if (!min || !max || !res) return false;
+  const auto fmin = static_cast<float>(*min);
+  const auto fmax = static_cast<float>(*max);
+  const auto fres = static_cast<float>(*res);
+  const std::pair<const ast::Expr*, float> parts[] = {
+      {&args.first, fmin}, {&*args.last, fmax}, {resolution, fres}};
+  for (const auto& [expr, value] : parts) {
+    if (!std::isfinite(value)) {
+      error(scope, expr->offset,
+            "this value is not finite as a 32-bit float (|x| < 3.4e38): compressed float "
+            "parameters must be finite");
+      return false;
+    }
+  }
+  if (!(fmin < fmax)) {
+    error(scope, args.first.offset,
+          "a compressed float's minimum must be below its maximum: write float<min .. max, res R> with min < "
+          "max");
+    return false;
+  }
+  if (!(fres > 0)) {
+    error(scope, resolution->offset, "a compressed float's resolution must be positive, e.g. res 0.01");
+    return false;
+  }
+  // The wire computation, in float32 exactly as the runtime does it.
+  const float delta = fmax - fmin;
+  if (!std::isfinite(delta)) {
+    error(scope, args.first.offset, "max - min overflows a 32-bit float: narrow the range");
+    return false;
+  }
+  float values = delta / fres;
+  if (!(values >= 1.0f)) values = 1.0f;
+  if (values > 4294967040.0f) values = 4294967040.0f;
+  const auto max_int = static_cast<std::uint32_t>(std::ceil(values));
+  out.kind = model::TypeKind::CompressedFloat;
+  out.compressed = model::CompressedFloatType{fmin, fmax, fres, max_int, model::bits_required(0, max_int)};
+  auto bits = static_cast<std::uint64_t>(out.compressed.bits);
+  out.cost = {bits, bits};
+  return true;
+}
+
+// fixed<min .. max, frac F>: whole-unit bounds, F fractional bits.
+bool Checker::fixed_point_type(const ast::TypeExpr& type, Scope& scope, model::Type& out) {
+  if (type.width || !type.args || !type.args->last) {
+    error(scope, type.width ? type.width->offset : type.offset,
+          "a fixed-point type is written fixed<min .. max, frac F>: whole-unit bounds and F fractional bits");
+    return false;
+  }
+  const ast::TypeArgs& args = *type.args;
+  const ast::Expr* frac = nullptr;
+  for (const ast::TypeParam& param : args.params) {
+    if (param.key != "frac" || frac != nullptr) {
+      error(scope, param.key.offset,
+            param.key != "frac" ? "unknown fixed-point parameter '" + param.key + "': the parameter is `frac`"
+                                : "the fraction bits are given twice");
+      return false;
+    }
+    frac = &param.value;
+  }
+  if (frac == nullptr) {
+    error(scope, args.last->offset, "a fixed-point type needs its fraction bits: fixed<min .. max, frac 8>");
+    return false;
+  }
+  std::optional<std::int64_t> min = eval_int64(args.first, scope, "the fixed-point minimum");
+  std::optional<std::int64_t> max = eval_int64(*args.last, scope, "the fixed-point maximum");
+  std::optional<std::int64_t> fraction = eval_int64(*frac, scope, "the fraction bits");
+  if (!min || !max || !fraction) return false;
+  if (*fraction < 1 || *fraction > 62) {
+    error(scope, frac->offset, "fraction bits must be 1 .. 62, found " + std::to_string(*fraction));
+    return false;
+  }
+  if (*min > *max) {
+    error(scope, args.first.offset,
+          "the fixed-point minimum " + std::to_string(*min) + " is greater than its maximum " +
+              std::to_string(*max));
+    return false;
+  }
+  const Int raw_min = static_cast<Int>(*min) * (Int(1) << *fraction);
+  const Int raw_max = static_cast<Int>(*max) * (Int(1) << *fraction);
+  const Int limit_min = std::numeric_limits<std::int64_t>::min();
+  const Int limit_max = std::numeric_limits<std::int64_t>::max();
+  if (raw_min < limit_min || raw_max > limit_max) {
+    error(scope, args.first.offset,
+          "fixed-point bounds " + range_text(*min, *max) + " with " + std::to_string(*fraction) +
+              " fraction bits need raw values " + range_text(raw_min, raw_max) +
+              ", which do not fit 64 bits: lower frac or narrow the bounds");
+    return false;
+  }
+  model::FixedPointType& fixed = out.fixed;
+  fixed.whole_min = *min;
+  fixed.whole_max = *max;
+  fixed.fraction_bits = static_cast<int>(*fraction);
+  fixed.raw_min = static_cast<std::int64_t>(raw_min);
+  fixed.raw_max = static_cast<std::int64_t>(raw_max);
+  fixed.bits = model::bits_required(fixed.raw_min, fixed.raw_max);
+  fixed.storage = smallest_storage(raw_min, raw_max, false);
+  out.kind = model::TypeKind::FixedPoint;
+  auto bits = static_cast<std::uint64_t>(fixed.bits);
+  out.cost = {bits, bits};
+  return true;
+}
+
+// string<N> / bytes<N>: up to N bytes, length-prefixed, byte-aligned payload.
+bool Checker::string_type(const ast::TypeExpr& type, const std::string& name, Scope& scope,
+                          model::Type& out) {
+  if (type.width || !type.args || type.args->last || !type.args->params.empty()) {
+    error(scope,
+          type.width  ? type.width->offset
+          : type.args ? type.args->offset
+                      : type.offset,
+          name + " takes exactly one parameter, its maximum length in bytes: " + name + "<32>");
+    return false;
+  }
+  std::optional<std::int64_t> length = eval_int64(type.args->first, scope, "the maximum length");
+  if (!length) return false;
+  const std::uint32_t limit = name == "string" ? model::kMaxStringLength : model::kMaxBytesLength;
+  if (*length < 1 || *length > static_cast<std::int64_t>(limit)) {
+    error(scope, type.args->first.offset,
+          "the maximum length of " + name + " must be 1 .. " + std::to_string(limit) + ", found " +
+              std::to_string(*length));
+    return false;
+  }
+  out.kind = name == "string" ? model::TypeKind::String : model::TypeKind::Bytes;
+  out.max_length = static_cast<std::uint32_t>(*length);
+  out.length_bits = model::bits_required(0, *length);
+  auto length_bits = static_cast<std::uint64_t>(out.length_bits);
+  // length, then align (up to 7 bits) and up to N bytes.
+  out.cost = {length_bits, length_bits + 7 + 8 * static_cast<std::uint64_t>(*length)};
+  return true;
+}
+
+std::optional<model::Value> Checker::default_value(const ast::DefaultValue& value, const model::Type& type,
+                                                   Scope& scope) {
+  model::Value out;
+  if (const auto* literal = get_if<ast::StringLiteral>(value)) {
+    if (type.kind != model::TypeKind::String && type.kind != model::TypeKind::Bytes) {
+      error(scope, literal->offset, "a string literal is a default only for string and bytes fields");
+      return std::nullopt;
+    }
+    std::size_t error_at = 0;
+    std::string problem;
+    std::optional<std::string> text = decode_string_literal(*literal, error_at, problem);
+    if (!text) {
+      error(scope, literal->offset + static_cast<std::uint32_t>(error_at), problem);
+      return std::nullopt;
+    }
+    if (text->size() > type.max_length) {
+      error(scope, literal->offset,
+            "this default is " + std::to_string(text->size()) + " bytes long, over the field's maximum of " +
+                std::to_string(type.max_length) + ": shorten it or raise the maximum length");
+      return std::nullopt;
+    }
+    if (type.kind == model::TypeKind::String && (!is_utf8(*text) || text->find('\0') != std::string::npos)) {
+      error(scope, literal->offset,
+            "a string default must be UTF-8 without NUL characters (use bytes for binary data)");
+      return std::nullopt;
+    }
+    out.kind = model::Value::Kind::String;
+    out.text = std::move(*text);
+    return out;
+  }
+  const ast::Expr& expr = boost::get<ast::Expr>(value.get());
+  const bool sole = expr.rest.empty();
+  switch (type.kind) {
+    case model::TypeKind::Bool: {
+      const auto* literal =
+          sole && expr.first.signs.empty() ? get_if<ast::BoolLiteral>(expr.first.operand) : nullptr;
+      if (literal == nullptr) {
+        error(scope, expr.offset, "a bool default is true or false");
+        return std::nullopt;
+      }
+      out.kind = model::Value::Kind::Bool;
+      out.boolean = *literal == "true";
+      return out;
+    }
+    case model::TypeKind::Integer:
+    case model::TypeKind::Int128: {
+      std::optional<std::int64_t> v = eval_int64(expr, scope, "the default");
+      if (!v) return std::nullopt;
+      Int lo = std::numeric_limits<std::int64_t>::min();
+      Int hi = std::numeric_limits<std::int64_t>::max();
+      if (type.kind == model::TypeKind::Integer) {
+        const model::IntegerType& integer = type.integer;
+        if (integer.encoding == model::IntEncoding::Ranged) {
+          lo = integer.min, hi = integer.max;
+        } else if (integer.storage.is_signed) {
+          lo = -(Int(1) << (integer.bits - 1)), hi = (Int(1) << (integer.bits - 1)) - 1;
+        } else {
+          lo = 0, hi = (Int(1) << integer.bits) - 1;
+        }
+      } else if (!type.int128_signed) {
+        lo = 0;
+      }
+      if (*v < lo || *v > hi) {
+        error(scope, expr.offset,
+              "the default " + std::to_string(*v) + " is outside the field's range " + range_text(lo, hi) +
+                  ": change the default or widen the range");
+        return std::nullopt;
+      }
+      out.kind = model::Value::Kind::Integer;
+      out.integer = *v;
+      return out;
+    }
+    case model::TypeKind::Float:
+    case model::TypeKind::Double:
+    case model::TypeKind::CompressedFloat:
+    case model::TypeKind::FixedPoint: {
+      std::optional<double> v = eval_number(expr, scope);
+      if (!v) return std::nullopt;
+      out.kind = model::Value::Kind::Float;
+      out.number = *v;
+      if (type.kind == model::TypeKind::Double) return out;
+      if (type.kind == model::TypeKind::FixedPoint) {
+        const model::FixedPointType& fixed = type.fixed;
+        if (*v < static_cast<double>(fixed.whole_min) || *v > static_cast<double>(fixed.whole_max)) {
+          error(
+              scope, expr.offset,
+              "the default is outside the fixed-point range " + range_text(fixed.whole_min, fixed.whole_max));
+          return std::nullopt;
+        }
+        double raw = std::nearbyint(std::ldexp(*v, fixed.fraction_bits));
+        raw = std::clamp(raw, static_cast<double>(fixed.raw_min), static_cast<double>(fixed.raw_max));
+        out.kind = model::Value::Kind::Integer;
+        out.integer = raw >= 9.2233720368547758e18 ? fixed.raw_max : static_cast<std::int64_t>(raw);
+        return out;
+      }
+      const auto f = static_cast<float>(*v);
+      if (!std::isfinite(f)) {
+        error(scope, expr.offset, "the default does not fit a 32-bit float");
+        return std::nullopt;
+      }
+      if (type.kind == model::TypeKind::CompressedFloat &&
+          (f < type.compressed.min || f > type.compressed.max)) {
+        error(scope, expr.offset, "the default is outside the compressed float's range");
+        return std::nullopt;
+      }
+      out.number = f;
+      return out;
+    }
+    case model::TypeKind::Enum: {
+      const auto* name =
+          sole && expr.first.signs.empty() ? get_if<ast::QualifiedName>(expr.first.operand) : nullptr;
+      const model::Enum& e = *type.enumeration;
+      if (name != nullptr && name->size() > 1) {
+        // Enum.Value: the prefix must name this enum.
+        Symbol* owner = find_symbol(*name, name->size() - 1, scope, "enum");
+        if (owner == nullptr) return std::nullopt;
+        if (owner->kind != model::DeclKind::Enum || &owner->scope->package->enums[owner->index] != &e) {
+          error(scope, name->offset,
+                "the default of a " + e.name + " field must be one of " + e.name + "'s values");
+          return std::nullopt;
+        }
+      }
+      if (name != nullptr) {
+        for (std::size_t i = 0; i < e.items.size(); ++i) {
+          if (e.items[i].name == name->back()) {
+            out.kind = model::Value::Kind::Enumerator;
+            out.enumerator = i;
+            return out;
+          }
+        }
+      }
+      error(scope, expr.offset,
+            "the default of a " + e.name + " field is one of its values, e.g. " + e.name + "." +
+                e.items.front().name);
+      return std::nullopt;
+    }
+    default:
+      error(scope, expr.offset, "this field type has no default values");
+      return std::nullopt;
+  }
+}
+
+}  // namespace idlc::detail

@@ -1,0 +1,120 @@
+// idlc: the .net schema compiler's command line. Exit status: 0 success, 1 schema errors, 2 usage errors.
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "check.hpp"
+#include "diagnostics.hpp"
+#include "layout.hpp"
+#include "loader.hpp"
+#include "output.hpp"
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitSchemaError = 1;
+constexpr int kExitUsage = 2;
+
+const char kUsage[] =
+    "usage: idlc [options] FILE.net...\n"
+    "\n"
+    "Checks .net schema files and everything they import; with -o, writes one C++ header per schema\n"
+    "file (imports included) into DIR.\n"
+    "\n"
+    "options:\n"
+    "  -o DIR             write the generated C++ headers into DIR\n"
+    "  --depfile FILE     with -o: also write a Makefile-style depfile naming every schema read\n"
+    "  --check            parse and check only; print nothing on success (the default)\n"
+    "  --layout[=text]    print every message's wire layout: each field's bit offset range and width,\n"
+    "                     and the worst-case total (MaxBits, 7 bits per alignment)\n"
+    "  --layout=json      the same as JSON, for tools\n"
+    "  --version          print the version\n"
+    "  -h, --help         print this help\n"
+    "\n"
+    "exit status: 0 success, 1 schema errors, 2 usage errors\n";
+
+int usage_error(const std::string& message) {
+  std::cerr << "idlc: error: " << message << "\nrun 'idlc --help' for usage\n";
+  return kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  enum class Layout { None, Text, Json };
+  Layout layout = Layout::None;
+  std::vector<std::string> files;
+  std::string out_dir;
+  std::string depfile;
+  bool options_done = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (options_done || arg.empty() || arg[0] != '-' || arg == "-") {
+      files.push_back(arg);
+    } else if (arg == "--") {
+      options_done = true;
+    } else if (arg == "-h" || arg == "--help") {
+      std::cout << kUsage;
+      return kExitOk;
+    } else if (arg == "--version") {
+      std::cout << "idlc " << IDLC_VERSION << "\n";
+      return kExitOk;
+    } else if (arg == "-o" || arg == "--depfile") {
+      if (i + 1 >= argc) return usage_error("'" + arg + "' needs a value");
+      (arg == "-o" ? out_dir : depfile) = argv[++i];
+    } else if (arg == "--check") {
+      // Checking is what every run does; the flag states it explicitly.
+    } else if (arg == "--layout" || arg == "--layout=text") {
+      layout = Layout::Text;
+    } else if (arg == "--layout=json") {
+      layout = Layout::Json;
+    } else if (arg.rfind("--layout=", 0) == 0) {
+      return usage_error("unknown layout format '" + arg.substr(9) + "': use --layout=text or --layout=json");
+    } else {
+      return usage_error("unknown option '" + arg + "'");
+    }
+  }
+  if (files.empty()) return usage_error("no schema files given");
+  if (!depfile.empty() && out_dir.empty()) return usage_error("--depfile needs -o DIR");
+  for (const std::string& file : files) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec)) {
+      return usage_error("cannot read '" + file + "': " + (std::filesystem::exists(file, ec) ? "not a regular file"
+                                                                                                : "no such file"));
+    }
+  }
+
+  idlc::Diagnostics diagnostics;
+  idlc::DiskFileSystem file_system;
+  std::unique_ptr<idlc::model::Schema> schema = idlc::compile(files, file_system, diagnostics);
+  if (!schema) {
+    diagnostics.print(std::cerr);
+    std::size_t errors = diagnostics.error_count();
+    std::cerr << "idlc: " << errors << " error" << (errors == 1 ? "" : "s") << "\n";
+    return kExitSchemaError;
+  }
+  if (!out_dir.empty()) {
+    std::string error;
+    if (!idlc::write_cpp_headers(*schema, out_dir, depfile, error)) {
+      std::cerr << "idlc: error: " << error << "\n";
+      return kExitSchemaError;
+    }
+  }
+  if (layout == Layout::Text) {
+    bool first = true;
+    for (const idlc::model::Package* package : schema->roots) {
+      std::cout << (first ? "" : "\n") << idlc::layout_text(*package);
+      first = false;
+    }
+  } else if (layout == Layout::Json) {
+    // One array of package objects, whatever the number of files.
+    std::cout << "[\n";
+    for (std::size_t i = 0; i < schema->roots.size(); ++i) {
+      std::cout << idlc::layout_json(*schema->roots[i]) << (i + 1 < schema->roots.size() ? ",\n" : "");
+    }
+    std::cout << "]\n";
+  }
+  return kExitOk;
+}

@@ -1,0 +1,205 @@
+#include "names.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <string_view>
+#include <vector>
+
+#include "model.hpp"
+
+namespace idlc {
+
+namespace {
+
+// C++20 keywords and alternative tokens, plus identifiers that standard headers define as macros and
+// that would break generated code as member or type names.
+constexpr std::string_view kCppKeywords[] = {
+    "alignas",
+    "alignof",
+    "and",
+    "and_eq",
+    "asm",
+    "auto",
+    "bitand",
+    "bitor",
+    "bool",
+    "break",
+    "case",
+    "catch",
+    "char",
+    "char8_t",
+    "char16_t",
+    "char32_t",
+    "class",
+    "compl",
+    "concept",
+    "const",
+    "consteval",
+    "constexpr",
+    "constinit",
+    "const_cast",
+    "continue",
+    "co_await",
+    "co_return",
+    "co_yield",
+    "decltype",
+    "default",
+    "delete",
+    "do",
+    "double",
+    "dynamic_cast",
+    "else",
+    "enum",
+    "explicit",
+    "export",
+    "extern",
+    "false",
+    "float",
+    "for",
+    "friend",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "mutable",
+    "namespace",
+    "new",
+    "noexcept",
+    "not",
+    "not_eq",
+    "nullptr",
+    "operator",
+    "or",
+    "or_eq",
+    "private",
+    "protected",
+    "public",
+    "register",
+    "reinterpret_cast",
+    "requires",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "static_assert",
+    "static_cast",
+    "struct",
+    "switch",
+    "template",
+    "this",
+    "thread_local",
+    "throw",
+    "true",
+    "try",
+    "typedef",
+    "typeid",
+    "typename",
+    "union",
+    "unsigned",
+    "using",
+    "virtual",
+    "void",
+    "volatile",
+    "wchar_t",
+    "while",
+    "xor",
+    "xor_eq",
+    "final",
+    "override",
+    "import",
+    "module",
+    // macros from <cassert>, <cerrno>, <cstdio>, <cstddef>, <climits>, <cstdint> used as plain names
+    "assert",
+    "errno",
+    "NULL",
+    "EOF",
+    "offsetof",
+    "stdin",
+    "stdout",
+    "stderr",
+    "CHAR_BIT",
+    "INT_MAX",
+};
+
+constexpr std::string_view kBuiltinTypes[] = {
+    "bool",   "int",    "uint",    "int8",  "int16",  "int32", "int64",  "uint8", "uint16", "uint32",
+    "uint64", "int128", "uint128", "float", "double", "fixed", "string", "bytes", "sparse",
+};
+
+bool contains(const std::vector<std::string>& list, const std::string& name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+}  // namespace
+
+bool is_cpp_keyword(const std::string& name) {
+  return std::find(std::begin(kCppKeywords), std::end(kCppKeywords), name) != std::end(kCppKeywords);
+}
+
+bool is_builtin_type_name(const std::string& name) {
+  return std::find(std::begin(kBuiltinTypes), std::end(kBuiltinTypes), name) != std::end(kBuiltinTypes);
+}
+
+std::string name_problem(const std::string& name, NameContext context) {
+  if (name.size() > kMaxIdentifierLength) {
+    return "this name is " + std::to_string(name.size()) + " characters long; names are limited to " +
+           std::to_string(kMaxIdentifierLength) + ": shorten it";
+  }
+  if (is_cpp_keyword(name)) {
+    return "'" + name + "' is a C++ keyword and cannot name anything in generated code: rename it";
+  }
+  if (name.find("__") != std::string::npos ||
+      (name.size() >= 2 && name[0] == '_' && name[1] >= 'A' && name[1] <= 'Z')) {
+    return "'" + name + "' is reserved in C++ (it contains '__' or starts with '_' and a capital): rename it";
+  }
+  switch (context) {
+    case NameContext::Package:
+      if (name == "std" || name == "bitwire") {
+        return "'" + name + "' is taken by the libraries generated code uses: choose another package name";
+      }
+      break;
+    case NameContext::Type:
+    case NameContext::Constant:
+      if (is_builtin_type_name(name)) {
+        return "'" + name + "' is a built-in type name: rename the declaration";
+      }
+      if (contains(model::reserved_package_names(), name)) {
+        return "'" + name + "' collides with a name idlc generates in every package: rename the declaration";
+      }
+      break;
+    case NameContext::Field:
+      if (contains(model::reserved_member_names(), name)) {
+        return "'" + name + "' collides with a member idlc generates in every struct: rename the field";
+      }
+      break;
+    case NameContext::Enumerator:
+      if (name == "count") {
+        return "'count' is reserved: `Name.count` is the number of values: rename the value";
+      }
+      break;
+  }
+  return {};
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b, std::size_t limit) {
+  if (a.size() > b.size() + limit || b.size() > a.size() + limit) return limit + 1;
+  std::vector<std::size_t> previous(b.size() + 1);
+  std::vector<std::size_t> current(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    current[0] = i;
+    std::size_t row_min = current[0];
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t substitute = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitute});
+      row_min = std::min(row_min, current[j]);
+    }
+    if (row_min > limit) return limit + 1;
+    std::swap(previous, current);
+  }
+  return std::min(previous[b.size()], limit + 1);
+}
+
+}  // namespace idlc

@@ -1,0 +1,93 @@
+#include "output.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include "emit_cpp.hpp"
+
+namespace idlc {
+namespace {
+
+bool read_file(const std::filesystem::path& path, std::string& contents) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream text;
+  text << in.rdbuf();
+  contents = text.str();
+  return true;
+}
+
+bool write_if_changed(const std::filesystem::path& path, const std::string& contents, std::string& error) {
+  std::string existing;
+  if (read_file(path, existing) && existing == contents) return true;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << contents;
+  out.close();
+  if (!out) {
+    error = "cannot write '" + path.string() + "'";
+    return false;
+  }
+  return true;
+}
+
+// Make syntax: spaces and '#' are escaped with a backslash, '$' doubled.
+std::string depfile_escape(const std::string& path) {
+  std::string out;
+  for (char c : path) {
+    if (c == ' ' || c == '#' || c == '\\') out += '\\';
+    if (c == '$') out += '$';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool write_cpp_headers(const model::Schema& schema, const std::string& out_dir, const std::string& depfile,
+                       std::string& error) {
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) {
+    error = "cannot create output directory '" + out_dir + "': " + ec.message();
+    return false;
+  }
+  // Two schema files with one stem (a/game.net, b/game.net) would write the same header.
+  std::map<std::string, const model::Package*> by_header;
+  for (const model::Package& package : schema.packages) {
+    const std::string name = cpp_header_name(package);
+    auto [it, inserted] = by_header.emplace(name, &package);
+    if (!inserted) {
+      error = "'" + it->second->source_path + "' and '" + package.source_path + "' would both generate '" + name +
+              "': rename one of the schema files";
+      return false;
+    }
+  }
+  std::vector<std::string> outputs;
+  std::vector<std::string> inputs;
+  for (const model::Package& package : schema.packages) {
+    const std::filesystem::path path = std::filesystem::path(out_dir) / cpp_header_name(package);
+    if (!write_if_changed(path, emit_cpp_header(package), error)) return false;
+    outputs.push_back(std::filesystem::absolute(path, ec).lexically_normal().string());
+    inputs.push_back(std::filesystem::absolute(package.source_path, ec).lexically_normal().string());
+  }
+  if (!depfile.empty()) {
+    std::string text;
+    for (size_t i = 0; i < outputs.size(); ++i) text += (i ? " " : "") + depfile_escape(outputs[i]);
+    text += ":";
+    for (const std::string& input : inputs) text += " " + depfile_escape(input);
+    text += "\n";
+    std::ofstream out(depfile, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) {
+      error = "cannot write depfile '" + depfile + "'";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace idlc

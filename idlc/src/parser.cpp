@@ -1,0 +1,127 @@
+// The parse driver: runs the X3 grammar one declaration at a time, turns failures into diagnostics and
+// recovers at the next declaration keyword, so every syntax error of a file is reported in one run.
+#include "parser.hpp"
+
+#include "lexical.hpp"
+#include "parser_def.hpp"
+
+namespace idlc {
+
+namespace {
+
+bool is_word_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+bool is_declaration_keyword(const std::string& text, std::size_t at, std::size_t end) {
+  static const char* const kKeywords[] = {"package", "import", "option", "const",
+                                          "enum",    "flags",  "struct", "message"};
+  if (at > 0 && is_word_char(text[at - 1])) return false;
+  std::size_t word_end = at;
+  while (word_end < end && is_word_char(text[word_end])) ++word_end;
+  for (const char* keyword : kKeywords) {
+    if (text.compare(at, word_end - at, keyword) == 0) return true;
+  }
+  return false;
+}
+
+// The offset of the first declaration keyword at or after `from` (outside comments and string
+// literals), or the end of the text.
+std::size_t recovery_point(const std::string& text, std::size_t from) {
+  const std::size_t n = text.size();
+  std::size_t i = from;
+  // Never resume in the middle of a word.
+  while (i > 0 && i < n && is_word_char(text[i - 1]) && is_word_char(text[i])) ++i;
+  while (i < n) {
+    char c = text[i];
+    if (text.compare(i, 2, "//") == 0) {
+      while (i < n && text[i] != '\n') ++i;
+    } else if (text.compare(i, 2, "/*") == 0) {
+      std::size_t close = text.find("*/", i + 2);
+      i = close == std::string::npos ? n : close + 2;
+    } else if (c == '"') {
+      ++i;
+      while (i < n && text[i] != '"' && text[i] != '\n') i += (text[i] == '\\' && i + 1 < n) ? 2 : 1;
+      if (i < n) ++i;
+    } else if (is_word_char(c)) {
+      if (is_declaration_keyword(text, i, n)) return i;
+      while (i < n && is_word_char(text[i])) ++i;
+    } else {
+      ++i;
+    }
+  }
+  return n;
+}
+
+// X3 describes literals as '"..."'; diagnostics quote every token with single quotes.
+std::string describe_expected(const std::string& which) {
+  if (which.size() >= 2 && which.front() == '"' && which.back() == '"') {
+    return "'" + which.substr(1, which.size() - 2) + "'";
+  }
+  return which;
+}
+
+std::string describe_found(const std::string& text, std::uint32_t offset) {
+  std::uint32_t length = token_length(text, offset);
+  if (length == 0) return "the end of the file";
+  if (length > 40) length = 40;
+  std::string token;
+  for (std::uint32_t i = 0; i < length; ++i) {
+    char c = text[offset + i];
+    token += (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) ? '?' : c;
+  }
+  return "'" + token + "'";
+}
+
+}  // namespace
+
+std::optional<ast::File> parse(const SourceFile& file, Diagnostics& diagnostics) {
+  namespace x3 = boost::spirit::x3;
+  LexicalScan scan = scan_source(file, diagnostics);
+  if (!scan.ok) return std::nullopt;
+
+  const std::string& text = file.text;
+  const char* const begin = text.data();
+  const char* const end = begin + text.size();
+  parser::ParseState state;
+  state.begin = begin;
+  const auto declaration = x3::with<parser::state_tag>(&state)[parser::grammar::declaration];
+
+  ast::File result;
+  result.docs = std::move(scan.docs);
+  bool had_error = false;
+  std::size_t position = 0;
+  while (true) {
+    position = next_token_offset(text, static_cast<std::uint32_t>(position));
+    if (position >= text.size()) break;
+    // A lone unterminated block comment is the only thing next_token_offset stops at without a token;
+    // the lexical pass has rejected those already.
+    const char* it = begin + position;
+    state.failed = false;
+    ast::Declaration declaration_node;
+    bool ok = x3::phrase_parse(it, end, declaration, parser::grammar::skipper, declaration_node);
+    if (ok) {
+      result.declarations.push_back(std::move(declaration_node));
+      position = static_cast<std::size_t>(it - begin);
+      continue;
+    }
+    had_error = true;
+    std::uint32_t where;
+    std::string message;
+    if (state.failed) {
+      where = next_token_offset(text, state.fail_offset);
+      message = "expected " + describe_expected(state.expected) + ", found " + describe_found(text, where);
+    } else {
+      where = static_cast<std::uint32_t>(position);
+      message =
+          "expected a declaration (package, import, option, const, enum, flags, struct or message), found " +
+          describe_found(text, where);
+    }
+    diagnostics.error(file, where, token_length(text, where), std::move(message));
+    position = recovery_point(text, std::max<std::size_t>(where, position + 1));
+  }
+  if (had_error) return std::nullopt;
+  return result;
+}
+
+}  // namespace idlc

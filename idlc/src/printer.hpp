@@ -1,0 +1,78 @@
+// A small code printer: text with `$name$` substitutions and scoped indentation. An unbound `$name$` is a
+// bug in the emitter, not in the schema, and stops emission with std::logic_error.
+#pragma once
+
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace idlc {
+
+class Printer {
+ public:
+  using Vars = std::initializer_list<std::pair<std::string_view, std::string_view>>;
+
+  // Appends `text`, replacing each `$name$` with its value ("$$" is a literal '$'). Lines are indented
+  // to the current level; empty lines stay empty.
+  void print(std::string_view text, Vars vars = {}) {
+    std::string expanded;
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (text[i] != '$') {
+        expanded += text[i];
+        continue;
+      }
+      const size_t end = text.find('$', i + 1);
+      if (end == std::string_view::npos) throw std::logic_error("printer: unterminated $ in template");
+      const std::string_view name = text.substr(i + 1, end - i - 1);
+      if (name.empty()) {
+        expanded += '$';
+      } else {
+        bool bound = false;
+        for (const auto& [key, value] : vars) {
+          if (key == name) {
+            expanded += value;
+            bound = true;
+            break;
+          }
+        }
+        if (!bound) throw std::logic_error("printer: unbound variable $" + std::string(name) + "$");
+      }
+      i = end;
+    }
+    for (char c : expanded) {
+      if (at_line_start_ && c != '\n') out_.append(static_cast<size_t>(indent_) * 2, ' ');
+      out_ += c;
+      at_line_start_ = c == '\n';
+    }
+  }
+
+  void indent() { ++indent_; }
+  void outdent() {
+    if (indent_ == 0) throw std::logic_error("printer: outdent below zero");
+    --indent_;
+  }
+
+  const std::string& str() const { return out_; }
+
+ private:
+  std::string out_;
+  int indent_ = 0;
+  bool at_line_start_ = true;
+};
+
+// Indents for the life of the object.
+class Indent {
+ public:
+  explicit Indent(Printer& printer) : printer_(printer) { printer_.indent(); }
+  ~Indent() { printer_.outdent(); }
+  Indent(const Indent&) = delete;
+  Indent& operator=(const Indent&) = delete;
+
+ private:
+  Printer& printer_;
+};
+
+}  // namespace idlc

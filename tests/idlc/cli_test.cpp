@@ -1,0 +1,162 @@
+// The idlc command line: exit status 0 / 1 (schema errors) / 2 (usage errors), where output goes, and
+// the diagnostic format with its caret line.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("idlc_cli_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& text) {
+    fs::path path = dir_ / name;
+    std::ofstream(path, std::ios::binary) << text;
+    return path.string();
+  }
+
+  static std::string slurp(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    return buffer.str();
+  }
+
+  // Runs idlc with `args` (already quoted) from the temporary directory.
+  Result run(const std::string& args) {
+    fs::path out = dir_ / "stdout.txt";
+    fs::path err = dir_ / "stderr.txt";
+    std::string command = "cd '" + dir_.string() + "' && '" + std::string(IDLC_EXECUTABLE) + "' " + args +
+                          " >'" + out.string() + "' 2>'" + err.string() + "'";
+    int raw = std::system(command.c_str());
+    Result result;
+    result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    result.out = slurp(out);
+    result.err = slurp(err);
+    return result;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(Cli, HelpAndVersion) {
+  Result help = run("--help");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("usage: idlc [options] FILE.net..."), std::string::npos);
+  EXPECT_NE(help.out.find("--layout=json"), std::string::npos);
+  EXPECT_EQ(help.err, "");
+  Result version = run("--version");
+  EXPECT_EQ(version.status, 0);
+  EXPECT_EQ(version.out, std::string("idlc ") + IDLC_VERSION + "\n");
+}
+
+TEST_F(Cli, UsageErrorsExitWithTwo) {
+  EXPECT_EQ(run("").status, 2);
+  Result unknown = run("--frobnicate x.net");
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("unknown option '--frobnicate'"), std::string::npos);
+  EXPECT_EQ(run("--layout=xml x.net").status, 2);
+  Result missing = run("no_such_file.net");
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("cannot read 'no_such_file.net': no such file"), std::string::npos);
+  fs::create_directories(dir_ / "a_directory.net");
+  EXPECT_EQ(run("a_directory.net").status, 2);
+}
+
+TEST_F(Cli, CleanSchemaExitsWithZeroAndPrintsNothing) {
+  write("ok.net", "package ok;\nmessage M { bool x; }\n");
+  Result check = run("--check ok.net");
+  EXPECT_EQ(check.status, 0);
+  EXPECT_EQ(check.out, "");
+  EXPECT_EQ(check.err, "");
+  EXPECT_EQ(run("ok.net").status, 0);
+}
+
+TEST_F(Cli, SchemaErrorsExitWithOneAndPrintFileLineColumnSourceAndCaret) {
+  write("bad.net", "package bad;\nstruct S {\n\tuint8<0 .. 1000> x;\n  bool delete;\n}\n");
+  Result r = run("bad.net");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(
+      r.err,
+      "bad.net:3:8: error: range 0 .. 1000 does not fit uint8 (0 .. 255): widen the storage (e.g. uint16) or "
+      "narrow the range\n"
+      "\tuint8<0 .. 1000> x;\n"
+      "\t      ^\n"
+      "bad.net:4:8: error: 'delete' is a C++ keyword and cannot name anything in generated code: rename it\n"
+      "  bool delete;\n"
+      "       ^~~~~~\n"
+      "idlc: 2 errors\n");
+}
+
+TEST_F(Cli, ErrorsInImportsAreReportedWithTheirFile) {
+  write("lib.net", "package lib;\nstruct P { uint:0 x; }\n");
+  write("main.net", "package main;\nimport \"lib.net\";\nmessage M { lib.P p; }\n");
+  Result r = run("main.net");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("lib.net:2:17: error: a bit width must be 1 .. 64, found 0"), std::string::npos)
+      << r.err;
+}
+
+TEST_F(Cli, LayoutTextAndJson) {
+  write("m.net", "package m;\nmessage M { uint8 a; int<0 .. 3> b; }\n");
+  Result text = run("--layout m.net");
+  EXPECT_EQ(text.status, 0);
+  EXPECT_NE(text.out.find("message M  (type id 0)  MaxBits 10, MaxBytes 2\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  8             2           b      int8<0 .. 3>\n"), std::string::npos)
+      << text.out;
+  Result json = run("--layout=json m.net");
+  EXPECT_EQ(json.status, 0);
+  EXPECT_EQ(json.out.rfind("[\n{\n  \"package\": \"m\",", 0), 0u) << json.out;
+  EXPECT_NE(json.out.find("\"max_bits\": 10"), std::string::npos);
+  // Layout is not printed when the schema has errors.
+  write("e.net", "package e;\nmessage M { uint:99 a; }\n");
+  Result bad = run("--layout e.net");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_EQ(bad.out, "");
+}
+
+TEST_F(Cli, SeveralFilesAreCheckedTogether) {
+  write("a.net", "package a;\nmessage A { bool x; }\n");
+  write("b.net", "package b;\nmessage B { bool x; }\n");
+  write("c.net", "package a;\nmessage C { bool x; }\n");
+  EXPECT_EQ(run("a.net b.net").status, 0);
+  Result json = run("--layout=json a.net b.net");
+  EXPECT_NE(json.out.find("\"package\": \"a\""), std::string::npos);
+  EXPECT_NE(json.out.find("\"package\": \"b\""), std::string::npos);
+  Result clash = run("a.net c.net");
+  EXPECT_EQ(clash.status, 1);
+  EXPECT_NE(clash.err.find("package 'a' is also declared by a.net"), std::string::npos) << clash.err;
+}
+
+TEST_F(Cli, TheShippedSchemasCheckClean) {
+  for (const char* name : {"game.net", "constructs.net", "common.net"}) {
+    std::string path = (fs::path(IDLC_SCHEMAS_DIR) / name).string();
+    Result r = run("--check '" + path + "'");
+    EXPECT_EQ(r.status, 0) << name << "\n" << r.err;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,138 @@
+// --layout output: the table a person reads and the JSON a tool reads, pinned for a small schema
+// whose offsets were worked out by hand.
+#include <gtest/gtest.h>
+
+#include "layout.hpp"
+#include "support.hpp"
+
+namespace {
+
+const char kSchema[] =
+    "package demo;\n"
+    "struct Vec { int<0 .. 15> x; int<0 .. 15> y; }\n"
+    "message Move budget 20 {\n"
+    "  uint16 tick;\n"
+    "  Vec at;\n"
+    "  bool jumping;\n"
+    "  if (jumping) { uint:5 height; } else { Vec target; }\n"
+    "  string<3> tag?;\n"
+    "  align;\n"
+    "  check;\n"
+    "  Vec path[0 .. 2];\n"
+    "}\n"
+    "message Empty {}\n";
+
+// By hand: tick 0 +16; at 16 +8 (x 16, y 20); jumping 24 +1; the if starts at 25 and takes 5 (then)
+// or 8 (else); tag starts at 30..33 and takes 1 (absent) .. 1 + 2 + 7 + 24; align at 31..67 takes
+// 0..7; check at 31..74 takes 32..39; path at 63..113 takes a 2-bit count plus up to 2 * 8.
+const char kExpectedText[] =
+    "package demo (demo.net)  ProtocolId 0x%016llx\n"
+    "2 messages, message type in 1 bit\n"
+    "\n"
+    "message Move  (type id 0)  MaxBits 131, MaxBytes 17, budget 20 bytes\n"
+    "  offset        bits        field         type\n"
+    "  0             16          tick          uint16\n"
+    "  16            8           at            Vec\n"
+    "  16            4             at.x        int8<0 .. 15>\n"
+    "  20            4             at.y        int8<0 .. 15>\n"
+    "  24            1           jumping       bool\n"
+    "  25            5           if (jumping)\n"
+    "  25            5             height      uint8:5\n"
+    "  25            8           else\n"
+    "  25            8             target      Vec\n"
+    "  25            4               target.x  int8<0 .. 15>\n"
+    "  29            4               target.y  int8<0 .. 15>\n"
+    "  30..33        1..34       tag           string<3>?\n"
+    "  31..67        0..7        (align)\n"
+    "  31..74        32..39      (check)\n"
+    "  63..113       2..18       path          Vec[0 .. 2]\n"
+    "  total 65..131 bits; worst case 131 bits = 17 bytes (92 bits with check markers off)\n"
+    "\n"
+    "message Empty  (type id 1)  MaxBits 0, MaxBytes 0\n"
+    "  offset        bits        field  type\n"
+    "  total 0 bits; worst case 0 bits = 0 bytes\n";
+
+TEST(Layout, TextTable) {
+  auto c = idlc::test::compile_text(kSchema, {}, "demo.net");
+  ASSERT_TRUE(c->schema) << c->errors;
+  char expected[4096];
+  std::snprintf(expected, sizeof expected, kExpectedText,
+                static_cast<unsigned long long>(c->package().protocol_id));
+  EXPECT_EQ(idlc::layout_text(c->package()), expected);
+}
+
+TEST(Layout, RowsEndAtMaxBits) {
+  auto c = idlc::test::compile_text(kSchema, {}, "demo.net");
+  ASSERT_TRUE(c->schema) << c->errors;
+  const idlc::model::Struct& move = *c->package().messages[0];
+  idlc::MessageLayout layout = idlc::layout_of(move);
+  const idlc::LayoutRow& last = layout.rows.back();
+  EXPECT_EQ(last.offset.max + last.bits.max, move.cost.max);
+  EXPECT_EQ(last.offset.min + last.bits.min, move.cost.min);
+  EXPECT_FALSE(layout.truncated);
+}
+
+TEST(Layout, Json) {
+  auto c = idlc::test::compile_text(kSchema, {}, "demo.net");
+  ASSERT_TRUE(c->schema) << c->errors;
+  std::string json = idlc::layout_json(c->package());
+  EXPECT_NE(json.find("\"package\": \"demo\""), std::string::npos);
+  EXPECT_NE(json.find("\"message_type_bits\": 1"), std::string::npos);
+  EXPECT_NE(
+      json.find(
+          "{\"name\": \"Move\", \"type_id\": 0, \"min_bits\": 65, \"max_bits\": 131, "
+          "\"max_bits_without_checks\": 92, \"max_bytes\": 17, \"budget_bytes\": 20, \"truncated\": false,"),
+      std::string::npos)
+      << json;
+  EXPECT_NE(
+      json.find("{\"depth\": 2, \"kind\": \"field\", \"path\": \"target.y\", \"type\": \"int8<0 .. 15>\", "
+                "\"offset_min\": 29, \"offset_max\": 29, \"bits_min\": 4, \"bits_max\": 4}"),
+      std::string::npos)
+      << json;
+  EXPECT_NE(json.find("{\"depth\": 0, \"kind\": \"if\", \"path\": \"if (jumping)\""), std::string::npos);
+  EXPECT_NE(
+      json.find(
+          "{\"name\": \"Empty\", \"type_id\": 1, \"min_bits\": 0, \"max_bits\": 0, "
+          "\"max_bits_without_checks\": 0, \"max_bytes\": 0, \"budget_bytes\": null, \"truncated\": false,\n"
+          "     \"rows\": []}"),
+      std::string::npos)
+      << json;
+  // Balanced brackets and quotes: a cheap well-formedness check (the CLI test parses nothing either).
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    char ch = json[i];
+    if (in_string) {
+      if (ch == '\\')
+        ++i;
+      else if (ch == '"')
+        in_string = false;
+      continue;
+    }
+    if (ch == '"') in_string = true;
+    if (ch == '{' || ch == '[') ++depth;
+    if (ch == '}' || ch == ']') --depth;
+    ASSERT_GE(depth, 0);
+  }
+  EXPECT_EQ(depth, 0);
+  EXPECT_FALSE(in_string);
+}
+
+TEST(Layout, ExponentiallyNestedStructsAreCutAtTheRowLimit) {
+  // Each level holds two of the next: 2^30 leaves if fully expanded.
+  std::string text = "package t;\nstruct L30 { bool x; }\n";
+  for (int i = 29; i >= 0; --i) {
+    text += "struct L" + std::to_string(i) + " { L" + std::to_string(i + 1) + " a; L" +
+            std::to_string(i + 1) + " b; }\n";
+  }
+  text += "message M { L0 root; }\n";
+  auto c = idlc::test::compile_text(text);
+  ASSERT_TRUE(c->schema) << c->errors;
+  idlc::MessageLayout layout = idlc::layout_of(*c->package().messages[0]);
+  EXPECT_TRUE(layout.truncated);
+  EXPECT_EQ(layout.rows.size(), idlc::kMaxLayoutRows);
+  EXPECT_EQ(c->package().messages[0]->cost.max, 1u << 30);
+  EXPECT_NE(idlc::layout_text(c->package()).find("the table stops at 4096 rows"), std::string::npos);
+}
+
+}  // namespace
