@@ -186,7 +186,13 @@ class Emitter {
   std::string default_value(const Field& field) const {
     if (!field.default_value || field.shape != Shape::Scalar) {
       const std::string element = implicit_default(field.type);
-      if (element.empty() || field.shape == Shape::VariableArray) return "{}";
+      if (field.shape == Shape::VariableArray) {
+        // A count range that excludes zero starts at its minimum, so a new object is writable.
+        if (field.array_min == 0) return "{}";
+        return field_type(field) + "(" + std::to_string(field.array_min) + ", " +
+               (element.empty() ? element_type(field.type) + "{}" : element) + ")";
+      }
+      if (element.empty()) return "{}";
       if (field.shape == Shape::Scalar) return element;
       // Fixed and sparse arrays: every element starts at the element's default.
       return "[] { " + field_type(field) + " items{}; items.fill(" + element + "); return items; }()";

@@ -18,6 +18,12 @@ class FixedVector {
   static constexpr size_t kCapacity = N;
 
   constexpr FixedVector() = default;
+  // `count` copies of `value` (count at most N).
+  constexpr FixedVector(size_t count, const T& value) {
+    BITWIRE_ASSERT(count <= N);
+    for (size_t i = 0; i < count; ++i) items_[i] = value;
+    size_ = count;
+  }
   constexpr FixedVector(std::initializer_list<T> items) {
     BITWIRE_ASSERT(items.size() <= N);
     for (const T& item : items) items_[size_++] = item;

@@ -268,11 +268,11 @@ inline bool serialize_enum(Stream& stream, E& value, E min, E max) {
   return true;
 }
 
-// A fixed-point value in Q format: `raw` is the value scaled by 2^FractionBits, held in a signed integer
-// (8 to 128 bits); min_units and max_units bound the value in whole units. On the wire it is the ranged
-// integer over [min_units << FractionBits, max_units << FractionBits]; the round trip is exact.
+// A fixed-point value in Q format: `raw` is the value scaled by 2^FractionBits, held in an integer of 8 to
+// 128 bits (unsigned storage suits ranges without negative values); min_units and max_units bound the
+// value in whole units. On the wire it is the ranged integer over
+// [min_units << FractionBits, max_units << FractionBits]; the round trip is exact.
 template <int FractionBits, typename Stream, WireInteger T>
-  requires(std::is_signed_v<T> || std::is_same_v<T, int128_t>)
 inline bool serialize_fixed(Stream& stream, T& raw, int64_t min_units, int64_t max_units) {
   static_assert(FractionBits >= 0 && FractionBits < static_cast<int>(sizeof(T) * 8),
                 "the fraction must leave at least the sign bit for the integer part");
