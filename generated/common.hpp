@@ -31,9 +31,9 @@ struct Position {
 
   template <typename Stream>
   bool serialize(Stream& stream) {
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, x, -1024.0f, 1024.0f, 0.125f));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, y, -1024.0f, 1024.0f, 0.125f));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, z, -1024.0f, 1024.0f, 0.125f));
+    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, x, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, y, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, z, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
     return true;
   }
 
@@ -71,9 +71,9 @@ struct Velocity {
 
   template <typename Stream>
   bool serialize(Stream& stream) {
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, x, -32.0f, 32.0f, 0.03125f));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, y, -32.0f, 32.0f, 0.03125f));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, z, -32.0f, 32.0f, 0.03125f));
+    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, x, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, y, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, z, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
     return true;
   }
 

@@ -226,8 +226,8 @@ struct Scalars {
     BITWIRE_TRY(bitwire::serialize_bits(stream, twenty_bits_in_uint32, 20));
     BITWIRE_TRY(bitwire::serialize_float(stream, raw_float));
     BITWIRE_TRY(bitwire::serialize_double(stream, raw_double));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, compressed, -1e+03f, 1e+03f, 0.01f));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, compressed_from_constants, 0.0f, 512.0f, 1.0f));
+    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, compressed, bitwire::compressed_float_constant(-1e+03f, 1e+03f, 0.01f)));
+    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, compressed_from_constants, bitwire::compressed_float_constant(0.0f, 512.0f, 1.0f)));
     BITWIRE_TRY(bitwire::serialize_fixed<8>(stream, q8, -128, 127));
     BITWIRE_TRY(bitwire::serialize_raw128(stream, wide_signed));
     BITWIRE_TRY(bitwire::serialize_raw128(stream, wide_unsigned));
@@ -404,7 +404,8 @@ struct Shapes {
       auto count = static_cast<std::uint32_t>(variable_array.size());
       BITWIRE_TRY(bitwire::serialize_count(stream, count, 0u, 12u));
       if constexpr (Stream::kIsReading) variable_array.resize(count);
-      for (auto& item : variable_array) {
+      for (std::uint32_t i = 0; i < count; ++i) {
+        auto& item = variable_array.data()[i];
         BITWIRE_TRY(bitwire::serialize_bits(stream, item, 8));
       }
     }
@@ -412,7 +413,8 @@ struct Shapes {
       auto count = static_cast<std::uint32_t>(path.size());
       BITWIRE_TRY(bitwire::serialize_count(stream, count, 1u, 8u));
       if constexpr (Stream::kIsReading) path.resize(count);
-      for (auto& item : path) {
+      for (std::uint32_t i = 0; i < count; ++i) {
+        auto& item = path.data()[i];
         BITWIRE_TRY(item.serialize(stream));
       }
     }
@@ -482,7 +484,8 @@ struct Shapes {
         auto count = static_cast<std::uint32_t>(maybe_list.size());
         BITWIRE_TRY(bitwire::serialize_count(stream, count, 0u, 4u));
         if constexpr (Stream::kIsReading) maybe_list.resize(count);
-        for (auto& item : maybe_list) {
+        for (std::uint32_t i = 0; i < count; ++i) {
+          auto& item = maybe_list.data()[i];
           BITWIRE_TRY(bitwire::serialize_bits(stream, item, 16));
         }
       }
@@ -590,7 +593,7 @@ struct Conditions {
       }
     }
     if (mode == Mode::Run) {
-      BITWIRE_TRY(bitwire::serialize_compressed_float(stream, speed, 0.0f, 2e+01f, 0.1f));
+      BITWIRE_TRY(bitwire::serialize_compressed_float(stream, speed, bitwire::compressed_float_constant(0.0f, 2e+01f, 0.1f)));
       if constexpr (Stream::kIsReading) {
         // The side not taken reads as its defaults.
         sprint_speed = float{};
@@ -598,7 +601,7 @@ struct Conditions {
       }
     } else {
       if (mode == Mode::Sprint) {
-        BITWIRE_TRY(bitwire::serialize_compressed_float(stream, sprint_speed, 0.0f, 4e+01f, 0.1f));
+        BITWIRE_TRY(bitwire::serialize_compressed_float(stream, sprint_speed, bitwire::compressed_float_constant(0.0f, 4e+01f, 0.1f)));
         if constexpr (Stream::kIsReading) {
           // The side not taken reads as its defaults.
           walk_step = std::uint8_t{};

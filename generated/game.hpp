@@ -401,8 +401,8 @@ struct PlayerInput {
       BITWIRE_TRY(bitwire::serialize_bits(stream, mask, 10));
       if constexpr (Stream::kIsReading) buttons = static_cast<InputButtons>(mask);
     }
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, yaw, -1.8e+02f, 1.8e+02f, 0.01f));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, pitch, -9e+01f, 9e+01f, 0.01f));
+    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, yaw, bitwire::compressed_float_constant(-1.8e+02f, 1.8e+02f, 0.01f)));
+    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, pitch, bitwire::compressed_float_constant(-9e+01f, 9e+01f, 0.01f)));
     BITWIRE_TRY(bitwire::serialize_bool(stream, has_switch_to));
     if (has_switch_to) {
       BITWIRE_TRY(bitwire::serialize_enum(stream, switch_to, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
@@ -459,7 +459,8 @@ struct Snapshot {
       auto count = static_cast<std::uint32_t>(entities.size());
       BITWIRE_TRY(bitwire::serialize_count(stream, count, 0u, 64u));
       if constexpr (Stream::kIsReading) entities.resize(count);
-      for (auto& item : entities) {
+      for (std::uint32_t i = 0; i < count; ++i) {
+        auto& item = entities.data()[i];
         BITWIRE_TRY(item.serialize(stream));
       }
     }
@@ -506,7 +507,8 @@ struct Events {
       auto count = static_cast<std::uint32_t>(events.size());
       BITWIRE_TRY(bitwire::serialize_count(stream, count, 1u, 16u));
       if constexpr (Stream::kIsReading) events.resize(count);
-      for (auto& item : events) {
+      for (std::uint32_t i = 0; i < count; ++i) {
+        auto& item = events.data()[i];
         BITWIRE_TRY(item.serialize(stream));
       }
     }
@@ -671,7 +673,8 @@ struct LevelLoad {
       auto count = static_cast<std::uint32_t>(player_names.size());
       BITWIRE_TRY(bitwire::serialize_count(stream, count, 0u, 8u));
       if constexpr (Stream::kIsReading) player_names.resize(count);
-      for (auto& item : player_names) {
+      for (std::uint32_t i = 0; i < count; ++i) {
+        auto& item = player_names.data()[i];
         BITWIRE_TRY(bitwire::serialize_string(stream, item.buffer(), item.kBufferSize));
       }
     }

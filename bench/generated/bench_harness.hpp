@@ -15,6 +15,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <bit>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -57,9 +58,10 @@ inline double mean_size(const Encoded& encoded) {
   return static_cast<double>(total) / static_cast<double>(encoded.size());
 }
 
-// Power-of-two sets, so the cycling index is a mask.
+// The loops cycle through the first 2^k values of a set (all of them for the power-of-two sets used
+// here), so the index is a mask rather than a division. Sets are never empty.
 inline size_t index_mask(size_t size) {
-  return (size & (size - 1)) == 0 ? size - 1 : 0;
+  return std::bit_floor(size) - 1;
 }
 
 template <typename Codec>

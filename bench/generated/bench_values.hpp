@@ -133,7 +133,8 @@ inline game::Snapshot snapshot(uint64_t variant) {
         e.occupants = static_cast<uint8_t>(rng.below(4));
         break;
     }
-    if (!e.at_rest) e.velocity = {uniform(rng, -speed, speed), uniform(rng, -2, 2), uniform(rng, -speed, speed)};
+    if (!e.at_rest)
+      e.velocity = {uniform(rng, -speed, speed), uniform(rng, -2, 2), uniform(rng, -speed, speed)};
     snapshot.entities.push_back(e);
   }
   snap_to_wire(snapshot);

@@ -85,7 +85,8 @@ inline bool serialize_player_input(Stream& stream, game::PlayerInput& input) {
   BITWIRE_TRY(bitwire::serialize_compressed_float(stream, input.pitch, -90.0f, 90.0f, 0.01f));
   BITWIRE_TRY(bitwire::serialize_bool(stream, input.has_switch_to));
   if (input.has_switch_to) {
-    BITWIRE_TRY(bitwire::serialize_enum(stream, input.switch_to, game::Weapon::Fists, game::Weapon::RocketLauncher));
+    BITWIRE_TRY(
+        bitwire::serialize_enum(stream, input.switch_to, game::Weapon::Fists, game::Weapon::RocketLauncher));
   } else if constexpr (Stream::kIsReading) {
     input.switch_to = {};
   }

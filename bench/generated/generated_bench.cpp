@@ -53,7 +53,8 @@ bool same_bytes(std::vector<typename GeneratedCodec::Message>& messages, const c
     bench_harness::encode<GeneratedCodec>(messages[i], a);
     bench_harness::encode<TwinCodec>(messages[i], b);
     if (a != b) {
-      std::fprintf(stderr, "generated_bench: %s value %zu: the twin writes other bytes than the generated code\n",
+      std::fprintf(stderr,
+                   "generated_bench: %s value %zu: the twin writes other bytes than the generated code\n",
                    name, i);
       return false;
     }
@@ -64,11 +65,15 @@ bool same_bytes(std::vector<typename GeneratedCodec::Message>& messages, const c
 void BM_PlayerInput_Write_Generated(benchmark::State& state) {
   bench_harness::write_loop<Generated<game::PlayerInput>>(state, inputs());
 }
-void BM_PlayerInput_Write_Twin(benchmark::State& state) { bench_harness::write_loop<TwinInput>(state, inputs()); }
+void BM_PlayerInput_Write_Twin(benchmark::State& state) {
+  bench_harness::write_loop<TwinInput>(state, inputs());
+}
 void BM_PlayerInput_Read_Generated(benchmark::State& state) {
   bench_harness::read_loop<Generated<game::PlayerInput>>(state, inputs());
 }
-void BM_PlayerInput_Read_Twin(benchmark::State& state) { bench_harness::read_loop<TwinInput>(state, inputs()); }
+void BM_PlayerInput_Read_Twin(benchmark::State& state) {
+  bench_harness::read_loop<TwinInput>(state, inputs());
+}
 void BM_PlayerInput_Measure_Generated(benchmark::State& state) {
   bench_harness::measure_loop<Generated<game::PlayerInput>>(state, inputs());
 }
@@ -79,11 +84,15 @@ void BM_PlayerInput_Measure_Twin(benchmark::State& state) {
 void BM_Snapshot64_Write_Generated(benchmark::State& state) {
   bench_harness::write_loop<Generated<game::Snapshot>>(state, snapshots());
 }
-void BM_Snapshot64_Write_Twin(benchmark::State& state) { bench_harness::write_loop<TwinSnapshot>(state, snapshots()); }
+void BM_Snapshot64_Write_Twin(benchmark::State& state) {
+  bench_harness::write_loop<TwinSnapshot>(state, snapshots());
+}
 void BM_Snapshot64_Read_Generated(benchmark::State& state) {
   bench_harness::read_loop<Generated<game::Snapshot>>(state, snapshots());
 }
-void BM_Snapshot64_Read_Twin(benchmark::State& state) { bench_harness::read_loop<TwinSnapshot>(state, snapshots()); }
+void BM_Snapshot64_Read_Twin(benchmark::State& state) {
+  bench_harness::read_loop<TwinSnapshot>(state, snapshots());
+}
 void BM_Snapshot64_Measure_Generated(benchmark::State& state) {
   bench_harness::measure_loop<Generated<game::Snapshot>>(state, snapshots());
 }

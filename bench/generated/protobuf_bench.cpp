@@ -53,7 +53,9 @@ struct FloatFields {
 struct QuantizedFields {
   using Input = pb::PlayerInputQ;
   using Snapshot = pb::SnapshotQ;
-  static int32_t put(float value, float resolution) { return static_cast<int32_t>(std::lround(value / resolution)); }
+  static int32_t put(float value, float resolution) {
+    return static_cast<int32_t>(std::lround(value / resolution));
+  }
   static float get(int32_t value, float resolution) { return static_cast<float>(value) * resolution; }
 };
 
@@ -100,7 +102,8 @@ void fill(const game::Snapshot& in, typename Fields::Snapshot& out) {
     auto* entity = out.add_entities();
     entity->set_id(e.id);
     entity->set_kind(static_cast<pb::EntityKind>(e.kind));
-    fill_vec3<Fields>(e.position.x, e.position.y, e.position.z, kPositionResolution, *entity->mutable_position());
+    fill_vec3<Fields>(e.position.x, e.position.y, e.position.z, kPositionResolution,
+                      *entity->mutable_position());
     pb::Orientation* q = entity->mutable_orientation();
     q->set_largest(e.orientation.largest);
     q->set_a(e.orientation.a);
@@ -109,7 +112,8 @@ void fill(const game::Snapshot& in, typename Fields::Snapshot& out) {
     if (e.at_rest) {
       entity->clear_velocity();
     } else {
-      fill_vec3<Fields>(e.velocity.x, e.velocity.y, e.velocity.z, kVelocityResolution, *entity->mutable_velocity());
+      fill_vec3<Fields>(e.velocity.x, e.velocity.y, e.velocity.z, kVelocityResolution,
+                        *entity->mutable_velocity());
     }
     if (e.kind == game::EntityKind::Player) {
       pb::PlayerDetails* player = entity->mutable_player();
@@ -177,7 +181,8 @@ struct ProtoSet {
       fill<Fields>(value, message);
       std::string bytes = message.SerializeAsString();
       Proto back;
-      if (!back.ParseFromString(bytes) || back.SerializeAsString() != bytes) error = "protobuf round trip differs";
+      if (!back.ParseFromString(bytes) || back.SerializeAsString() != bytes)
+        error = "protobuf round trip differs";
       total += bytes.size();
       messages.push_back(std::move(message));
       encoded.push_back(std::move(bytes));
@@ -244,7 +249,8 @@ void proto_decode(benchmark::State& state, const std::vector<Game>& values, bool
     bytes += input.size();
     benchmark::ClobberMemory();
   }
-  if (!ok || out.SerializeAsString() != set.encoded[(i - 1) & mask]) state.SkipWithError("the last decode differs");
+  if (!ok || out.SerializeAsString() != set.encoded[(i - 1) & mask])
+    state.SkipWithError("the last decode differs");
   state.SetBytesProcessed(static_cast<int64_t>(bytes));
   state.counters["bytes"] = set.mean_size;
 }
@@ -257,7 +263,9 @@ using GeneratedSnapshot = bench_harness::Generated<game::Snapshot>;
 void BM_PlayerInput_Bitwire_Write(benchmark::State& state) {
   bench_harness::write_loop<GeneratedInput>(state, inputs());
 }
-void BM_PlayerInput_Bitwire_Read(benchmark::State& state) { bench_harness::read_loop<GeneratedInput>(state, inputs()); }
+void BM_PlayerInput_Bitwire_Read(benchmark::State& state) {
+  bench_harness::read_loop<GeneratedInput>(state, inputs());
+}
 void BM_PlayerInput_ProtobufF_Encode(benchmark::State& state) {
   proto_encode<pb::PlayerInputF, FloatFields>(state, inputs(), false);
 }

@@ -35,17 +35,31 @@ std::vector<ship::FleetPacket>& one_fleet() {
   return values;
 }
 
-void BM_ShipState_Write(benchmark::State& state) { bench_harness::write_loop<ShipCodec>(state, ships()); }
-void BM_ShipState_Write_OneValue(benchmark::State& state) { bench_harness::write_loop<ShipCodec>(state, one_ship()); }
-void BM_ShipState_Read(benchmark::State& state) { bench_harness::read_loop<ShipCodec>(state, ships()); }
-void BM_ShipState_Measure(benchmark::State& state) { bench_harness::measure_loop<ShipCodec>(state, ships()); }
+void BM_ShipState_Write(benchmark::State& state) {
+  bench_harness::write_loop<ShipCodec>(state, ships());
+}
+void BM_ShipState_Write_OneValue(benchmark::State& state) {
+  bench_harness::write_loop<ShipCodec>(state, one_ship());
+}
+void BM_ShipState_Read(benchmark::State& state) {
+  bench_harness::read_loop<ShipCodec>(state, ships());
+}
+void BM_ShipState_Measure(benchmark::State& state) {
+  bench_harness::measure_loop<ShipCodec>(state, ships());
+}
 
-void BM_FleetPacket_Write(benchmark::State& state) { bench_harness::write_loop<FleetCodec>(state, fleets()); }
+void BM_FleetPacket_Write(benchmark::State& state) {
+  bench_harness::write_loop<FleetCodec>(state, fleets());
+}
 void BM_FleetPacket_Write_OneValue(benchmark::State& state) {
   bench_harness::write_loop<FleetCodec>(state, one_fleet());
 }
-void BM_FleetPacket_Read(benchmark::State& state) { bench_harness::read_loop<FleetCodec>(state, fleets()); }
-void BM_FleetPacket_Measure(benchmark::State& state) { bench_harness::measure_loop<FleetCodec>(state, fleets()); }
+void BM_FleetPacket_Read(benchmark::State& state) {
+  bench_harness::read_loop<FleetCodec>(state, fleets());
+}
+void BM_FleetPacket_Measure(benchmark::State& state) {
+  bench_harness::measure_loop<FleetCodec>(state, fleets());
+}
 
 BENCHMARK(BM_ShipState_Write);
 BENCHMARK(BM_ShipState_Write_OneValue);

@@ -353,12 +353,18 @@ inline float dequantize_compressed_float(uint32_t integer, const CompressedFloat
   return product + params.min;
 }
 
-// A float in [min, max] at `resolution`: ceil(delta / resolution) steps in the fewest bits. Lossy: a read
-// returns the nearest quantum. Requires min < max, resolution > 0, all finite; writes assert a finite value.
+// The parameters of a compressed float, computed by the compiler. Generated code passes them to
+// serialize_compressed_float so that no parameter is computed at run time, even where the compiler
+// chooses not to inline the call (g++ often does not, and then spends two divisions and a bit scan per
+// field on constants).
+consteval CompressedFloatParams compressed_float_constant(float min, float max, float resolution) {
+  return compressed_float_params(min, max, resolution);
+}
+
+// A compressed float with precomputed parameters (compressed_float_constant): the same bits as the
+// (min, max, resolution) form below.
 template <typename Stream>
-inline bool serialize_compressed_float(Stream& stream, float& value, float min, float max, float resolution) {
-  BITWIRE_ASSERT(min < max && resolution > 0.0f);
-  const CompressedFloatParams params = compressed_float_params(min, max, resolution);
+inline bool serialize_compressed_float(Stream& stream, float& value, CompressedFloatParams params) {
   if constexpr (Stream::kIsWriting) {
     BITWIRE_ASSERT(std::isfinite(value));
     stream.write_bits(quantize_compressed_float(value, params), params.bits);
@@ -375,6 +381,14 @@ inline bool serialize_compressed_float(Stream& stream, float& value, float min, 
     stream.add_bits(static_cast<size_t>(params.bits));
     return true;
   }
+}
+
+// A float in [min, max] at `resolution`: ceil(delta / resolution) steps in the fewest bits. Lossy: a read
+// returns the nearest quantum. Requires min < max, resolution > 0, all finite; writes assert a finite value.
+template <typename Stream>
+inline bool serialize_compressed_float(Stream& stream, float& value, float min, float max, float resolution) {
+  BITWIRE_ASSERT(min < max && resolution > 0.0f);
+  return serialize_compressed_float(stream, value, compressed_float_params(min, max, resolution));
 }
 
 // ---- alignment, bytes, strings ----
