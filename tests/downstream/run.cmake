@@ -1,3 +1,4 @@
+cmake_minimum_required(VERSION 3.25)
 # ctest driver: install the current build into a scratch prefix, then configure, build and run a copy of
 # the downstream project against it, and check that the build integration is incremental:
 #   - a second build does nothing;
