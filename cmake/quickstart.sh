@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bitwire quick start: `cmake/quickstart.sh demo` builds everything and runs the demo;
 # `cmake/quickstart.sh test` builds and runs the whole test suite (release, then ASan+UBSan, then the
-# short fuzz runs). Both install missing Debian packages first and are cheap to run again.
+# short fuzz runs, then plain -O3 builds with g++ and clang++ as a CMake user makes them). Both install
+# missing Debian packages first and are cheap to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +28,25 @@ install_missing() {
 build() { # build PRESET
   cmake --preset "$1" >/dev/null
   cmake --build --preset "$1" -j "$jobs"
+}
+
+# The way a CMake user or an add_subdirectory/FetchContent consumer builds us: no preset, the default
+# generator, CMake's own Release flags (-O3), no -Werror. It must build, and print no warning.
+build_plain() { # build_plain COMPILER
+  local dir=build/plain-$1
+  echo "== bitwire: plain build (cmake -DCMAKE_BUILD_TYPE=Release) with $1"
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$1" >"$dir.log" 2>&1 ||
+    { cat "$dir.log"; return 1; }
+  if ! cmake --build "$dir" -j "$jobs" >>"$dir.log" 2>&1; then
+    grep -E -B2 -A12 'error' "$dir.log" | head -n 80
+    echo "bitwire: the plain $1 build failed (log: $dir.log)" >&2
+    return 1
+  fi
+  if grep -q 'warning:' "$dir.log"; then
+    grep -E -A6 'warning:' "$dir.log" | head -n 60
+    echo "bitwire: the plain $1 build printed warnings (log: $dir.log)" >&2
+    return 1
+  fi
 }
 
 run_tests() { # run_tests PRESET
@@ -72,6 +92,8 @@ case "${1:-}" in
     run_tests sanitize
     build fuzz
     run_fuzzers
+    build_plain g++
+    build_plain clang++
     echo "bitwire: all test stages passed"
     ;;
   *)

@@ -1,5 +1,6 @@
 #include "output.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -65,15 +66,23 @@ bool write_cpp_headers(const model::Schema& schema, const std::string& out_dir, 
       return false;
     }
   }
-  std::vector<std::string> outputs;
-  std::vector<std::string> inputs;
+  std::vector<std::string> inputs;  // every schema read, imports included
   for (const model::Package& package : schema.packages) {
     const std::filesystem::path path = std::filesystem::path(out_dir) / cpp_header_name(package);
     if (!write_if_changed(path, emit_cpp_header(package), error)) return false;
-    outputs.push_back(std::filesystem::absolute(path, ec).lexically_normal().string());
     inputs.push_back(std::filesystem::absolute(package.source_path, ec).lexically_normal().string());
   }
   if (!depfile.empty()) {
+    // The targets are the headers of the files named on the command line, in that order: those are the
+    // outputs a build rule declares (Ninja requires the first target to be the rule's first output and
+    // every target to be a declared output). Headers of imported packages are written too, but belong to
+    // the rule that names their schema; they appear here only through the schemas they come from.
+    std::vector<std::string> outputs;
+    for (const model::Package* root : schema.roots) {
+      const std::filesystem::path path = std::filesystem::path(out_dir) / cpp_header_name(*root);
+      const std::string name = std::filesystem::absolute(path, ec).lexically_normal().string();
+      if (std::find(outputs.begin(), outputs.end(), name) == outputs.end()) outputs.push_back(name);
+    }
     std::string text;
     for (size_t i = 0; i < outputs.size(); ++i) text += (i ? " " : "") + depfile_escape(outputs[i]);
     text += ":";
