@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "bitwire/chunk.hpp"
+#include "bitwire/endpoint.hpp"
+#include "bitwire/link.hpp"
 #include "bitwire/simulator.hpp"
 #include "support/endpoint_harness.hpp"
 #include "support/seed.hpp"
@@ -556,6 +558,54 @@ TEST(ChunkTransfer, HostilePacketsNeverGrowMemory) {
   EXPECT_GE(outcomes, fed);  // every packet has an outcome (acks from the receiver add to the sender's)
   EXPECT_GT(receiver.counters().count(ChunkResult::kTruncated), 0u);
   EXPECT_GT(receiver.counters().count(ChunkResult::kTrailingBytes), 0u);
+}
+
+// The chunk protocol as the payload of Endpoint packets over a Link (envelope on, 10% loss both ways):
+// each slice is one unfragmented endpoint packet.
+struct ChunkPeer {
+  ChunkSender* sender = nullptr;
+  ChunkReceiver* receiver = nullptr;
+  static bool process(void* context, uint16_t, const uint8_t* data, size_t size) {
+    auto* self = static_cast<ChunkPeer*>(context);
+    const std::span<const uint8_t> packet(data, size);
+    if (size > 0 && data[0] == kChunkAckKind && self->sender != nullptr) self->sender->process_packet(packet);
+    if (size > 0 && data[0] == kChunkSliceKind && self->receiver != nullptr) self->receiver->process_packet(packet);
+    return true;
+  }
+};
+
+TEST(ChunkTransfer, OverEndpointsOnALink) {
+  NetworkConditions net;
+  net.latency_ms = 30.0;
+  net.loss_percent = 10.0;
+  Link link(LinkConfig::symmetric(net, 5));
+  const ChunkConfig config;
+  ChunkSender sender(config);
+  ChunkReceiver receiver(config);
+  ChunkPeer peer_a{&sender, nullptr};
+  ChunkPeer peer_b{nullptr, &receiver};
+  EndpointConfig endpoint_config;
+  endpoint_config.fragment_above = config.max_slice_packet_bytes();  // a slice is never fragmented
+  Endpoint a(endpoint_config, link.callbacks(LinkSide::kA, {&peer_a, nullptr, &ChunkPeer::process, nullptr}));
+  Endpoint b(endpoint_config, link.callbacks(LinkSide::kB, {&peer_b, nullptr, &ChunkPeer::process, nullptr}));
+  link.connect(a, b);
+  const Bytes block = pattern_payload(256 * 1024, 9);
+  ASSERT_TRUE(sender.send(block, 0.0));
+  double now = 0.0;
+  int ticks = 0;
+  for (; ticks < 600 && !receiver.has_chunk(); ++ticks) {
+    now += 1.0 / 60.0;
+    a.update(now);
+    b.update(now);
+    link.update(now);
+    sender.generate_packets(now, [&](std::span<const uint8_t> p) { a.send_packet(p); });
+    receiver.generate_packets(now, [&](std::span<const uint8_t> p) { b.send_packet(p); });
+  }
+  ASSERT_TRUE(receiver.has_chunk());
+  EXPECT_TRUE(std::equal(receiver.chunk().begin(), receiver.chunk().end(), block.begin(), block.end()));
+  EXPECT_EQ(a.counters().fragments_sent, 0u);
+  std::printf("over endpoints at 10%% loss: %d ticks\n", ticks);
+  EXPECT_LT(ticks, 120);  // 1.04 s of budget at 90% delivery is 1.15 s = 69 ticks, plus the trip and tail
 }
 
 TEST(ChunkMemory, ReportedMemoryIsWhatConstructionAllocates) {
