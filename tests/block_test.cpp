@@ -293,6 +293,21 @@ TEST(BlockSender, ClockSteppingBackAccruesNothing) {
   EXPECT_EQ(sender.budget_bytes(), 0.0);
 }
 
+TEST(BlockSender, SetBandwidthAppliesFromNowAndRefusesBadRates) {
+  BlockConfig config;
+  config.bandwidth_bytes_per_second = 1000.0;
+  config.max_budget_bytes = 1 << 20;
+  BlockSender sender(config);
+  sender.reset(0.0);
+  EXPECT_TRUE(sender.set_bandwidth(3000.0, 2.0));  // 2 s at 1000 B/s accrued before the change
+  EXPECT_EQ(sender.budget_bytes(), 2000.0);
+  sender.update(3.0);
+  EXPECT_EQ(sender.budget_bytes(), 5000.0);
+  EXPECT_FALSE(sender.set_bandwidth(0.0, 3.0));
+  EXPECT_FALSE(sender.set_bandwidth(std::nan(""), 3.0));
+  EXPECT_EQ(sender.config().bandwidth_bytes_per_second, 3000.0);
+}
+
 TEST(BlockSender, InitialBurstSendsWithoutBudget) {
   BlockConfig config;
   config.max_block_size = 64 * 1024;

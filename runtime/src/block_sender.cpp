@@ -74,6 +74,15 @@ void BlockSender::update(double now) {
   accrue(now);
 }
 
+bool BlockSender::set_bandwidth(double bytes_per_second, double now) {
+  BlockConfig changed = config_;
+  changed.bandwidth_bytes_per_second = bytes_per_second;
+  if (changed.check() != nullptr) return false;
+  accrue(now);
+  config_ = changed;
+  return true;
+}
+
 uint32_t BlockSender::fragment_size(uint32_t id) const {
   if (!sending_ || id >= fragment_count_) return 0;
   const uint32_t size = static_cast<uint32_t>(config_.fragment_size);

@@ -126,6 +126,10 @@ class BlockSender {
   // Returns true when the bitfield was applied. O(count / 8 + newly acked).
   bool on_ack_bitfield(std::span<const uint8_t> bits, uint32_t count);
 
+  // Changes the budget's rate from `now` on (e.g. from a congestion controller); what accrued until `now`
+  // accrued at the old rate. False, and nothing changed, when the config would then fail check().
+  bool set_bandwidth(double bytes_per_second, double now);
+
   // Abandons the block in flight (if any); the budget is kept.
   void cancel();
   // cancel(), zeroed counters, empty budget, clock restarted at `now`.
