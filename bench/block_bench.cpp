@@ -44,11 +44,13 @@ void BM_ChunkTransfer(benchmark::State& state) {
     sender.send(block, now);
     while (!receiver.has_chunk()) {
       now += kTick;
-      sender.generate_packets(now, [&](std::span<const uint8_t> p) { forward.send(now, p.data(), p.size()); });
+      sender.generate_packets(now,
+                              [&](std::span<const uint8_t> p) { forward.send(now, p.data(), p.size()); });
       forward.deliver(now, [&](std::span<const std::byte> p) {
         receiver.process_packet(std::span(reinterpret_cast<const uint8_t*>(p.data()), p.size()));
       });
-      receiver.generate_packets(now, [&](std::span<const uint8_t> p) { backward.send(now, p.data(), p.size()); });
+      receiver.generate_packets(now,
+                                [&](std::span<const uint8_t> p) { backward.send(now, p.data(), p.size()); });
       backward.deliver(now, [&](std::span<const std::byte> p) {
         sender.process_packet(std::span(reinterpret_cast<const uint8_t*>(p.data()), p.size()));
       });
@@ -64,8 +66,8 @@ void BM_ChunkTransfer(benchmark::State& state) {
   state.counters["budget_s"] = allowed;
   state.counters["ratio"] = simulated / n / allowed;
   state.counters["slices"] = static_cast<double>(slices) / n;
-  state.counters["cpu_per_slice"] =
-      benchmark::Counter(static_cast<double>(slices), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["cpu_per_slice"] = benchmark::Counter(
+      static_cast<double>(slices), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_ChunkTransfer)->Arg(0)->Arg(10)->Unit(benchmark::kMillisecond);
 

@@ -194,7 +194,7 @@ TEST(BlockSender, RoundRobinSkipsAckedAndResendsAfterDelay) {
   BlockSender sender = primed(config);
   ASSERT_TRUE(sender.begin(8 * 1024, 0.0));
   EXPECT_EQ(drain(sender, 0.0), range(0, 8));
-  EXPECT_TRUE(drain(sender, 0.05).empty());     // nothing due before the delay
+  EXPECT_TRUE(drain(sender, 0.05).empty());  // nothing due before the delay
   EXPECT_TRUE(drain(sender, 0.0999).empty());
   sender.on_fragment_acked(2);
   sender.on_fragment_acked(5);
@@ -213,7 +213,7 @@ TEST(BlockSender, CursorResumesWhereTheBudgetStopped) {
   config.min_resend_delay = 0.0;
   BlockSender sender(config);
   ASSERT_TRUE(sender.begin(8 * 1024, 0.0));
-  EXPECT_TRUE(drain(sender, 0.0).empty());           // no budget yet
+  EXPECT_TRUE(drain(sender, 0.0).empty());  // no budget yet
   EXPECT_EQ(drain(sender, 1.0), range(0, 3));
   EXPECT_EQ(drain(sender, 2.0), range(3, 6));
   sender.on_fragment_acked(0);
@@ -372,7 +372,8 @@ TEST_F(ReceiverFixture, RejectsCountOutOfRange) {
 
 TEST_F(ReceiverFixture, RejectsIdOutOfRange) {
   EXPECT_EQ(receiver.on_fragment(3, 10, 10, std::vector<uint8_t>(100)), FragmentResult::kIdOutOfRange);
-  EXPECT_EQ(receiver.on_fragment(3, 0xFFFFFFFFu, 10, std::vector<uint8_t>(100)), FragmentResult::kIdOutOfRange);
+  EXPECT_EQ(receiver.on_fragment(3, 0xFFFFFFFFu, 10, std::vector<uint8_t>(100)),
+            FragmentResult::kIdOutOfRange);
   EXPECT_FALSE(receiver.receiving());
 }
 

@@ -42,7 +42,8 @@ std::vector<Bytes> collect_slices(ChunkSender& sender, double now) {
 
 std::vector<Bytes> collect_acks(ChunkReceiver& receiver, double now) {
   std::vector<Bytes> packets;
-  receiver.generate_packets(now, [&](std::span<const uint8_t> p) { packets.emplace_back(p.begin(), p.end()); });
+  receiver.generate_packets(now,
+                            [&](std::span<const uint8_t> p) { packets.emplace_back(p.begin(), p.end()); });
   return packets;
 }
 
@@ -91,8 +92,12 @@ struct ChunkReceiverObligations : ::testing::Test {
   ChunkReceiver receiver{tiny_config()};
   static Bytes slice(uint16_t chunk, uint16_t id, uint16_t count_minus_one, const Bytes& data,
                      int last_bytes_minus_one = -1) {
-    Bytes p = {0x01, static_cast<uint8_t>(chunk), static_cast<uint8_t>(chunk >> 8), static_cast<uint8_t>(id),
-               static_cast<uint8_t>(id >> 8), static_cast<uint8_t>(count_minus_one),
+    Bytes p = {0x01,
+               static_cast<uint8_t>(chunk),
+               static_cast<uint8_t>(chunk >> 8),
+               static_cast<uint8_t>(id),
+               static_cast<uint8_t>(id >> 8),
+               static_cast<uint8_t>(count_minus_one),
                static_cast<uint8_t>(count_minus_one >> 8)};
     if (last_bytes_minus_one >= 0) {
       p.push_back(static_cast<uint8_t>(last_bytes_minus_one));
@@ -109,7 +114,8 @@ struct ChunkReceiverObligations : ::testing::Test {
 
 TEST_F(ChunkReceiverObligations, BadChunkIdIsDropped) {
   EXPECT_EQ(receiver.process_packet(slice(1, 0, 1, {1, 2, 3, 4})), ChunkResult::kBadChunkId);
-  EXPECT_EQ(receiver.process_packet(slice(0xFFFF, 0, 1, {1, 2, 3, 4})), ChunkResult::kBadChunkId);  // no chunk yet
+  EXPECT_EQ(receiver.process_packet(slice(0xFFFF, 0, 1, {1, 2, 3, 4})),
+            ChunkResult::kBadChunkId);  // no chunk yet
   EXPECT_EQ(receiver.counters().count(ChunkResult::kBadChunkId), 2u);
   expect_nothing_stored();
 }
@@ -238,7 +244,8 @@ TEST_F(ChunkSenderObligations, TruncatedAckAtEveryLength) {
 }
 
 TEST_F(ChunkSenderObligations, AckWithTrailingBytesIsDropped) {
-  EXPECT_EQ(sender.process_packet(Bytes{0x02, 0x00, 0x00, 0x02, 0x00, 0x07, 0x00}), ChunkResult::kTrailingBytes);
+  EXPECT_EQ(sender.process_packet(Bytes{0x02, 0x00, 0x00, 0x02, 0x00, 0x07, 0x00}),
+            ChunkResult::kTrailingBytes);
   EXPECT_EQ(sender.scheduler().fragments_acked(), 0u);
 }
 
@@ -332,7 +339,8 @@ struct Transfer {
     forward.deliver(now, [&](std::span<const std::byte> p) {
       receiver.process_packet(std::span(reinterpret_cast<const uint8_t*>(p.data()), p.size()));
     });
-    receiver.generate_packets(now, [&](std::span<const uint8_t> p) { backward.send(now, p.data(), p.size()); });
+    receiver.generate_packets(now,
+                              [&](std::span<const uint8_t> p) { backward.send(now, p.data(), p.size()); });
     backward.deliver(now, [&](std::span<const std::byte> p) {
       sender.process_packet(std::span(reinterpret_cast<const uint8_t*>(p.data()), p.size()));
     });
@@ -362,7 +370,8 @@ NetworkConditions hostile_network(double loss) {
 
 // The time the budget implies for one block at `loss` (each direction): every fragment costs its bytes
 // plus the overhead, a fraction (1 - loss) of the sends arrive, plus one worst-case one-way trip.
-double budget_time(const BlockConfig& block, uint32_t size, double loss_percent, const NetworkConditions& net) {
+double budget_time(const BlockConfig& block, uint32_t size, double loss_percent,
+                   const NetworkConditions& net) {
   const double fragments = std::ceil(static_cast<double>(size) / block.fragment_size);
   const double wire = size + fragments * block.fragment_overhead_bytes;
   return wire / (block.bandwidth_bytes_per_second * (1.0 - loss_percent / 100.0)) +
@@ -391,8 +400,8 @@ TEST_P(ChunkOverLoss, BlockArrivesByteExactWithinBudgetPlusHalf) {
   const Bytes block = pattern_payload(256 * 1024, static_cast<uint32_t>(seed));
   // The budget's time plus 50%, plus the resend tail. Caps at 60 Hz: 0% 103 ticks, 25% 158, 50% 245,
   // 90% 1260. Over 300 seeds the slowest runs took 69, 129, 195 and 945 ticks.
-  const double allowed = 1.5 * budget_time(config.block, 256 * 1024, loss, net) +
-                         resend_tail(config.block, 256 * 1024, loss);
+  const double allowed =
+      1.5 * budget_time(config.block, 256 * 1024, loss, net) + resend_tail(config.block, 256 * 1024, loss);
   const uint64_t cap = static_cast<uint64_t>(std::ceil(allowed / Transfer::kTick));
   SCOPED_TRACE("cap " + std::to_string(cap) + " ticks");
 
@@ -417,8 +426,9 @@ TEST_P(ChunkOverLoss, BlockArrivesByteExactWithinBudgetPlusHalf) {
   EXPECT_EQ(transfer.sender.chunk_id(), 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Loss, ChunkOverLoss, ::testing::Values(0.0, 25.0, 50.0, 90.0),
-                         [](const auto& info) { return "Loss" + std::to_string(static_cast<int>(info.param)); });
+INSTANTIATE_TEST_SUITE_P(Loss, ChunkOverLoss, ::testing::Values(0.0, 25.0, 50.0, 90.0), [](const auto& info) {
+  return "Loss" + std::to_string(static_cast<int>(info.param));
+});
 
 // The sender's budget is respected on the wire: over the whole transfer, what it charged never exceeds
 // what the budget accrued plus the cap.
@@ -428,7 +438,8 @@ TEST(ChunkTransfer, SenderNeverExceedsTheBudget) {
   const Bytes block = pattern_payload(256 * 1024, 3);
   ASSERT_TRUE(transfer.sender.send(block, 0.0));
   transfer.until_received(100000);
-  const double accrued = transfer.now * config.block.bandwidth_bytes_per_second + config.block.max_budget_bytes;
+  const double accrued =
+      transfer.now * config.block.bandwidth_bytes_per_second + config.block.max_budget_bytes;
   EXPECT_LE(static_cast<double>(transfer.sender.scheduler().counters().budget_spent), accrued);
   // Data + overhead charged = bytes actually put on the wire minus the real header (7..9) plus 40.
   const auto& c = transfer.sender.scheduler().counters();
@@ -569,7 +580,8 @@ struct ChunkPeer {
     auto* self = static_cast<ChunkPeer*>(context);
     const std::span<const uint8_t> packet(data, size);
     if (size > 0 && data[0] == kChunkAckKind && self->sender != nullptr) self->sender->process_packet(packet);
-    if (size > 0 && data[0] == kChunkSliceKind && self->receiver != nullptr) self->receiver->process_packet(packet);
+    if (size > 0 && data[0] == kChunkSliceKind && self->receiver != nullptr)
+      self->receiver->process_packet(packet);
     return true;
   }
 };

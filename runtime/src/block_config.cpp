@@ -28,7 +28,8 @@ constexpr DoubleLimit<BlockConfig> kBlockDoubles[] = {
 
 constexpr CrossRule<BlockConfig> kBlockRules[] = {
     {[](const BlockConfig& c) {
-       return static_cast<int64_t>(c.max_block_size) <= static_cast<int64_t>(c.fragment_size) * kMaxBlockFragments;
+       return static_cast<int64_t>(c.max_block_size) <=
+              static_cast<int64_t>(c.fragment_size) * kMaxBlockFragments;
      },
      // Fails only when fragment_size < 1024, so the product stays below kMaxBlockSizeLimit.
      [](BlockConfig& c) { c.max_block_size = c.fragment_size * kMaxBlockFragments; },

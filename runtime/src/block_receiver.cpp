@@ -71,8 +71,8 @@ FragmentResult BlockReceiver::on_fragment(uint32_t block_id, uint32_t fragment_i
 
 std::span<const uint8_t> BlockReceiver::block() const {
   if (!complete_) return {};
-  const size_t size = static_cast<size_t>(fragment_count_ - 1) * static_cast<size_t>(config_.fragment_size) +
-                      last_size_;
+  const size_t size =
+      static_cast<size_t>(fragment_count_ - 1) * static_cast<size_t>(config_.fragment_size) + last_size_;
   return {data_.data(), size};
 }
 

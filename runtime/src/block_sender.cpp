@@ -147,7 +147,8 @@ BlockAckResult BlockSender::on_fragment_acked(uint32_t id) {
 }
 
 bool BlockSender::on_ack_bitfield(std::span<const uint8_t> bits, uint32_t count) {
-  if (!sending_ || count != fragment_count_ || bits.size() < (static_cast<size_t>(count) + 7) / 8) return false;
+  if (!sending_ || count != fragment_count_ || bits.size() < (static_cast<size_t>(count) + 7) / 8)
+    return false;
   for (uint32_t byte = 0; byte * 8 < count && sending_; ++byte) {
     // Only bits not acked yet; bits at or beyond `count` are ignored.
     const uint32_t base = byte * 8;

@@ -58,7 +58,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ++to_receiver;
     if (receiver.process_packet(p) == bitwire::ChunkResult::kChunkCompleted) {
       ++completions;
-      if (!receiver.has_chunk() || receiver.chunk().size() > static_cast<size_t>(config.block.max_block_size)) {
+      if (!receiver.has_chunk() ||
+          receiver.chunk().size() > static_cast<size_t>(config.block.max_block_size)) {
         __builtin_trap();
       }
     }

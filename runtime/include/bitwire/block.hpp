@@ -54,11 +54,11 @@ inline constexpr int kMaxBlockSizeLimit = 64 * 1024 * 1024;
 
 struct BlockConfig {
   int max_block_size = 256 * 1024;  // largest block in bytes; each receiver preallocates exactly this
-  int fragment_size = 1024;         // data bytes per fragment; every fragment but the last carries exactly this
-  double min_resend_delay = 0.1;    // seconds before an unacked fragment may be sent again
+  int fragment_size = 1024;       // data bytes per fragment; every fragment but the last carries exactly this
+  double min_resend_delay = 0.1;  // seconds before an unacked fragment may be sent again
   double bandwidth_bytes_per_second = 256 * 1024;  // budget accrual (fragment data + overhead), bytes/s
   int max_budget_bytes = 16 * 1024;  // the budget never holds more than this (bounds the burst after idle)
-  int initial_burst_bytes = 0;       // a new block may send this many bytes at once, outside the budget (0: off)
+  int initial_burst_bytes = 0;  // a new block may send this many bytes at once, outside the budget (0: off)
   int fragment_overhead_bytes = 40;  // bytes charged per fragment on top of its data (IP/UDP + framing)
 
   // Fragments of the largest block: ceil(max_block_size / fragment_size).
@@ -156,8 +156,8 @@ class BlockSender {
   std::vector<double> last_sent_;  // per fragment; meaningful once the fragment was sent
   std::vector<uint32_t> next_;     // cyclic list of unacked fragments, in id order
   std::vector<uint32_t> prev_;
-  std::vector<uint64_t> acked_;    // bitset
-  std::vector<uint64_t> sent_;     // bitset: sent at least once
+  std::vector<uint64_t> acked_;  // bitset
+  std::vector<uint64_t> sent_;   // bitset: sent at least once
   bool sending_ = false;
   uint32_t block_size_ = 0;
   uint32_t fragment_count_ = 0;
@@ -192,8 +192,8 @@ bool is_rejection(FragmentResult result);
 struct BlockReceiverCounters {
   uint64_t blocks_completed = 0;
   uint64_t blocks_released = 0;
-  uint64_t bytes_received = 0;                    // fragment data bytes stored
-  uint64_t results[kFragmentResultCount] = {};    // on_fragment outcomes, indexed by FragmentResult
+  uint64_t bytes_received = 0;                  // fragment data bytes stored
+  uint64_t results[kFragmentResultCount] = {};  // on_fragment outcomes, indexed by FragmentResult
   uint64_t count(FragmentResult result) const { return results[static_cast<int>(result)]; }
   friend bool operator==(const BlockReceiverCounters&, const BlockReceiverCounters&) = default;
 };

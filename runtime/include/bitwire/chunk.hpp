@@ -47,8 +47,12 @@ struct ChunkConfig {
   double ack_interval = 0.01;  // receiver: minimum seconds between two acks of the chunk in progress
 
   // Bytes of the largest slice packet and of the largest ack packet this config produces.
-  int max_slice_packet_bytes() const { return block.fragment_size + static_cast<int>(kChunkLastSliceHeaderBytes); }
-  int max_ack_packet_bytes() const { return (block.max_fragments() + 7) / 8 + static_cast<int>(kChunkAckHeaderBytes); }
+  int max_slice_packet_bytes() const {
+    return block.fragment_size + static_cast<int>(kChunkLastSliceHeaderBytes);
+  }
+  int max_ack_packet_bytes() const {
+    return (block.max_fragments() + 7) / 8 + static_cast<int>(kChunkAckHeaderBytes);
+  }
 
   const char* check() const;
   ChunkConfig sanitized() const;
@@ -57,15 +61,15 @@ struct ChunkConfig {
 // What process_packet did with a datagram (both sides share the list; each uses its own part).
 enum class ChunkResult : uint8_t {
   // Receiver, accepted:
-  kSliceAccepted,     // a new slice of the chunk in progress was stored
-  kChunkCompleted,    // ... and it completed the chunk (reported once per chunk)
-  kSliceDuplicate,    // a slice already held (the sender has not seen our ack yet: ack again)
-  kReacked,           // a slice of the chunk completed last: answered with a full ack again
-  kBusy,              // a slice of the next chunk while the completed one awaits release_chunk()
+  kSliceAccepted,   // a new slice of the chunk in progress was stored
+  kChunkCompleted,  // ... and it completed the chunk (reported once per chunk)
+  kSliceDuplicate,  // a slice already held (the sender has not seen our ack yet: ack again)
+  kReacked,         // a slice of the chunk completed last: answered with a full ack again
+  kBusy,            // a slice of the next chunk while the completed one awaits release_chunk()
   // Sender, accepted:
-  kAckApplied,        // an ack of the chunk in flight; newly acked slices stop being sent
-  kAckCompleted,      // ... and every slice is now acked: the chunk is done, the sender is idle
-  kAckStale,          // an ack of another chunk (late or duplicated): ignored
+  kAckApplied,    // an ack of the chunk in flight; newly acked slices stop being sent
+  kAckCompleted,  // ... and every slice is now acked: the chunk is done, the sender is idle
+  kAckStale,      // an ack of another chunk (late or duplicated): ignored
   // Rejected (either side):
   kTruncated,         // shorter than its header or than the length its header implies
   kTrailingBytes,     // longer than its header implies
@@ -84,9 +88,9 @@ const char* to_string(ChunkResult result);
 bool is_rejection(ChunkResult result);
 
 struct ChunkCounters {
-  uint64_t packets_sent = 0;                    // slice packets (sender) or ack packets (receiver) generated
-  uint64_t bytes_sent = 0;                      // their bytes
-  uint64_t results[kChunkResultCount] = {};     // process_packet outcomes, indexed by ChunkResult
+  uint64_t packets_sent = 0;                 // slice packets (sender) or ack packets (receiver) generated
+  uint64_t bytes_sent = 0;                   // their bytes
+  uint64_t results[kChunkResultCount] = {};  // process_packet outcomes, indexed by ChunkResult
   uint64_t count(ChunkResult result) const { return results[static_cast<int>(result)]; }
 };
 
@@ -179,11 +183,11 @@ class ChunkReceiver {
   ChunkConfig config_;
   BlockReceiver block_;
   std::vector<uint8_t> scratch_;
-  uint16_t expected_id_ = 0;          // id of the chunk being received (or next to be)
-  bool has_completed_ = false;        // a chunk was completed (its id is expected_id_ - 1)
-  uint32_t completed_count_ = 0;      // its slice count
-  bool ack_pending_ = false;          // the chunk in progress changed or was resent since the last ack
-  bool reack_pending_ = false;        // a slice of the completed chunk came in again
+  uint16_t expected_id_ = 0;         // id of the chunk being received (or next to be)
+  bool has_completed_ = false;       // a chunk was completed (its id is expected_id_ - 1)
+  uint32_t completed_count_ = 0;     // its slice count
+  bool ack_pending_ = false;         // the chunk in progress changed or was resent since the last ack
+  bool reack_pending_ = false;       // a slice of the completed chunk came in again
   double last_ack_time_ = -1e300;    // of the last ack of the chunk in progress
   double last_reack_time_ = -1e300;  // of the last full ack of the completed chunk
   ChunkCounters counters_;
