@@ -100,10 +100,16 @@ struct EndpointConfig {
                                        // max_fragments * fragment_size (clamped to it otherwise)
   int sent_packets_buffer_size = 256;  // sent packets remembered for acks/RTT/loss (rounded up to 2^k)
   int received_packets_buffer_size = 256;    // received sequences remembered for duplicate detection (2^k)
-  int fragment_reassembly_buffer_size = 64;  // window of packet sequences that may be in reassembly (2^k)
+  int fragment_reassembly_buffer_size = 64;  // window of packet sequences that may be in reassembly (2^k);
+                                             // fragments may run half of it ahead of the newest received
   int reassembly_slots = 8;                  // packets reassembled at once; each slot holds one whole packet
                                              // (max_fragments * fragment_size bytes). When all are busy, the
-                                             // oldest incomplete packet is evicted for a newer one.
+                                             // reassembly started longest ago is evicted for a new one.
+  int max_sequence_jump = 256;               // a packet more than this many sequences after the newest
+                                             // received is refused (packets_too_far_ahead) ...
+  int sequence_resync_packets = 3;           // ... unless this many such out-of-range sequences arrive in
+                                             // increasing order with nothing in range between them: then
+                                             // the receive side resynchronizes to the peer's new sequence
   int ack_buffer_size = 256;                 // capacity of the acks() list between clear_acks() calls
   int rtt_history_size = 256;                // RTT samples kept for min / max / average
   float rtt_smoothing_factor = 0.1f;         // weight of each new RTT sample in the smoothed RTT (0..1]
@@ -152,6 +158,10 @@ enum class ReceiveResult : uint8_t {
   kFragmentDuplicate,    // fragment already held, or its packet already received (fragments_duplicate)
   kFragmentStale,        // fragment too old for the reassembly window           (fragments_stale)
   kReassembledTooLarge,  // a completed reassembly exceeds max_packet_size (packets_too_large_to_receive)
+  kTooFarAhead,          // more than max_sequence_jump after the newest received (packets_too_far_ahead)
+  kFragmentTooFarAhead,  // beyond the reassembly margin after the newest received  (fragments_too_far_ahead)
+  kFragmentConflict,     // disagrees with its packet's stored fragments; that reassembly is dropped
+                         //                                                       (fragments_conflicting)
 };
 const char* to_string(ReceiveResult result);
 
@@ -175,6 +185,10 @@ struct EndpointCounters {
   uint64_t reassemblies_completed = 0;        // fragmented packets put back together
   uint64_t acks_overflowed = 0;               // acks not listed because acks() was full (on_ack still ran)
   uint64_t acks_ahead = 0;                    // received packets whose ack is newer than anything sent
+  uint64_t packets_too_far_ahead = 0;         // dropped: sequence more than max_sequence_jump ahead
+  uint64_t fragments_too_far_ahead = 0;       // dropped: fragment beyond the reassembly margin
+  uint64_t fragments_conflicting = 0;         // dropped with their reassembly: count or bytes disagree
+  uint64_t sequence_resyncs = 0;              // receive side moved to a far-away peer sequence
   friend bool operator==(const EndpointCounters&, const EndpointCounters&) = default;
 };
 
