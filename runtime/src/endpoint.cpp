@@ -58,9 +58,10 @@ struct Endpoint::State {
   uint16_t ack = 0xFFFF;  // newest received (65535 before anything, as reliable 1.0 does)
   uint32_t ack_bits = 0;
   Reassembler reassembly;
-  // With nothing received, sequences are measured from here (the peer's first packet is expected at
-  // base + 1; 65535 on a fresh session, as reliable 1.0's ack starts).
-  uint16_t base = 0xFFFF;
+  // The newest sequence accepted: new sequences are measured from here. 65535 on a fresh session (the
+  // peer's first packet is expected at 0, as reliable 1.0's ack starts); moved by every newer packet
+  // delivered and by a resync.
+  uint16_t horizon = 0xFFFF;
   // Resync: datagrams out of range (too far ahead, or behind the received window) that follow one
   // another in increasing sequence order, with no datagram accepted in range in between.
   int resync_count = 0;
@@ -152,7 +153,7 @@ struct Endpoint::State {
     ack = 0xFFFF;
     ack_bits = 0;
     reassembly.reset();
-    base = 0xFFFF;
+    horizon = 0xFFFF;
     resync_count = 0;
     num_acks = 0;
     has_processed_ack = false;
@@ -299,13 +300,10 @@ struct Endpoint::State {
   // received, or behind the received window.
   enum class Range : uint8_t { kInRange, kAhead, kBehind };
 
-  // The sequence new ones are measured from: the newest received, else `base`.
-  uint16_t horizon() const { return received.has_newest() ? received.newest() : base; }
-
   // `limit`: how far after the horizon a sequence may be (max_sequence_jump for packets, the fragment
   // margin for fragments).
   Range classify(uint16_t packet_sequence, int limit) const {
-    const uint16_t steps = static_cast<uint16_t>(packet_sequence - horizon());
+    const uint16_t steps = static_cast<uint16_t>(packet_sequence - horizon);
     if (steps != 0 && steps < 32768) return steps <= static_cast<uint32_t>(limit) ? Range::kInRange : Range::kAhead;
     if (!received.has_newest()) return steps == 0 ? Range::kInRange : Range::kAhead;
     return received.can_insert(packet_sequence) ? Range::kInRange : Range::kBehind;
@@ -332,16 +330,23 @@ struct Endpoint::State {
     return resync_count >= config.sequence_resync_packets;
   }
 
-  // The receive side restarts at `packet_sequence`: received window, ack state and reassembly emptied.
-  void resync(uint16_t packet_sequence) {
+  // The receive side follows the peer to `packet_sequence`. Forward (the peer ran ahead), the windows
+  // simply move on as they do for any newer packet, so everything already received stays known and
+  // nothing is delivered twice. Backward (behind the received window: the peer's sequence went round,
+  // or the window had been moved by forgeries), the received window, ack state and reassembly restart.
+  void resync(uint16_t packet_sequence, Range range) {
     ++counters.sequence_resyncs;
     BITWIRE_LOG(LogLevel::kInfo, "[%s] peer sequence moved from %u to %u: receive window resynchronized",
-                config.name, static_cast<unsigned>(horizon()), static_cast<unsigned>(packet_sequence));
-    received.reset();
-    ack = 0xFFFF;
-    ack_bits = 0;
-    reassembly.reset();
-    base = static_cast<uint16_t>(packet_sequence - 1);
+                config.name, static_cast<unsigned>(horizon), static_cast<unsigned>(packet_sequence));
+    if (range == Range::kBehind) {
+      received.reset();
+      ack = 0xFFFF;
+      ack_bits = 0;
+      reassembly.reset();
+      horizon = static_cast<uint16_t>(packet_sequence - 1);
+    } else {
+      horizon = packet_sequence;
+    }
     resync_count = 0;
   }
 
@@ -370,6 +375,9 @@ struct Endpoint::State {
     const uint16_t previous = ack;
     received.insert(packet_sequence);
     resync_count = 0;
+    if (const uint16_t steps = static_cast<uint16_t>(packet_sequence - horizon); steps != 0 && steps < 32768) {
+      horizon = packet_sequence;
+    }
     if (first) {
       ack = packet_sequence;
       ack_bits = 1;
@@ -444,7 +452,7 @@ struct Endpoint::State {
         return drop(ReceiveResult::kFragmentStale, counters.fragments_stale,
                     "older than the received-packets window");
       }
-      resync(packet_sequence);
+      resync(packet_sequence, range);
     }
     if (received.exists(packet_sequence)) {
       return drop(ReceiveResult::kFragmentDuplicate, counters.fragments_duplicate,
@@ -515,7 +523,7 @@ struct Endpoint::State {
         }
         return drop(ReceiveResult::kStale, counters.packets_stale, "older than the received-packets window");
       }
-      resync(header.sequence);
+      resync(header.sequence, range);
     }
     return process_packet(header.sequence, header.ack, header.ack_bits, data + header_bytes,
                           size - header_bytes, wire_bytes);
