@@ -21,6 +21,8 @@ struct Outcome {
   uint64_t fully_arrived_dropped = 0;    // ... and the endpoint did not deliver it
   uint64_t delivered = 0;
   uint64_t evicted = 0;
+  uint64_t refused_ahead = 0;  // fragments beyond the reassembly margin
+  uint64_t stale = 0;          // fragments older than the reassembly window
 };
 
 // One direction, sender -> receiver, at `hz` for `seconds`, every payload `size` bytes; the receiver
@@ -110,6 +112,8 @@ Outcome run(const EndpointConfig& config, const NetworkConditions& conditions, u
     if (delivered[s]) ++outcome.delivered;
   }
   outcome.evicted = receiver.counters().reassemblies_evicted;
+  outcome.refused_ahead = receiver.counters().fragments_too_far_ahead;
+  outcome.stale = receiver.counters().fragments_stale;
   EXPECT_EQ(to_receiver.stats().overflow, 0u);
   return outcome;
 }
@@ -130,13 +134,16 @@ TEST(EndpointDefaults, HoldAtSixtyHertzSixteenKiBAndHundredMsJitter) {
   BITWIRE_SEEDED_TEST_SEED(0xdef);
   const EndpointConfig defaults;
   ASSERT_EQ(defaults.max_packet_size, 16 * 1024);
+  std::printf("memory_required(defaults) = %zu bytes\n", Endpoint::memory_required(defaults));
   for (const double loss : {0.0, 2.0, 10.0}) {
     const Outcome o = run(defaults, target_conditions(loss), seed, 60.0, 120.0, 16 * 1024);
-    std::printf("defaults, loss %.0f%%: sent %llu, fully arrived %llu, delivered %llu, dropped %llu, evicted %llu\n",
+    std::printf("defaults, loss %.0f%%: sent %llu, fully arrived %llu, delivered %llu, dropped %llu, evicted %llu, "
+                "fragments too far ahead %llu, stale %llu\n",
                 loss, static_cast<unsigned long long>(o.sent), static_cast<unsigned long long>(o.fully_arrived),
                 static_cast<unsigned long long>(o.delivered),
                 static_cast<unsigned long long>(o.fully_arrived_dropped),
-                static_cast<unsigned long long>(o.evicted));
+                static_cast<unsigned long long>(o.evicted), static_cast<unsigned long long>(o.refused_ahead),
+                static_cast<unsigned long long>(o.stale));
     EXPECT_GT(o.fully_arrived, o.sent / 10) << "loss " << loss;
     EXPECT_EQ(o.fully_arrived_dropped, 0u) << "loss " << loss;
   }

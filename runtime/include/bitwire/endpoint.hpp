@@ -38,6 +38,17 @@
 //   on_ack may call send_packet; no callback may call receive_packet or reset on the same endpoint.
 // - Acks: each sent packet that the peer reports received is acked exactly once (until its sequence
 //   comes round again 65536 packets later), and only packets this endpoint actually sent are ever acked.
+// - Windows (docs/packets.md section 2.1): no single datagram moves a window far. A packet more than
+//   max_sequence_jump after the newest received (after 65535 on a fresh or reset endpoint) is refused
+//   (kTooFarAhead), a fragment more than min(max_sequence_jump, fragment_reassembly_buffer_size / 2)
+//   after it too (kFragmentTooFarAhead). sequence_resync_packets out-of-range sequences in increasing
+//   order, with nothing in range between them, resynchronize the receive side: a genuine peer that
+//   jumped loses at most sequence_resync_packets - 1 packets, and so does the genuine peer per forged
+//   burst. A fragment that disagrees with its packet's stored fragments drops that one reassembly
+//   (kFragmentConflict) and nothing else.
+// - Not authentication: the envelope's crc32 can be forged from one observed datagram, acks can be
+//   spoofed, and a packet replayed once the received window has moved on is delivered. The secure
+//   transport defends against those (docs/packets.md section 9).
 #pragma once
 
 #include <cstddef>
@@ -100,11 +111,13 @@ struct EndpointConfig {
                                        // max_fragments * fragment_size (clamped to it otherwise)
   int sent_packets_buffer_size = 256;  // sent packets remembered for acks/RTT/loss (rounded up to 2^k)
   int received_packets_buffer_size = 256;    // received sequences remembered for duplicate detection (2^k)
-  int fragment_reassembly_buffer_size = 64;  // window of packet sequences that may be in reassembly (2^k);
+  int fragment_reassembly_buffer_size = 256; // window of packet sequences that may be in reassembly (2^k);
                                              // fragments may run half of it ahead of the newest received
-  int reassembly_slots = 8;                  // packets reassembled at once; each slot holds one whole packet
+  int reassembly_slots = 32;                 // packets reassembled at once; each slot holds one whole packet
                                              // (max_fragments * fragment_size bytes). When all are busy, the
-                                             // reassembly started longest ago is evicted for a new one.
+                                             // reassembly started longest ago is evicted for a new one. 32
+                                             // holds 60 Hz of 16 KiB packets under +-200 ms of jitter
+                                             // (docs/packets.md); too few slots evict nearly everything.
   int max_sequence_jump = 256;               // a packet more than this many sequences after the newest
                                              // received is refused (packets_too_far_ahead) ...
   int sequence_resync_packets = 3;           // ... unless this many such out-of-range sequences arrive in
