@@ -110,7 +110,8 @@ BENCHMARK(BM_Crc32)->Arg(64)->Arg(1200)->Arg(64 * 1024);
 // busy, evicts one. Time per fragment at 8 and at 1,024 slots (the slot lookup is constant time, so the
 // two should match; a linear scan of the slots cost 40x more at 1,024).
 void BM_HostileFragment(benchmark::State& state) {
-  bitwire::Reassembler reassembler(bitwire::ReassemblerConfig{2048, static_cast<int>(state.range(0)), 16, 1024});
+  bitwire::Reassembler reassembler(
+      bitwire::ReassemblerConfig{2048, static_cast<int>(state.range(0)), 16, 1024});
   std::vector<uint8_t> data(1024, 0x42);
   uint16_t sequence = 0;
   for (int64_t i = 0; i <= state.range(0); ++i) {  // every slot busy before timing starts

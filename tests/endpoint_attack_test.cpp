@@ -254,8 +254,8 @@ TEST_P(EndpointAttack, FragmentCountChangesBetweenFragmentsOfOnePacket) {
   ASSERT_EQ(peer->delivered.size(), 1u);
   EXPECT_EQ(peer->delivered[0].sequence, 7);
   EXPECT_EQ(peer->delivered[0].payload.size(), 130u);
-  EXPECT_TRUE(std::equal(peer->delivered[0].payload.begin(), peer->delivered[0].payload.begin() + kFragmentSize,
-                         data(kFragmentSize, 7).begin()));
+  EXPECT_TRUE(std::equal(peer->delivered[0].payload.begin(),
+                         peer->delivered[0].payload.begin() + kFragmentSize, data(kFragmentSize, 7).begin()));
 }
 
 TEST_P(EndpointAttack, OversizedFragmentData) {
@@ -469,8 +469,7 @@ TEST_P(EndpointAttack, AckBitsFarInTheFuture) {
   uint16_t next = 0;
   for (uint16_t ack : {uint16_t{10}, uint16_t{1010}, uint16_t{32000}}) {
     const EndpointCounters before = peer->endpoint.counters();
-    EXPECT_EQ(feed(*peer, regular(next++, {7}, ack, 0xFFFFFFFF)),
-              ReceiveResult::kDelivered);
+    EXPECT_EQ(feed(*peer, regular(next++, {7}, ack, 0xFFFFFFFF)), ReceiveResult::kDelivered);
     const EndpointCounters& after = peer->endpoint.counters();
     EXPECT_EQ(after.acks_ahead, before.acks_ahead + 1) << ack;
     EXPECT_EQ(after.packets_acked, before.packets_acked);

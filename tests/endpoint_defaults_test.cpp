@@ -17,8 +17,8 @@ namespace {
 
 struct Outcome {
   uint64_t sent = 0;
-  uint64_t fully_arrived = 0;            // every datagram of the packet came out of the network
-  uint64_t fully_arrived_dropped = 0;    // ... and the endpoint did not deliver it
+  uint64_t fully_arrived = 0;          // every datagram of the packet came out of the network
+  uint64_t fully_arrived_dropped = 0;  // ... and the endpoint did not deliver it
   uint64_t delivered = 0;
   uint64_t evicted = 0;
   uint64_t refused_ahead = 0;  // fragments beyond the reassembly margin
@@ -96,9 +96,10 @@ Outcome run(const EndpointConfig& config, const NetworkConditions& conditions, u
     });
     if (tick < judged_ticks) {
       const uint16_t sequence = sender.next_sequence();
-      expected[sequence] = size <= static_cast<size_t>(config.fragment_above)
-                               ? 1u
-                               : static_cast<uint32_t>((size + config.fragment_size - 1) / config.fragment_size);
+      expected[sequence] =
+          size <= static_cast<size_t>(config.fragment_above)
+              ? 1u
+              : static_cast<uint32_t>((size + config.fragment_size - 1) / config.fragment_size);
       sender.send_packet(payload.data(), payload.size());
       ++outcome.sent;
     }
@@ -137,13 +138,13 @@ TEST(EndpointDefaults, HoldAtSixtyHertzSixteenKiBAndHundredMsJitter) {
   std::printf("memory_required(defaults) = %zu bytes\n", Endpoint::memory_required(defaults));
   for (const double loss : {0.0, 2.0, 10.0}) {
     const Outcome o = run(defaults, target_conditions(loss), seed, 60.0, 120.0, 16 * 1024);
-    std::printf("defaults, loss %.0f%%: sent %llu, fully arrived %llu, delivered %llu, dropped %llu, evicted %llu, "
-                "fragments too far ahead %llu, stale %llu\n",
-                loss, static_cast<unsigned long long>(o.sent), static_cast<unsigned long long>(o.fully_arrived),
-                static_cast<unsigned long long>(o.delivered),
-                static_cast<unsigned long long>(o.fully_arrived_dropped),
-                static_cast<unsigned long long>(o.evicted), static_cast<unsigned long long>(o.refused_ahead),
-                static_cast<unsigned long long>(o.stale));
+    std::printf(
+        "defaults, loss %.0f%%: sent %llu, fully arrived %llu, delivered %llu, dropped %llu, evicted %llu, "
+        "fragments too far ahead %llu, stale %llu\n",
+        loss, static_cast<unsigned long long>(o.sent), static_cast<unsigned long long>(o.fully_arrived),
+        static_cast<unsigned long long>(o.delivered),
+        static_cast<unsigned long long>(o.fully_arrived_dropped), static_cast<unsigned long long>(o.evicted),
+        static_cast<unsigned long long>(o.refused_ahead), static_cast<unsigned long long>(o.stale));
     EXPECT_GT(o.fully_arrived, o.sent / 10) << "loss " << loss;
     EXPECT_EQ(o.fully_arrived_dropped, 0u) << "loss " << loss;
   }

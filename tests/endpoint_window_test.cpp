@@ -65,7 +65,8 @@ Bytes fragment_packet(uint16_t sequence, int id, int count, const Bytes& data) {
 // a sends to b, b answers every packet; `tamper` sees each datagram from a before b does and may inject
 // datagrams of its own (it returns the datagrams b receives, in order).
 struct Pair {
-  explicit Pair(const EndpointConfig& config = window_config()) : a(Peer::make(config)), b(Peer::make(config)) {}
+  explicit Pair(const EndpointConfig& config = window_config())
+      : a(Peer::make(config)), b(Peer::make(config)) {}
 
   // a sends one payload of `size` bytes (fragmented above kFragmentSize); returns whether b delivered it.
   bool exchange(size_t size, const std::function<void(std::vector<Bytes>&)>& tamper = nullptr) {
@@ -149,13 +150,15 @@ TEST(EndpointWindow, RandomFarPacketsInterleavedCostAtMostTheOnesDelivered) {
   std::mt19937_64 rng(seed);
   Pair pair;
   const int delivered = pair.run(3000, 10, [&](int i, std::vector<Bytes>& datagrams) {
-    if (i % 10 == 0) datagrams.insert(datagrams.begin(), sealed(regular_packet(static_cast<uint16_t>(rng()), {9})));
+    if (i % 10 == 0)
+      datagrams.insert(datagrams.begin(), sealed(regular_packet(static_cast<uint16_t>(rng()), {9})));
   });
   const auto forged_delivered = std::count_if(pair.b->delivered.begin(), pair.b->delivered.end(),
                                               [](const test::Delivery& d) { return d.payload == Bytes{9}; });
   EXPECT_GE(delivered, 3000 - forged_delivered);
   EXPECT_LE(forged_delivered, 10);
-  EXPECT_GE(pair.b->endpoint.counters().packets_too_far_ahead + pair.b->endpoint.counters().packets_stale, 280u);
+  EXPECT_GE(pair.b->endpoint.counters().packets_too_far_ahead + pair.b->endpoint.counters().packets_stale,
+            280u);
   EXPECT_EQ(pair.b->endpoint.counters().sequence_resyncs, 0u);
 }
 
@@ -225,18 +228,21 @@ TEST(EndpointWindow, PredictedSequenceFragmentCostsOnePacketAndIsNeverDelivered)
     size_t size;
     bool detected;  // the genuine fragment with the same index arrives before the packet completes
   };
-  for (const Case& c : {Case{"wider count", 8, 5, kFragmentSize, true}, Case{"narrower count", 2, 1, 40, true},
-                        Case{"same count, forged middle bytes", 4, 1, kFragmentSize, true},
-                        Case{"same count, forged final bytes", 4, 3, 50, false}}) {
+  for (const Case& c :
+       {Case{"wider count", 8, 5, kFragmentSize, true}, Case{"narrower count", 2, 1, 40, true},
+        Case{"same count, forged middle bytes", 4, 1, kFragmentSize, true},
+        Case{"same count, forged final bytes", 4, 3, 50, false}}) {
     Pair pair;
     ASSERT_EQ(pair.run(10, 350), 10);
     const uint16_t predicted = pair.a->endpoint.next_sequence();
     const bool got = pair.exchange(350, [&](std::vector<Bytes>& datagrams) {
-      datagrams.insert(datagrams.begin(), sealed(fragment_packet(predicted, c.id, c.count, Bytes(c.size, 0xEE))));
+      datagrams.insert(datagrams.begin(),
+                       sealed(fragment_packet(predicted, c.id, c.count, Bytes(c.size, 0xEE))));
     });
     EXPECT_FALSE(got) << c.what;
-    const auto with_predicted = std::count_if(pair.b->delivered.begin(), pair.b->delivered.end(),
-                                              [&](const test::Delivery& d) { return d.sequence == predicted; });
+    const auto with_predicted =
+        std::count_if(pair.b->delivered.begin(), pair.b->delivered.end(),
+                      [&](const test::Delivery& d) { return d.sequence == predicted; });
     if (c.detected) {
       EXPECT_EQ(with_predicted, 0) << c.what << ": a packet mixing forged bytes was delivered";
       EXPECT_EQ(pair.b->endpoint.counters().fragments_conflicting, 1u) << c.what;
@@ -302,16 +308,20 @@ TEST(EndpointWindow, DelayedPreResetDatagramDoesNotBlackholeTheNewSession) {
 TEST(EndpointWindow, ResetClearsReassembly) {
   auto b = Peer::make(window_config());
   const Bytes old_bytes(kFragmentSize, 0xAA);
-  EXPECT_EQ(b->endpoint.receive_packet(sealed(fragment_packet(5, 0, 3, old_bytes))), ReceiveResult::kFragmentStored);
-  EXPECT_EQ(b->endpoint.receive_packet(sealed(fragment_packet(5, 1, 3, old_bytes))), ReceiveResult::kFragmentStored);
+  EXPECT_EQ(b->endpoint.receive_packet(sealed(fragment_packet(5, 0, 3, old_bytes))),
+            ReceiveResult::kFragmentStored);
+  EXPECT_EQ(b->endpoint.receive_packet(sealed(fragment_packet(5, 1, 3, old_bytes))),
+            ReceiveResult::kFragmentStored);
   b->endpoint.reset();
   // The final fragment of a new packet 5: alone it cannot complete anything.
   const Bytes new_tail(30, 0x55);
-  EXPECT_EQ(b->endpoint.receive_packet(sealed(fragment_packet(5, 2, 3, new_tail))), ReceiveResult::kFragmentStored);
+  EXPECT_EQ(b->endpoint.receive_packet(sealed(fragment_packet(5, 2, 3, new_tail))),
+            ReceiveResult::kFragmentStored);
   EXPECT_TRUE(b->delivered.empty());
   const Bytes new_bytes(kFragmentSize, 0x11);
   b->endpoint.receive_packet(sealed(fragment_packet(5, 0, 3, new_bytes)));
-  EXPECT_EQ(b->endpoint.receive_packet(sealed(fragment_packet(5, 1, 3, new_bytes))), ReceiveResult::kDelivered);
+  EXPECT_EQ(b->endpoint.receive_packet(sealed(fragment_packet(5, 1, 3, new_bytes))),
+            ReceiveResult::kDelivered);
   ASSERT_EQ(b->delivered.size(), 1u);
   EXPECT_EQ(std::count(b->delivered[0].payload.begin(), b->delivered[0].payload.end(), 0xAA), 0);
   EXPECT_EQ(b->delivered[0].payload.size(), 230u);

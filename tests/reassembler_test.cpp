@@ -50,7 +50,8 @@ TEST(Reassembler, CompletesInAnyOrderWithTheRightBytesAndHeader) {
     std::iota(order.begin(), order.end(), 0u);
     std::shuffle(order.begin(), order.end(), rng);
     for (size_t i = 0; i < order.size(); ++i) {
-      const FragmentResult result = add_part(r, sequence, order[i], size, static_cast<uint8_t>(sequence), sequence, 3);
+      const FragmentResult result =
+          add_part(r, sequence, order[i], size, static_cast<uint8_t>(sequence), sequence, 3);
       ASSERT_EQ(result, i + 1 == order.size() ? FragmentResult::kComplete : FragmentResult::kStored);
     }
     const ReassembledPacket& packet = r.completed();
@@ -146,7 +147,8 @@ TEST(Reassembler, FixedMemoryAndNoAllocationWhileAdding) {
   const ReassemblerConfig config = small_config(16, 64);
   const auto before_construction = test::counting_allocations;
   Reassembler r(config);
-  EXPECT_EQ(test::counting_allocations.bytes - before_construction.bytes, Reassembler::memory_required(config));
+  EXPECT_EQ(test::counting_allocations.bytes - before_construction.bytes,
+            Reassembler::memory_required(config));
   const Bytes data = bytes(kFragmentSize, 1);
   const auto before = test::counting_allocations;
   for (uint32_t i = 0; i < 100000; ++i) {

@@ -110,9 +110,8 @@ struct Endpoint::State {
     envelope_bytes = c.envelope ? Envelope::kBytes : 0;
     // Half the reassembly window may lie ahead of the newest received packet, so a fragment can never
     // push the window past packets the peer is still completing; never more than max_sequence_jump.
-    fragment_margin = std::max(1, std::min(c.max_sequence_jump,
-                                           static_cast<int>(std::bit_ceil(static_cast<unsigned>(
-                                               c.fragment_reassembly_buffer_size)) / 2)));
+    const unsigned window = std::bit_ceil(static_cast<unsigned>(c.fragment_reassembly_buffer_size));
+    fragment_margin = std::clamp(static_cast<int>(window / 2), 1, c.max_sequence_jump);
     const size_t regular = kMaxPacketHeaderBytes + static_cast<size_t>(c.fragment_above);
     const size_t fragment =
         kFragmentHeaderBytes + kMaxPacketHeaderBytes + static_cast<size_t>(c.fragment_size);
@@ -304,7 +303,8 @@ struct Endpoint::State {
   // margin for fragments).
   Range classify(uint16_t packet_sequence, int limit) const {
     const uint16_t steps = static_cast<uint16_t>(packet_sequence - horizon);
-    if (steps != 0 && steps < 32768) return steps <= static_cast<uint32_t>(limit) ? Range::kInRange : Range::kAhead;
+    if (steps != 0 && steps < 32768)
+      return steps <= static_cast<uint32_t>(limit) ? Range::kInRange : Range::kAhead;
     if (!received.has_newest()) return steps == 0 ? Range::kInRange : Range::kAhead;
     return received.can_insert(packet_sequence) ? Range::kInRange : Range::kBehind;
   }
@@ -375,7 +375,8 @@ struct Endpoint::State {
     const uint16_t previous = ack;
     received.insert(packet_sequence);
     resync_count = 0;
-    if (const uint16_t steps = static_cast<uint16_t>(packet_sequence - horizon); steps != 0 && steps < 32768) {
+    if (const uint16_t steps = static_cast<uint16_t>(packet_sequence - horizon);
+        steps != 0 && steps < 32768) {
       horizon = packet_sequence;
     }
     if (first) {
@@ -465,9 +466,11 @@ struct Endpoint::State {
     counters.reassemblies_evicted += reassembly.evicted() - evicted_before;
     switch (result) {
       case FragmentResult::kStale:
-        return drop(ReceiveResult::kFragmentStale, counters.fragments_stale, "older than the reassembly window");
+        return drop(ReceiveResult::kFragmentStale, counters.fragments_stale,
+                    "older than the reassembly window");
       case FragmentResult::kDuplicate:
-        return drop(ReceiveResult::kFragmentDuplicate, counters.fragments_duplicate, "fragment already stored");
+        return drop(ReceiveResult::kFragmentDuplicate, counters.fragments_duplicate,
+                    "fragment already stored");
       case FragmentResult::kConflict:
         return drop(ReceiveResult::kFragmentConflict, counters.fragments_conflicting,
                     "fragment disagrees with the stored fragments of its packet: reassembly dropped");

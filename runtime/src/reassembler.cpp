@@ -62,8 +62,14 @@ void Reassembler::release(int s) {
   if (const uint16_t* mapped = index_.find(slot.sequence); mapped != nullptr && *mapped == s) {
     index_.remove(slot.sequence);
   }
-  if (slot.older >= 0) slot_[slot.older].newer = slot.newer; else oldest_ = slot.newer;
-  if (slot.newer >= 0) slot_[slot.newer].older = slot.older; else newest_ = slot.older;
+  if (slot.older >= 0)
+    slot_[slot.older].newer = slot.newer;
+  else
+    oldest_ = slot.newer;
+  if (slot.newer >= 0)
+    slot_[slot.newer].older = slot.older;
+  else
+    newest_ = slot.older;
   slot.busy = false;
   slot.older = slot.newer = -1;
   free_[free_count_++] = static_cast<uint16_t>(s);
@@ -84,7 +90,10 @@ int Reassembler::acquire(uint16_t sequence) {
   slot.busy = true;
   slot.sequence = sequence;
   slot.older = newest_;
-  if (newest_ >= 0) slot_[newest_].newer = s; else oldest_ = s;
+  if (newest_ >= 0)
+    slot_[newest_].newer = s;
+  else
+    oldest_ = s;
   newest_ = s;
   ++operations_;
   return s;
@@ -122,7 +131,8 @@ FragmentResult Reassembler::add(uint16_t sequence, uint32_t id, uint32_t count, 
     if (agrees && (slot.have[id >> 6] & bit) != 0) {
       // A repeat: the same bytes are a harmless duplicate, different bytes a conflict.
       agrees = std::memcmp(slot_bytes(s) + id * fragment_size, body, body_size) == 0 &&
-               (!last || slot.last_size == body_size) && (id != 0 || (slot.ack == ack && slot.ack_bits == ack_bits));
+               (!last || slot.last_size == body_size) &&
+               (id != 0 || (slot.ack == ack && slot.ack_bits == ack_bits));
       if (agrees) return FragmentResult::kDuplicate;
     }
     if (!agrees) {

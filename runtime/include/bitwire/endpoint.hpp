@@ -111,18 +111,18 @@ struct EndpointConfig {
                                        // max_fragments * fragment_size (clamped to it otherwise)
   int sent_packets_buffer_size = 256;  // sent packets remembered for acks/RTT/loss (rounded up to 2^k)
   int received_packets_buffer_size = 256;    // received sequences remembered for duplicate detection (2^k)
-  int fragment_reassembly_buffer_size = 256; // window of packet sequences that may be in reassembly (2^k);
-                                             // fragments may run half of it ahead of the newest received
-  int reassembly_slots = 32;                 // packets reassembled at once; each slot holds one whole packet
-                                             // (max_fragments * fragment_size bytes). When all are busy, the
-                                             // reassembly started longest ago is evicted for a new one. 32
-                                             // holds 60 Hz of 16 KiB packets under +-200 ms of jitter
-                                             // (docs/packets.md); too few slots evict nearly everything.
-  int max_sequence_jump = 256;               // a packet more than this many sequences after the newest
-                                             // received is refused (packets_too_far_ahead) ...
-  int sequence_resync_packets = 3;           // ... unless this many such out-of-range sequences arrive in
-                                             // increasing order with nothing in range between them: then
-                                             // the receive side resynchronizes to the peer's new sequence
+  int fragment_reassembly_buffer_size = 256;  // window of packet sequences that may be in reassembly (2^k);
+                                              // fragments may run half of it ahead of the newest received
+  int reassembly_slots = 32;                  // packets reassembled at once; each slot holds one whole packet
+                                              // (max_fragments * fragment_size bytes). When all are busy, the
+                                              // reassembly started longest ago is evicted for a new one. 32
+                                              // holds 60 Hz of 16 KiB packets under +-200 ms of jitter
+                                              // (docs/packets.md); too few slots evict nearly everything.
+  int max_sequence_jump = 256;                // a packet more than this many sequences after the newest
+                                              // received is refused (packets_too_far_ahead) ...
+  int sequence_resync_packets = 3;            // ... unless this many such out-of-range sequences arrive in
+                                              // increasing order with nothing in range between them: then
+                                              // the receive side resynchronizes to the peer's new sequence
   int ack_buffer_size = 256;                 // capacity of the acks() list between clear_acks() calls
   int rtt_history_size = 256;                // RTT samples kept for min / max / average
   float rtt_smoothing_factor = 0.1f;         // weight of each new RTT sample in the smoothed RTT (0..1]

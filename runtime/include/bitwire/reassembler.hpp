@@ -27,10 +27,10 @@
 namespace bitwire {
 
 struct ReassemblerConfig {
-  int window = 64;          // packet sequences that may be in reassembly at once (rounded up to 2^k)
-  int slots = 32;           // packets reassembled at once; each holds max_fragments * fragment_size bytes
-  int max_fragments = 16;   // fragments per packet, 1..256
-  int fragment_size = 1024; // payload bytes per fragment
+  int window = 64;           // packet sequences that may be in reassembly at once (rounded up to 2^k)
+  int slots = 32;            // packets reassembled at once; each holds max_fragments * fragment_size bytes
+  int max_fragments = 16;    // fragments per packet, 1..256
+  int fragment_size = 1024;  // payload bytes per fragment
 };
 
 // What add() did with one fragment.
@@ -90,8 +90,8 @@ class Reassembler {
 
  private:
   struct Slot {
-    uint64_t have[4] = {};     // bit i: fragment i stored
-    uint32_t last_size = 0;    // payload bytes of the final fragment, once stored
+    uint64_t have[4] = {};   // bit i: fragment i stored
+    uint32_t last_size = 0;  // payload bytes of the final fragment, once stored
     uint32_t wire_bytes = 0;
     uint32_t ack_bits = 0;
     uint16_t ack = 0;
