@@ -8,6 +8,7 @@
 
 #include "bitwire/crc32.hpp"
 #include "bitwire/endpoint.hpp"
+#include "bitwire/reassembler.hpp"
 
 namespace {
 
@@ -104,6 +105,25 @@ void BM_Crc32(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
 }
 BENCHMARK(BM_Crc32)->Arg(64)->Arg(1200)->Arg(64 * 1024);
+
+// Hostile CPU: every fragment names a new packet, so every add starts a reassembly and, with every slot
+// busy, evicts one. Time per fragment at 8 and at 1,024 slots (the slot lookup is constant time, so the
+// two should match; a linear scan of the slots cost 40x more at 1,024).
+void BM_HostileFragment(benchmark::State& state) {
+  bitwire::Reassembler reassembler(
+      bitwire::ReassemblerConfig{2048, static_cast<int>(state.range(0)), 16, 1024});
+  std::vector<uint8_t> data(1024, 0x42);
+  uint16_t sequence = 0;
+  for (int64_t i = 0; i <= state.range(0); ++i) {  // every slot busy before timing starts
+    reassembler.add(sequence++, 1, 16, data.data(), data.size(), 0, 0, 1);
+  }
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(reassembler.add(sequence++, 1, 16, data.data(), data.size(), 0, 0, 1));
+  }
+  if (reassembler.evicted() == 0) state.SkipWithError("no eviction: the flood did not fill the slots");
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+}
+BENCHMARK(BM_HostileFragment)->ArgName("slots")->Arg(8)->Arg(1024);
 
 // Not a timing: reports the bytes one endpoint allocates with the default config (counter `bytes`).
 void BM_EndpointMemoryAtDefaults(benchmark::State& state) {

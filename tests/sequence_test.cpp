@@ -114,6 +114,27 @@ TEST(SequenceBuffer, TooOldInsertFails) {
   EXPECT_TRUE(buffer.exists(100));
 }
 
+// Capacities 16,385..65,536 round to 32,768 or 65,536: the window is then half the sequence space, and
+// the next sequence used to be refused as "older than newest - 32768" (a lossless link delivered 1 packet
+// in 3,000). Every capacity takes the next sequence, holds 32,767 back, and refuses 32,768 back.
+TEST(SequenceBuffer, LargestCapacitiesTakeEveryNextSequence) {
+  for (const size_t capacity : {size_t{16385}, size_t{32768}, size_t{65536}}) {
+    SequenceBuffer<int> buffer(capacity);
+    for (uint32_t i = 0; i < 70000; ++i) {
+      const uint16_t s = static_cast<uint16_t>(i);
+      ASSERT_TRUE(buffer.can_insert(s)) << capacity << " " << i;
+      int* entry = buffer.insert(s);
+      ASSERT_NE(entry, nullptr) << capacity << " " << i;
+      *entry = static_cast<int>(i);
+    }
+    const uint16_t newest = buffer.newest();
+    EXPECT_TRUE(buffer.can_insert(static_cast<uint16_t>(newest - 32767))) << capacity;
+    EXPECT_FALSE(buffer.can_insert(static_cast<uint16_t>(newest - 32768))) << capacity;
+    ASSERT_NE(buffer.find(static_cast<uint16_t>(newest - 32767)), nullptr) << capacity;
+    EXPECT_EQ(*buffer.find(static_cast<uint16_t>(newest - 32767)), 70000 - 1 - 32767) << capacity;
+  }
+}
+
 TEST(SequenceBuffer, TooOldAcrossWrap) {
   SequenceBuffer<int> buffer(16);
   ASSERT_NE(buffer.insert(5), nullptr);

@@ -78,7 +78,7 @@ std::unique_ptr<Session> soak(const SoakPlan& plan, uint64_t seed) {
   SessionOptions options;
   options.endpoint.max_packet_size = 16 * 1024;
   // At 100 packets per second, +-100 ms of jitter interleaves the fragments of some 20-40 packets; the
-  // default 8 reassembly slots would evict most of them before they complete.
+  // 8 reassembly slots would evict most of them before they complete.
   options.endpoint.reassembly_slots = plan.reassembly_slots;
   options.endpoint.sent_packets_buffer_size = plan.sequence_buffers;
   options.endpoint.received_packets_buffer_size = plan.sequence_buffers;

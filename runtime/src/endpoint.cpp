@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "bitwire/log.hpp"
+#include "bitwire/reassembler.hpp"
 #include "endpoint_internal.hpp"
 
 namespace bitwire {
@@ -31,16 +32,10 @@ struct ReceivedPacket {
   uint8_t unused = 0;  // the tag alone records the sequence
 };
 
-struct Reassembly {
-  uint64_t have[4] = {};     // bit i: fragment i stored
-  uint32_t total_bytes = 0;  // payload bytes, known once the last fragment is stored
-  uint32_t wire_bytes = 0;   // datagram bytes (+ packet_header_size) of the stored fragments
-  uint32_t ack_bits = 0;     // from fragment 0's embedded header
-  uint16_t ack = 0;
-  uint16_t slot = 0;
-  uint16_t fragment_count = 0;
-  uint16_t fragments_stored = 0;
-};
+ReassemblerConfig reassembler_config(const EndpointConfig& c) {
+  return ReassemblerConfig{c.fragment_reassembly_buffer_size, c.reassembly_slots, c.max_fragments,
+                           c.fragment_size};
+}
 
 }  // namespace
 
@@ -62,10 +57,16 @@ struct Endpoint::State {
   SequenceBuffer<ReceivedPacket> received;
   uint16_t ack = 0xFFFF;  // newest received (65535 before anything, as reliable 1.0 does)
   uint32_t ack_bits = 0;
-  SequenceBuffer<Reassembly> reassembly;
-  std::unique_ptr<uint32_t[]> slot_owner;  // sequence a slot was given to, or kEmpty
-  std::unique_ptr<uint8_t[]> slot_data;    // reassembly_slots * slot_stride
-  size_t slot_stride = 0;                  // kMaxPacketHeaderBytes + max_fragments * fragment_size
+  Reassembler reassembly;
+  // The newest sequence accepted: new sequences are measured from here. 65535 on a fresh session (the
+  // peer's first packet is expected at 0, as reliable 1.0's ack starts); moved by every newer packet
+  // delivered and by a resync.
+  uint16_t horizon = 0xFFFF;
+  // Resync: datagrams out of range (too far ahead, or behind the received window) that follow one
+  // another in increasing sequence order, with no datagram accepted in range in between.
+  int resync_count = 0;
+  uint16_t resync_newest = 0;
+  int fragment_margin = 1;  // how far after the newest received a fragment may be (see the constructor)
 
   // Acks.
   std::unique_ptr<uint16_t[]> acks;
@@ -105,8 +106,12 @@ struct Endpoint::State {
         time(now),
         sent(static_cast<size_t>(c.sent_packets_buffer_size)),
         received(static_cast<size_t>(c.received_packets_buffer_size)),
-        reassembly(static_cast<size_t>(c.fragment_reassembly_buffer_size)) {
+        reassembly(reassembler_config(c)) {
     envelope_bytes = c.envelope ? Envelope::kBytes : 0;
+    // Half the reassembly window may lie ahead of the newest received packet, so a fragment can never
+    // push the window past packets the peer is still completing; never more than max_sequence_jump.
+    const unsigned window = std::bit_ceil(static_cast<unsigned>(c.fragment_reassembly_buffer_size));
+    fragment_margin = std::clamp(static_cast<int>(window / 2), 1, c.max_sequence_jump);
     const size_t regular = kMaxPacketHeaderBytes + static_cast<size_t>(c.fragment_above);
     const size_t fragment =
         kFragmentHeaderBytes + kMaxPacketHeaderBytes + static_cast<size_t>(c.fragment_size);
@@ -114,10 +119,6 @@ struct Endpoint::State {
     transmit.reset(new uint8_t[transmit_capacity]);
     max_datagram =
         envelope_bytes + std::max(kMaxPacketHeaderBytes + static_cast<size_t>(c.max_packet_size), fragment);
-    slot_stride =
-        kMaxPacketHeaderBytes + static_cast<size_t>(c.max_fragments) * static_cast<size_t>(c.fragment_size);
-    slot_owner.reset(new uint32_t[static_cast<size_t>(c.reassembly_slots)]);
-    slot_data.reset(new uint8_t[static_cast<size_t>(c.reassembly_slots) * slot_stride]);
     acks.reset(new uint16_t[static_cast<size_t>(c.ack_buffer_size)]);
     rtt_history.reset(new float[static_cast<size_t>(c.rtt_history_size)]);
     loss_ring.reset(new uint8_t[static_cast<size_t>(c.packet_loss_window)]);
@@ -129,13 +130,9 @@ struct Endpoint::State {
     const size_t regular = kMaxPacketHeaderBytes + static_cast<size_t>(c.fragment_above);
     const size_t fragment =
         kFragmentHeaderBytes + kMaxPacketHeaderBytes + static_cast<size_t>(c.fragment_size);
-    const size_t stride =
-        kMaxPacketHeaderBytes + static_cast<size_t>(c.max_fragments) * static_cast<size_t>(c.fragment_size);
     return sizeof(State) + buffer_bytes<SentPacket>(c.sent_packets_buffer_size) +
            buffer_bytes<ReceivedPacket>(c.received_packets_buffer_size) +
-           buffer_bytes<Reassembly>(c.fragment_reassembly_buffer_size) + envelope +
-           std::max(regular, fragment) +
-           static_cast<size_t>(c.reassembly_slots) * (sizeof(uint32_t) + stride) +
+           Reassembler::memory_required(reassembler_config(c)) + envelope + std::max(regular, fragment) +
            static_cast<size_t>(c.ack_buffer_size) * sizeof(uint16_t) +
            static_cast<size_t>(c.rtt_history_size) * sizeof(float) +
            static_cast<size_t>(c.packet_loss_window);
@@ -155,7 +152,8 @@ struct Endpoint::State {
     ack = 0xFFFF;
     ack_bits = 0;
     reassembly.reset();
-    for (int i = 0; i < config.reassembly_slots; ++i) slot_owner[i] = SequenceBuffer<Reassembly>::kEmpty;
+    horizon = 0xFFFF;
+    resync_count = 0;
     num_acks = 0;
     has_processed_ack = false;
     processed_ack = 0;
@@ -295,6 +293,63 @@ struct Endpoint::State {
     }
   }
 
+  // ---- Sequence range and resync ----
+
+  // Where a received sequence falls: in range (it may move the window), too far ahead of the newest
+  // received, or behind the received window.
+  enum class Range : uint8_t { kInRange, kAhead, kBehind };
+
+  // `limit`: how far after the horizon a sequence may be (max_sequence_jump for packets, the fragment
+  // margin for fragments).
+  Range classify(uint16_t packet_sequence, int limit) const {
+    const uint16_t steps = static_cast<uint16_t>(packet_sequence - horizon);
+    if (steps != 0 && steps < 32768)
+      return steps <= static_cast<uint32_t>(limit) ? Range::kInRange : Range::kAhead;
+    if (!received.has_newest()) return steps == 0 ? Range::kInRange : Range::kAhead;
+    return received.can_insert(packet_sequence) ? Range::kInRange : Range::kBehind;
+  }
+
+  // Records an out-of-range sequence. Returns true when it completes a run of sequence_resync_packets
+  // out-of-range sequences, each newer than the one before and at most max_sequence_jump after it, with
+  // nothing accepted in range in between: the peer's sequence really moved, and the receive side follows.
+  // Older sequences close to the run (reordering) and repeats (fragments of one packet) neither count nor
+  // break it.
+  bool resync_observe(uint16_t packet_sequence) {
+    const uint32_t jump = static_cast<uint32_t>(config.max_sequence_jump);
+    if (resync_count > 0) {
+      const uint16_t steps = static_cast<uint16_t>(packet_sequence - resync_newest);
+      if (steps == 0) return false;
+      if (steps < 32768 && steps <= jump) {
+        resync_newest = packet_sequence;
+        return ++resync_count >= config.sequence_resync_packets;
+      }
+      if (steps >= 32768 && 65536u - steps <= jump) return false;
+    }
+    resync_newest = packet_sequence;
+    resync_count = 1;
+    return resync_count >= config.sequence_resync_packets;
+  }
+
+  // The receive side follows the peer to `packet_sequence`. Forward (the peer ran ahead), the windows
+  // simply move on as they do for any newer packet, so everything already received stays known and
+  // nothing is delivered twice. Backward (behind the received window: the peer's sequence went round,
+  // or the window had been moved by forgeries), the received window, ack state and reassembly restart.
+  void resync(uint16_t packet_sequence, Range range) {
+    ++counters.sequence_resyncs;
+    BITWIRE_LOG(LogLevel::kInfo, "[%s] peer sequence moved from %u to %u: receive window resynchronized",
+                config.name, static_cast<unsigned>(horizon), static_cast<unsigned>(packet_sequence));
+    if (range == Range::kBehind) {
+      received.reset();
+      ack = 0xFFFF;
+      ack_bits = 0;
+      reassembly.reset();
+      horizon = static_cast<uint16_t>(packet_sequence - 1);
+    } else {
+      horizon = packet_sequence;
+    }
+    resync_count = 0;
+  }
+
   // ---- Receive ----
 
   ReceiveResult drop(ReceiveResult result, uint64_t& counter, const char* detail) {
@@ -303,7 +358,7 @@ struct Endpoint::State {
     return result;
   }
 
-  // A whole packet (regular, or reassembled) whose header is valid.
+  // A whole packet (regular, or reassembled) whose header is valid and whose sequence is in range.
   ReceiveResult process_packet(uint16_t packet_sequence, uint16_t peer_ack, uint32_t peer_ack_bits,
                                const uint8_t* payload, size_t payload_size, uint32_t wire_bytes) {
     if (!received.can_insert(packet_sequence)) {
@@ -319,6 +374,11 @@ struct Endpoint::State {
     const bool first = !received.has_newest();
     const uint16_t previous = ack;
     received.insert(packet_sequence);
+    resync_count = 0;
+    if (const uint16_t steps = static_cast<uint16_t>(packet_sequence - horizon);
+        steps != 0 && steps < 32768) {
+      horizon = packet_sequence;
+    }
     if (first) {
       ack = packet_sequence;
       ack_bits = 1;
@@ -334,32 +394,6 @@ struct Endpoint::State {
     received_bytes_acc += wire_bytes;
     process_acks(peer_ack, peer_ack_bits);
     return ReceiveResult::kDelivered;
-  }
-
-  // A slot for a new reassembly of `for_sequence`: a free one, else the one holding the oldest incomplete
-  // packet if that is older than `for_sequence`. Returns -1 when the new packet is the oldest of all.
-  int acquire_slot(uint16_t for_sequence) {
-    int oldest = -1;
-    uint16_t oldest_sequence = 0;
-    for (int s = 0; s < config.reassembly_slots; ++s) {
-      const uint32_t owner = slot_owner[s];
-      const Reassembly* entry = owner == SequenceBuffer<Reassembly>::kEmpty
-                                    ? nullptr
-                                    : reassembly.find(static_cast<uint16_t>(owner));
-      if (entry == nullptr || entry->slot != s) return s;  // never used, completed, or its entry was evicted
-      if (oldest < 0 || sequence_less_than(static_cast<uint16_t>(owner), oldest_sequence)) {
-        oldest = s;
-        oldest_sequence = static_cast<uint16_t>(owner);
-      }
-    }
-    if (oldest >= 0 && sequence_less_than(oldest_sequence, for_sequence)) {
-      reassembly.remove(oldest_sequence);
-      ++counters.reassemblies_evicted;
-      BITWIRE_LOG(LogLevel::kDebug, "[%s] evicted incomplete packet %u for packet %u", config.name,
-                  static_cast<unsigned>(oldest_sequence), static_cast<unsigned>(for_sequence));
-      return oldest;
-    }
-    return -1;
   }
 
   ReceiveResult receive_fragment(const uint8_t* data, size_t size, uint32_t wire_bytes) {
@@ -384,10 +418,9 @@ struct Endpoint::State {
     const uint8_t* body = data + kFragmentHeaderBytes;
     size_t body_size = size - kFragmentHeaderBytes;
     PacketHeader header;
-    size_t header_bytes = 0;
     if (fragment_id == 0) {
       const char* reason = nullptr;
-      header_bytes = read_packet_header(body, body_size, header, &reason);
+      const size_t header_bytes = read_packet_header(body, body_size, header, &reason);
       if (header_bytes == 0) return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid, reason);
       if (header.sequence != packet_sequence) {
         return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
@@ -410,70 +443,54 @@ struct Endpoint::State {
       return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
                   "final fragment carries no data");
     }
-    if (!received.can_insert(packet_sequence)) {
-      return drop(ReceiveResult::kFragmentStale, counters.fragments_stale,
-                  "older than the received-packets window");
+    const Range range = classify(packet_sequence, fragment_margin);
+    if (range != Range::kInRange) {
+      if (!resync_observe(packet_sequence)) {
+        if (range == Range::kAhead) {
+          return drop(ReceiveResult::kFragmentTooFarAhead, counters.fragments_too_far_ahead,
+                      "further ahead of the newest received packet than the reassembly margin");
+        }
+        return drop(ReceiveResult::kFragmentStale, counters.fragments_stale,
+                    "older than the received-packets window");
+      }
+      resync(packet_sequence, range);
     }
     if (received.exists(packet_sequence)) {
       return drop(ReceiveResult::kFragmentDuplicate, counters.fragments_duplicate,
                   "its packet was already received");
     }
 
-    Reassembly* entry = reassembly.find(packet_sequence);
-    if (entry == nullptr) {
-      if (!reassembly.can_insert(packet_sequence)) {
+    const uint64_t evicted_before = reassembly.evicted();
+    const FragmentResult result = reassembly.add(packet_sequence, fragment_id, fragment_count, body,
+                                                 body_size, header.ack, header.ack_bits, wire_bytes);
+    counters.reassemblies_evicted += reassembly.evicted() - evicted_before;
+    switch (result) {
+      case FragmentResult::kStale:
         return drop(ReceiveResult::kFragmentStale, counters.fragments_stale,
                     "older than the reassembly window");
-      }
-      entry = reassembly.insert(packet_sequence);  // may remove skipped entries, which frees their slots
-      const int slot = acquire_slot(packet_sequence);
-      if (slot < 0) {
-        reassembly.remove(packet_sequence);
-        return drop(ReceiveResult::kFragmentStale, counters.fragments_stale,
-                    "every reassembly slot holds a newer packet");
-      }
-      entry->slot = static_cast<uint16_t>(slot);
-      entry->fragment_count = static_cast<uint16_t>(fragment_count);
-      slot_owner[slot] = packet_sequence;
-    } else {
-      if (entry->fragment_count != fragment_count) {
-        return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
-                    "fragment count differs from earlier fragments of the packet");
-      }
-      if (entry->have[fragment_id >> 6] & (uint64_t{1} << (fragment_id & 63))) {
+      case FragmentResult::kDuplicate:
         return drop(ReceiveResult::kFragmentDuplicate, counters.fragments_duplicate,
                     "fragment already stored");
-      }
+      case FragmentResult::kConflict:
+        return drop(ReceiveResult::kFragmentConflict, counters.fragments_conflicting,
+                    "fragment disagrees with the stored fragments of its packet: reassembly dropped");
+      case FragmentResult::kStored:
+        ++counters.fragments_received;
+        resync_count = 0;
+        return ReceiveResult::kFragmentStored;
+      case FragmentResult::kComplete:
+        break;
     }
-
-    uint8_t* slot_base = slot_data.get() + static_cast<size_t>(entry->slot) * slot_stride;
-    if (body_size > 0) {
-      std::memcpy(slot_base + kMaxPacketHeaderBytes + fragment_id * fragment_size, body, body_size);
-    }
-    if (fragment_id == 0) {
-      entry->ack = header.ack;
-      entry->ack_bits = header.ack_bits;
-    }
-    if (last) entry->total_bytes = static_cast<uint32_t>((fragment_count - 1) * fragment_size + body_size);
-    entry->have[fragment_id >> 6] |= uint64_t{1} << (fragment_id & 63);
-    entry->wire_bytes += wire_bytes;
-    ++entry->fragments_stored;
     ++counters.fragments_received;
-    if (entry->fragments_stored < entry->fragment_count) return ReceiveResult::kFragmentStored;
-
-    // Complete: free the entry (and with it the slot), then deliver from the slot's bytes.
-    const uint16_t peer_ack = entry->ack;
-    const uint32_t peer_ack_bits = entry->ack_bits;
-    const size_t total = entry->total_bytes;
-    const uint32_t total_wire = entry->wire_bytes;
-    reassembly.remove(packet_sequence);
     ++counters.reassemblies_completed;
-    if (total > static_cast<size_t>(config.max_packet_size)) {
+    resync_count = 0;
+    const ReassembledPacket& packet = reassembly.completed();
+    if (packet.size > static_cast<size_t>(config.max_packet_size)) {
       return drop(ReceiveResult::kReassembledTooLarge, counters.packets_too_large_to_receive,
                   "reassembled packet above max_packet_size");
     }
-    return process_packet(packet_sequence, peer_ack, peer_ack_bits, slot_base + kMaxPacketHeaderBytes, total,
-                          total_wire);
+    return process_packet(packet_sequence, packet.ack, packet.ack_bits, packet.data, packet.size,
+                          packet.wire_bytes);
   }
 
   ReceiveResult receive(const uint8_t* data, size_t size) {
@@ -499,6 +516,17 @@ struct Endpoint::State {
     if (size - header_bytes > static_cast<size_t>(config.max_packet_size)) {
       return drop(ReceiveResult::kTooLarge, counters.packets_too_large_to_receive,
                   "payload above max_packet_size");
+    }
+    const Range range = classify(header.sequence, config.max_sequence_jump);
+    if (range != Range::kInRange) {
+      if (!resync_observe(header.sequence)) {
+        if (range == Range::kAhead) {
+          return drop(ReceiveResult::kTooFarAhead, counters.packets_too_far_ahead,
+                      "more than max_sequence_jump ahead of the newest received packet");
+        }
+        return drop(ReceiveResult::kStale, counters.packets_stale, "older than the received-packets window");
+      }
+      resync(header.sequence, range);
     }
     return process_packet(header.sequence, header.ack, header.ack_bits, data + header_bytes,
                           size - header_bytes, wire_bytes);

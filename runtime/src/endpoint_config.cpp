@@ -32,6 +32,10 @@ const char* EndpointConfig::check() const {
     return "fragment_reassembly_buffer_size must be in [1, 32768]";
   }
   if (reassembly_slots < 1 || reassembly_slots > 1024) return "reassembly_slots must be in [1, 1024]";
+  if (max_sequence_jump < 1 || max_sequence_jump > 32767) return "max_sequence_jump must be in [1, 32767]";
+  if (sequence_resync_packets < 1 || sequence_resync_packets > 64) {
+    return "sequence_resync_packets must be in [1, 64]";
+  }
   if (ack_buffer_size < 1 || ack_buffer_size > 65536) return "ack_buffer_size must be in [1, 65536]";
   if (rtt_history_size < 1 || rtt_history_size > 65536) return "rtt_history_size must be in [1, 65536]";
   if (!factor_ok(rtt_smoothing_factor)) return "rtt_smoothing_factor must be in (0, 1]";
@@ -57,6 +61,8 @@ EndpointConfig EndpointConfig::sanitized() const {
   c.received_packets_buffer_size = std::clamp(c.received_packets_buffer_size, 1, 32768);
   c.fragment_reassembly_buffer_size = std::clamp(c.fragment_reassembly_buffer_size, 1, 32768);
   c.reassembly_slots = std::clamp(c.reassembly_slots, 1, 1024);
+  c.max_sequence_jump = std::clamp(c.max_sequence_jump, 1, 32767);
+  c.sequence_resync_packets = std::clamp(c.sequence_resync_packets, 1, 64);
   c.ack_buffer_size = std::clamp(c.ack_buffer_size, 1, 65536);
   c.rtt_history_size = std::clamp(c.rtt_history_size, 1, 65536);
   if (!factor_ok(c.rtt_smoothing_factor)) c.rtt_smoothing_factor = defaults.rtt_smoothing_factor;
@@ -98,6 +104,12 @@ const char* to_string(ReceiveResult result) {
       return "stale fragment";
     case ReceiveResult::kReassembledTooLarge:
       return "reassembled packet too large";
+    case ReceiveResult::kTooFarAhead:
+      return "sequence too far ahead";
+    case ReceiveResult::kFragmentTooFarAhead:
+      return "fragment too far ahead";
+    case ReceiveResult::kFragmentConflict:
+      return "conflicting fragment";
   }
   return "?";
 }

@@ -75,7 +75,8 @@ struct Harness {
 uint64_t outcome_total(const bitwire::EndpointCounters& c) {
   return c.packets_received + c.packets_refused + c.envelope_failures + c.packets_too_large_to_receive +
          c.packets_invalid + c.packets_stale + c.packets_duplicate + c.fragments_invalid +
-         c.fragments_duplicate + c.fragments_stale;
+         c.fragments_duplicate + c.fragments_stale + c.packets_too_far_ahead + c.fragments_too_far_ahead +
+         c.fragments_conflicting;
 }
 
 }  // namespace

@@ -38,6 +38,17 @@
 //   on_ack may call send_packet; no callback may call receive_packet or reset on the same endpoint.
 // - Acks: each sent packet that the peer reports received is acked exactly once (until its sequence
 //   comes round again 65536 packets later), and only packets this endpoint actually sent are ever acked.
+// - Windows (docs/packets.md section 2.1): no single datagram moves a window far. A packet more than
+//   max_sequence_jump after the newest received (after 65535 on a fresh or reset endpoint) is refused
+//   (kTooFarAhead), a fragment more than min(max_sequence_jump, fragment_reassembly_buffer_size / 2)
+//   after it too (kFragmentTooFarAhead). sequence_resync_packets out-of-range sequences in increasing
+//   order, with nothing in range between them, resynchronize the receive side: a genuine peer that
+//   jumped loses at most sequence_resync_packets - 1 packets, and so does the genuine peer per forged
+//   burst. A fragment that disagrees with its packet's stored fragments drops that one reassembly
+//   (kFragmentConflict) and nothing else.
+// - Not authentication: the envelope's crc32 can be forged from one observed datagram, acks can be
+//   spoofed, and a packet replayed once the received window has moved on is delivered. The secure
+//   transport defends against those (docs/packets.md section 9).
 #pragma once
 
 #include <cstddef>
@@ -100,10 +111,18 @@ struct EndpointConfig {
                                        // max_fragments * fragment_size (clamped to it otherwise)
   int sent_packets_buffer_size = 256;  // sent packets remembered for acks/RTT/loss (rounded up to 2^k)
   int received_packets_buffer_size = 256;    // received sequences remembered for duplicate detection (2^k)
-  int fragment_reassembly_buffer_size = 64;  // window of packet sequences that may be in reassembly (2^k)
-  int reassembly_slots = 8;                  // packets reassembled at once; each slot holds one whole packet
-                                             // (max_fragments * fragment_size bytes). When all are busy, the
-                                             // oldest incomplete packet is evicted for a newer one.
+  int fragment_reassembly_buffer_size = 256;  // window of packet sequences that may be in reassembly (2^k);
+                                              // fragments may run half of it ahead of the newest received
+  int reassembly_slots = 32;                  // packets reassembled at once; each slot holds one whole packet
+                                              // (max_fragments * fragment_size bytes). When all are busy, the
+                                              // reassembly started longest ago is evicted for a new one. 32
+                                              // holds 60 Hz of 16 KiB packets under +-200 ms of jitter
+                                              // (docs/packets.md); too few slots evict nearly everything.
+  int max_sequence_jump = 256;                // a packet more than this many sequences after the newest
+                                              // received is refused (packets_too_far_ahead) ...
+  int sequence_resync_packets = 3;            // ... unless this many such out-of-range sequences arrive in
+                                              // increasing order with nothing in range between them: then
+                                              // the receive side resynchronizes to the peer's new sequence
   int ack_buffer_size = 256;                 // capacity of the acks() list between clear_acks() calls
   int rtt_history_size = 256;                // RTT samples kept for min / max / average
   float rtt_smoothing_factor = 0.1f;         // weight of each new RTT sample in the smoothed RTT (0..1]
@@ -152,6 +171,10 @@ enum class ReceiveResult : uint8_t {
   kFragmentDuplicate,    // fragment already held, or its packet already received (fragments_duplicate)
   kFragmentStale,        // fragment too old for the reassembly window           (fragments_stale)
   kReassembledTooLarge,  // a completed reassembly exceeds max_packet_size (packets_too_large_to_receive)
+  kTooFarAhead,          // more than max_sequence_jump after the newest received (packets_too_far_ahead)
+  kFragmentTooFarAhead,  // beyond the reassembly margin after the newest received  (fragments_too_far_ahead)
+  kFragmentConflict,     // disagrees with its packet's stored fragments; that reassembly is dropped
+                         //                                                       (fragments_conflicting)
 };
 const char* to_string(ReceiveResult result);
 
@@ -175,6 +198,10 @@ struct EndpointCounters {
   uint64_t reassemblies_completed = 0;        // fragmented packets put back together
   uint64_t acks_overflowed = 0;               // acks not listed because acks() was full (on_ack still ran)
   uint64_t acks_ahead = 0;                    // received packets whose ack is newer than anything sent
+  uint64_t packets_too_far_ahead = 0;         // dropped: sequence more than max_sequence_jump ahead
+  uint64_t fragments_too_far_ahead = 0;       // dropped: fragment beyond the reassembly margin
+  uint64_t fragments_conflicting = 0;         // dropped with their reassembly: count or bytes disagree
+  uint64_t sequence_resyncs = 0;              // receive side moved to a far-away peer sequence
   friend bool operator==(const EndpointCounters&, const EndpointCounters&) = default;
 };
 

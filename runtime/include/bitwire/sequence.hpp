@@ -41,8 +41,9 @@ constexpr int sequence_difference(uint16_t s1, uint16_t s2) {
 // - The buffer tracks the newest sequence inserted. Inserting a newer one first removes every entry the
 //   newer sequence skipped over (the slots between the old newest and the new one), so a record left from
 //   an earlier lap of the ring can never be found under a sequence it does not belong to.
-// - Inserting a sequence older than `newest - capacity + 1` fails (returns nullptr): there is no slot left
-//   that could hold it without evicting something newer.
+// - A sequence 1..32767 steps after the newest is newer. Inserting a sequence older than
+//   `newest - capacity + 1` (or 32768 or more steps back) fails (returns nullptr): there is no slot left
+//   that could hold it without evicting something newer. Every capacity up to 65536 holds its whole window.
 // - A fresh or reset buffer accepts any first sequence and takes it as the newest.
 // - T must be default constructible and assignable; an inserted entry starts as T{}.
 template <typename T>
@@ -82,10 +83,7 @@ class SequenceBuffer {
   bool has_newest() const { return started_; }
 
   // True when insert(sequence) would succeed.
-  bool can_insert(uint16_t sequence) const {
-    if (!started_) return true;
-    return !sequence_less_than(sequence, static_cast<uint16_t>(next_ - capacity_window()));
-  }
+  bool can_insert(uint16_t sequence) const { return !started_ || fits(steps_after_newest(sequence)); }
 
   // Inserts (or replaces) the entry for `sequence`, reset to T{}. Returns nullptr when the sequence is too
   // old to fit (see the class contract).
@@ -94,11 +92,13 @@ class SequenceBuffer {
       started_ = true;
       next_ = static_cast<uint16_t>(sequence + 1);
       clear_all();
-    } else if (sequence_greater_than(static_cast<uint16_t>(sequence + 1), next_)) {
-      remove_range(next_, sequence);
-      next_ = static_cast<uint16_t>(sequence + 1);
-    } else if (sequence_less_than(sequence, static_cast<uint16_t>(next_ - capacity_window()))) {
-      return nullptr;
+    } else {
+      const uint16_t steps = steps_after_newest(sequence);
+      if (!fits(steps)) return nullptr;
+      if (steps != 0 && steps < 32768) {
+        remove_range(next_, sequence);
+        next_ = static_cast<uint16_t>(sequence + 1);
+      }
     }
     const uint32_t index = sequence & mask_;
     tags_[index] = sequence;
@@ -138,9 +138,23 @@ class SequenceBuffer {
     return rounded;
   }
 
-  // The span of sequences that can be held: the whole ring, except that a 65536 ring holds one lap
-  // of 16-bit sequences at most, and "older than newest - 32768" is unrepresentable anyway.
-  uint16_t capacity_window() const { return capacity_ >= 32768 ? 32768 : static_cast<uint16_t>(capacity_); }
+  // How far `sequence` is forward of the newest, modulo 65536: 1..32767 is newer; 0 is the newest itself;
+  // 32768..65535 is 32768..1 steps older. Plain modular arithmetic, so the rule holds at every capacity,
+  // 65536 included, whatever the sequence compare functions do at exactly half the range.
+  uint16_t steps_after_newest(uint16_t sequence) const {
+    return static_cast<uint16_t>(sequence - static_cast<uint16_t>(next_ - 1));
+  }
+  // True when a sequence `steps` after the newest can be held: any newer one, or an older one less than
+  // capacity_window() steps back (at most 32767: 32768 back is as far ahead as behind, refused).
+  bool fits(uint16_t steps) const {
+    if (steps < 32768) return true;
+    const uint32_t back = 65536u - steps;
+    return back < capacity_window();
+  }
+
+  // The span of sequences that can be held: the whole ring, but at most 32768 (the newest and the 32767
+  // before it), since newer-or-older is only defined within half the sequence space.
+  uint32_t capacity_window() const { return capacity_ >= 32768 ? 32768u : static_cast<uint32_t>(capacity_); }
 
   void clear_all() {
     for (size_t i = 0; i < capacity_; ++i) tags_[i] = kEmpty;

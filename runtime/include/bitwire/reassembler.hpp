@@ -1,0 +1,126 @@
+// Reassembler: puts fragmented packets back together in a fixed set of slots, each holding one whole
+// packet, with a window of packet sequences that may be in reassembly at once.
+//
+// Contracts:
+// - Memory: every buffer is sized at construction; add() and reset() never allocate.
+// - Constant time: add() looks a packet up by sequence (a SequenceBuffer index), takes a free slot from a
+//   stack, and when none is free evicts the reassembly started longest ago (a list in start order). The
+//   work per fragment does not grow with the number of slots (operations() counts it); moving the window
+//   forward empties the skipped index entries, at most `window` of them.
+// - Fragments are validated by the caller (id < count <= max_fragments, non-final fragments exactly
+//   fragment_size bytes, the final one 1..fragment_size). The reassembler checks that every fragment of
+//   one sequence agrees with the first stored: a fragment whose count differs, or that repeats an index
+//   with different bytes (or, for fragment 0, a different embedded ack header), is a conflict. A conflict
+//   drops that one reassembly and the fragment; no other packet is touched, and the conflicting bytes are
+//   never delivered. Fragments that agree are indistinguishable from the genuine ones: without
+//   authentication a forged fragment that arrives first and agrees on the count is delivered as part of
+//   the packet (as a forged whole packet would be).
+// - A completed packet's bytes stay valid until the next add() or reset().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "bitwire/sequence.hpp"
+
+namespace bitwire {
+
+struct ReassemblerConfig {
+  int window = 64;           // packet sequences that may be in reassembly at once (rounded up to 2^k)
+  int slots = 32;            // packets reassembled at once; each holds max_fragments * fragment_size bytes
+  int max_fragments = 16;    // fragments per packet, 1..256
+  int fragment_size = 1024;  // payload bytes per fragment
+};
+
+// What add() did with one fragment.
+enum class FragmentResult : uint8_t {
+  kStored,     // stored; its packet is not complete yet
+  kComplete,   // stored and its packet is complete: completed() describes it
+  kDuplicate,  // this fragment (same bytes) was already stored
+  kStale,      // older than the reassembly window
+  kConflict,   // disagrees with the fragments already stored: that reassembly was dropped
+};
+
+// A completed packet: its payload and the ack header fragment 0 carried.
+struct ReassembledPacket {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  uint16_t sequence = 0;
+  uint16_t ack = 0;
+  uint32_t ack_bits = 0;
+  uint32_t wire_bytes = 0;  // the sum of the wire_bytes passed with its fragments
+};
+
+class Reassembler {
+ public:
+  explicit Reassembler(const ReassemblerConfig& config);
+
+  Reassembler(const Reassembler&) = delete;
+  Reassembler& operator=(const Reassembler&) = delete;
+  Reassembler(Reassembler&&) noexcept = default;
+  Reassembler& operator=(Reassembler&&) noexcept = default;
+
+  // Stores fragment `id` of `count` of packet `sequence`. `ack`/`ack_bits` are fragment 0's embedded
+  // header (ignored for other ids). `wire_bytes` is added up for the packet's bandwidth accounting.
+  FragmentResult add(uint16_t sequence, uint32_t id, uint32_t count, const uint8_t* body, size_t body_size,
+                     uint16_t ack, uint32_t ack_bits, uint32_t wire_bytes);
+
+  // The packet the last add() completed (valid after kComplete, until the next add() or reset()).
+  const ReassembledPacket& completed() const { return completed_; }
+
+  // True when a fragment of `sequence` would not be refused as older than the window.
+  bool in_window(uint16_t sequence) const { return index_.can_insert(sequence); }
+  // True when some fragment of `sequence` is stored.
+  bool holds(uint16_t sequence) const;
+
+  // Drops every reassembly and forgets the window.
+  void reset();
+
+  // Reassemblies dropped to make room (the one started longest ago), and dropped for a conflict.
+  uint64_t evicted() const { return evicted_; }
+  uint64_t conflicts() const { return conflicts_; }
+  // Slot and index operations done so far: a work count that stays proportional to the fragments added,
+  // whatever the number of slots (tests assert it).
+  uint64_t operations() const { return operations_; }
+  int busy_slots() const { return slots_ - free_count_; }
+
+  size_t memory_bytes() const { return memory_required(config_); }
+  static size_t memory_required(const ReassemblerConfig& config);
+
+ private:
+  struct Slot {
+    uint64_t have[4] = {};   // bit i: fragment i stored
+    uint32_t last_size = 0;  // payload bytes of the final fragment, once stored
+    uint32_t wire_bytes = 0;
+    uint32_t ack_bits = 0;
+    uint16_t ack = 0;
+    uint16_t sequence = 0;
+    uint16_t fragment_count = 0;
+    uint16_t fragments_stored = 0;
+    int32_t older = -1;  // start-order list: the slot started just before this one
+    int32_t newer = -1;
+    bool busy = false;
+  };
+
+  int acquire(uint16_t sequence);  // a free slot, else evicts the oldest-started reassembly
+  void release(int slot);          // unlinks a busy slot and returns it to the free stack
+  uint8_t* slot_bytes(int slot) { return data_.get() + static_cast<size_t>(slot) * stride_; }
+
+  ReassemblerConfig config_;
+  int slots_ = 0;
+  size_t stride_ = 0;
+  SequenceBuffer<uint16_t> index_;  // sequence -> slot
+  std::unique_ptr<Slot[]> slot_;
+  std::unique_ptr<uint16_t[]> free_;  // stack of free slot numbers
+  int free_count_ = 0;
+  int32_t oldest_ = -1;  // start-order list ends
+  int32_t newest_ = -1;
+  std::unique_ptr<uint8_t[]> data_;
+  ReassembledPacket completed_;
+  uint64_t evicted_ = 0;
+  uint64_t conflicts_ = 0;
+  uint64_t operations_ = 0;
+};
+
+}  // namespace bitwire

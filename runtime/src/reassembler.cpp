@@ -1,0 +1,167 @@
+// Reassembler: slot index by sequence, free-slot stack, start-order list for eviction.
+#include "bitwire/reassembler.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "bitwire/config.hpp"
+
+namespace bitwire {
+
+namespace {
+
+size_t round_pow2(int value) {
+  size_t rounded = 1;
+  while (rounded < static_cast<size_t>(std::max(value, 1))) rounded <<= 1;
+  return rounded;
+}
+
+}  // namespace
+
+Reassembler::Reassembler(const ReassemblerConfig& config)
+    : config_(config),
+      slots_(std::max(config.slots, 1)),
+      stride_(static_cast<size_t>(std::max(config.max_fragments, 1)) *
+              static_cast<size_t>(std::max(config.fragment_size, 1))),
+      index_(round_pow2(config.window)),
+      slot_(new Slot[static_cast<size_t>(slots_)]),
+      free_(new uint16_t[static_cast<size_t>(slots_)]),
+      data_(new uint8_t[static_cast<size_t>(slots_) * stride_]) {
+  BITWIRE_ASSERT(config.slots >= 1 && config.slots <= 65536);
+  reset();
+}
+
+size_t Reassembler::memory_required(const ReassemblerConfig& config) {
+  const size_t slots = static_cast<size_t>(std::max(config.slots, 1));
+  const size_t stride = static_cast<size_t>(std::max(config.max_fragments, 1)) *
+                        static_cast<size_t>(std::max(config.fragment_size, 1));
+  return round_pow2(config.window) * (sizeof(uint32_t) + sizeof(uint16_t)) +
+         slots * (sizeof(Slot) + sizeof(uint16_t) + stride);
+}
+
+void Reassembler::reset() {
+  index_.reset();
+  for (int s = 0; s < slots_; ++s) {
+    slot_[s] = Slot{};
+    // Pop order 0, 1, 2, ...: the stack holds the highest number at the bottom.
+    free_[s] = static_cast<uint16_t>(slots_ - 1 - s);
+  }
+  free_count_ = slots_;
+  oldest_ = newest_ = -1;
+  completed_ = ReassembledPacket{};
+}
+
+bool Reassembler::holds(uint16_t sequence) const {
+  const uint16_t* mapped = index_.find(sequence);
+  return mapped != nullptr && slot_[*mapped].busy && slot_[*mapped].sequence == sequence;
+}
+
+void Reassembler::release(int s) {
+  Slot& slot = slot_[s];
+  BITWIRE_ASSERT(slot.busy);
+  if (const uint16_t* mapped = index_.find(slot.sequence); mapped != nullptr && *mapped == s) {
+    index_.remove(slot.sequence);
+  }
+  if (slot.older >= 0)
+    slot_[slot.older].newer = slot.newer;
+  else
+    oldest_ = slot.newer;
+  if (slot.newer >= 0)
+    slot_[slot.newer].older = slot.older;
+  else
+    newest_ = slot.older;
+  slot.busy = false;
+  slot.older = slot.newer = -1;
+  free_[free_count_++] = static_cast<uint16_t>(s);
+  ++operations_;
+}
+
+int Reassembler::acquire(uint16_t sequence) {
+  if (free_count_ == 0) {
+    // Every slot is busy: the reassembly started longest ago gives way. Its packet either lost a
+    // fragment or is being outpaced by `slots` newer packets; either way it is the least likely to finish.
+    BITWIRE_ASSERT(oldest_ >= 0);
+    release(oldest_);
+    ++evicted_;
+  }
+  const int s = free_[--free_count_];
+  Slot& slot = slot_[s];
+  slot = Slot{};
+  slot.busy = true;
+  slot.sequence = sequence;
+  slot.older = newest_;
+  if (newest_ >= 0)
+    slot_[newest_].newer = s;
+  else
+    oldest_ = s;
+  newest_ = s;
+  ++operations_;
+  return s;
+}
+
+FragmentResult Reassembler::add(uint16_t sequence, uint32_t id, uint32_t count, const uint8_t* body,
+                                size_t body_size, uint16_t ack, uint32_t ack_bits, uint32_t wire_bytes) {
+  BITWIRE_ASSERT(count >= 1 && count <= static_cast<uint32_t>(config_.max_fragments) && id < count);
+  BITWIRE_ASSERT(body_size <= static_cast<size_t>(config_.fragment_size));
+  ++operations_;
+  const size_t fragment_size = static_cast<size_t>(config_.fragment_size);
+  const bool last = id == count - 1;
+  const uint64_t bit = uint64_t{1} << (id & 63);
+
+  int s = -1;
+  if (const uint16_t* mapped = index_.find(sequence);
+      mapped != nullptr && slot_[*mapped].busy && slot_[*mapped].sequence == sequence) {
+    s = *mapped;
+  }
+  if (s < 0) {
+    if (!index_.can_insert(sequence)) return FragmentResult::kStale;
+    if (index_.has_newest()) {
+      // Moving the window forward empties the index entries it skips (at most the whole index).
+      const uint16_t ahead = static_cast<uint16_t>(sequence - index_.newest());
+      if (ahead != 0 && ahead < 32768) operations_ += std::min<size_t>(ahead, index_.capacity());
+    }
+    s = acquire(sequence);
+    uint16_t* entry = index_.insert(sequence);
+    BITWIRE_ASSERT(entry != nullptr);
+    *entry = static_cast<uint16_t>(s);
+    slot_[s].fragment_count = static_cast<uint16_t>(count);
+  } else {
+    Slot& slot = slot_[s];
+    bool agrees = slot.fragment_count == count;
+    if (agrees && (slot.have[id >> 6] & bit) != 0) {
+      // A repeat: the same bytes are a harmless duplicate, different bytes a conflict.
+      agrees = std::memcmp(slot_bytes(s) + id * fragment_size, body, body_size) == 0 &&
+               (!last || slot.last_size == body_size) &&
+               (id != 0 || (slot.ack == ack && slot.ack_bits == ack_bits));
+      if (agrees) return FragmentResult::kDuplicate;
+    }
+    if (!agrees) {
+      release(s);
+      ++conflicts_;
+      return FragmentResult::kConflict;
+    }
+  }
+
+  Slot& slot = slot_[s];
+  if (body_size > 0) std::memcpy(slot_bytes(s) + id * fragment_size, body, body_size);
+  if (id == 0) {
+    slot.ack = ack;
+    slot.ack_bits = ack_bits;
+  }
+  if (last) slot.last_size = static_cast<uint32_t>(body_size);
+  slot.have[id >> 6] |= bit;
+  slot.wire_bytes += wire_bytes;
+  ++slot.fragments_stored;
+  if (slot.fragments_stored < slot.fragment_count) return FragmentResult::kStored;
+
+  completed_.data = slot_bytes(s);
+  completed_.size = (static_cast<size_t>(slot.fragment_count) - 1) * fragment_size + slot.last_size;
+  completed_.sequence = sequence;
+  completed_.ack = slot.ack;
+  completed_.ack_bits = slot.ack_bits;
+  completed_.wire_bytes = slot.wire_bytes;
+  release(s);  // the bytes stay in place until the slot is handed out again
+  return FragmentResult::kComplete;
+}
+
+}  // namespace bitwire
