@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "support/endpoint_harness.hpp"  // the counting global allocator
 #include "support/netcode_harness.hpp"
 
 namespace bitwire::netcode {
@@ -239,6 +240,40 @@ TEST(Netcode, ServerRestartClientTimesOutThenReconnectsWithANewToken) {
   EXPECT_GT(h.server->drops(PacketError::kNoKey), 0u) << "the old session's packets have no key on the new server";
   h.connect(0, TokenOptions().id(5000).timeout(1));
   ASSERT_TRUE(h.run_until([&] { return client.is_connected(); }, 100));
+}
+
+TEST(Netcode, NoAllocationOnThePacketPathsOnceConstructed) {
+  Harness h(4);
+  for (int i = 0; i < 3; ++i) {
+    h.add_client();
+    h.connect(static_cast<size_t>(i));
+  }
+  ASSERT_TRUE(h.run_until([&] { return h.all_connected(); }, 200));
+  std::array<uint8_t, kMaxPayloadBytes> buffer{};
+  std::array<uint8_t, 64> garbage{};
+  garbage.fill(0x17);
+  const uint64_t before = bitwire::test::counting_allocations.count;
+  for (int tick = 0; tick < 200; ++tick) {
+    for (size_t c = 0; c < 3; ++c) {
+      ASSERT_TRUE(h.clients[c]->send_payload(std::span<const uint8_t>(buffer.data(), 300)));
+      ASSERT_TRUE(h.server->send_payload(static_cast<int>(c), std::span<const uint8_t>(buffer.data(), 900)));
+    }
+    h.network.inject(Address::ipv4(9, 9, 9, 9, 9), h.server_address, garbage);
+    h.step();
+    size_t size = 0;
+    uint64_t sequence = 0;
+    for (size_t c = 0; c < 3; ++c) {
+      while (h.server->receive_payload(static_cast<int>(c), buffer, size, sequence)) {
+      }
+      while (h.clients[c]->receive_payload(buffer, size, sequence)) {
+      }
+    }
+  }
+  h.clients[0]->disconnect(h.now);
+  h.server->disconnect(1);
+  h.step();
+  EXPECT_EQ(bitwire::test::counting_allocations.count, before);
+  EXPECT_EQ(h.server->connected_count(), 1);
 }
 
 TEST(Netcode, ConfigsAreCheckedWithReasons) {

@@ -185,6 +185,63 @@ TEST(NetcodeUdp, ServerRestartOnTheSamePort) {
 }
 
 
+TEST(NetcodeUdp, ServerFullDeniesOverUdp) {
+  const Address loopback = Address::ipv4(127, 0, 0, 1, 0);
+  UdpSetup setup(loopback, 1);
+  ASSERT_TRUE(setup.ok);
+  UdpClient first(loopback), second(loopback);
+  double now = 10.0;
+  first.client->connect(setup.token(1), now);
+  second.client->connect(setup.token(2), now + 0.5);
+  for (int i = 0; i < 500 && second.client->state() > ClientState::kDisconnected; ++i) {
+    now += 0.01;
+    first.client->update(now);
+    if (now >= 10.5) second.client->update(now);
+    setup.server->update(now, kUnix + 1);
+  }
+  EXPECT_TRUE(first.client->is_connected());
+  EXPECT_EQ(second.client->state(), ClientState::kConnectionDenied);
+  EXPECT_GE(setup.server->denied_sent(), 1u);
+}
+
+TEST(NetcodeUdp, WrongProtocolIdAndExpiredTokenGetNoAnswerOverUdp) {
+  const Address loopback = Address::ipv4(127, 0, 0, 1, 0);
+  UdpSetup setup(loopback);
+  ASSERT_TRUE(setup.ok);
+  ConnectTokenParams params;
+  params.protocol_id = kProtocolId + 1;
+  params.client_id = 1;
+  params.create_timestamp = kUnix;
+  params.timeout_seconds = 1;
+  params.server_addresses.count = 1;
+  params.server_addresses.items[0] = setup.server_socket.local_address();
+  ConnectToken wrong_protocol, expired;
+  ASSERT_TRUE(generate_connect_token(params, setup.key, wrong_protocol));
+  params.protocol_id = kProtocolId;
+  params.create_timestamp = kUnix - 100;
+  params.expire_seconds = 50;  // expired 50 s before the server's clock
+  ASSERT_TRUE(generate_connect_token(params, setup.key, expired));
+  UdpClient a(loopback), b(loopback);
+  std::array<uint8_t, kConnectTokenBytes> bytes{};
+  double now = 10.0;
+  ASSERT_TRUE(write_connect_token(wrong_protocol, bytes.data()));
+  a.client->connect(bytes, now);
+  ASSERT_TRUE(write_connect_token(expired, bytes.data()));
+  b.client->connect(bytes, now);
+  for (int i = 0; i < 500 && (a.client->state() > ClientState::kDisconnected ||
+                              b.client->state() > ClientState::kDisconnected); ++i) {
+    now += 0.01;
+    a.client->update(now);
+    b.client->update(now);
+    setup.server->update(now, kUnix);
+  }
+  EXPECT_EQ(a.client->state(), ClientState::kConnectionRequestTimedOut);
+  EXPECT_EQ(b.client->state(), ClientState::kConnectionRequestTimedOut);
+  EXPECT_GT(setup.server->drops(PacketError::kRequestProtocolId), 0u);
+  EXPECT_GT(setup.server->drops(PacketError::kRequestTokenExpired), 0u);
+  EXPECT_EQ(setup.server->challenges_sent(), 0u);
+}
+
 TEST(NetcodeUdp, GarbageAndRequestFloodFromAnotherSocketWhileAClientIsServed) {
   const Address loopback = Address::ipv4(127, 0, 0, 1, 0);
   UdpSetup setup(loopback);

@@ -33,7 +33,19 @@ LoopbackNetwork::LoopbackNetwork(size_t capacity) : capacity_(capacity) {
   queue_.reserve(capacity);
 }
 
+void LoopbackNetwork::compact() {
+  size_t kept = 0;
+  for (size_t i = head_; i < queue_.size(); ++i) {
+    if (queue_[i].delivered) continue;
+    if (kept != i) queue_[kept] = queue_[i];
+    ++kept;
+  }
+  queue_.resize(kept);
+  head_ = 0;
+}
+
 bool LoopbackNetwork::inject(const Address& from, const Address& to, std::span<const uint8_t> bytes) {
+  if (queue_.size() >= capacity_) compact();
   if (queue_.size() >= capacity_ || bytes.size() > kMaxDatagram) {
     ++dropped_full_;
     return false;
@@ -53,9 +65,15 @@ void LoopbackNetwork::send(const Address& from, const Address& to, std::span<con
 }
 
 bool LoopbackNetwork::receive(const Address& to, std::span<uint8_t> buffer, Address& from, size_t& size) {
-  for (size_t i = 0; i < queue_.size(); ++i) {
-    if (queue_[i].to != to) continue;
-    const Datagram& d = queue_[i];
+  while (head_ < queue_.size() && queue_[head_].delivered) ++head_;
+  if (head_ == queue_.size()) {
+    queue_.clear();
+    head_ = 0;
+    return false;
+  }
+  for (size_t i = head_; i < queue_.size(); ++i) {
+    if (queue_[i].delivered || queue_[i].to != to) continue;
+    Datagram& d = queue_[i];
     from = d.from;
     if (d.size > buffer.size()) {
       size = 0;
@@ -63,7 +81,7 @@ bool LoopbackNetwork::receive(const Address& to, std::span<uint8_t> buffer, Addr
       size = d.size;
       if (d.size > 0) std::memcpy(buffer.data(), d.bytes.data(), d.size);
     }
-    queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
+    d.delivered = true;
     return true;
   }
   return false;

@@ -57,6 +57,7 @@ class LoopbackNetwork {
     Address to;
     size_t size = 0;
     std::array<uint8_t, kMaxDatagram> bytes{};
+    bool delivered = false;  // received already; removed at the next compaction
   };
   explicit LoopbackNetwork(size_t capacity = 4096);
 
@@ -66,7 +67,10 @@ class LoopbackNetwork {
   // Puts a datagram on the network as if `from` had sent it (bypasses on_send).
   bool inject(const Address& from, const Address& to, std::span<const uint8_t> bytes);
   // The queued datagrams, in delivery order; tests may reorder, duplicate (within capacity) or edit them.
-  std::vector<Datagram>& queue() { return queue_; }
+  std::vector<Datagram>& queue() {
+    compact();
+    return queue_;
+  }
   size_t capacity() const { return capacity_; }
   uint64_t dropped_full() const { return dropped_full_; }
   uint64_t sent() const { return sent_; }
@@ -75,9 +79,11 @@ class LoopbackNetwork {
   friend class LoopbackTransport;
   void send(const Address& from, const Address& to, std::span<const uint8_t> bytes);
   bool receive(const Address& to, std::span<uint8_t> buffer, Address& from, size_t& size);
+  void compact();  // drops delivered datagrams (keeps the order of the rest)
 
   size_t capacity_;
   std::vector<Datagram> queue_;
+  size_t head_ = 0;  // every datagram before head_ has been delivered
   uint64_t dropped_full_ = 0;
   uint64_t sent_ = 0;
 };
