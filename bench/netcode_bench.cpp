@@ -115,8 +115,8 @@ void BM_NetcodeServerTick(benchmark::State& state) {
       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-BENCHMARK(BM_NetcodeSealPayload)->Arg(100)->Arg(1200);
-BENCHMARK(BM_NetcodeOpenPayload)->Arg(100)->Arg(1200);
+BENCHMARK(BM_NetcodeSealPayload)->Arg(100)->Arg(200)->Arg(600)->Arg(1200);
+BENCHMARK(BM_NetcodeOpenPayload)->Arg(100)->Arg(200)->Arg(600)->Arg(1200);
 BENCHMARK(BM_NetcodeServerTick)->Arg(64)->Arg(256)->Arg(1024)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
