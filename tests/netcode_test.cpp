@@ -276,6 +276,33 @@ TEST(Netcode, NoAllocationOnThePacketPathsOnceConstructed) {
   EXPECT_EQ(h.server->connected_count(), 1);
 }
 
+TEST(Netcode, InsecureLanConnectIsRefusedUnlessEnabledAndOnlyForLanAddresses) {
+  Harness h;
+  ConnectTokenParams params;
+  params.protocol_id = testing::kTestProtocolId;
+  params.client_id = 9;
+  params.create_timestamp = h.unix_now();
+  params.server_addresses.count = 1;
+  params.server_addresses.items[0] = h.server_address;  // 10.0.0.1: private
+  Client& locked = h.add_client();
+  const char* reason = nullptr;
+  EXPECT_FALSE(locked.connect_insecure_lan(params, h.private_key, h.now, &reason));
+  EXPECT_STREQ(reason, "insecure LAN connect is disabled: set ClientConfig::allow_insecure_lan_connect");
+  EXPECT_EQ(locked.state(), ClientState::kDisconnected);
+
+  ClientConfig config;
+  config.allow_insecure_lan_connect = true;
+  Client& lan = h.add_client(config);
+  ConnectTokenParams public_server = params;
+  public_server.server_addresses.items[1] = Address::ipv4(8, 8, 8, 8, 40000);
+  public_server.server_addresses.count = 2;
+  EXPECT_FALSE(lan.connect_insecure_lan(public_server, h.private_key, h.now, &reason));
+  EXPECT_STREQ(reason, "insecure LAN connect refuses a server address that is not loopback, private or link-local");
+  ASSERT_TRUE(lan.connect_insecure_lan(params, h.private_key, h.now, &reason)) << reason;
+  ASSERT_TRUE(h.run_until([&] { return lan.is_connected(); }, 100));
+  EXPECT_EQ(h.server->client_id(0), 9u);
+}
+
 TEST(Netcode, ConfigsAreCheckedWithReasons) {
   ServerConfig bad;
   bad.max_clients = 0;

@@ -109,6 +109,46 @@ void Client::connect(std::span<const uint8_t> token_bytes, double now) {
   start_server(0, now);
 }
 
+namespace {
+
+bool is_lan_address(const Address& address) {
+  const auto& b = address.bytes();
+  if (address.is_ipv4()) {
+    return b[0] == 127 || b[0] == 10 || (b[0] == 172 && (b[1] & 0xF0) == 16) || (b[0] == 192 && b[1] == 168) ||
+           (b[0] == 169 && b[1] == 254);
+  }
+  if (address.is_ipv6()) {
+    bool loopback = b[15] == 1;
+    for (int i = 0; i < 15; ++i) loopback = loopback && b[i] == 0;
+    return loopback || (b[0] & 0xFE) == 0xFC || (b[0] == 0xFE && (b[1] & 0xC0) == 0x80);
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Client::connect_insecure_lan(const ConnectTokenParams& params, const Key& private_key, double now,
+                                  const char** reason) {
+  auto refuse = [&](const char* why) {
+    if (reason != nullptr) *reason = why;
+    return false;
+  };
+  if (!config_.allow_insecure_lan_connect) {
+    return refuse("insecure LAN connect is disabled: set ClientConfig::allow_insecure_lan_connect");
+  }
+  for (int i = 0; i < params.server_addresses.count && i < kMaxServersPerConnect; ++i) {
+    if (!is_lan_address(params.server_addresses.items[i])) {
+      return refuse("insecure LAN connect refuses a server address that is not loopback, private or link-local");
+    }
+  }
+  ConnectToken token;
+  if (!generate_connect_token(params, private_key, token, reason)) return false;
+  std::array<uint8_t, kConnectTokenBytes> bytes{};
+  if (!write_connect_token(token, bytes.data(), reason)) return false;
+  connect(bytes, now);
+  return state_ == ClientState::kSendingConnectionRequest;
+}
+
 void Client::start_server(int index, double now) {
   reset_connection();
   server_index_ = index;

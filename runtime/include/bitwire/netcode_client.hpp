@@ -48,6 +48,7 @@ struct ClientConfig {
   int disconnect_packets = 10;    // redundant disconnect packets sent by disconnect()
   int payload_queue_size = 64;    // received payloads buffered until receive_payload()
   int max_receive_per_update = 256;  // datagrams handled per update()
+  bool allow_insecure_lan_connect = false;  // permits connect_insecure_lan() (the client holds the private key)
 
   // Returns nullptr when every field is in range, else a description of the first that is not.
   const char* check() const;
@@ -77,6 +78,12 @@ class Client {
   // Reads the token (2048 bytes) and starts with its first server address. An unreadable token moves to
   // kInvalidConnectToken (token_error() says why).
   void connect(std::span<const uint8_t> token_bytes, double now);
+  // INSECURE, for LAN development without a backend: the client mints its own connect token with the
+  // server's private key, so anyone holding that key can connect as anyone. Refused (false, `reason`) unless
+  // config.allow_insecure_lan_connect is set, and unless every server address is loopback, private (RFC 1918,
+  // IPv6 unique local) or link-local. The packets are still netcode 1.02, encrypted as usual.
+  bool connect_insecure_lan(const ConnectTokenParams& params, const Key& private_key, double now,
+                            const char** reason = nullptr);
   void update(double now);
   // Sends the redundant disconnect packets when connected (or connecting), then kDisconnected.
   void disconnect(double now);
