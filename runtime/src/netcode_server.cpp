@@ -39,6 +39,8 @@ constexpr DoubleLimit kDoubleLimits[] = {
 // Pending mappings of tokens that disable the timeout still expire after this long.
 constexpr double kPendingLifetimeWithoutTimeout = 10.0;
 constexpr uint64_t kGlobalSequenceStart = uint64_t{1} << 63;
+// Datagrams taken from the transport per call (one recvmmsg on a UdpTransport).
+constexpr size_t kReceiveBatch = 64;
 
 }  // namespace
 
@@ -140,7 +142,9 @@ struct Server::State {
   double now = 0.0;
   uint64_t unix_now = 0;
   size_t reply_budget = 0;  // bytes a reply to the datagram being processed may have (0: no reply allowed)
-  std::array<uint8_t, kReceiveBufferBytes> receive_buffer{};
+  std::vector<uint8_t> receive_buffers = std::vector<uint8_t>(kReceiveBatch * kReceiveBufferBytes);
+  std::array<size_t, kReceiveBatch> receive_sizes{};
+  std::array<Address, kReceiveBatch> receive_from{};
   std::array<uint8_t, kReceiveBufferBytes> send_buffer{};
   std::array<uint8_t, kMaxPayloadBytes> body{};
 };
@@ -429,7 +433,7 @@ Server::Server(const ServerConfig& config, Transport& transport, const Address& 
                   state_->events.size() * sizeof(ServerEvent) + state_->payload_bytes.size() +
                   state_->payload_sizes.size() * sizeof(uint16_t) +
                   state_->payload_sequences.size() * sizeof(uint64_t) + state_->slot_by_address.memory_bytes() +
-                  state_->pending_by_address.memory_bytes();
+                  state_->pending_by_address.memory_bytes() + state_->receive_buffers.size();
 }
 
 Server::~Server() = default;
@@ -448,15 +452,20 @@ void Server::update(double now, uint64_t unix_now) {
   ServerInternals in{*this, st};
   st.now = now;
   st.unix_now = unix_now;
-  for (int i = 0; i < config_.max_receive_per_update; ++i) {
-    Address from;
-    size_t size = 0;
-    if (!transport_.receive(st.receive_buffer, from, size)) break;
-    if (size == 0) {
-      drop(PacketError::kOversized);
-      continue;
+  int budget = config_.max_receive_per_update;
+  while (budget > 0) {
+    const size_t want = std::min<size_t>(static_cast<size_t>(budget), kReceiveBatch);
+    const size_t got = transport_.receive_many(st.receive_buffers.data(), kReceiveBufferBytes, want,
+                                               st.receive_sizes.data(), st.receive_from.data());
+    for (size_t i = 0; i < got; ++i) {
+      if (st.receive_sizes[i] == 0) {
+        drop(PacketError::kOversized);
+        continue;
+      }
+      process_datagram(st.receive_from[i], st.receive_buffers.data() + i * kReceiveBufferBytes, st.receive_sizes[i]);
     }
-    process_datagram(from, st.receive_buffer.data(), size);
+    budget -= static_cast<int>(got);
+    if (got < want) break;
   }
   for (int i = 0; i < config_.max_clients; ++i) {
     const Slot& slot = st.slots[static_cast<size_t>(i)];

@@ -1,6 +1,7 @@
 // UdpTransport and the in-process LoopbackNetwork.
 #include "bitwire/transport.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace bitwire {
@@ -27,6 +28,38 @@ bool UdpTransport::receive(std::span<uint8_t> buffer, Address& from, size_t& siz
     last_failure_ = status;
     if (status == SocketStatus::kNotOpen) return false;
   }
+}
+
+size_t Transport::receive_many(uint8_t* buffers, size_t stride, size_t count, size_t* sizes, Address* from) {
+  size_t got = 0;
+  while (got < count && receive(std::span<uint8_t>(buffers + got * stride, stride), from[got], sizes[got])) ++got;
+  return got;
+}
+
+size_t UdpTransport::receive_many(uint8_t* buffers, size_t stride, size_t count, size_t* sizes, Address* from) {
+  size_t got = 0;
+  while (got < count) {
+    const size_t want = std::min<size_t>(count - got, batch_.size());
+    for (size_t i = 0; i < want; ++i) {
+      batch_[i].buffer = std::as_writable_bytes(std::span<uint8_t>(buffers + (got + i) * stride, stride));
+    }
+    SocketStatus status = SocketStatus::kOk;
+    const size_t n = socket_.receive_batch(std::span<bitwire::Datagram>(batch_.data(), want), status);
+    if (n == 0) {
+      if (status != SocketStatus::kNothingToRead && status != SocketStatus::kOk) {
+        ++receive_failures_;
+        last_failure_ = status;
+      }
+      break;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      from[got + i] = batch_[i].address;
+      sizes[got + i] = batch_[i].status == SocketStatus::kOk ? batch_[i].size : 0;
+    }
+    got += n;
+    if (n < want) break;
+  }
+  return got;
 }
 
 LoopbackNetwork::LoopbackNetwork(size_t capacity) : capacity_(capacity) {

@@ -27,6 +27,10 @@ class Transport {
   virtual void send(const Address& to, std::span<const uint8_t> datagram) = 0;
   virtual bool receive(std::span<uint8_t> buffer, Address& from, size_t& size) = 0;
   virtual Address local_address() const = 0;
+  // Receives up to `count` datagrams, datagram i into buffers[i * stride, i * stride + stride), its size in
+  // sizes[i] (0: oversized, dropped) and its source in from[i]. Returns how many were received. The default
+  // calls receive() per datagram; UdpTransport uses one recvmmsg per batch.
+  virtual size_t receive_many(uint8_t* buffers, size_t stride, size_t count, size_t* sizes, Address* from);
 };
 
 // Over a UdpSocket the caller owns (it must outlive the transport). Socket failures are counted, not fatal.
@@ -36,12 +40,14 @@ class UdpTransport final : public Transport {
   void send(const Address& to, std::span<const uint8_t> datagram) override;
   bool receive(std::span<uint8_t> buffer, Address& from, size_t& size) override;
   Address local_address() const override { return socket_.local_address(); }
+  size_t receive_many(uint8_t* buffers, size_t stride, size_t count, size_t* sizes, Address* from) override;
   uint64_t send_failures() const { return send_failures_; }
   uint64_t receive_failures() const { return receive_failures_; }
   SocketStatus last_failure() const { return last_failure_; }
 
  private:
   UdpSocket& socket_;
+  std::array<bitwire::Datagram, kMaxSocketBatch> batch_{};
   uint64_t send_failures_ = 0;
   uint64_t receive_failures_ = 0;
   SocketStatus last_failure_ = SocketStatus::kOk;
