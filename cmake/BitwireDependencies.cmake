@@ -7,6 +7,10 @@ function(bitwire_require found what package)
   endif()
 endfunction()
 
+# libsodium: the AEAD primitives and random bytes of the netcode transport. The runtime library links it.
+include(BitwireSodium)
+bitwire_require(BITWIRE_SODIUM_FOUND "libsodium (sodium.h and libsodium.so)" libsodium-dev)
+
 if(BITWIRE_BUILD_IDLC)
   # Spirit X3 is header-only; only the headers are needed.
   find_path(BITWIRE_BOOST_INCLUDE boost/spirit/home/x3.hpp)

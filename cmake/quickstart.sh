@@ -10,7 +10,7 @@ jobs="${BITWIRE_JOBS:-2}"
 fuzz_seconds="${BITWIRE_FUZZ_SECONDS:-60}"
 
 # Debian packages the build needs. `dpkg -s` is the source of truth for "installed".
-packages=(cmake ninja-build g++ clang libclang-rt-14-dev libboost-dev libgtest-dev libgmock-dev libbenchmark-dev)
+packages=(cmake ninja-build g++ clang libclang-rt-14-dev libboost-dev libgtest-dev libgmock-dev libbenchmark-dev libsodium-dev)
 
 install_missing() {
   local missing=()

@@ -1,0 +1,334 @@
+// netcode::Client: the connection state machine.
+#include "bitwire/netcode_client.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace bitwire::netcode {
+
+namespace {
+
+struct IntLimit {
+  int ClientConfig::*field;
+  int min;
+  int max;
+  const char* message;
+};
+constexpr IntLimit kIntLimits[] = {
+    {&ClientConfig::disconnect_packets, 0, 64, "disconnect_packets must be in [0, 64]"},
+    {&ClientConfig::payload_queue_size, 1, 4096, "payload_queue_size must be in [1, 4096]"},
+    {&ClientConfig::max_receive_per_update, 1, 1 << 20, "max_receive_per_update must be in [1, 2^20]"},
+};
+constexpr double kMinSendInterval = 0.001, kMaxSendInterval = 10.0;
+constexpr const char* kSendIntervalMessage = "send_interval must be in [0.001, 10] seconds";
+constexpr double kNever = -std::numeric_limits<double>::infinity();
+
+}  // namespace
+
+const char* ClientConfig::check() const {
+  for (const IntLimit& l : kIntLimits) {
+    if (this->*l.field < l.min || this->*l.field > l.max) return l.message;
+  }
+  if (!(send_interval >= kMinSendInterval && send_interval <= kMaxSendInterval)) return kSendIntervalMessage;
+  return nullptr;
+}
+
+ClientConfig ClientConfig::sanitized() const {
+  ClientConfig c = *this;
+  for (const IntLimit& l : kIntLimits) c.*l.field = std::clamp(c.*l.field, l.min, l.max);
+  if (!(c.send_interval >= kMinSendInterval)) c.send_interval = kMinSendInterval;
+  if (c.send_interval > kMaxSendInterval) c.send_interval = kMaxSendInterval;
+  return c;
+}
+
+const char* to_string(ClientState state) {
+  switch (state) {
+    case ClientState::kConnectTokenExpired: return "connect token expired";
+    case ClientState::kInvalidConnectToken: return "invalid connect token";
+    case ClientState::kConnectionTimedOut: return "connection timed out";
+    case ClientState::kConnectionResponseTimedOut: return "connection response timed out";
+    case ClientState::kConnectionRequestTimedOut: return "connection request timed out";
+    case ClientState::kConnectionDenied: return "connection denied";
+    case ClientState::kDisconnected: return "disconnected";
+    case ClientState::kSendingConnectionRequest: return "sending connection request";
+    case ClientState::kSendingConnectionResponse: return "sending connection response";
+    case ClientState::kConnected: return "connected";
+  }
+  return "unknown";
+}
+
+Client::Client(const ClientConfig& config, Transport& transport)
+    : config_(config.sanitized()), transport_(transport) {
+  if (const char* problem = config.check()) error_ = problem;
+  if (!crypto_init()) error_ = "libsodium failed to initialise";
+  const size_t n = static_cast<size_t>(config_.payload_queue_size);
+  queue_bytes_.resize(n * kMaxPayloadBytes);
+  queue_sizes_.resize(n);
+  queue_sequences_.resize(n);
+}
+
+Client::~Client() = default;
+
+size_t Client::memory_bytes() const {
+  return sizeof(Client) + queue_bytes_.size() + queue_sizes_.size() * sizeof(uint16_t) +
+         queue_sequences_.size() * sizeof(uint64_t);
+}
+
+Address Client::server_address() const {
+  if (server_index_ < 0 || server_index_ >= token_.server_addresses.count) return Address();
+  return token_.server_addresses.items[server_index_];
+}
+
+void Client::reset_connection() {
+  client_index_ = -1;
+  max_clients_ = 0;
+  challenge_sequence_ = 0;
+  challenge_token_ = {};
+  replay_.reset();
+  queue_head_ = queue_count_ = 0;
+}
+
+void Client::connect(std::span<const uint8_t> token_bytes, double now) {
+  if (error_ != nullptr) return;
+  if (state_ >= ClientState::kSendingConnectionRequest) disconnect(now);
+  reset_connection();
+  now_ = now;
+  token_error_ = nullptr;
+  sequence_ = 0;
+  if (token_bytes.size() != kConnectTokenBytes) {
+    token_error_ = "a connect token is 2048 bytes";
+    state_ = ClientState::kInvalidConnectToken;
+    return;
+  }
+  if (!read_connect_token(token_bytes.data(), token_, &token_error_)) {
+    state_ = ClientState::kInvalidConnectToken;
+    return;
+  }
+  connect_start_ = now;
+  start_server(0, now);
+}
+
+namespace {
+
+bool is_lan_address(const Address& address) {
+  const auto& b = address.bytes();
+  if (address.is_ipv4()) {
+    return b[0] == 127 || b[0] == 10 || (b[0] == 172 && (b[1] & 0xF0) == 16) || (b[0] == 192 && b[1] == 168) ||
+           (b[0] == 169 && b[1] == 254);
+  }
+  if (address.is_ipv6()) {
+    bool loopback = b[15] == 1;
+    for (int i = 0; i < 15; ++i) loopback = loopback && b[i] == 0;
+    return loopback || (b[0] & 0xFE) == 0xFC || (b[0] == 0xFE && (b[1] & 0xC0) == 0x80);
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Client::connect_insecure_lan(const ConnectTokenParams& params, const Key& private_key, double now,
+                                  const char** reason) {
+  auto refuse = [&](const char* why) {
+    if (reason != nullptr) *reason = why;
+    return false;
+  };
+  if (!config_.allow_insecure_lan_connect) {
+    return refuse("insecure LAN connect is disabled: set ClientConfig::allow_insecure_lan_connect");
+  }
+  for (int i = 0; i < params.server_addresses.count && i < kMaxServersPerConnect; ++i) {
+    if (!is_lan_address(params.server_addresses.items[i])) {
+      return refuse("insecure LAN connect refuses a server address that is not loopback, private or link-local");
+    }
+  }
+  ConnectToken token;
+  if (!generate_connect_token(params, private_key, token, reason)) return false;
+  std::array<uint8_t, kConnectTokenBytes> bytes{};
+  if (!write_connect_token(token, bytes.data(), reason)) return false;
+  connect(bytes, now);
+  return state_ == ClientState::kSendingConnectionRequest;
+}
+
+void Client::start_server(int index, double now) {
+  reset_connection();
+  server_index_ = index;
+  state_ = ClientState::kSendingConnectionRequest;
+  last_receive_ = now;
+  last_send_ = kNever;
+  ++stats_.server_addresses_tried;
+}
+
+void Client::fail_or_next(ClientState failure, double now) {
+  if (server_index_ + 1 < token_.server_addresses.count) {
+    start_server(server_index_ + 1, now);
+  } else {
+    reset_connection();
+    state_ = failure;
+  }
+}
+
+void Client::send_packet(PacketType type, const uint8_t* body, size_t body_size) {
+  // The sequence carries on across the token's servers: the key is the same, so a nonce is never reused.
+  const size_t size = write_encrypted_packet(type, sequence_++, body, body_size, token_.protocol_id,
+                                             token_.client_to_server_key, send_buffer_.data());
+  transport_.send(server_address(), std::span<const uint8_t>(send_buffer_.data(), size));
+  last_send_ = now_;
+  ++stats_.packets_sent;
+}
+
+void Client::update(double now) {
+  now_ = now;
+  if (error_ != nullptr) return;
+  for (int i = 0; i < config_.max_receive_per_update; ++i) {
+    Address from;
+    size_t size = 0;
+    if (!transport_.receive(receive_buffer_, from, size)) break;
+    if (size == 0) {
+      drop(PacketError::kOversized);
+      continue;
+    }
+    process_datagram(from, receive_buffer_.data(), size);
+  }
+  if (state_ <= ClientState::kDisconnected) return;
+  if (state_ != ClientState::kConnected &&
+      now - connect_start_ >= static_cast<double>(token_.expire_timestamp - token_.create_timestamp)) {
+    reset_connection();
+    state_ = ClientState::kConnectTokenExpired;
+    return;
+  }
+  if (token_.timeout_seconds >= 0 && last_receive_ + token_.timeout_seconds < now) {
+    switch (state_) {
+      case ClientState::kSendingConnectionRequest:
+        fail_or_next(ClientState::kConnectionRequestTimedOut, now);
+        break;
+      case ClientState::kSendingConnectionResponse:
+        fail_or_next(ClientState::kConnectionResponseTimedOut, now);
+        break;
+      default:
+        reset_connection();
+        state_ = ClientState::kConnectionTimedOut;
+        return;
+    }
+  }
+  if (last_send_ + config_.send_interval > now) return;
+  switch (state_) {
+    case ClientState::kSendingConnectionRequest: {
+      const size_t size = write_request_packet(token_, send_buffer_.data());
+      transport_.send(server_address(), std::span<const uint8_t>(send_buffer_.data(), size));
+      last_send_ = now;
+      ++stats_.packets_sent;
+      break;
+    }
+    case ClientState::kSendingConnectionResponse: {
+      uint8_t body[kChallengeBodyBytes];
+      write_challenge_body(challenge_sequence_, challenge_token_.data(), body);
+      send_packet(PacketType::kConnectionResponse, body, sizeof body);
+      break;
+    }
+    case ClientState::kConnected: {
+      uint8_t body[kKeepAliveBodyBytes];
+      write_keep_alive_body(0, 0, body);
+      send_packet(PacketType::kKeepAlive, body, sizeof body);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void Client::disconnect(double now) {
+  now_ = now;
+  if (state_ >= ClientState::kSendingConnectionResponse) {
+    for (int i = 0; i < config_.disconnect_packets; ++i) send_packet(PacketType::kDisconnect, nullptr, 0);
+  }
+  reset_connection();
+  state_ = ClientState::kDisconnected;
+}
+
+void Client::process_datagram(const Address& from, uint8_t* data, size_t size) {
+  if (state_ <= ClientState::kDisconnected) return drop(PacketError::kWrongState);
+  if (from != server_address()) return drop(PacketError::kFromWrongAddress);
+  constexpr TypeMask kAllowed = type_bit(PacketType::kConnectionDenied) | type_bit(PacketType::kConnectionChallenge) |
+                                type_bit(PacketType::kKeepAlive) | type_bit(PacketType::kPayload) |
+                                type_bit(PacketType::kDisconnect);
+  EncryptedPacket packet;
+  const PacketError error = read_encrypted_packet(data, size, token_.protocol_id, token_.server_to_client_key,
+                                                  kAllowed, &replay_, packet);
+  if (error != PacketError::kNone) return drop(error);
+  ++stats_.packets_received;
+  switch (packet.type) {
+    case PacketType::kConnectionDenied:
+      if (state_ != ClientState::kSendingConnectionRequest && state_ != ClientState::kSendingConnectionResponse) {
+        return drop(PacketError::kWrongState);
+      }
+      return fail_or_next(ClientState::kConnectionDenied, now_);
+    case PacketType::kConnectionChallenge: {
+      if (state_ != ClientState::kSendingConnectionRequest) return drop(PacketError::kWrongState);
+      const uint8_t* sealed = nullptr;
+      read_challenge_body(packet.body, challenge_sequence_, sealed);
+      std::memcpy(challenge_token_.data(), sealed, kChallengeTokenBytes);
+      state_ = ClientState::kSendingConnectionResponse;
+      last_receive_ = now_;
+      last_send_ = kNever;
+      return;
+    }
+    case PacketType::kKeepAlive: {
+      if (state_ == ClientState::kSendingConnectionResponse) {
+        uint32_t index = 0, max = 0;
+        read_keep_alive_body(packet.body, index, max);
+        if (max == 0 || index >= max) return drop(PacketError::kWrongBodySize);
+        client_index_ = static_cast<int>(index);
+        max_clients_ = static_cast<int>(max);
+        state_ = ClientState::kConnected;
+      } else if (state_ != ClientState::kConnected) {
+        return drop(PacketError::kWrongState);
+      }
+      last_receive_ = now_;
+      return;
+    }
+    case PacketType::kPayload: {
+      if (state_ != ClientState::kConnected) return drop(PacketError::kWrongState);
+      last_receive_ = now_;
+      ++stats_.payloads_received;
+      if (queue_count_ == config_.payload_queue_size) {
+        ++stats_.payloads_dropped_queue_full;
+        return;
+      }
+      const size_t entry = static_cast<size_t>((queue_head_ + queue_count_) % config_.payload_queue_size);
+      std::memcpy(queue_bytes_.data() + entry * kMaxPayloadBytes, packet.body, packet.body_size);
+      queue_sizes_[entry] = static_cast<uint16_t>(packet.body_size);
+      queue_sequences_[entry] = packet.sequence;
+      ++queue_count_;
+      return;
+    }
+    case PacketType::kDisconnect:
+      if (state_ != ClientState::kConnected) return drop(PacketError::kWrongState);
+      reset_connection();
+      state_ = ClientState::kDisconnected;
+      return;
+    default:
+      return drop(PacketError::kTypeNotAllowed);
+  }
+}
+
+bool Client::send_payload(std::span<const uint8_t> payload) {
+  if (state_ != ClientState::kConnected || payload.empty() || payload.size() > kMaxPayloadBytes) return false;
+  send_packet(PacketType::kPayload, payload.data(), payload.size());
+  ++stats_.payloads_sent;
+  return true;
+}
+
+bool Client::receive_payload(std::span<uint8_t> out, size_t& size, uint64_t& sequence) {
+  if (queue_count_ == 0) return false;
+  const size_t entry = static_cast<size_t>(queue_head_);
+  const size_t n = queue_sizes_[entry];
+  if (out.size() < n) return false;
+  std::memcpy(out.data(), queue_bytes_.data() + entry * kMaxPayloadBytes, n);
+  size = n;
+  sequence = queue_sequences_[entry];
+  queue_head_ = (queue_head_ + 1) % config_.payload_queue_size;
+  --queue_count_;
+  return true;
+}
+
+}  // namespace bitwire::netcode

@@ -1,0 +1,244 @@
+// netcode 1.02 connect tokens and challenge tokens.
+#include "bitwire/netcode_token.hpp"
+
+#include <sodium.h>
+
+#include <cstring>
+
+#include "netcode_bytes.hpp"
+
+namespace bitwire::netcode {
+
+using detail::ByteReader;
+using detail::ByteWriter;
+
+static_assert(sizeof kVersionInfo == kVersionInfoBytes);
+
+namespace {
+
+bool set_reason(const char** reason, const char* text) {
+  if (reason != nullptr) *reason = text;
+  return false;
+}
+
+const char* check_addresses(const ServerAddresses& addresses) {
+  if (addresses.count < 1 || addresses.count > kMaxServersPerConnect) {
+    return "number of server addresses must be in [1, 32]";
+  }
+  for (int i = 0; i < addresses.count; ++i) {
+    if (addresses.items[i].is_none()) return "empty server address";
+    if (addresses.items[i].port() == 0) return "server address with port 0";
+  }
+  return nullptr;
+}
+
+void write_addresses(ByteWriter& w, const ServerAddresses& addresses) {
+  w.u32(static_cast<uint32_t>(addresses.count));
+  for (int i = 0; i < addresses.count; ++i) detail::write_address(w, addresses.items[i]);
+}
+
+bool read_addresses(ByteReader& r, ServerAddresses& addresses, const char** reason) {
+  uint32_t count = 0;
+  if (!r.u32(count)) return set_reason(reason, "truncated address count");
+  if (count < 1 || count > static_cast<uint32_t>(kMaxServersPerConnect)) {
+    return set_reason(reason, "number of server addresses outside [1, 32]");
+  }
+  addresses = ServerAddresses{};
+  addresses.count = static_cast<int>(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const char* why = nullptr;
+    if (!detail::read_address(r, addresses.items[i], &why)) return set_reason(reason, why);
+  }
+  return true;
+}
+
+// version info (13) + protocol id (8) + expire timestamp (8).
+void token_associated_data(uint64_t protocol_id, uint64_t expire_timestamp, uint8_t* out) {
+  ByteWriter w(out, kVersionInfoBytes + 16);
+  w.bytes(reinterpret_cast<const uint8_t*>(kVersionInfo), kVersionInfoBytes);
+  w.u64(protocol_id);
+  w.u64(expire_timestamp);
+}
+
+}  // namespace
+
+bool crypto_init() {
+  static const bool ready = sodium_init() >= 0;
+  return ready;
+}
+
+void random_bytes(uint8_t* out, size_t size) {
+  crypto_init();
+  randombytes_buf(out, size);
+}
+
+Key random_key() {
+  Key key;
+  random_bytes(key.data(), key.size());
+  return key;
+}
+
+bool write_connect_token_private(const ConnectTokenPrivate& token, uint8_t* out, const char** reason) {
+  if (const char* problem = check_addresses(token.server_addresses)) return set_reason(reason, problem);
+  std::memset(out, 0, kConnectTokenPrivateBytes);
+  ByteWriter w(out, kConnectTokenPrivateBytes - kMacBytes);
+  w.u64(token.client_id);
+  w.u32(static_cast<uint32_t>(token.timeout_seconds));
+  write_addresses(w, token.server_addresses);
+  w.bytes(token.client_to_server_key.data(), kKeyBytes);
+  w.bytes(token.server_to_client_key.data(), kKeyBytes);
+  w.bytes(token.user_data.data(), kUserDataBytes);
+  return true;
+}
+
+bool read_connect_token_private(const uint8_t* in, ConnectTokenPrivate& token, const char** reason) {
+  ByteReader r(in, kConnectTokenPrivateBytes - kMacBytes);
+  ConnectTokenPrivate t;
+  uint32_t timeout = 0;
+  if (!r.u64(t.client_id) || !r.u32(timeout)) return set_reason(reason, "truncated private connect token");
+  t.timeout_seconds = static_cast<int32_t>(timeout);
+  if (!read_addresses(r, t.server_addresses, reason)) return false;
+  if (!r.bytes(t.client_to_server_key.data(), kKeyBytes) || !r.bytes(t.server_to_client_key.data(), kKeyBytes) ||
+      !r.bytes(t.user_data.data(), kUserDataBytes)) {
+    return set_reason(reason, "truncated private connect token");
+  }
+  token = t;
+  return true;
+}
+
+bool encrypt_connect_token_private(uint8_t* buffer, uint64_t protocol_id, uint64_t expire_timestamp,
+                                   const TokenNonce& nonce, const Key& private_key) {
+  if (!crypto_init()) return false;
+  uint8_t ad[kVersionInfoBytes + 16];
+  token_associated_data(protocol_id, expire_timestamp, ad);
+  unsigned long long sealed = 0;
+  const int rc = crypto_aead_xchacha20poly1305_ietf_encrypt(buffer, &sealed, buffer,
+                                                            kConnectTokenPrivateBytes - kMacBytes, ad, sizeof ad,
+                                                            nullptr, nonce.data(), private_key.data());
+  return rc == 0 && sealed == kConnectTokenPrivateBytes;
+}
+
+bool decrypt_connect_token_private(uint8_t* buffer, uint64_t protocol_id, uint64_t expire_timestamp,
+                                   const TokenNonce& nonce, const Key& private_key) {
+  if (!crypto_init()) return false;
+  uint8_t ad[kVersionInfoBytes + 16];
+  token_associated_data(protocol_id, expire_timestamp, ad);
+  unsigned long long opened = 0;
+  const int rc = crypto_aead_xchacha20poly1305_ietf_decrypt(buffer, &opened, nullptr, buffer,
+                                                            kConnectTokenPrivateBytes, ad, sizeof ad, nonce.data(),
+                                                            private_key.data());
+  return rc == 0 && opened == kConnectTokenPrivateBytes - kMacBytes;
+}
+
+bool write_connect_token(const ConnectToken& token, uint8_t* out, const char** reason) {
+  if (const char* problem = check_addresses(token.server_addresses)) return set_reason(reason, problem);
+  if (token.create_timestamp > token.expire_timestamp) {
+    return set_reason(reason, "create timestamp after expire timestamp");
+  }
+  std::memset(out, 0, kConnectTokenBytes);
+  ByteWriter w(out, kConnectTokenBytes);
+  w.bytes(reinterpret_cast<const uint8_t*>(kVersionInfo), kVersionInfoBytes);
+  w.u64(token.protocol_id);
+  w.u64(token.create_timestamp);
+  w.u64(token.expire_timestamp);
+  w.bytes(token.nonce.data(), kConnectTokenNonceBytes);
+  w.bytes(token.private_data.data(), kConnectTokenPrivateBytes);
+  w.u32(static_cast<uint32_t>(token.timeout_seconds));
+  write_addresses(w, token.server_addresses);
+  w.bytes(token.client_to_server_key.data(), kKeyBytes);
+  w.bytes(token.server_to_client_key.data(), kKeyBytes);
+  return true;
+}
+
+bool read_connect_token(const uint8_t* in, ConnectToken& token, const char** reason) {
+  ByteReader r(in, kConnectTokenBytes);
+  uint8_t version[kVersionInfoBytes];
+  r.bytes(version, kVersionInfoBytes);
+  if (std::memcmp(version, kVersionInfo, kVersionInfoBytes) != 0) {
+    return set_reason(reason, "version info is not \"NETCODE 1.02\"");
+  }
+  ConnectToken t;
+  uint32_t timeout = 0;
+  r.u64(t.protocol_id);
+  r.u64(t.create_timestamp);
+  r.u64(t.expire_timestamp);
+  r.bytes(t.nonce.data(), kConnectTokenNonceBytes);
+  r.bytes(t.private_data.data(), kConnectTokenPrivateBytes);
+  r.u32(timeout);
+  t.timeout_seconds = static_cast<int32_t>(timeout);
+  if (!read_addresses(r, t.server_addresses, reason)) return false;
+  if (!r.bytes(t.client_to_server_key.data(), kKeyBytes) || !r.bytes(t.server_to_client_key.data(), kKeyBytes)) {
+    return set_reason(reason, "truncated connect token");
+  }
+  if (t.create_timestamp > t.expire_timestamp) return set_reason(reason, "create timestamp after expire timestamp");
+  token = t;
+  return true;
+}
+
+bool build_connect_token(const ConnectTokenParams& params, const Key& private_key, const Key& client_to_server,
+                         const Key& server_to_client, const TokenNonce& nonce, ConnectToken& out,
+                         const char** reason) {
+  if (params.expire_seconds < 0) return set_reason(reason, "expire_seconds must be >= 0");
+  ConnectTokenPrivate plain;
+  plain.client_id = params.client_id;
+  plain.timeout_seconds = params.timeout_seconds;
+  plain.server_addresses = params.server_addresses;
+  plain.client_to_server_key = client_to_server;
+  plain.server_to_client_key = server_to_client;
+  plain.user_data = params.user_data;
+  ConnectToken token;
+  if (!write_connect_token_private(plain, token.private_data.data(), reason)) return false;
+  token.protocol_id = params.protocol_id;
+  token.create_timestamp = params.create_timestamp;
+  token.expire_timestamp = params.create_timestamp + static_cast<uint64_t>(params.expire_seconds);
+  token.nonce = nonce;
+  if (!encrypt_connect_token_private(token.private_data.data(), token.protocol_id, token.expire_timestamp, nonce,
+                                     private_key)) {
+    return set_reason(reason, "libsodium failed to encrypt the private connect token");
+  }
+  token.timeout_seconds = params.timeout_seconds;
+  token.server_addresses = params.server_addresses;
+  token.client_to_server_key = client_to_server;
+  token.server_to_client_key = server_to_client;
+  out = token;
+  return true;
+}
+
+bool generate_connect_token(const ConnectTokenParams& params, const Key& private_key, ConnectToken& out,
+                            const char** reason) {
+  if (!crypto_init()) return set_reason(reason, "libsodium failed to initialise");
+  TokenNonce nonce;
+  random_bytes(nonce.data(), nonce.size());
+  return build_connect_token(params, private_key, random_key(), random_key(), nonce, out, reason);
+}
+
+void seal_challenge_token(const ChallengeToken& token, uint64_t sequence, const Key& key, uint8_t* out) {
+  std::memset(out, 0, kChallengeTokenBytes);
+  ByteWriter w(out, kChallengeTokenBytes - kMacBytes);
+  w.u64(token.client_id);
+  w.bytes(token.user_data.data(), kUserDataBytes);
+  uint8_t nonce[12];
+  detail::sequence_nonce(sequence, nonce);
+  crypto_init();
+  unsigned long long sealed = 0;
+  crypto_aead_chacha20poly1305_ietf_encrypt(out, &sealed, out, kChallengeTokenBytes - kMacBytes, nullptr, 0, nullptr,
+                                            nonce, key.data());
+}
+
+bool open_challenge_token(const uint8_t* in, uint64_t sequence, const Key& key, ChallengeToken& token) {
+  if (!crypto_init()) return false;
+  uint8_t plain[kChallengeTokenBytes];
+  uint8_t nonce[12];
+  detail::sequence_nonce(sequence, nonce);
+  unsigned long long opened = 0;
+  if (crypto_aead_chacha20poly1305_ietf_decrypt(plain, &opened, nullptr, in, kChallengeTokenBytes, nullptr, 0, nonce,
+                                                key.data()) != 0) {
+    return false;
+  }
+  ByteReader r(plain, kChallengeTokenBytes - kMacBytes);
+  r.u64(token.client_id);
+  r.bytes(token.user_data.data(), kUserDataBytes);
+  return true;
+}
+
+}  // namespace bitwire::netcode

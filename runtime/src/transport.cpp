@@ -1,0 +1,123 @@
+// UdpTransport and the in-process LoopbackNetwork.
+#include "bitwire/transport.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace bitwire {
+
+void UdpTransport::send(const Address& to, std::span<const uint8_t> datagram) {
+  const SocketStatus status = socket_.send(to, std::as_bytes(datagram));
+  if (status != SocketStatus::kOk) {
+    ++send_failures_;
+    last_failure_ = status;
+  }
+}
+
+bool UdpTransport::receive(std::span<uint8_t> buffer, Address& from, size_t& size) {
+  while (true) {
+    const SocketStatus status = socket_.receive(std::as_writable_bytes(buffer), from, size);
+    if (status == SocketStatus::kOk) return true;
+    if (status == SocketStatus::kNothingToRead) return false;
+    if (status == SocketStatus::kTruncated) {
+      size = 0;
+      return true;
+    }
+    // An ICMP error reported on the socket (a peer's port closed) is not a datagram; skip it.
+    ++receive_failures_;
+    last_failure_ = status;
+    if (status == SocketStatus::kNotOpen) return false;
+  }
+}
+
+size_t Transport::receive_many(uint8_t* buffers, size_t stride, size_t count, size_t* sizes, Address* from) {
+  size_t got = 0;
+  while (got < count && receive(std::span<uint8_t>(buffers + got * stride, stride), from[got], sizes[got])) ++got;
+  return got;
+}
+
+size_t UdpTransport::receive_many(uint8_t* buffers, size_t stride, size_t count, size_t* sizes, Address* from) {
+  size_t got = 0;
+  while (got < count) {
+    const size_t want = std::min<size_t>(count - got, batch_.size());
+    for (size_t i = 0; i < want; ++i) {
+      batch_[i].buffer = std::as_writable_bytes(std::span<uint8_t>(buffers + (got + i) * stride, stride));
+    }
+    SocketStatus status = SocketStatus::kOk;
+    const size_t n = socket_.receive_batch(std::span<bitwire::Datagram>(batch_.data(), want), status);
+    if (n == 0) {
+      if (status != SocketStatus::kNothingToRead && status != SocketStatus::kOk) {
+        ++receive_failures_;
+        last_failure_ = status;
+      }
+      break;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      from[got + i] = batch_[i].address;
+      sizes[got + i] = batch_[i].status == SocketStatus::kOk ? batch_[i].size : 0;
+    }
+    got += n;
+    if (n < want) break;
+  }
+  return got;
+}
+
+LoopbackNetwork::LoopbackNetwork(size_t capacity) : capacity_(capacity) {
+  queue_.reserve(capacity);
+}
+
+void LoopbackNetwork::compact() {
+  size_t kept = 0;
+  for (size_t i = head_; i < queue_.size(); ++i) {
+    if (queue_[i].delivered) continue;
+    if (kept != i) queue_[kept] = queue_[i];
+    ++kept;
+  }
+  queue_.resize(kept);
+  head_ = 0;
+}
+
+bool LoopbackNetwork::inject(const Address& from, const Address& to, std::span<const uint8_t> bytes) {
+  if (queue_.size() >= capacity_) compact();
+  if (queue_.size() >= capacity_ || bytes.size() > kMaxDatagram) {
+    ++dropped_full_;
+    return false;
+  }
+  Datagram& d = queue_.emplace_back();
+  d.from = from;
+  d.to = to;
+  d.size = bytes.size();
+  if (!bytes.empty()) std::memcpy(d.bytes.data(), bytes.data(), bytes.size());
+  return true;
+}
+
+void LoopbackNetwork::send(const Address& from, const Address& to, std::span<const uint8_t> bytes) {
+  ++sent_;
+  if (!inject(from, to, bytes)) return;
+  if (on_send && !on_send(queue_.back())) queue_.pop_back();
+}
+
+bool LoopbackNetwork::receive(const Address& to, std::span<uint8_t> buffer, Address& from, size_t& size) {
+  while (head_ < queue_.size() && queue_[head_].delivered) ++head_;
+  if (head_ == queue_.size()) {
+    queue_.clear();
+    head_ = 0;
+    return false;
+  }
+  for (size_t i = head_; i < queue_.size(); ++i) {
+    if (queue_[i].delivered || queue_[i].to != to) continue;
+    Datagram& d = queue_[i];
+    from = d.from;
+    if (d.size > buffer.size()) {
+      size = 0;
+    } else {
+      size = d.size;
+      if (d.size > 0) std::memcpy(buffer.data(), d.bytes.data(), d.size);
+    }
+    d.delivered = true;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace bitwire
