@@ -9,6 +9,7 @@
 
 #include "bitwire/connection.hpp"
 #include "bitwire/connection_packet.hpp"
+#include "support/bit_pack.hpp"
 #include "support/test_messages.hpp"
 
 namespace bitwire {
@@ -18,36 +19,11 @@ using test::Blocky;
 using test::Small;
 using test::Tiny;
 
-// A field of the derivation: `bits` bits of `value`; kAlign pads to a byte; kBytes appends raw bytes.
-struct Field {
-  enum Kind { kBits, kAlign, kBytes } kind = kBits;
-  uint64_t value = 0;
-  int bits = 0;
-  std::vector<uint8_t> bytes;
-};
-Field bits(uint64_t value, int width) { return Field{Field::kBits, value, width, {}}; }
-Field raw(std::vector<uint8_t> bytes) { return Field{Field::kBytes, 0, 0, std::move(bytes)}; }
-
-std::vector<uint8_t> pack(const std::vector<Field>& fields) {
-  std::vector<int> stream;
-  const auto align = [&] {
-    while (stream.size() % 8 != 0) stream.push_back(0);
-  };
-  for (const Field& f : fields) {
-    if (f.kind == Field::kBits) {
-      for (int i = 0; i < f.bits; ++i) stream.push_back(static_cast<int>((f.value >> i) & 1));
-    } else {
-      align();
-      for (uint8_t byte : f.bytes) {
-        for (int i = 0; i < 8; ++i) stream.push_back((byte >> i) & 1);
-      }
-    }
-  }
-  align();
-  std::vector<uint8_t> out(stream.size() / 8, 0);
-  for (size_t i = 0; i < stream.size(); ++i) out[i / 8] |= static_cast<uint8_t>(stream[i] << (i % 8));
-  return out;
-}
+using test::as_bytes;
+using test::bits;
+using test::Field;
+using test::pack;
+using test::raw;
 
 std::vector<uint8_t> write(const PacketLayout& layout, const std::vector<OutgoingEntry>& entries) {
   std::vector<std::byte> buffer(256);
@@ -55,10 +31,6 @@ std::vector<uint8_t> write(const PacketLayout& layout, const std::vector<Outgoin
   std::vector<uint8_t> out(size);
   for (size_t i = 0; i < size; ++i) out[i] = static_cast<uint8_t>(buffer[i]);
   return out;
-}
-
-std::span<const std::byte> as_bytes(const std::vector<uint8_t>& v) {
-  return std::span<const std::byte>(reinterpret_cast<const std::byte*>(v.data()), v.size());
 }
 
 ChannelConfig reliable(int max_messages = 256) {
