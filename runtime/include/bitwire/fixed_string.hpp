@@ -71,6 +71,7 @@ class FixedString {
 
   friend bool operator==(const FixedString& a, const FixedString& b) { return a.view() == b.view(); }
   friend bool operator==(const FixedString& a, std::string_view b) { return a.view() == b; }
+  friend bool operator==(const FixedString& a, const char* b) { return a.view() == std::string_view(b); }
 
  private:
   constexpr void copy_literal(const char* literal, size_t length) {
