@@ -54,7 +54,9 @@ size_t ReliableOrderedChannel::memory_bytes() const {
 }
 
 bool ReliableOrderedChannel::can_send() const {
-  return static_cast<uint16_t>(send_id_ - oldest_unacked_) < static_cast<uint32_t>(config_.send_queue_size);
+  // At most 65535 pending: send_id_ == oldest_unacked_ must keep meaning "nothing pending".
+  const uint32_t pending = static_cast<uint16_t>(send_id_ - oldest_unacked_);
+  return pending < static_cast<uint32_t>(config_.send_queue_size) && pending < 65535u;
 }
 
 void ReliableOrderedChannel::send(MessageHandle&& message, uint32_t body_bits) {

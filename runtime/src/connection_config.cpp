@@ -21,7 +21,7 @@ constexpr ChannelLimit kChannelLimits[] = {
     {&ChannelConfig::max_messages_per_packet, 1, 4096, false, "max_messages_per_packet must be in [1, 4096]"},
     {&ChannelConfig::max_block_size, 1, 1 << 30, false, "max_block_size must be in [1, 2^30]"},
     {&ChannelConfig::block_fragment_size, 1, 65536, false, "block_fragment_size must be in [1, 65536]"},
-    {&ChannelConfig::send_queue_size, 1, 32768, true, "send_queue_size must be a power of two in [1, 32768]"},
+    {&ChannelConfig::send_queue_size, 1, 65536, true, "send_queue_size must be a power of two in [1, 65536]"},
     {&ChannelConfig::receive_queue_size, 1, 32768, true, "receive_queue_size must be a power of two in [1, 32768]"},
     {&ChannelConfig::sent_packets_buffer_size, 1, 32768, false, "sent_packets_buffer_size must be in [1, 32768]"},
     {&ChannelConfig::sent_message_ids, 1, 1 << 24, false, "sent_message_ids must be in [1, 2^24]"},

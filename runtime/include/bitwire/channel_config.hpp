@@ -21,6 +21,7 @@ struct ChannelConfig {
   int block_fragment_size = 1024;      // wire: bytes per block fragment (reliable); divides max_block_size
   bool disable_blocks = false;         // wire: block messages refused on this channel (send and receive)
   int send_queue_size = 1024;          // messages queued for sending (reliable: until acked); power of two
+                                       // up to 65536 (a reliable channel holds at most 65535)
   int receive_queue_size = 1024;       // messages buffered on receive (reliable: the id window); power of two
   int sent_packets_buffer_size = 1024; // reliable: sent packets whose message ids are remembered for acks
   int sent_message_ids = 16384;        // reliable: message ids remembered across those packets; older packets'
