@@ -210,6 +210,51 @@ TEST(MessageFactory, CheckNamesTheProblem) {
   EXPECT_NE(MessageFactory().check(), nullptr);
 }
 
+// A message type that counts its live instances (constructed and not yet destroyed).
+struct Counted {
+  static constexpr uint32_t kTypeId = 0;
+  static inline int live = 0;
+  uint16_t value = 0;
+  Counted() { ++live; }
+  Counted(const Counted& other) : value(other.value) { ++live; }
+  Counted& operator=(const Counted&) = default;
+  ~Counted() { --live; }
+  template <typename Stream>
+  bool serialize(Stream& stream) {
+    return serialize_bits(stream, value, 16);
+  }
+};
+inline constexpr MessageTypeInfo kCountedTypes[] = {describe_message<Counted>("Counted")};
+
+// Every message the connections held -- queued, in flight, received and unread -- is destroyed when the
+// connection is reset or destroyed.
+TEST(ConnectionLifetime, ResetAndDestructionDestroyEveryMessage) {
+  NetworkConditions lossy;
+  lossy.loss_percent = 40;
+  lossy.latency_ms = 80;
+  ConnectionConfig config;
+  config.channel_count = 2;
+  config.channels[1].type = ChannelType::kUnreliableUnordered;
+  {
+    test::ConnectionPair pair(MessageFactory(kCountedTypes), config, lossy, 5);
+    for (int tick = 0; tick < 40; ++tick) {
+      for (int i = 0; i < 12; ++i) {
+        ASSERT_TRUE(pair.a.send(0, pair.a.create<Counted>()));
+        ASSERT_TRUE(pair.b.send(1, pair.b.create<Counted>()));
+        ASSERT_TRUE(pair.b.send(0, pair.b.create<Counted>()));
+      }
+      pair.tick(tick * kTick);
+    }
+    ASSERT_GT(Counted::live, 100);
+    EXPECT_EQ(Counted::live, pair.a.pool().live() + pair.b.pool().live());
+    pair.a.reset();
+    EXPECT_EQ(pair.a.pool().live(), 0);
+    EXPECT_EQ(Counted::live, pair.b.pool().live());
+    ASSERT_GT(pair.b.pool().live(), 0);
+  }
+  EXPECT_EQ(Counted::live, 0);  // b was destroyed holding queued and received messages
+}
+
 // Messages queued, in flight, received and unread: reset and destruction release every one.
 TEST(ConnectionLifetime, NothingLeaksOnResetOrDestructionWithMessagesInFlight) {
   NetworkConditions lossy;

@@ -11,9 +11,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <algorithm>
 #include <memory>
 
 #include "bitwire/connection.hpp"
+#include "bitwire/fixed_string.hpp"
 #include "bitwire/serialize.hpp"
 
 namespace {
