@@ -397,3 +397,57 @@ TEST(ConnectionGenerated, GameMessagesTravelThroughAConnection) {
 
 }  // namespace
 }  // namespace bitwire
+
+namespace bitwire {
+namespace {
+
+// Property: whatever mix is queued, a packet never exceeds the budget, and a peer reads every packet.
+TEST(ConnectionPackets, NeverExceedTheBudgetAndAlwaysReadBack) {
+  ConnectionConfig config;
+  config.max_packet_size = 200;
+  config.channel_count = 3;
+  config.channels[1].type = ChannelType::kUnreliableUnordered;
+  config.channels[1].max_messages_per_packet = 5;
+  config.channels[2].max_messages_per_packet = 3;
+  config.channels[2].packet_budget_bytes = 60;
+  config.channels[2].priority = 2;
+  Connection sender(MessageFactory(test::kAllTypes), config);
+  Connection receiver(MessageFactory(test::kAllTypes), config);
+  std::vector<std::byte> buffer(512);
+  uint32_t state = 12345;
+  const auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return state >> 8;
+  };
+  for (uint16_t sequence = 0; sequence < 2000; ++sequence) {
+    for (int k = 0; k < 3; ++k) {
+      const int channel = static_cast<int>(next() % 3);
+      MessageHandle m = sender.create<Numbered>();
+      Numbered& n = *m.as<Numbered>();
+      n.serial = next();
+      n.level = static_cast<int32_t>(next() % 101);
+      const size_t length = next() % 65;
+      for (size_t i = 0; i < length; ++i) (void)n.payload.push_back(static_cast<uint8_t>(next()));
+      (void)n.label.assign_truncated("label with some length");
+      const SendStatus status = sender.send(channel, std::move(m));
+      ASSERT_TRUE(status || status.result == SendResult::kQueueFull || status.result == SendResult::kTooLarge)
+          << to_string(status.result);
+    }
+    sender.update(sequence * 0.05);
+    const size_t size = sender.generate_packet(sequence, buffer);
+    ASSERT_LE(size, 200u);
+    ASSERT_TRUE(receiver.process_packet(sequence, std::span<const std::byte>(buffer.data(), size)))
+        << to_string(receiver.packet_error());
+    if (sequence % 3 == 0) sender.on_packet_acked(sequence);
+    for (int c = 0; c < 3; ++c) {
+      while (receiver.receive(c)) {
+      }
+    }
+  }
+  EXPECT_GT(sender.channel_counters(0).messages_acked, 0u);
+  EXPECT_GT(sender.channel_counters(1).messages_dropped, 0u);
+  EXPECT_EQ(sender.generate_packet(0, {}), 0u);  // no room at all: nothing written
+}
+
+}  // namespace
+}  // namespace bitwire

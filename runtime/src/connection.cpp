@@ -238,6 +238,7 @@ ReceiveResult Connection::receive_packet(const uint8_t* data, size_t size) {
 
 size_t Connection::generate_packet(uint16_t sequence, std::span<std::byte> out) {
   const size_t bytes = std::min(out.size(), static_cast<size_t>(config_.max_packet_size));
+  if (bytes == 0) return 0;
   size_t remaining = bytes * 8;
   const auto header = static_cast<size_t>(layout_.packet_header_bits());
   remaining = remaining > header ? remaining - header : 0;

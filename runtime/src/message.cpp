@@ -44,7 +44,8 @@ MessagePool::MessagePool(const MessageFactory& factory, const MessagePoolConfig&
   capacity_ = std::clamp(config.capacity, 1, 1 << 24);
   const size_t align = std::max<size_t>(factory.max_align(), alignof(std::max_align_t));
   stride_ = (factory.max_size() + align - 1) / align * align;
-  storage_.reset(new std::byte[stride_ * static_cast<size_t>(capacity_) + align]);
+  storage_bytes_ = stride_ * static_cast<size_t>(capacity_) + align;
+  storage_.reset(new std::byte[storage_bytes_]);
   const auto address = reinterpret_cast<uintptr_t>(storage_.get());
   offset_ = (align - address % align) % align;
   slots_.reset(new SlotState[static_cast<size_t>(capacity_)]);
@@ -69,7 +70,7 @@ MessagePool::~MessagePool() {
 }
 
 size_t MessagePool::memory_bytes() const {
-  return stride_ * static_cast<size_t>(capacity_) + alignof(std::max_align_t) +
+  return storage_bytes_ +
          static_cast<size_t>(capacity_) * (sizeof(SlotState) + sizeof(uint32_t)) +
          static_cast<size_t>(block_count_) * (max_block_size_ + sizeof(int32_t));
 }

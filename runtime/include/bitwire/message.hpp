@@ -233,6 +233,7 @@ class MessagePool {
   int capacity_ = 0;
   size_t stride_ = 0;
   size_t offset_ = 0;  // from storage_ to the first aligned slot
+  size_t storage_bytes_ = 0;
   std::unique_ptr<std::byte[]> storage_;
   std::unique_ptr<SlotState[]> slots_;
   std::unique_ptr<uint32_t[]> free_slots_;
