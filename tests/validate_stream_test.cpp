@@ -105,6 +105,33 @@ TEST(ValidateStream, KeepsTheFirstViolation) {
   EXPECT_EQ(stream.error_bit(), 0u);
 }
 
+// A sparse enum (0, 1, 10, 11 in 4 bits): the range check alone lets 2..9 through; the membership check
+// refuses them on read and on validation alike.
+enum class Sparse : uint8_t { kIdle = 0, kWalk = 1, kRun = 10, kSprint = 11 };
+constexpr bool is_member(Sparse s) {
+  return s == Sparse::kIdle || s == Sparse::kWalk || s == Sparse::kRun || s == Sparse::kSprint;
+}
+struct WithSparse {
+  Sparse mode = Sparse::kIdle;
+  template <typename Stream>
+  bool serialize(Stream& stream) {
+    BITWIRE_TRY(serialize_enum(stream, mode, Sparse::kIdle, Sparse::kSprint));
+    return serialize_enum_member(stream, is_member(mode), 4);
+  }
+};
+
+TEST(ValidateStream, RefusesSparseEnumValueInAGap) {
+  WithSparse message;
+  message.mode = static_cast<Sparse>(5);
+  const ValidateResult result = validate_object(message);
+  EXPECT_EQ(result.error, WriteError::kInvalidEnum);
+  const std::byte five[] = {std::byte{5}};
+  WithSparse read;
+  EXPECT_EQ(read_object(five, read).error, ReadError::kInvalidEnum);
+  message.mode = Sparse::kRun;
+  EXPECT_TRUE(validate_object(message));
+}
+
 // ---- FixedString ----
 
 TEST(FixedString, AssignRefusesWhatDoesNotFit) {

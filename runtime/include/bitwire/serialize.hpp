@@ -299,6 +299,27 @@ inline bool serialize_enum(Stream& stream, E& value, E min, E max) {
   return true;
 }
 
+// Membership of a sparse enum (declared values with gaps), after serialize_enum over [min, max] wrote or
+// read the value in `bits` bits: `is_member` says whether the value is one of the enumerators. A read
+// refuses a non-member (kInvalidEnum, where the value started); a ValidateStream refuses it too, so a
+// sender never queues a value its peer refuses; a WriteStream asserts it.
+template <typename Stream>
+inline bool serialize_enum_member(Stream& stream, bool is_member, int bits) {
+  if constexpr (Stream::kIsReading) {
+    if (!is_member) [[unlikely]] {
+      return stream.fail_at(ReadError::kInvalidEnum, stream.bits_processed() - static_cast<size_t>(bits));
+    }
+    return true;
+  } else if constexpr (Stream::kIsWriting) {
+    (void)bits;
+    return detail::write_contract(stream, [&] { return is_member; }, WriteError::kInvalidEnum);
+  } else {
+    (void)is_member;
+    (void)bits;
+    return true;
+  }
+}
+
 // A fixed-point value in Q format: `raw` is the value scaled by 2^FractionBits, held in an integer of 8 to
 // 128 bits (unsigned storage suits ranges without negative values); min_units and max_units bound the
 // value in whole units. On the wire it is the ranged integer over
