@@ -116,9 +116,17 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
     }
     priority_order_[static_cast<size_t>(i)] = i;
   }
-  std::stable_sort(priority_order_.begin(), priority_order_.begin() + config_.channel_count, [this](int a, int b) {
-    return layout_.channels[static_cast<size_t>(a)].priority > layout_.channels[static_cast<size_t>(b)].priority;
-  });
+  // Higher priority first, ties by index: a stable insertion sort (at most 64 channels, no allocation).
+  for (int i = 1; i < config_.channel_count; ++i) {
+    const int channel = priority_order_[static_cast<size_t>(i)];
+    const int priority = layout_.channels[static_cast<size_t>(channel)].priority;
+    int j = i;
+    while (j > 0 && layout_.channels[static_cast<size_t>(priority_order_[static_cast<size_t>(j - 1)])].priority < priority) {
+      priority_order_[static_cast<size_t>(j)] = priority_order_[static_cast<size_t>(j - 1)];
+      --j;
+    }
+    priority_order_[static_cast<size_t>(j)] = channel;
+  }
   planned_.reset(new OutgoingEntry[count]);
   outgoing_.reset(new OutgoingEntry[count]);
   incoming_ = std::make_unique<IncomingPacket>(layout_);
