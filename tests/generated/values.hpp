@@ -123,9 +123,9 @@ class Draws {
     if (worst()) {
       std::string text;
       while (text.size() < N) text += static_cast<char>('a' + rng_.below(26));
-      out = text;
+      (void)out.assign(text);
     } else {
-      out = random_utf8(rng_, N);
+      (void)out.assign(random_utf8(rng_, N));
     }
   }
   // A byte block of any octets, its length in [0, N]; N in kWorst mode.

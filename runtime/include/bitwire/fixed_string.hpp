@@ -1,5 +1,11 @@
 // FixedString<N>: up to N bytes of UTF-8 in the object (no heap), NUL-terminated, the storage generated
 // code uses for `string<N>` fields. On the wire it is serialize_string with a buffer of N + 1 bytes.
+//
+// Contracts: nothing writes past the N + 1 bytes in any build. A string literal converts implicitly and is
+// checked at compile time; run-time text goes through assign(), which refuses (returns false, leaves the
+// string unchanged) what does not fit, or assign_truncated(), which keeps the longest prefix that fits and
+// ends on a UTF-8 code-point boundary. Neither checks UTF-8 well-formedness: the validating stream refuses
+// a malformed string when the message is sent.
 #pragma once
 
 #include <cstddef>
@@ -17,31 +23,63 @@ class FixedString {
   static constexpr size_t kBufferSize = N + 1;
 
   constexpr FixedString() = default;
-  FixedString(std::string_view text) { assign(text); }  // NOLINT: implicit, like std::string
 
-  // Precondition: text fits (at most N bytes) and holds no zero byte.
-  void assign(std::string_view text) {
-    BITWIRE_ASSERT(text.size() <= N);
-    BITWIRE_ASSERT(text.find('\0') == std::string_view::npos);
-    std::memcpy(buffer_, text.data(), text.size());
-    buffer_[text.size()] = '\0';
+  // From a string literal; one longer than N bytes does not compile.
+  template <size_t M>
+  constexpr FixedString(const char (&literal)[M]) {  // NOLINT: implicit, checked at compile time
+    static_assert(M >= 1 && M - 1 <= N, "string literal longer than the FixedString's capacity");
+    copy_literal(literal, M - 1);
   }
-  FixedString& operator=(std::string_view text) {
-    assign(text);
+  template <size_t M>
+  constexpr FixedString& operator=(const char (&literal)[M]) {
+    static_assert(M >= 1 && M - 1 <= N, "string literal longer than the FixedString's capacity");
+    copy_literal(literal, M - 1);
     return *this;
   }
 
-  size_t size() const { return std::strlen(buffer_); }
+  // Replaces the text when it fits (at most N bytes, no zero byte) and returns true; otherwise returns
+  // false and leaves the string unchanged.
+  [[nodiscard]] bool assign(std::string_view text) {
+    if (text.size() > N || text.find('\0') != std::string_view::npos) return false;
+    std::memcpy(buffer_, text.data(), text.size());
+    buffer_[text.size()] = '\0';
+    return true;
+  }
+
+  // Replaces the text with its longest prefix that fits: at most N bytes, stopping before the first zero
+  // byte, and never ending inside a multi-byte UTF-8 sequence (a cut lands on the lead byte of the
+  // sequence it would split, which is dropped whole). Returns the number of bytes kept.
+  size_t assign_truncated(std::string_view text) {
+    size_t length = text.find('\0');
+    if (length == std::string_view::npos) length = text.size();
+    if (length > N) {
+      length = N;
+      // Back up over continuation bytes (10xxxxxx) to the lead byte of the split sequence.
+      while (length > 0 && (static_cast<unsigned char>(text[length]) & 0xC0) == 0x80) --length;
+    }
+    std::memcpy(buffer_, text.data(), length);
+    buffer_[length] = '\0';
+    return length;
+  }
+
+  size_t size() const { return strnlen(buffer_, kBufferSize); }
   bool empty() const { return buffer_[0] == '\0'; }
   const char* c_str() const { return buffer_; }
-  std::string_view view() const { return std::string_view(buffer_); }
+  std::string_view view() const { return std::string_view(buffer_, size()); }
   // The buffer serialize_string reads into and writes from (kBufferSize bytes).
   char* buffer() { return buffer_; }
 
   friend bool operator==(const FixedString& a, const FixedString& b) { return a.view() == b.view(); }
   friend bool operator==(const FixedString& a, std::string_view b) { return a.view() == b; }
+  friend bool operator==(const FixedString& a, const char* b) { return a.view() == std::string_view(b); }
 
  private:
+  constexpr void copy_literal(const char* literal, size_t length) {
+    size_t i = 0;
+    for (; i < length && literal[i] != '\0'; ++i) buffer_[i] = literal[i];
+    buffer_[i] = '\0';
+  }
+
   char buffer_[N + 1] = {};
 };
 

@@ -1,5 +1,10 @@
 // FixedVector<T, N>: a vector with its capacity in the object (no heap), the storage generated code uses
 // for variable-length arrays. Its size is what goes on the wire; elements past the size are unused.
+//
+// Contracts: nothing writes past the N elements in any build. push_back and resize refuse (return false,
+// change nothing) what does not fit; the constructors keep the first N elements of an over-long list (and
+// assert in debug builds); an index at or past size() is asserted and, in release builds, clamped to the
+// last slot of the storage rather than read or written outside it.
 #pragma once
 
 #include <array>
@@ -21,12 +26,16 @@ class FixedVector {
   // `count` copies of `value` (count at most N).
   constexpr FixedVector(size_t count, const T& value) {
     BITWIRE_ASSERT(count <= N);
+    if (count > N) count = N;
     for (size_t i = 0; i < count; ++i) items_[i] = value;
     size_ = count;
   }
   constexpr FixedVector(std::initializer_list<T> items) {
     BITWIRE_ASSERT(items.size() <= N);
-    for (const T& item : items) items_[size_++] = item;
+    for (const T& item : items) {
+      if (size_ == N) break;
+      items_[size_++] = item;
+    }
   }
 
   constexpr size_t size() const { return size_; }
@@ -35,22 +44,26 @@ class FixedVector {
 
   constexpr T& operator[](size_t index) {
     BITWIRE_ASSERT(index < size_);
-    return items_[index];
+    return items_[index < N ? index : N - 1];
   }
   constexpr const T& operator[](size_t index) const {
     BITWIRE_ASSERT(index < size_);
-    return items_[index];
+    return items_[index < N ? index : N - 1];
   }
 
-  constexpr void push_back(const T& item) {
-    BITWIRE_ASSERT(size_ < N);
+  // Appends `item` and returns true, or returns false when the vector is full.
+  constexpr bool push_back(const T& item) {
+    if (size_ >= N) return false;
     items_[size_++] = item;
+    return true;
   }
-  // Grows or shrinks to `size` (at most N); new elements keep whatever the slot held (default-constructed
-  // for a fresh vector), so readers assign every element they accept.
-  constexpr void resize(size_t size) {
-    BITWIRE_ASSERT(size <= N);
+  // Grows or shrinks to `size` and returns true; returns false and changes nothing when size > N. New
+  // elements keep whatever the slot held (default-constructed for a fresh vector), so readers assign
+  // every element they accept.
+  constexpr bool resize(size_t size) {
+    if (size > N) return false;
     size_ = size;
+    return true;
   }
   constexpr void clear() { size_ = 0; }
 

@@ -9,7 +9,9 @@
 //
 // On a WriteStream or MeasureStream every primitive returns `true` at compile time, so the checks vanish
 // and a write compiles to straight-line bit packing. Writes assert their contract (values in range, room
-// in the buffer) in builds with assertions. On a ReadStream every primitive validates what it read, and on
+// in the buffer) in builds with assertions. On a ValidateStream the same contracts are checked in every
+// build and the first one broken is refused with a WriteError (write_contract below): that is how a
+// sender refuses, before queueing, a value a correct peer would refuse. On a ReadStream every primitive validates what it read, and on
 // failure returns false, leaves its destination untouched (strings and byte blocks excepted), and records
 // the reason and bit position in the stream, which then fails every later read.
 #pragma once
@@ -48,6 +50,29 @@ namespace detail {
 template <typename T>
 using WireUnsigned =
     std::conditional_t<(sizeof(T) <= 4), uint32_t, std::conditional_t<(sizeof(T) <= 8), uint64_t, uint128_t>>;
+
+// A write contract: asserted on a WriteStream, checked on a ValidateStream (which records `reason` and
+// makes the primitive return false). `holds` is a callable so that a release WriteStream evaluates nothing.
+template <typename Stream, typename Condition>
+inline bool write_contract(Stream& stream, Condition&& holds, WriteError reason) {
+  if constexpr (Stream::kIsValidating) {
+    return holds() || stream.refuse(reason);
+  } else {
+    BITWIRE_ASSERT(holds());
+    (void)stream;
+    (void)holds;
+    (void)reason;
+    return true;
+  }
+}
+
+constexpr WriteError write_error_for(ReadError reason) {
+  switch (reason) {
+    case ReadError::kInvalidCount: return WriteError::kInvalidCount;
+    case ReadError::kInvalidEnum: return WriteError::kInvalidEnum;
+    default: return WriteError::kValueOutOfRange;
+  }
+}
 
 template <typename U>
 constexpr int bits_for_unsigned(U range) {
@@ -96,7 +121,7 @@ inline bool serialize_ranged(Stream& stream, T& value, T min, T max, ReadError r
   const auto range = static_cast<U>(static_cast<U>(max) - static_cast<U>(min));
   const int bits = bits_for_unsigned(range);
   if constexpr (Stream::kIsWriting) {
-    BITWIRE_ASSERT(value >= min && value <= max);
+    if (!write_contract(stream, [&] { return value >= min && value <= max; }, write_error_for(reason))) return false;
     if (bits != 0) write_wide(stream, static_cast<U>(static_cast<U>(value) - static_cast<U>(min)), bits);
     return true;
   } else if constexpr (Stream::kIsReading) {
@@ -159,8 +184,14 @@ template <typename Stream, std::signed_integral T>
 inline bool serialize_signed_bits(Stream& stream, T& value, int bits) {
   BITWIRE_ASSERT(bits >= 1 && bits <= static_cast<int>(sizeof(T) * 8));
   if constexpr (Stream::kIsWriting) {
-    BITWIRE_ASSERT(bits == 64 || (static_cast<int64_t>(value) >= -(int64_t{1} << (bits - 1)) &&
-                                  static_cast<int64_t>(value) < (int64_t{1} << (bits - 1))));
+    const bool fits = detail::write_contract(
+        stream,
+        [&] {
+          return bits == 64 || (static_cast<int64_t>(value) >= -(int64_t{1} << (bits - 1)) &&
+                                static_cast<int64_t>(value) < (int64_t{1} << (bits - 1)));
+        },
+        WriteError::kValueTooWide);
+    if (!fits) return false;
     stream.write_bits(static_cast<uint64_t>(static_cast<int64_t>(value)) & low_mask(bits), bits);
     return true;
   } else if constexpr (Stream::kIsReading) {
@@ -268,6 +299,27 @@ inline bool serialize_enum(Stream& stream, E& value, E min, E max) {
   return true;
 }
 
+// Membership of a sparse enum (declared values with gaps), after serialize_enum over [min, max] wrote or
+// read the value in `bits` bits: `is_member` says whether the value is one of the enumerators. A read
+// refuses a non-member (kInvalidEnum, where the value started); a ValidateStream refuses it too, so a
+// sender never queues a value its peer refuses; a WriteStream asserts it.
+template <typename Stream>
+inline bool serialize_enum_member(Stream& stream, bool is_member, int bits) {
+  if constexpr (Stream::kIsReading) {
+    if (!is_member) [[unlikely]] {
+      return stream.fail_at(ReadError::kInvalidEnum, stream.bits_processed() - static_cast<size_t>(bits));
+    }
+    return true;
+  } else if constexpr (Stream::kIsWriting) {
+    (void)bits;
+    return detail::write_contract(stream, [&] { return is_member; }, WriteError::kInvalidEnum);
+  } else {
+    (void)is_member;
+    (void)bits;
+    return true;
+  }
+}
+
 // A fixed-point value in Q format: `raw` is the value scaled by 2^FractionBits, held in an integer of 8 to
 // 128 bits (unsigned storage suits ranges without negative values); min_units and max_units bound the
 // value in whole units. On the wire it is the ranged integer over
@@ -366,7 +418,7 @@ consteval CompressedFloatParams compressed_float_constant(float min, float max, 
 template <typename Stream>
 inline bool serialize_compressed_float(Stream& stream, float& value, CompressedFloatParams params) {
   if constexpr (Stream::kIsWriting) {
-    BITWIRE_ASSERT(std::isfinite(value));
+    if (!detail::write_contract(stream, [&] { return std::isfinite(value); }, WriteError::kNotFinite)) return false;
     stream.write_bits(quantize_compressed_float(value, params), params.bits);
     return true;
   } else if constexpr (Stream::kIsReading) {
@@ -439,8 +491,15 @@ inline bool serialize_string(Stream& stream, char* buffer, size_t buffer_size) {
   uint32_t length = 0;
   if constexpr (!Stream::kIsReading) {
     length = static_cast<uint32_t>(strnlen(buffer, buffer_size));
-    BITWIRE_ASSERT(length <= max_length);
-    BITWIRE_ASSERT(check_utf8(reinterpret_cast<const unsigned char*>(buffer), length) == Utf8Status::kValid);
+    if (!detail::write_contract(stream, [&] { return length <= max_length; }, WriteError::kInvalidCount)) return false;
+    if constexpr (Stream::kIsValidating) {
+      const Utf8Status status = check_utf8(reinterpret_cast<const unsigned char*>(buffer), length);
+      if (status != Utf8Status::kValid) {
+        return stream.refuse(status == Utf8Status::kHasNul ? WriteError::kInteriorNul : WriteError::kInvalidUtf8);
+      }
+    } else {
+      BITWIRE_ASSERT(check_utf8(reinterpret_cast<const unsigned char*>(buffer), length) == Utf8Status::kValid);
+    }
   }
   if constexpr (Stream::kIsReading) buffer[0] = '\0';  // a refused read leaves an empty string
   if (!detail::serialize_ranged(stream, length, uint32_t{0}, max_length, ReadError::kInvalidCount)) return false;
@@ -482,7 +541,7 @@ inline bool serialize_int_relative(Stream& stream, uint32_t previous, uint32_t& 
 
   uint32_t difference = 0;
   if constexpr (!Stream::kIsReading) {
-    BITWIRE_ASSERT(current > previous);
+    if (!detail::write_contract(stream, [&] { return current > previous; }, WriteError::kNotIncreasing)) return false;
     difference = current - previous;
   }
   // A sum above 32 bits is refused at `at`: where the difference's bits start (the flag, for +1).
@@ -552,6 +611,26 @@ inline size_t write_object(std::span<std::byte> buffer, T& object) {
   object.serialize(stream);
   stream.flush();
   return stream.bytes_processed();
+}
+
+struct ValidateResult {
+  WriteError error = WriteError::kNone;
+  size_t error_bit = 0;  // bits counted before the refused operation
+  size_t bits = 0;       // the conservative bound (as measure_bits) when valid
+  explicit operator bool() const { return error == WriteError::kNone; }
+};
+
+// Runs `object`'s serialize on a ValidateStream: whether every write contract holds (so that every correct
+// reader accepts what a WriteStream would write), and the measured bound.
+template <typename T>
+inline ValidateResult validate_object(T& object) {
+  ValidateStream stream;
+  if (!object.serialize(stream) && !stream.failed()) stream.refuse(WriteError::kInvalidData);
+  ValidateResult result;
+  result.error = stream.error();
+  result.error_bit = stream.error_bit();
+  result.bits = stream.bits_processed();
+  return result;
 }
 
 // A conservative bound on the bits `object` takes, at any starting bit position.

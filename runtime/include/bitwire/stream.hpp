@@ -1,6 +1,13 @@
-// WriteStream, ReadStream and MeasureStream: the three streams one templated `serialize(Stream&)` is
-// instantiated with. Each announces its kind at compile time (kIsWriting / kIsReading / kIsMeasuring), so
-// the serialize functions in serialize.hpp compile to straight-line writes, checked reads, or counts.
+// WriteStream, ReadStream, MeasureStream and ValidateStream: the streams one templated
+// `serialize(Stream&)` is instantiated with. Each announces its kind at compile time (kIsWriting /
+// kIsReading / kIsMeasuring, and kIsValidating), so the serialize functions in serialize.hpp compile to
+// straight-line writes, checked reads, counts, or checked writes.
+//
+// The Stream concept the primitives rely on: the three kind flags and kIsValidating; a writing stream has
+// write_bits / write_align / write_bytes, a reading stream read_bits / read_align / read_bytes / fail_at,
+// a measuring stream add_bits / add_align; every stream has bits_processed() and failed(). A writing
+// stream also has `refuse(WriteError)`, which the primitives call only when kIsValidating is true (on a
+// WriteStream the same contract is an assertion).
 //
 // A ReadStream faces untrusted bytes: a failed read returns false, records why (ReadError) and where (the
 // bit position of the failing operation), and latches: every later read on the stream fails too.
@@ -45,11 +52,43 @@ constexpr const char* to_string(ReadError error) {
   return "unknown read error";
 }
 
+// Why a ValidateStream refused a value: each is a write contract that, broken in a release build, would
+// put bits on the wire that a correct peer's reader refuses (or, for a non-finite float, misreads).
+enum class WriteError : uint8_t {
+  kNone,
+  kValueOutOfRange,  // a ranged integer outside [min, max]
+  kValueTooWide,     // a raw field value with bits set above its width
+  kInvalidEnum,      // an enum value outside its declared set
+  kInvalidCount,     // a count or length outside its declared bounds (string too long, array too short)
+  kInvalidUtf8,      // a string that is not well-formed UTF-8
+  kInteriorNul,      // a string holding a zero byte
+  kNotIncreasing,    // an int_relative value not above the previous one
+  kNotFinite,        // a compressed float that is NaN or infinite
+  kInvalidData,      // a serialize function returned false for its own reason
+};
+
+constexpr const char* to_string(WriteError error) {
+  switch (error) {
+    case WriteError::kNone: return "none";
+    case WriteError::kValueOutOfRange: return "value out of range";
+    case WriteError::kValueTooWide: return "value wider than its field";
+    case WriteError::kInvalidEnum: return "enum value not in its set";
+    case WriteError::kInvalidCount: return "count or length out of range";
+    case WriteError::kInvalidUtf8: return "string is not valid UTF-8";
+    case WriteError::kInteriorNul: return "string holds a zero byte";
+    case WriteError::kNotIncreasing: return "relative value not increasing";
+    case WriteError::kNotFinite: return "compressed float is not finite";
+    case WriteError::kInvalidData: return "invalid data";
+  }
+  return "unknown write error";
+}
+
 class WriteStream {
  public:
   static constexpr bool kIsWriting = true;
   static constexpr bool kIsReading = false;
   static constexpr bool kIsMeasuring = false;
+  static constexpr bool kIsValidating = false;
 
   explicit WriteStream(std::span<std::byte> buffer) : writer_(buffer) {}
 
@@ -75,6 +114,7 @@ class ReadStream {
   static constexpr bool kIsWriting = false;
   static constexpr bool kIsReading = true;
   static constexpr bool kIsMeasuring = false;
+  static constexpr bool kIsValidating = false;
 
   explicit ReadStream(std::span<const std::byte> buffer) : reader_(buffer) {}
 
@@ -142,6 +182,7 @@ class MeasureStream {
   static constexpr bool kIsWriting = false;
   static constexpr bool kIsReading = false;
   static constexpr bool kIsMeasuring = true;
+  static constexpr bool kIsValidating = false;
 
   static constexpr int kAlignBound = 7;
 
@@ -154,6 +195,49 @@ class MeasureStream {
 
  private:
   size_t bits_ = 0;
+};
+
+// A writer that writes nothing: the serialize functions see a write stream (every branch a write takes),
+// and every write contract the primitives assert on a WriteStream -- ranges, field widths, enum sets,
+// counts, string lengths, UTF-8, increasing relative values, finite compressed floats -- is checked here
+// instead, and the first violation is recorded with its reason and bit position. A message that passes
+// writes bits every correct reader accepts. It also counts the same conservative bound a MeasureStream
+// counts, so one pass both validates and measures.
+class ValidateStream {
+ public:
+  static constexpr bool kIsWriting = true;
+  static constexpr bool kIsReading = false;
+  static constexpr bool kIsMeasuring = false;
+  static constexpr bool kIsValidating = true;
+
+  void write_bits(uint64_t value, int bits) {
+    if (bits < 1 || bits > 64 || (bits < 64 && (value >> bits) != 0)) refuse(WriteError::kValueTooWide);
+    bits_ += static_cast<size_t>(bits > 0 ? bits : 0);
+  }
+  void write_align() { bits_ += MeasureStream::kAlignBound; }
+  void write_bytes(const std::byte*, size_t count) { bits_ += count * 8; }
+  void flush() {}
+
+  // Records the first violation; returns false so a primitive can `return stream.refuse(...)`.
+  bool refuse(WriteError reason) {
+    if (error_ == WriteError::kNone) {
+      error_ = reason;
+      error_bit_ = bits_;
+    }
+    return false;
+  }
+
+  bool failed() const { return error_ != WriteError::kNone; }
+  WriteError error() const { return error_; }
+  // Bits counted (the conservative bound) before the refused operation.
+  size_t error_bit() const { return error_bit_; }
+  size_t bits_processed() const { return bits_; }
+  size_t bytes_processed() const { return (bits_ + 7) / 8; }
+
+ private:
+  size_t bits_ = 0;
+  WriteError error_ = WriteError::kNone;
+  size_t error_bit_ = 0;
 };
 
 }  // namespace bitwire

@@ -1,0 +1,212 @@
+// Channels: what a Connection multiplexes into each packet.
+//
+// ReliableOrderedChannel follows the "reliable ordered messages" article exactly:
+// - send: the message (already validated and measured by the connection) goes into a send queue indexed by
+//   message id (a ring of send_queue_size); a full queue refuses it (kQueueFull).
+// - packet: walk from the oldest unacked id towards the newest, never past oldest unacked +
+//   receive_queue_size (an id the receiver could not buffer), and include every message not sent within
+//   message_resend_time that still fits the remaining bits; stop when the packet's message count or bits
+//   run out. Remember which ids went in which packet sequence.
+// - ack of a packet: drop its messages from the send queue, then advance the oldest unacked id past
+//   every acked slot.
+// - receive: buffer out-of-order messages by id in a ring of receive_queue_size, release strictly in
+//   order. An id older than the next one expected is a duplicate (ignored, counted); an id at or beyond
+//   next + receive_queue_size (and not older) means the peer broke the window: a connection error.
+// Message ids are 16 bits and wrap; every comparison is modulo 65536 (sequence.hpp).
+//
+// Cost of building a packet: the walk visits at most receive_queue_size ids and stops as soon as the
+// packet is full, so it is bounded by the window, not by how many messages are queued
+// (bench/channel_bench.cpp measures 1, 1,000 and 65,000 queued).
+//
+// UnreliableUnorderedChannel: a queue of send_queue_size; each packet takes queued messages in order,
+// those that fit go, those that do not are dropped (counted): the queue is empty after every packet.
+// Received messages wait in a ring of receive_queue_size; a full ring drops (counted).
+//
+// Block messages: on an unreliable channel the block travels inline after the body. On a reliable channel
+// a block travels as fragments scheduled by the block sender/receiver of chunk.hpp; this channel is where
+// they join (see docs/channels.md, "Blocks"). Until then a reliable channel refuses to queue block
+// messages (kBlocksUnavailable) and counts, then drops, the block fragments it receives once every receiver
+// obligation of the fragment entry has been checked.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "bitwire/channel_config.hpp"
+#include "bitwire/connection_packet.hpp"
+#include "bitwire/message.hpp"
+#include "bitwire/sequence.hpp"
+
+namespace bitwire {
+
+struct ChannelCounters {
+  uint64_t messages_queued = 0;       // accepted by send
+  uint64_t messages_sent = 0;         // message copies put in packets (first sends and resends)
+  uint64_t messages_resent = 0;       // reliable: copies after the first
+  uint64_t messages_acked = 0;        // reliable: removed from the send queue by an ack
+  uint64_t messages_received = 0;     // accepted from packets (reliable: new ids only)
+  uint64_t messages_delivered = 0;    // handed to receive()
+  uint64_t messages_duplicate = 0;    // reliable: ids received again (ignored)
+  uint64_t messages_dropped = 0;      // unreliable: did not fit a packet, or the receive ring was full
+  uint64_t blocks_sent = 0;           // block messages sent (unreliable: inline)
+  uint64_t blocks_received = 0;       // block messages received (unreliable: inline)
+  uint64_t block_fragments_received = 0;  // reliable: well-formed fragment entries received
+  uint64_t block_fragments_dropped = 0;   // reliable: fragments with no block receiver joined
+  friend bool operator==(const ChannelCounters&, const ChannelCounters&) = default;
+};
+
+enum class ChannelError : uint8_t {
+  kNone,
+  kMessageIdOutsideWindow,  // a reliable message id at or past next expected + receive_queue_size
+};
+const char* to_string(ChannelError error);
+
+// Bits a message costs on the wire besides its id: type field + body (+ inline block).
+struct PlannedMessage {
+  MessageHandle message;
+  uint32_t body_bits = 0;  // measured (conservative) body bits, block included for unreliable channels
+};
+
+class Channel {
+ public:
+  Channel(const PacketLayout& layout, int index);
+  virtual ~Channel() = default;
+  Channel(const Channel&) = delete;
+  Channel& operator=(const Channel&) = delete;
+
+  int index() const { return index_; }
+  const ChannelConfig& config() const { return config_; }
+  const ChannelCounters& counters() const { return counters_; }
+
+  // True when one more message can be queued.
+  virtual bool can_send() const = 0;
+  // Queues a message the connection has validated; `body_bits` is its measured cost (type + body + block).
+  // Precondition: can_send().
+  virtual void send(MessageHandle&& message, uint32_t body_bits) = 0;
+  // The next received message, or an empty handle.
+  virtual MessageHandle receive() = 0;
+
+  // Chooses what this channel puts in packet `sequence` within `available_bits` (the entry's own header
+  // included) and fills `entry`, which points into this channel's scratch until the next call. Returns
+  // the bits the entry costs, 0 when the channel has nothing to send.
+  virtual size_t plan(uint16_t sequence, double now, size_t available_bits, OutgoingEntry& entry) = 0;
+  // The packet planned last has been written: an unreliable channel releases what it carried.
+  virtual void packet_written() {}
+  // Checks a received entry without changing anything; returns kNone or the reason it is refused.
+  virtual ChannelError check(IncomingPacket& packet, int entry) const = 0;
+  // Takes the messages of a checked entry.
+  virtual void apply(IncomingPacket& packet, int entry) = 0;
+  // Packet `sequence` (which this side sent) arrived.
+  virtual void on_packet_acked(uint16_t sequence) = 0;
+  // Releases every message and returns to the constructed state (counters kept).
+  virtual void reset() = 0;
+
+  // Messages waiting to be sent (reliable: queued and not yet acked).
+  virtual int send_queue_depth() const = 0;
+  // Messages received and not yet taken by receive().
+  virtual int receive_queue_depth() const = 0;
+  // Bytes allocated at construction.
+  virtual size_t memory_bytes() const = 0;
+
+ protected:
+  // Bits of the entry's header and message count/flags before any message.
+  size_t entry_overhead_bits() const;
+
+  PacketLayout layout_;
+  ChannelConfig config_;
+  int index_ = 0;
+  int type_bits_ = 0;
+  ChannelCounters counters_;
+};
+
+class ReliableOrderedChannel final : public Channel {
+ public:
+  ReliableOrderedChannel(const PacketLayout& layout, int index);
+
+  bool can_send() const override;
+  void send(MessageHandle&& message, uint32_t body_bits) override;
+  MessageHandle receive() override;
+  size_t plan(uint16_t sequence, double now, size_t available_bits, OutgoingEntry& entry) override;
+  ChannelError check(IncomingPacket& packet, int entry) const override;
+  void apply(IncomingPacket& packet, int entry) override;
+  void on_packet_acked(uint16_t sequence) override;
+  void reset() override;
+  int send_queue_depth() const override;
+  int receive_queue_depth() const override;
+  size_t memory_bytes() const override;
+
+  uint16_t next_send_id() const { return send_id_; }
+  uint16_t oldest_unacked_id() const { return oldest_unacked_; }
+  uint16_t next_receive_id() const { return receive_id_; }
+  // Message ids the last plan() visited (the walk's length), for the cost benchmark.
+  int last_walk_length() const { return last_walk_; }
+
+ private:
+  struct SendEntry {
+    MessageHandle message;
+    double last_sent = -1.0;
+    uint32_t body_bits = 0;
+    uint32_t serial = 0;  // monotonic message count; the id is its low 16 bits
+    bool sent_once = false;
+  };
+  struct ReceiveEntry {
+    MessageHandle message;
+    uint16_t id = 0;
+  };
+  struct SentPacket {
+    uint64_t first = 0;  // position of its first id in the id ring (monotonic)
+    uint16_t count = 0;
+  };
+
+  uint32_t send_mask_ = 0;
+  uint32_t receive_mask_ = 0;
+  std::unique_ptr<SendEntry[]> send_queue_;
+  std::unique_ptr<ReceiveEntry[]> receive_queue_;
+  SequenceBuffer<SentPacket> sent_packets_;
+  std::unique_ptr<uint32_t[]> id_ring_;  // serials of the messages in recorded packets
+  uint64_t id_ring_size_ = 0;
+  uint64_t id_ring_next_ = 0;  // monotonic write position
+  std::unique_ptr<OutgoingMessage[]> scratch_;
+  std::unique_ptr<uint32_t[]> serials_;
+  uint16_t send_id_ = 0;
+  uint32_t send_serial_ = 0;  // 32-bit count behind send_id_: an ack from an earlier 16-bit lap cannot match
+  uint16_t oldest_unacked_ = 0;
+  uint16_t receive_id_ = 0;
+  int queued_ = 0;
+  int received_waiting_ = 0;
+  int last_walk_ = 0;
+};
+
+class UnreliableUnorderedChannel final : public Channel {
+ public:
+  UnreliableUnorderedChannel(const PacketLayout& layout, int index);
+
+  bool can_send() const override;
+  void send(MessageHandle&& message, uint32_t body_bits) override;
+  MessageHandle receive() override;
+  size_t plan(uint16_t sequence, double now, size_t available_bits, OutgoingEntry& entry) override;
+  ChannelError check(IncomingPacket& packet, int entry) const override;
+  void apply(IncomingPacket& packet, int entry) override;
+  void on_packet_acked(uint16_t) override {}
+  void packet_written() override;
+  void reset() override;
+  int send_queue_depth() const override { return send_count_; }
+  int receive_queue_depth() const override { return receive_count_; }
+  size_t memory_bytes() const override;
+
+ private:
+  int capacity_send_ = 0;
+  int capacity_receive_ = 0;
+  std::unique_ptr<PlannedMessage[]> send_queue_;  // FIFO ring
+  int send_head_ = 0;
+  int send_count_ = 0;
+  std::unique_ptr<MessageHandle[]> in_packet_;  // messages of the packet being built, until the next plan
+  int in_packet_count_ = 0;
+  std::unique_ptr<MessageHandle[]> receive_queue_;
+  int receive_head_ = 0;
+  int receive_count_ = 0;
+  std::unique_ptr<OutgoingMessage[]> scratch_;
+};
+
+}  // namespace bitwire

@@ -1,0 +1,42 @@
+// ChannelConfig: one channel's settings. The first five fields (type, max_messages_per_packet,
+// max_block_size, block_fragment_size, disable_blocks) change the bits on the wire, so both ends must
+// agree on them; the connection folds them into its protocol id (connection.hpp). The rest are local.
+#pragma once
+
+#include <cstdint>
+
+namespace bitwire {
+
+enum class ChannelType : uint8_t {
+  kReliableOrdered = 0,      // every message arrives, once, in the order sent (ids, acks, resends)
+  kUnreliableUnordered = 1,  // messages that fit the next packet go once; the rest are dropped and counted
+};
+
+const char* to_string(ChannelType type);
+
+struct ChannelConfig {
+  ChannelType type = ChannelType::kReliableOrdered;  // wire: the channel's framing
+  int max_messages_per_packet = 256;   // wire: int(n, 1, this) per entry; also caps messages per packet
+  int max_block_size = 256 * 1024;     // wire: largest block (bytes) a block message carries
+  int block_fragment_size = 1024;      // wire: bytes per block fragment (reliable); divides max_block_size
+  bool disable_blocks = false;         // wire: block messages refused on this channel (send and receive)
+  int send_queue_size = 1024;          // messages queued for sending (reliable: until acked); power of two
+                                       // up to 65536 (a reliable channel holds at most 65535)
+  int receive_queue_size = 1024;       // messages buffered on receive (reliable: the id window); power of two
+  int sent_packets_buffer_size = 1024; // reliable: sent packets whose message ids are remembered for acks
+  int sent_message_ids = 16384;        // reliable: message ids remembered across those packets; older packets'
+                                       // acks are forgotten (their messages are simply resent)
+  double message_resend_time = 0.1;    // reliable: seconds before an unacked message is sent again
+  int packet_budget_bytes = 0;         // most bytes this channel may use in one packet; 0 = the packet's budget
+  int priority = 0;                    // higher fills each packet first; ties go by channel index
+
+  // nullptr when every field is in range, else a description of the first that is not.
+  const char* check() const;
+  // This config with every field clamped into range (what a connection actually uses).
+  ChannelConfig sanitized() const;
+
+  // maxFragmentsPerBlock of the wire format: max_block_size / block_fragment_size.
+  int max_fragments_per_block() const { return max_block_size / block_fragment_size; }
+};
+
+}  // namespace bitwire

@@ -1,0 +1,210 @@
+// Connection: channels of messages over one Endpoint. What game code uses to send a generated message and
+// receive the peer's, in order and exactly once where the channel promises it.
+//
+//   bitwire::ConnectionConfig config;                  // one reliable-ordered channel by default
+//   config.channel_count = 2;
+//   config.channels[1].type = bitwire::ChannelType::kUnreliableUnordered;
+//   bitwire::ConnectionCallbacks callbacks{&socket, [](void* ctx, const uint8_t* data, size_t size) { ... }};
+//   bitwire::Connection connection(kFactory, config, callbacks, now);
+//
+//   each tick:
+//     connection.update(now);
+//     for each datagram: connection.receive_packet(data, size);
+//     while (auto message = connection.receive(0)) { if (auto* chat = message.as<Chat>()) ...; }
+//     auto message = connection.create<Chat>();  ... fill ...;  connection.send(0, std::move(message));
+//     connection.send_packet();                      // one packet: acks + whatever the channels fit
+//
+// Over another transport (or another ack layer), the connection-packet layer alone:
+//     size_t n = connection.generate_packet(sequence, buffer);   // yojimbo 1.0 connection packet
+//     connection.process_packet(sequence, bytes);                // false: refused, nothing applied
+//     connection.on_packet_acked(sequence);                      // from whatever acks packets
+//
+// Contracts:
+// - Wire: yojimbo 1.0 (connection_packet.hpp; docs/channels.md states every bit) inside reliable 1.0.
+// - Configuration is part of the format. protocol_id() folds the channel layout (count; per channel its
+//   type, max messages per packet, max block size, fragment size, blocks disabled, receive window) and the
+//   message types (count, which carry blocks) into config.protocol_id; the endpoint's envelope uses it,
+//   so a peer with another layout fails the envelope check on every packet (counted envelope_failures)
+//   instead of misreading bits. Without the envelope, give protocol_id() to the secure transport.
+// - send() refuses, with a reason and without taking the message, anything a correct peer would refuse:
+//   a message that breaks a write contract (validated by a ValidateStream pass over its serialize), one
+//   that can never fit the channel's packet budget, a block where blocks are off, and a full queue.
+// - Memory: the message pool, channel queues, packet buffers and the endpoint are allocated in the
+//   constructor (memory_bytes()); send, receive, update and the packet paths never allocate.
+// - Untrusted input: any bytes are safe. A packet that fails to read, or whose reliable ids lie outside
+//   the window, is refused whole (nothing applied) and puts the connection in a sticky error state with a
+//   reason; a packet refused only because the message pool is full is dropped (counted) and not acked,
+//   so the peer resends it.
+// - Handles: messages from create()/receive() belong to this connection's pool and must be released
+//   before the connection is destroyed. reset() and the destructor release everything the connection holds.
+// - Not movable (the endpoint's callbacks point to it).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "bitwire/channel.hpp"
+#include "bitwire/channel_config.hpp"
+#include "bitwire/connection_packet.hpp"
+#include "bitwire/endpoint.hpp"
+#include "bitwire/message.hpp"
+
+namespace bitwire {
+
+inline constexpr int kMaxChannels = 64;
+
+struct ConnectionConfig {
+  uint64_t protocol_id = 0;     // the game's id; the channel layout and message types are folded in
+  int max_packet_size = 1024;   // bytes of connection packet per send_packet: the budget across channels
+  int channel_count = 1;        // channels in use, 1..kMaxChannels
+  std::array<ChannelConfig, kMaxChannels> channels{};  // the first channel_count are used
+  int message_pool_size = 0;    // messages alive at once; 0 = every queue's capacity + one packet + 64
+  int block_pool_size = 0;      // block buffers; 0 = 4 when a type carries blocks and a channel allows them
+  EndpointConfig endpoint;      // the packet layer; its protocol_id is replaced by protocol_id()
+
+  // nullptr when every field (and every used channel) is in range, else the first problem.
+  const char* check() const;
+  // This config with every field clamped into range.
+  ConnectionConfig sanitized() const;
+};
+
+struct ConnectionCallbacks {
+  void* context = nullptr;
+  // Required for send_packet(): hands one datagram to the transport.
+  void (*transmit)(void* context, const uint8_t* data, size_t size) = nullptr;
+};
+
+enum class SendResult : uint8_t {
+  kQueued,
+  kEmptyMessage,       // the handle holds no message
+  kWrongPool,          // the message was created by another connection's pool
+  kBadChannel,         // channel index out of range
+  kInvalidMessage,     // a write contract is broken (SendStatus::write_error says which)
+  kTooLarge,           // can never fit the channel's share of a packet
+  kQueueFull,          // the channel's send queue is full
+  kBlocksDisabled,     // a block message on a channel with blocks disabled
+  kBlockMissing,       // a block message without its block
+  kBlocksUnavailable,  // a block message on a reliable channel before the block sender is joined
+  kConnectionError,    // the connection is in its error state
+};
+const char* to_string(SendResult result);
+
+struct SendStatus {
+  SendResult result = SendResult::kQueued;
+  WriteError write_error = WriteError::kNone;  // for kInvalidMessage
+  size_t bits = 0;                             // the message's measured cost (type + body + block)
+  explicit operator bool() const { return result == SendResult::kQueued; }
+};
+
+enum class ConnectionError : uint8_t {
+  kNone,
+  kConfigInvalid,           // the config failed check() (the sanitized one is used; see error_reason())
+  kPacketInvalid,           // a packet failed to read (packet_error() says why)
+  kMessageIdOutsideWindow,  // a reliable message id beyond what the receive window allows
+};
+const char* to_string(ConnectionError error);
+
+struct ConnectionCounters {
+  uint64_t packets_generated = 0;       // connection packets built
+  uint64_t packets_processed = 0;       // connection packets read and applied
+  uint64_t packets_invalid = 0;         // refused: unreadable or breaking the window (sets the error)
+  uint64_t packets_pool_exhausted = 0;  // refused: no message slot to read into (peer resends)
+  uint64_t packets_after_error = 0;     // refused: the connection was already in its error state
+  uint64_t sends_refused = 0;           // send() calls that returned anything but kQueued
+  friend bool operator==(const ConnectionCounters&, const ConnectionCounters&) = default;
+};
+
+class Connection {
+ public:
+  Connection(const MessageFactory& factory, const ConnectionConfig& config, const ConnectionCallbacks& callbacks = {},
+             double now = 0.0);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+  Connection(Connection&&) = delete;
+  Connection& operator=(Connection&&) = delete;
+
+  // ---- Messages ----
+  MessageHandle create(uint32_t type_id) { return pool_->create(type_id); }
+  template <typename T>
+  MessageHandle create() {
+    return pool_->create(static_cast<uint32_t>(T::kTypeId));
+  }
+  // Queues `message` on `channel`. On success the handle is moved from; on refusal it is left untouched.
+  SendStatus send(int channel, MessageHandle&& message);
+  // The next message received on `channel` (in order on a reliable channel), or an empty handle.
+  MessageHandle receive(int channel);
+
+  // ---- Time and packets over the endpoint ----
+  void update(double now);
+  // Builds one connection packet and sends it through the endpoint (acks, fragments, transmit).
+  bool send_packet();
+  // One datagram from the transport.
+  ReceiveResult receive_packet(const uint8_t* data, size_t size);
+
+  // ---- The connection-packet layer alone ----
+  // Writes the connection packet for packet `sequence` into `out` (at most min(out.size(),
+  // max_packet_size) bytes) and returns its size.
+  size_t generate_packet(uint16_t sequence, std::span<std::byte> out);
+  // Reads and applies a connection packet; false when it is refused (nothing applied).
+  bool process_packet(uint16_t sequence, std::span<const std::byte> bytes);
+  // Packet `sequence`, sent by this side, arrived.
+  void on_packet_acked(uint16_t sequence);
+
+  // Releases every message held, clears every channel and the endpoint, clears the error.
+  void reset();
+
+  // ---- State ----
+  ConnectionError error() const { return error_; }
+  const char* error_reason() const { return error_reason_; }
+  PacketError packet_error() const { return packet_error_; }
+  ReadError packet_read_error() const { return packet_read_error_; }
+  uint64_t protocol_id() const { return protocol_id_; }
+  static uint64_t protocol_id(const MessageFactory& factory, const ConnectionConfig& config);
+
+  int channel_count() const { return config_.channel_count; }
+  const ChannelCounters& channel_counters(int channel) const { return channels_[channel]->counters(); }
+  int send_queue_depth(int channel) const { return channels_[channel]->send_queue_depth(); }
+  int receive_queue_depth(int channel) const { return channels_[channel]->receive_queue_depth(); }
+  const ConnectionCounters& counters() const { return counters_; }
+  const ConnectionConfig& config() const { return config_; }
+  const PacketLayout& layout() const { return layout_; }
+  Channel& channel(int index) { return *channels_[index]; }
+  MessagePool& pool() { return *pool_; }
+  Endpoint& endpoint() { return *endpoint_; }
+  // The callbacks the connection gave its endpoint (to wrap, e.g. by a Link, and set back).
+  EndpointCallbacks endpoint_callbacks();
+  // Bytes allocated at construction (pool, channels, buffers, endpoint).
+  size_t memory_bytes() const;
+
+ private:
+  void fail(ConnectionError error, const char* reason);
+  static bool process_trampoline(void* context, uint16_t sequence, const uint8_t* data, size_t size);
+  static void on_ack_trampoline(void* context, uint16_t sequence);
+  static void transmit_trampoline(void* context, uint16_t sequence, const uint8_t* data, size_t size);
+
+  ConnectionConfig config_;
+  ConnectionCallbacks callbacks_;
+  MessageFactory factory_;
+  PacketLayout layout_;
+  uint64_t protocol_id_ = 0;
+  double now_ = 0.0;
+  std::unique_ptr<MessagePool> pool_;
+  std::unique_ptr<std::unique_ptr<Channel>[]> channels_;
+  std::array<int, kMaxChannels> priority_order_{};
+  std::unique_ptr<OutgoingEntry[]> planned_;
+  std::unique_ptr<OutgoingEntry[]> outgoing_;
+  std::unique_ptr<IncomingPacket> incoming_;
+  std::unique_ptr<std::byte[]> packet_buffer_;
+  std::unique_ptr<Endpoint> endpoint_;
+  ConnectionError error_ = ConnectionError::kNone;
+  const char* error_reason_ = "";
+  PacketError packet_error_ = PacketError::kNone;
+  ReadError packet_read_error_ = ReadError::kNone;
+  ConnectionCounters counters_;
+};
+
+}  // namespace bitwire

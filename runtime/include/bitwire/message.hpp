@@ -1,0 +1,253 @@
+// Messages: the runtime interface a message type plugs into, the per-package factory, and the fixed pool
+// messages live in, owned through a move-only handle.
+//
+// A message type is any default-constructible struct with `template <typename Stream> bool
+// serialize(Stream&)` (what idlc generates) and a `static constexpr uint32_t kTypeId`; optionally
+// `static constexpr bool kHasBlock = true` for a message that carries a block of bytes. describe_message<T>()
+// turns it into a MessageTypeInfo: plain data and function pointers, so channels and connections are
+// ordinary (non-template) code and a package of thousands of types costs each file that sends messages
+// nothing but one table.
+//
+//   inline constexpr bitwire::MessageTypeInfo kTypes[] = {
+//       bitwire::describe_message<Hello>("Hello"), bitwire::describe_message<Chat>("Chat")};
+//   inline constexpr bitwire::MessageFactory kFactory{kTypes};
+//
+// Contracts:
+// - A factory's table is indexed by type id: kTypes[i].type_id == i (check() says which entry is not).
+// - MessagePool: `capacity` slots, each large enough for the package's largest type, and `block_count`
+//   block buffers of `max_block_size` bytes, all allocated in the constructor; create() and release never
+//   allocate. An exhausted pool returns an empty handle and counts it (exhausted()); it never grows.
+// - MessageHandle owns one message: move-only, destroys the message and frees its slot (and its block)
+//   when it goes out of scope or is reset. Every handle must be gone before its pool is destroyed
+//   (asserted in debug builds); the pool's live() count lets tests prove nothing leaked.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <span>
+#include <type_traits>
+
+#include "bitwire/config.hpp"
+#include "bitwire/stream.hpp"
+
+namespace bitwire {
+
+// What the channels need to know about one message type.
+struct MessageTypeInfo {
+  const char* name = "";
+  uint32_t type_id = 0;    // the type's index in its factory's table (T::kTypeId)
+  uint32_t size = 0;       // sizeof(T)
+  uint32_t align = 1;      // alignof(T)
+  size_t max_bits = 0;     // T::MaxBits when the type declares it (conservative worst case), else 0
+  bool has_block = false;  // T::kHasBlock: the message carries a block of bytes
+  const void* tag = nullptr;  // identifies T (MessageHandle::as<T>)
+  void (*construct)(void* storage) = nullptr;           // placement-new a default T
+  void (*destroy)(void* message) = nullptr;             // ~T()
+  bool (*write)(void* message, WriteStream& stream) = nullptr;
+  bool (*read)(void* message, ReadStream& stream) = nullptr;
+  bool (*measure)(void* message, MeasureStream& stream) = nullptr;
+  bool (*validate)(void* message, ValidateStream& stream) = nullptr;
+};
+
+namespace detail {
+template <typename T>
+inline constexpr char kMessageTag = 0;
+
+template <typename T>
+constexpr size_t declared_max_bits() {
+  if constexpr (requires { T::MaxBits; }) {
+    return static_cast<size_t>(T::MaxBits);
+  } else {
+    return 0;
+  }
+}
+
+template <typename T>
+constexpr bool declared_has_block() {
+  if constexpr (requires { T::kHasBlock; }) {
+    return static_cast<bool>(T::kHasBlock);
+  } else {
+    return false;
+  }
+}
+}  // namespace detail
+
+template <typename T>
+concept MessageBody = std::is_default_constructible_v<T> && requires(T& message, WriteStream& w, ReadStream& r,
+                                                                     MeasureStream& m, ValidateStream& v) {
+  { T::kTypeId } -> std::convertible_to<uint32_t>;
+  { message.serialize(w) } -> std::same_as<bool>;
+  { message.serialize(r) } -> std::same_as<bool>;
+  { message.serialize(m) } -> std::same_as<bool>;
+  { message.serialize(v) } -> std::same_as<bool>;
+};
+
+// The descriptor of message type T (see the header comment for what T provides).
+template <MessageBody T>
+constexpr MessageTypeInfo describe_message(const char* name) {
+  MessageTypeInfo info;
+  info.name = name;
+  info.type_id = static_cast<uint32_t>(T::kTypeId);
+  info.size = sizeof(T);
+  info.align = alignof(T);
+  info.max_bits = detail::declared_max_bits<T>();
+  info.has_block = detail::declared_has_block<T>();
+  info.tag = &detail::kMessageTag<T>;
+  info.construct = [](void* storage) { ::new (storage) T(); };
+  info.destroy = [](void* message) { static_cast<T*>(message)->~T(); };
+  info.write = [](void* message, WriteStream& stream) { return static_cast<T*>(message)->serialize(stream); };
+  info.read = [](void* message, ReadStream& stream) { return static_cast<T*>(message)->serialize(stream); };
+  info.measure = [](void* message, MeasureStream& stream) { return static_cast<T*>(message)->serialize(stream); };
+  info.validate = [](void* message, ValidateStream& stream) { return static_cast<T*>(message)->serialize(stream); };
+  return info;
+}
+
+// A package's message types, indexed by type id. Cheap to copy (a span over a static table).
+class MessageFactory {
+ public:
+  constexpr MessageFactory() = default;
+  constexpr explicit MessageFactory(std::span<const MessageTypeInfo> types) : types_(types) {}
+
+  int type_count() const { return static_cast<int>(types_.size()); }
+  // The descriptor of `type_id`, or nullptr for an id outside the table.
+  const MessageTypeInfo* find(uint32_t type_id) const {
+    return type_id < types_.size() ? &types_[type_id] : nullptr;
+  }
+  std::span<const MessageTypeInfo> types() const { return types_; }
+  // True when any type carries a block.
+  bool any_block_type() const;
+  // nullptr when the table is usable, else why not (empty, an entry out of place, a missing function).
+  const char* check() const;
+  // The largest sizeof / alignof over the table: what a pool slot must hold.
+  size_t max_size() const;
+  size_t max_align() const;
+
+ private:
+  std::span<const MessageTypeInfo> types_;
+};
+
+class MessagePool;
+
+// Owns one message in a MessagePool. Move-only; releases the message (and its block) on destruction.
+class MessageHandle {
+ public:
+  MessageHandle() = default;
+  ~MessageHandle() { reset(); }
+  MessageHandle(MessageHandle&& other) noexcept : pool_(other.pool_), slot_(other.slot_) { other.pool_ = nullptr; }
+  MessageHandle& operator=(MessageHandle&& other) noexcept {
+    if (this != &other) {
+      reset();
+      pool_ = other.pool_;
+      slot_ = other.slot_;
+      other.pool_ = nullptr;
+    }
+    return *this;
+  }
+  MessageHandle(const MessageHandle&) = delete;
+  MessageHandle& operator=(const MessageHandle&) = delete;
+
+  explicit operator bool() const { return pool_ != nullptr; }
+  // Destroys the message and frees its slot; the handle becomes empty.
+  void reset();
+
+  // Preconditions for the accessors below: the handle is not empty.
+  uint32_t type() const;
+  const MessageTypeInfo& info() const;
+  void* data();
+  const void* data() const;
+  MessagePool* pool() const { return pool_; }
+
+  // The message as T, or nullptr when it is not a T (or the handle is empty).
+  template <typename T>
+  T* as() {
+    return (pool_ != nullptr && info().tag == &detail::kMessageTag<T>) ? static_cast<T*>(data()) : nullptr;
+  }
+  template <typename T>
+  const T* as() const {
+    return (pool_ != nullptr && info().tag == &detail::kMessageTag<T>) ? static_cast<const T*>(data()) : nullptr;
+  }
+
+  // The attached block (empty when none).
+  std::span<const std::byte> block() const;
+  // Copies `bytes` (1..max_block_size) into a block buffer of the pool, replacing any attached block.
+  // False when the message type carries no block, the size is out of range or no block buffer is free.
+  bool attach_block(std::span<const std::byte> bytes);
+  // A block of `size` bytes to fill in place (the same rules as attach_block); empty span on failure.
+  std::span<std::byte> allocate_block(size_t size);
+
+ private:
+  friend class MessagePool;
+  MessageHandle(MessagePool* pool, uint32_t slot) : pool_(pool), slot_(slot) {}
+  MessagePool* pool_ = nullptr;
+  uint32_t slot_ = 0;
+};
+
+struct MessagePoolConfig {
+  int capacity = 1024;               // messages alive at once (queued, in flight, received, held by the user)
+  int block_count = 0;               // block buffers (one per message carrying a block); 0 = no blocks
+  int max_block_size = 256 * 1024;   // bytes per block buffer
+};
+
+// Fixed storage for messages of one factory. Not thread-safe; not movable (handles point to it).
+class MessagePool {
+ public:
+  MessagePool(const MessageFactory& factory, const MessagePoolConfig& config);
+  ~MessagePool();
+  MessagePool(const MessagePool&) = delete;
+  MessagePool& operator=(const MessagePool&) = delete;
+
+  // A default-constructed message of `type_id`, or an empty handle when the id is unknown or the pool is
+  // exhausted (counted in exhausted()).
+  MessageHandle create(uint32_t type_id);
+  template <typename T>
+  MessageHandle create() {
+    return create(static_cast<uint32_t>(T::kTypeId));
+  }
+
+  const MessageFactory& factory() const { return factory_; }
+  int capacity() const { return capacity_; }
+  int live() const { return live_; }
+  int blocks_live() const { return blocks_live_; }
+  int block_count() const { return block_count_; }
+  size_t max_block_size() const { return max_block_size_; }
+  uint64_t exhausted() const { return exhausted_; }             // create() calls refused for lack of a slot
+  uint64_t blocks_exhausted() const { return blocks_exhausted_; }  // block requests refused for lack of a buffer
+  // Bytes allocated at construction.
+  size_t memory_bytes() const;
+
+ private:
+  friend class MessageHandle;
+  struct SlotState {
+    uint32_t type_id = 0;
+    int32_t block = -1;   // block buffer index, or -1
+    uint32_t block_size = 0;
+  };
+  void release(uint32_t slot);
+  void* slot_data(uint32_t slot) const { return storage_.get() + offset_ + size_t{slot} * stride_; }
+  int take_block();
+  void free_block(int block);
+
+  MessageFactory factory_;
+  int capacity_ = 0;
+  size_t stride_ = 0;
+  size_t offset_ = 0;  // from storage_ to the first aligned slot
+  size_t storage_bytes_ = 0;
+  std::unique_ptr<std::byte[]> storage_;
+  std::unique_ptr<SlotState[]> slots_;
+  std::unique_ptr<uint32_t[]> free_slots_;
+  int free_count_ = 0;
+  int live_ = 0;
+  uint64_t exhausted_ = 0;
+
+  int block_count_ = 0;
+  size_t max_block_size_ = 0;
+  std::unique_ptr<std::byte[]> block_storage_;
+  std::unique_ptr<int32_t[]> free_blocks_;
+  int free_block_count_ = 0;
+  int blocks_live_ = 0;
+  uint64_t blocks_exhausted_ = 0;
+};
+
+}  // namespace bitwire

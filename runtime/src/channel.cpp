@@ -1,0 +1,302 @@
+// Reliable-ordered and unreliable-unordered channels (the algorithms are described in channel.hpp).
+#include "bitwire/channel.hpp"
+
+#include <algorithm>
+
+#include "bitwire/bits.hpp"
+
+namespace bitwire {
+
+const char* to_string(ChannelType type) {
+  switch (type) {
+    case ChannelType::kReliableOrdered: return "reliable-ordered";
+    case ChannelType::kUnreliableUnordered: return "unreliable-unordered";
+  }
+  return "unknown channel type";
+}
+
+const char* to_string(ChannelError error) {
+  switch (error) {
+    case ChannelError::kNone: return "none";
+    case ChannelError::kMessageIdOutsideWindow: return "reliable message id outside the receive window";
+  }
+  return "unknown channel error";
+}
+
+Channel::Channel(const PacketLayout& layout, int index)
+    : layout_(layout), config_(layout.channels[static_cast<size_t>(index)]), index_(index),
+      type_bits_(layout.type_bits()) {}
+
+size_t Channel::entry_overhead_bits() const {
+  // Entry header (channel index, block flag), hasMessages, the message count.
+  return static_cast<size_t>(layout_.entry_header_bits()) + 1 +
+         static_cast<size_t>(bits_required(1u, static_cast<uint32_t>(config_.max_messages_per_packet)));
+}
+
+// ---- ReliableOrderedChannel ----
+
+ReliableOrderedChannel::ReliableOrderedChannel(const PacketLayout& layout, int index)
+    : Channel(layout, index), sent_packets_(static_cast<size_t>(config_.sent_packets_buffer_size)) {
+  send_mask_ = static_cast<uint32_t>(config_.send_queue_size - 1);
+  receive_mask_ = static_cast<uint32_t>(config_.receive_queue_size - 1);
+  send_queue_.reset(new SendEntry[static_cast<size_t>(config_.send_queue_size)]);
+  receive_queue_.reset(new ReceiveEntry[static_cast<size_t>(config_.receive_queue_size)]);
+  id_ring_size_ = static_cast<uint64_t>(config_.sent_message_ids);
+  id_ring_.reset(new uint32_t[id_ring_size_]);
+  scratch_.reset(new OutgoingMessage[static_cast<size_t>(config_.max_messages_per_packet)]);
+  serials_.reset(new uint32_t[static_cast<size_t>(config_.max_messages_per_packet)]);
+}
+
+size_t ReliableOrderedChannel::memory_bytes() const {
+  return static_cast<size_t>(config_.send_queue_size) * sizeof(SendEntry) +
+         static_cast<size_t>(config_.receive_queue_size) * sizeof(ReceiveEntry) + sent_packets_.memory_bytes() +
+         id_ring_size_ * sizeof(uint32_t) + static_cast<size_t>(config_.max_messages_per_packet) * (sizeof(OutgoingMessage) + sizeof(uint32_t));
+}
+
+bool ReliableOrderedChannel::can_send() const {
+  // At most 65535 pending: send_id_ == oldest_unacked_ must keep meaning "nothing pending".
+  const uint32_t pending = static_cast<uint16_t>(send_id_ - oldest_unacked_);
+  return pending < static_cast<uint32_t>(config_.send_queue_size) && pending < 65535u;
+}
+
+void ReliableOrderedChannel::send(MessageHandle&& message, uint32_t body_bits) {
+  BITWIRE_ASSERT(can_send());
+  SendEntry& entry = send_queue_[send_id_ & send_mask_];
+  entry.message = std::move(message);
+  entry.last_sent = -1.0;
+  entry.body_bits = body_bits;
+  entry.serial = send_serial_;
+  entry.sent_once = false;
+  ++send_id_;
+  ++send_serial_;
+  ++queued_;
+  ++counters_.messages_queued;
+}
+
+MessageHandle ReliableOrderedChannel::receive() {
+  ReceiveEntry& entry = receive_queue_[receive_id_ & receive_mask_];
+  if (!entry.message || entry.id != receive_id_) return {};
+  ++receive_id_;
+  --received_waiting_;
+  ++counters_.messages_delivered;
+  return std::move(entry.message);
+}
+
+size_t ReliableOrderedChannel::plan(uint16_t sequence, double now, size_t available_bits, OutgoingEntry& out) {
+  last_walk_ = 0;
+  if (queued_ == 0) return 0;
+  const size_t overhead = entry_overhead_bits() + 16;  // + the first id
+  if (available_bits <= overhead) return 0;
+  size_t budget = available_bits - overhead;
+  const int max_messages = config_.max_messages_per_packet;
+  // Never past oldest unacked + the receiver's window.
+  const int pending = static_cast<uint16_t>(send_id_ - oldest_unacked_);
+  const int walk = std::min(pending, config_.receive_queue_size);
+  int count = 0;
+  uint16_t previous = 0;
+  for (int i = 0; i < walk && count < max_messages; ++i) {
+    const auto id = static_cast<uint16_t>(oldest_unacked_ + i);
+    SendEntry& entry = send_queue_[id & send_mask_];
+    ++last_walk_;
+    if (!entry.message) continue;
+    if (entry.last_sent >= 0.0 && now < entry.last_sent + config_.message_resend_time) continue;
+    const size_t cost = (count == 0 ? 0 : static_cast<size_t>(relative_id_bits(previous, id))) + entry.body_bits;
+    if (cost > budget) continue;
+    budget -= cost;
+    scratch_[count] = OutgoingMessage{id, &entry.message};
+    serials_[count] = entry.serial;
+    ++count;
+    previous = id;
+    ++counters_.messages_sent;
+    if (entry.sent_once) ++counters_.messages_resent;
+    entry.sent_once = true;
+    entry.last_sent = now;
+  }
+  if (count == 0) return 0;
+
+  SentPacket* record = sent_packets_.insert(sequence);
+  if (record != nullptr) {
+    record->first = id_ring_next_;
+    record->count = static_cast<uint16_t>(count);
+    for (int i = 0; i < count; ++i) id_ring_[(id_ring_next_ + static_cast<uint64_t>(i)) % id_ring_size_] = serials_[i];
+    id_ring_next_ += static_cast<uint64_t>(count);
+  }
+  out = OutgoingEntry{};
+  out.channel = index_;
+  out.block = false;
+  out.messages = std::span<const OutgoingMessage>(scratch_.get(), static_cast<size_t>(count));
+  return available_bits - budget;
+}
+
+ChannelError ReliableOrderedChannel::check(IncomingPacket& packet, int entry_index) const {
+  const IncomingPacket::Entry& entry = packet.entry(entry_index);
+  for (int i = 0; i < entry.message_count; ++i) {
+    const uint16_t id = packet.message(entry.first_message + i).id;
+    if (sequence_less_than(id, receive_id_)) continue;  // already delivered: a resend whose ack was lost
+    if (static_cast<uint16_t>(id - receive_id_) >= static_cast<uint32_t>(config_.receive_queue_size)) {
+      return ChannelError::kMessageIdOutsideWindow;
+    }
+  }
+  return ChannelError::kNone;
+}
+
+void ReliableOrderedChannel::apply(IncomingPacket& packet, int entry_index) {
+  IncomingPacket::Entry& entry = packet.entry(entry_index);
+  if (entry.block) {
+    ++counters_.block_fragments_received;
+    ++counters_.block_fragments_dropped;  // no block receiver joined yet (channel.hpp)
+    return;
+  }
+  for (int i = 0; i < entry.message_count; ++i) {
+    IncomingPacket::Message& m = packet.message(entry.first_message + i);
+    if (sequence_less_than(m.id, receive_id_)) {
+      ++counters_.messages_duplicate;
+      continue;
+    }
+    ReceiveEntry& slot = receive_queue_[m.id & receive_mask_];
+    if (slot.message && slot.id == m.id) {
+      ++counters_.messages_duplicate;
+      continue;
+    }
+    slot.message = std::move(m.message);
+    slot.id = m.id;
+    ++received_waiting_;
+    ++counters_.messages_received;
+  }
+}
+
+void ReliableOrderedChannel::on_packet_acked(uint16_t sequence) {
+  SentPacket* record = sent_packets_.find(sequence);
+  if (record == nullptr) return;
+  // Ids overwritten in the ring since: this packet's acks are forgotten (its messages get resent).
+  if (id_ring_next_ - record->first <= id_ring_size_) {
+    for (uint16_t i = 0; i < record->count; ++i) {
+      const uint32_t serial = id_ring_[(record->first + i) % id_ring_size_];
+      SendEntry& entry = send_queue_[serial & send_mask_];
+      if (entry.message && entry.serial == serial) {
+        entry.message.reset();
+        --queued_;
+        ++counters_.messages_acked;
+      }
+    }
+  }
+  sent_packets_.remove(sequence);
+  while (oldest_unacked_ != send_id_ && !send_queue_[oldest_unacked_ & send_mask_].message) ++oldest_unacked_;
+}
+
+void ReliableOrderedChannel::reset() {
+  for (int i = 0; i < config_.send_queue_size; ++i) send_queue_[i] = SendEntry{};
+  for (int i = 0; i < config_.receive_queue_size; ++i) receive_queue_[i] = ReceiveEntry{};
+  sent_packets_.reset();
+  id_ring_next_ = 0;
+  send_id_ = 0;
+  send_serial_ = 0;
+  oldest_unacked_ = 0;
+  receive_id_ = 0;
+  queued_ = 0;
+  received_waiting_ = 0;
+}
+
+int ReliableOrderedChannel::send_queue_depth() const { return queued_; }
+int ReliableOrderedChannel::receive_queue_depth() const { return received_waiting_; }
+
+// ---- UnreliableUnorderedChannel ----
+
+UnreliableUnorderedChannel::UnreliableUnorderedChannel(const PacketLayout& layout, int index)
+    : Channel(layout, index) {
+  capacity_send_ = config_.send_queue_size;
+  capacity_receive_ = config_.receive_queue_size;
+  send_queue_.reset(new PlannedMessage[static_cast<size_t>(capacity_send_)]);
+  receive_queue_.reset(new MessageHandle[static_cast<size_t>(capacity_receive_)]);
+  in_packet_.reset(new MessageHandle[static_cast<size_t>(config_.max_messages_per_packet)]);
+  scratch_.reset(new OutgoingMessage[static_cast<size_t>(config_.max_messages_per_packet)]);
+}
+
+size_t UnreliableUnorderedChannel::memory_bytes() const {
+  return static_cast<size_t>(capacity_send_) * sizeof(PlannedMessage) +
+         static_cast<size_t>(capacity_receive_) * sizeof(MessageHandle) +
+         static_cast<size_t>(config_.max_messages_per_packet) * (sizeof(MessageHandle) + sizeof(OutgoingMessage));
+}
+
+bool UnreliableUnorderedChannel::can_send() const { return send_count_ < capacity_send_; }
+
+void UnreliableUnorderedChannel::send(MessageHandle&& message, uint32_t body_bits) {
+  BITWIRE_ASSERT(can_send());
+  PlannedMessage& slot = send_queue_[(send_head_ + send_count_) % capacity_send_];
+  slot.message = std::move(message);
+  slot.body_bits = body_bits;
+  ++send_count_;
+  ++counters_.messages_queued;
+}
+
+MessageHandle UnreliableUnorderedChannel::receive() {
+  if (receive_count_ == 0) return {};
+  MessageHandle message = std::move(receive_queue_[receive_head_]);
+  receive_head_ = (receive_head_ + 1) % capacity_receive_;
+  --receive_count_;
+  ++counters_.messages_delivered;
+  return message;
+}
+
+void UnreliableUnorderedChannel::packet_written() {
+  for (int i = 0; i < in_packet_count_; ++i) in_packet_[i].reset();
+  in_packet_count_ = 0;
+}
+
+size_t UnreliableUnorderedChannel::plan(uint16_t, double, size_t available_bits, OutgoingEntry& out) {
+  packet_written();
+  if (send_count_ == 0) return 0;
+  const size_t overhead = entry_overhead_bits();
+  size_t budget = available_bits > overhead ? available_bits - overhead : 0;
+  int count = 0;
+  while (send_count_ > 0) {
+    PlannedMessage& next = send_queue_[send_head_];
+    send_head_ = (send_head_ + 1) % capacity_send_;
+    --send_count_;
+    if (count < config_.max_messages_per_packet && next.body_bits <= budget) {
+      budget -= next.body_bits;
+      if (next.message.info().has_block) ++counters_.blocks_sent;
+      in_packet_[count] = std::move(next.message);
+      scratch_[count] = OutgoingMessage{0, &in_packet_[count]};
+      ++count;
+      ++counters_.messages_sent;
+    } else {
+      next.message.reset();
+      ++counters_.messages_dropped;
+    }
+  }
+  in_packet_count_ = count;
+  if (count == 0) return 0;
+  out = OutgoingEntry{};
+  out.channel = index_;
+  out.block = false;
+  out.messages = std::span<const OutgoingMessage>(scratch_.get(), static_cast<size_t>(count));
+  return available_bits - budget;
+}
+
+ChannelError UnreliableUnorderedChannel::check(IncomingPacket&, int) const { return ChannelError::kNone; }
+
+void UnreliableUnorderedChannel::apply(IncomingPacket& packet, int entry_index) {
+  IncomingPacket::Entry& entry = packet.entry(entry_index);
+  for (int i = 0; i < entry.message_count; ++i) {
+    IncomingPacket::Message& m = packet.message(entry.first_message + i);
+    if (receive_count_ == capacity_receive_) {
+      ++counters_.messages_dropped;
+      continue;
+    }
+    if (m.message.info().has_block) ++counters_.blocks_received;
+    receive_queue_[(receive_head_ + receive_count_) % capacity_receive_] = std::move(m.message);
+    ++receive_count_;
+    ++counters_.messages_received;
+  }
+}
+
+void UnreliableUnorderedChannel::reset() {
+  for (int i = 0; i < capacity_send_; ++i) send_queue_[i] = PlannedMessage{};
+  for (int i = 0; i < capacity_receive_; ++i) receive_queue_[i].reset();
+  packet_written();
+  send_head_ = send_count_ = 0;
+  receive_head_ = receive_count_ = 0;
+}
+
+}  // namespace bitwire

@@ -1,0 +1,158 @@
+// MessageFactory checks, MessagePool storage, MessageHandle release and blocks.
+#include "bitwire/message.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace bitwire {
+
+bool MessageFactory::any_block_type() const {
+  return std::any_of(types_.begin(), types_.end(), [](const MessageTypeInfo& t) { return t.has_block; });
+}
+
+const char* MessageFactory::check() const {
+  if (types_.empty()) return "a message factory needs at least one message type";
+  if (types_.size() > 65536) return "a message factory holds at most 65536 types";
+  for (size_t i = 0; i < types_.size(); ++i) {
+    const MessageTypeInfo& t = types_[i];
+    if (t.type_id != i) return "message type table out of order: entry i must have type_id i";
+    if (t.construct == nullptr || t.destroy == nullptr || t.write == nullptr || t.read == nullptr ||
+        t.measure == nullptr || t.validate == nullptr || t.tag == nullptr) {
+      return "message type entry lacks a function (build it with describe_message<T>)";
+    }
+    if (t.size == 0 || t.align == 0 || (t.align & (t.align - 1)) != 0) return "message type entry has a bad size";
+  }
+  return nullptr;
+}
+
+size_t MessageFactory::max_size() const {
+  size_t largest = 1;
+  for (const MessageTypeInfo& t : types_) largest = std::max<size_t>(largest, t.size);
+  return largest;
+}
+
+size_t MessageFactory::max_align() const {
+  size_t largest = 1;
+  for (const MessageTypeInfo& t : types_) largest = std::max<size_t>(largest, t.align);
+  return largest;
+}
+
+// ---- MessagePool ----
+
+MessagePool::MessagePool(const MessageFactory& factory, const MessagePoolConfig& config) : factory_(factory) {
+  BITWIRE_ASSERT(factory.check() == nullptr);
+  capacity_ = std::clamp(config.capacity, 1, 1 << 24);
+  const size_t align = std::max<size_t>(factory.max_align(), alignof(std::max_align_t));
+  stride_ = (factory.max_size() + align - 1) / align * align;
+  storage_bytes_ = stride_ * static_cast<size_t>(capacity_) + align;
+  storage_.reset(new std::byte[storage_bytes_]);
+  const auto address = reinterpret_cast<uintptr_t>(storage_.get());
+  offset_ = (align - address % align) % align;
+  slots_.reset(new SlotState[static_cast<size_t>(capacity_)]);
+  free_slots_.reset(new uint32_t[static_cast<size_t>(capacity_)]);
+  // Free list as a stack; lowest slots first.
+  for (int i = 0; i < capacity_; ++i) free_slots_[i] = static_cast<uint32_t>(capacity_ - 1 - i);
+  free_count_ = capacity_;
+
+  block_count_ = std::clamp(config.block_count, 0, 1 << 16);
+  max_block_size_ = static_cast<size_t>(std::clamp(config.max_block_size, 1, 1 << 30));
+  if (block_count_ > 0) {
+    block_storage_.reset(new std::byte[max_block_size_ * static_cast<size_t>(block_count_)]);
+    free_blocks_.reset(new int32_t[static_cast<size_t>(block_count_)]);
+    for (int i = 0; i < block_count_; ++i) free_blocks_[i] = block_count_ - 1 - i;
+  }
+  free_block_count_ = block_count_;
+}
+
+MessagePool::~MessagePool() {
+  // Handles point into this pool: they must all be gone.
+  BITWIRE_ASSERT(live_ == 0);
+}
+
+size_t MessagePool::memory_bytes() const {
+  return storage_bytes_ +
+         static_cast<size_t>(capacity_) * (sizeof(SlotState) + sizeof(uint32_t)) +
+         static_cast<size_t>(block_count_) * (max_block_size_ + sizeof(int32_t));
+}
+
+MessageHandle MessagePool::create(uint32_t type_id) {
+  const MessageTypeInfo* info = factory_.find(type_id);
+  if (info == nullptr) return {};
+  if (free_count_ == 0) {
+    ++exhausted_;
+    return {};
+  }
+  const uint32_t slot = free_slots_[--free_count_];
+  slots_[slot] = SlotState{type_id, -1, 0};
+  info->construct(slot_data(slot));
+  ++live_;
+  return MessageHandle(this, slot);
+}
+
+void MessagePool::release(uint32_t slot) {
+  SlotState& state = slots_[slot];
+  factory_.types()[state.type_id].destroy(slot_data(slot));
+  if (state.block >= 0) free_block(state.block);
+  state.block = -1;
+  state.block_size = 0;
+  free_slots_[free_count_++] = slot;
+  --live_;
+}
+
+int MessagePool::take_block() {
+  if (free_block_count_ == 0) {
+    ++blocks_exhausted_;
+    return -1;
+  }
+  ++blocks_live_;
+  return free_blocks_[--free_block_count_];
+}
+
+void MessagePool::free_block(int block) {
+  free_blocks_[free_block_count_++] = block;
+  --blocks_live_;
+}
+
+// ---- MessageHandle ----
+
+void MessageHandle::reset() {
+  if (pool_ != nullptr) {
+    pool_->release(slot_);
+    pool_ = nullptr;
+  }
+}
+
+uint32_t MessageHandle::type() const { return pool_->slots_[slot_].type_id; }
+
+const MessageTypeInfo& MessageHandle::info() const { return pool_->factory_.types()[type()]; }
+
+void* MessageHandle::data() { return pool_->slot_data(slot_); }
+
+const void* MessageHandle::data() const { return pool_->slot_data(slot_); }
+
+std::span<const std::byte> MessageHandle::block() const {
+  if (pool_ == nullptr) return {};
+  const auto& state = pool_->slots_[slot_];
+  if (state.block < 0) return {};
+  return {pool_->block_storage_.get() + static_cast<size_t>(state.block) * pool_->max_block_size_, state.block_size};
+}
+
+std::span<std::byte> MessageHandle::allocate_block(size_t size) {
+  if (pool_ == nullptr || !info().has_block || size == 0 || size > pool_->max_block_size_) return {};
+  auto& state = pool_->slots_[slot_];
+  if (state.block < 0) {
+    state.block = pool_->take_block();
+    if (state.block < 0) return {};
+  }
+  state.block_size = static_cast<uint32_t>(size);
+  return {pool_->block_storage_.get() + static_cast<size_t>(state.block) * pool_->max_block_size_, size};
+}
+
+bool MessageHandle::attach_block(std::span<const std::byte> bytes) {
+  const std::span<std::byte> destination = allocate_block(bytes.size());
+  if (destination.empty()) return false;
+  std::memcpy(destination.data(), bytes.data(), bytes.size());
+  return true;
+}
+
+}  // namespace bitwire

@@ -1,0 +1,38 @@
+// Two Connections joined by a Link (a NetworkSimulator each way), ticked together: the harness of the
+// delivery, soak and fuzz-session tests.
+#pragma once
+
+#include <memory>
+
+#include "bitwire/connection.hpp"
+#include "bitwire/link.hpp"
+
+namespace bitwire::test {
+
+class ConnectionPair {
+ public:
+  ConnectionPair(const MessageFactory& factory, const ConnectionConfig& config, const NetworkConditions& conditions,
+                 uint64_t seed, int simulator_capacity = 4096)
+      : link(LinkConfig::symmetric(conditions, seed, simulator_capacity, 1500)),
+        a(factory, config),
+        b(factory, config) {
+    a.endpoint().set_callbacks(link.callbacks(LinkSide::kA, a.endpoint_callbacks()));
+    b.endpoint().set_callbacks(link.callbacks(LinkSide::kB, b.endpoint_callbacks()));
+    link.connect(a.endpoint(), b.endpoint());
+  }
+
+  // One tick: both sides take the time, the link delivers what is due, each side sends one packet.
+  void tick(double now) {
+    a.update(now);
+    b.update(now);
+    link.update(now);
+    a.send_packet();
+    b.send_packet();
+  }
+
+  Link link;
+  Connection a;
+  Connection b;
+};
+
+}  // namespace bitwire::test
