@@ -37,6 +37,13 @@ struct Position {
     return true;
   }
 
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Position*>(this)->serialize(stream_);
+  }
+
   friend bool operator==(const Position&, const Position&) = default;
 };
 
@@ -75,6 +82,13 @@ struct Velocity {
     BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, y, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
     BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, z, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
     return true;
+  }
+
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Velocity*>(this)->serialize(stream_);
   }
 
   friend bool operator==(const Velocity&, const Velocity&) = default;
@@ -119,6 +133,13 @@ struct Orientation {
     BITWIRE_TRY(bitwire::serialize_int(stream_, b, std::int16_t{-511}, std::int16_t{511}));
     BITWIRE_TRY(bitwire::serialize_int(stream_, c, std::int16_t{-511}, std::int16_t{511}));
     return true;
+  }
+
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Orientation*>(this)->serialize(stream_);
   }
 
   friend bool operator==(const Orientation&, const Orientation&) = default;

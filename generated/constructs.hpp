@@ -272,6 +272,13 @@ struct Scalars {
     return true;
   }
 
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Scalars*>(this)->serialize(stream_);
+  }
+
   friend bool operator==(const Scalars&, const Scalars&) = default;
 };
 
@@ -362,6 +369,13 @@ struct Ping {
   bool serialize(Stream_& stream_) {
     BITWIRE_TRY(bitwire::serialize_bits(stream_, sent_tick, 32));
     return true;
+  }
+
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Ping*>(this)->serialize(stream_);
   }
 
   friend bool operator==(const Ping&, const Ping&) = default;
@@ -504,6 +518,13 @@ struct Shapes {
     return true;
   }
 
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Shapes*>(this)->serialize(stream_);
+  }
+
   friend bool operator==(const Shapes&, const Shapes&) = default;
 };
 
@@ -606,6 +627,13 @@ struct Conditions {
     return true;
   }
 
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Conditions*>(this)->serialize(stream_);
+  }
+
   friend bool operator==(const Conditions&, const Conditions&) = default;
 };
 
@@ -666,6 +694,13 @@ struct Directives {
     return true;
   }
 
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Directives*>(this)->serialize(stream_);
+  }
+
   friend bool operator==(const Directives&, const Directives&) = default;
 };
 
@@ -707,6 +742,13 @@ struct Everything {
     BITWIRE_TRY(conditions.serialize(stream_));
     BITWIRE_TRY(directives.serialize(stream_));
     return true;
+  }
+
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Everything*>(this)->serialize(stream_);
   }
 
   friend bool operator==(const Everything&, const Everything&) = default;

@@ -243,6 +243,13 @@ struct EntityState {
     return true;
   }
 
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<EntityState*>(this)->serialize(stream_);
+  }
+
   friend bool operator==(const EntityState&, const EntityState&) = default;
 };
 
@@ -319,6 +326,13 @@ struct GameEvent {
     return true;
   }
 
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<GameEvent*>(this)->serialize(stream_);
+  }
+
   friend bool operator==(const GameEvent&, const GameEvent&) = default;
 };
 
@@ -386,6 +400,13 @@ struct PlayerInput {
     return true;
   }
 
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<PlayerInput*>(this)->serialize(stream_);
+  }
+
   friend bool operator==(const PlayerInput&, const PlayerInput&) = default;
 };
 
@@ -441,6 +462,13 @@ struct Snapshot {
     return true;
   }
 
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Snapshot*>(this)->serialize(stream_);
+  }
+
   friend bool operator==(const Snapshot&, const Snapshot&) = default;
 };
 
@@ -487,6 +515,13 @@ struct Events {
       }
     }
     return true;
+  }
+
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Events*>(this)->serialize(stream_);
   }
 
   friend bool operator==(const Events&, const Events&) = default;
@@ -552,6 +587,13 @@ struct ScoreUpdate {
     return true;
   }
 
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<ScoreUpdate*>(this)->serialize(stream_);
+  }
+
   friend bool operator==(const ScoreUpdate&, const ScoreUpdate&) = default;
 };
 
@@ -595,6 +637,13 @@ struct Chat {
     }
     BITWIRE_TRY(bitwire::serialize_string(stream_, text.buffer(), text.kBufferSize));
     return true;
+  }
+
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Chat*>(this)->serialize(stream_);
   }
 
   friend bool operator==(const Chat&, const Chat&) = default;
@@ -663,6 +712,13 @@ struct LevelLoad {
       settings = bitwire::FixedVector<std::uint8_t, 512>{};
     }
     return true;
+  }
+
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<LevelLoad*>(this)->serialize(stream_);
   }
 
   friend bool operator==(const LevelLoad&, const LevelLoad&) = default;

@@ -170,6 +170,13 @@ void Emitter::structure(const Struct& s) {
     for (const Field& field : s.fields) member(field);
     p_.print("\n");
     serialize_function(s);
+    // Writing and measuring never modify the object, so a const object can be written without a copy.
+    p_.print("// Writes or measures a const object (writes and measures never modify it).\n");
+    p_.print("template <typename Stream_>\n");
+    p_.print("  requires(!Stream_::kIsReading)\n");
+    p_.print("bool serialize(Stream_& stream_) const {\n");
+    p_.print("  return const_cast<$name$*>(this)->serialize(stream_);\n", {{"name", s.name}});
+    p_.print("}\n\n");
     p_.print("friend bool operator==(const $name$&, const $name$&) = default;\n", {{"name", s.name}});
   }
   p_.print("};\n\n");
