@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "check.hpp"
 #include "diagnostics.hpp"
 #include "emit_cpp.hpp"
@@ -161,8 +163,9 @@ inline std::string compile_tu(const fs::path& dir) {
   return failures;
 }
 
+// One directory per test and process, so that concurrent runs (two build trees) never share files.
 inline fs::path scratch_dir(const std::string& name) {
-  return fs::path(::testing::TempDir()) / ("bitwire_emit_" + name);
+  return fs::path(::testing::TempDir()) / ("bitwire_emit_" + std::to_string(::getpid()) + "_" + name);
 }
 
 }  // namespace bitwire::test::emit

@@ -13,7 +13,9 @@ void expect_compiles(const std::string& name, const std::string& text, Emitted* 
   const fs::path dir = scratch_dir(name);
   const Emitted emitted = emit_all({{name + ".net", text}}, dir);
   ASSERT_EQ(emitted.errors, "");
-  EXPECT_EQ(compile_tu(dir), "") << emitted.all_text;
+  const std::string failures = compile_tu(dir);
+  EXPECT_EQ(failures, "") << emitted.all_text;
+  if (failures.empty()) fs::remove_all(dir);  // kept for inspection when it fails
   if (out != nullptr) *out = emitted;
 }
 
@@ -37,6 +39,7 @@ TEST(EmitCompile, CarriageReturnInDocCommentCannotInjectCode) {
   if (!emitted.errors.empty()) GTEST_SKIP() << "refused, which is also safe: " << emitted.errors;
   EXPECT_EQ(emitted.all_text.find('\r'), std::string::npos);
   EXPECT_EQ(compile_tu(dir), "") << emitted.all_text;
+  if (!HasFailure()) fs::remove_all(dir);
 }
 
 TEST(EmitCompile, ControlCharactersInDocCommentsStayInTheComment) {
@@ -47,6 +50,7 @@ TEST(EmitCompile, ControlCharactersInDocCommentsStayInTheComment) {
   const Emitted emitted = emit_all({{"doc_control.net", text}}, dir);
   if (!emitted.errors.empty()) GTEST_SKIP() << "refused, which is also safe: " << emitted.errors;
   EXPECT_EQ(compile_tu(dir), "") << emitted.all_text;
+  if (!HasFailure()) fs::remove_all(dir);
 }
 
 // Every name the generated code declares or uses next to the fields: locals, parameters, the stream and
