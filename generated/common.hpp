@@ -29,33 +29,40 @@ struct Position {
   float y{};  // [-1024.0f, 1024.0f] res 0.125f: 15 bits
   float z{};  // [-1024.0f, 1024.0f] res 0.125f: 15 bits
 
-  template <typename Stream>
-  bool serialize(Stream& stream) {
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, x, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, y, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, z, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+  template <typename Stream_>
+  bool serialize(Stream_& stream_) {
+    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, x, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, y, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, z, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
     return true;
+  }
+
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Position*>(this)->serialize(stream_);
   }
 
   friend bool operator==(const Position&, const Position&) = default;
 };
 
-inline void format_value(std::string& out, const Position& value) {
+inline void format_value(std::string& out_, const Position& value_) {
   using bitwire::format_value;
-  out += "Position{";
-  out += "x=";
-  format_value(out, value.x);
-  out += ", y=";
-  format_value(out, value.y);
-  out += ", z=";
-  format_value(out, value.z);
-  out += '}';
+  out_ += "Position{";
+  out_ += "x=";
+  format_value(out_, value_.x);
+  out_ += ", y=";
+  format_value(out_, value_.y);
+  out_ += ", z=";
+  format_value(out_, value_.z);
+  out_ += '}';
 }
 
-inline std::string to_string(const Position& value) {
-  std::string out;
-  format_value(out, value);
-  return out;
+inline std::string to_string(const Position& value_) {
+  std::string out_;
+  format_value(out_, value_);
+  return out_;
 }
 
 /// A linear velocity in m/s, quantized to 1/32 m/s: 12 bits per axis.
@@ -69,33 +76,40 @@ struct Velocity {
   float y{};  // [-32.0f, 32.0f] res 0.03125f: 12 bits
   float z{};  // [-32.0f, 32.0f] res 0.03125f: 12 bits
 
-  template <typename Stream>
-  bool serialize(Stream& stream) {
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, x, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, y, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, z, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+  template <typename Stream_>
+  bool serialize(Stream_& stream_) {
+    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, x, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, y, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, z, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
     return true;
+  }
+
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Velocity*>(this)->serialize(stream_);
   }
 
   friend bool operator==(const Velocity&, const Velocity&) = default;
 };
 
-inline void format_value(std::string& out, const Velocity& value) {
+inline void format_value(std::string& out_, const Velocity& value_) {
   using bitwire::format_value;
-  out += "Velocity{";
-  out += "x=";
-  format_value(out, value.x);
-  out += ", y=";
-  format_value(out, value.y);
-  out += ", z=";
-  format_value(out, value.z);
-  out += '}';
+  out_ += "Velocity{";
+  out_ += "x=";
+  format_value(out_, value_.x);
+  out_ += ", y=";
+  format_value(out_, value_.y);
+  out_ += ", z=";
+  format_value(out_, value_.z);
+  out_ += '}';
 }
 
-inline std::string to_string(const Velocity& value) {
-  std::string out;
-  format_value(out, value);
-  return out;
+inline std::string to_string(const Velocity& value_) {
+  std::string out_;
+  format_value(out_, value_);
+  return out_;
 }
 
 /// A unit quaternion in "smallest three" form: the index of the largest component (which is rebuilt
@@ -112,36 +126,43 @@ struct Orientation {
   std::int16_t b{};  // [-511, 511]: 10 bits
   std::int16_t c{};  // [-511, 511]: 10 bits
 
-  template <typename Stream>
-  bool serialize(Stream& stream) {
-    BITWIRE_TRY(bitwire::serialize_bits(stream, largest, 2));
-    BITWIRE_TRY(bitwire::serialize_int(stream, a, std::int16_t{-511}, std::int16_t{511}));
-    BITWIRE_TRY(bitwire::serialize_int(stream, b, std::int16_t{-511}, std::int16_t{511}));
-    BITWIRE_TRY(bitwire::serialize_int(stream, c, std::int16_t{-511}, std::int16_t{511}));
+  template <typename Stream_>
+  bool serialize(Stream_& stream_) {
+    BITWIRE_TRY(bitwire::serialize_bits(stream_, largest, 2));
+    BITWIRE_TRY(bitwire::serialize_int(stream_, a, std::int16_t{-511}, std::int16_t{511}));
+    BITWIRE_TRY(bitwire::serialize_int(stream_, b, std::int16_t{-511}, std::int16_t{511}));
+    BITWIRE_TRY(bitwire::serialize_int(stream_, c, std::int16_t{-511}, std::int16_t{511}));
     return true;
+  }
+
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Orientation*>(this)->serialize(stream_);
   }
 
   friend bool operator==(const Orientation&, const Orientation&) = default;
 };
 
-inline void format_value(std::string& out, const Orientation& value) {
+inline void format_value(std::string& out_, const Orientation& value_) {
   using bitwire::format_value;
-  out += "Orientation{";
-  out += "largest=";
-  format_value(out, value.largest);
-  out += ", a=";
-  format_value(out, value.a);
-  out += ", b=";
-  format_value(out, value.b);
-  out += ", c=";
-  format_value(out, value.c);
-  out += '}';
+  out_ += "Orientation{";
+  out_ += "largest=";
+  format_value(out_, value_.largest);
+  out_ += ", a=";
+  format_value(out_, value_.a);
+  out_ += ", b=";
+  format_value(out_, value_.b);
+  out_ += ", c=";
+  format_value(out_, value_.c);
+  out_ += '}';
 }
 
-inline std::string to_string(const Orientation& value) {
-  std::string out;
-  format_value(out, value);
-  return out;
+inline std::string to_string(const Orientation& value_) {
+  std::string out_;
+  format_value(out_, value_);
+  return out_;
 }
 
 // Fingerprint of the package's wire shape: peers built from different schemas have different ids.

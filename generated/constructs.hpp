@@ -16,6 +16,13 @@
 /// Every construct of the .net schema language, once or more. idlc's tests check that this file
 /// compiles and that its model holds every kind of type, shape, condition, directive and default.
 namespace demo::constructs {
+// The wire depends on BITWIRE_SERIALIZE_CHECKS, so builds with and without check markers get
+// definitions of different names: files built with different settings never share one.
+#if BITWIRE_SERIALIZE_CHECKS
+inline namespace with_checks {
+#else
+inline namespace without_checks {
+#endif
 
 inline constexpr std::int64_t Four = 4;
 
@@ -54,8 +61,8 @@ enum class Mode : std::uint8_t {
 };
 
 // The enumerator's name, or nullptr for a value outside the set.
-inline constexpr const char* to_string(Mode value) {
-  switch (value) {
+inline constexpr const char* to_string(Mode value_) {
+  switch (value_) {
     case Mode::Idle: return "Idle";
     case Mode::Walk: return "Walk";
     case Mode::Run: return "Run";
@@ -64,12 +71,12 @@ inline constexpr const char* to_string(Mode value) {
   return nullptr;
 }
 
-inline void format_value(std::string& out, Mode value) {
-  const char* name = to_string(value);
-  if (name != nullptr) {
-    out += name;
+inline void format_value(std::string& out_, Mode value_) {
+  const char* name_ = to_string(value_);
+  if (name_ != nullptr) {
+    out_ += name_;
   } else {
-    bitwire::format_value(out, static_cast<std::uint8_t>(value));
+    bitwire::format_value(out_, static_cast<std::uint8_t>(value_));
   }
 }
 
@@ -82,8 +89,8 @@ enum class Offset : std::int8_t {
 };
 
 // The enumerator's name, or nullptr for a value outside the set.
-inline constexpr const char* to_string(Offset value) {
-  switch (value) {
+inline constexpr const char* to_string(Offset value_) {
+  switch (value_) {
     case Offset::Back: return "Back";
     case Offset::Still: return "Still";
     case Offset::Ahead: return "Ahead";
@@ -91,12 +98,12 @@ inline constexpr const char* to_string(Offset value) {
   return nullptr;
 }
 
-inline void format_value(std::string& out, Offset value) {
-  const char* name = to_string(value);
-  if (name != nullptr) {
-    out += name;
+inline void format_value(std::string& out_, Offset value_) {
+  const char* name_ = to_string(value_);
+  if (name_ != nullptr) {
+    out_ += name_;
   } else {
-    bitwire::format_value(out, static_cast<std::int8_t>(value));
+    bitwire::format_value(out_, static_cast<std::int8_t>(value_));
   }
 }
 
@@ -108,20 +115,20 @@ enum class Code : std::uint16_t {
 };
 
 // The enumerator's name, or nullptr for a value outside the set.
-inline constexpr const char* to_string(Code value) {
-  switch (value) {
+inline constexpr const char* to_string(Code value_) {
+  switch (value_) {
     case Code::Ok: return "Ok";
     case Code::NotFound: return "NotFound";
   }
   return nullptr;
 }
 
-inline void format_value(std::string& out, Code value) {
-  const char* name = to_string(value);
-  if (name != nullptr) {
-    out += name;
+inline void format_value(std::string& out_, Code value_) {
+  const char* name_ = to_string(value_);
+  if (name_ != nullptr) {
+    out_ += name_;
   } else {
-    bitwire::format_value(out, static_cast<std::uint16_t>(value));
+    bitwire::format_value(out_, static_cast<std::uint16_t>(value_));
   }
 }
 
@@ -132,19 +139,19 @@ enum class Only : std::uint8_t {
 };
 
 // The enumerator's name, or nullptr for a value outside the set.
-inline constexpr const char* to_string(Only value) {
-  switch (value) {
+inline constexpr const char* to_string(Only value_) {
+  switch (value_) {
     case Only::One: return "One";
   }
   return nullptr;
 }
 
-inline void format_value(std::string& out, Only value) {
-  const char* name = to_string(value);
-  if (name != nullptr) {
-    out += name;
+inline void format_value(std::string& out_, Only value_) {
+  const char* name_ = to_string(value_);
+  if (name_ != nullptr) {
+    out_ += name_;
   } else {
-    bitwire::format_value(out, static_cast<std::uint8_t>(value));
+    bitwire::format_value(out_, static_cast<std::uint8_t>(value_));
   }
 }
 
@@ -156,16 +163,16 @@ enum class Toggles : std::uint8_t {
   Horn = std::uint8_t{1} << 2,
 };
 
-constexpr Toggles operator|(Toggles a, Toggles b) { return static_cast<Toggles>(static_cast<std::uint8_t>(static_cast<std::uint8_t>(a) | static_cast<std::uint8_t>(b))); }
-constexpr Toggles operator&(Toggles a, Toggles b) { return static_cast<Toggles>(static_cast<std::uint8_t>(static_cast<std::uint8_t>(a) & static_cast<std::uint8_t>(b))); }
-constexpr bool has_flag(Toggles set, Toggles flag) { return (set & flag) == flag; }
+constexpr Toggles operator|(Toggles a_, Toggles b_) { return static_cast<Toggles>(static_cast<std::uint8_t>(static_cast<std::uint8_t>(a_) | static_cast<std::uint8_t>(b_))); }
+constexpr Toggles operator&(Toggles a_, Toggles b_) { return static_cast<Toggles>(static_cast<std::uint8_t>(static_cast<std::uint8_t>(a_) & static_cast<std::uint8_t>(b_))); }
+constexpr bool has_flag(Toggles set_, Toggles flag_) { return (set_ & flag_) == flag_; }
 
-inline void format_value(std::string& out, Toggles value) {
-  bool first = true;
-  if (has_flag(value, Toggles::Lights)) { out += first ? "Lights" : "|Lights"; first = false; }
-  if (has_flag(value, Toggles::Siren)) { out += first ? "Siren" : "|Siren"; first = false; }
-  if (has_flag(value, Toggles::Horn)) { out += first ? "Horn" : "|Horn"; first = false; }
-  if (first) out += "None";
+inline void format_value(std::string& out_, Toggles value_) {
+  bool first_ = true;
+  if (has_flag(value_, Toggles::Lights)) { out_ += first_ ? "Lights" : "|Lights"; first_ = false; }
+  if (has_flag(value_, Toggles::Siren)) { out_ += first_ ? "Siren" : "|Siren"; first_ = false; }
+  if (has_flag(value_, Toggles::Horn)) { out_ += first_ ? "Horn" : "|Horn"; first_ = false; }
+  if (first_) out_ += "None";
 }
 
 /// Every scalar field type.
@@ -206,138 +213,145 @@ struct Scalars {
   Only only{};  // enum Only: 0 bits
   Toggles toggles{};  // flags Toggles: 3 bits
 
-  template <typename Stream>
-  bool serialize(Stream& stream) {
-    BITWIRE_TRY(bitwire::serialize_bool(stream, flag));
-    BITWIRE_TRY(bitwire::serialize_signed_bits(stream, i8, 8));
-    BITWIRE_TRY(bitwire::serialize_signed_bits(stream, i16, 16));
-    BITWIRE_TRY(bitwire::serialize_signed_bits(stream, i32, 32));
-    BITWIRE_TRY(bitwire::serialize_signed_bits(stream, i64, 64));
-    BITWIRE_TRY(bitwire::serialize_bits(stream, u8, 8));
-    BITWIRE_TRY(bitwire::serialize_bits(stream, u16, 16));
-    BITWIRE_TRY(bitwire::serialize_bits(stream, u32, 32));
-    BITWIRE_TRY(bitwire::serialize_bits(stream, u64, 64));
-    BITWIRE_TRY(bitwire::serialize_int(stream, ranged, std::int8_t{-100}, std::int8_t{100}));
-    BITWIRE_TRY(bitwire::serialize_int(stream, small_range, std::uint8_t{0}, std::uint8_t{12}));
-    BITWIRE_TRY(bitwire::serialize_int(stream, ranged_in_storage, std::uint16_t{0}, std::uint16_t{1000}));
-    BITWIRE_TRY(bitwire::serialize_int(stream, constant_value, std::int8_t{7}, std::int8_t{7}));
-    BITWIRE_TRY(bitwire::serialize_bits(stream, five_bits, 5));
-    BITWIRE_TRY(bitwire::serialize_signed_bits(stream, twelve_signed_bits, 12));
-    BITWIRE_TRY(bitwire::serialize_bits(stream, twenty_bits_in_uint32, 20));
-    BITWIRE_TRY(bitwire::serialize_float(stream, raw_float));
-    BITWIRE_TRY(bitwire::serialize_double(stream, raw_double));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, compressed, bitwire::compressed_float_constant(-1e+03f, 1e+03f, 0.01f)));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, compressed_from_constants, bitwire::compressed_float_constant(0.0f, 512.0f, 1.0f)));
-    BITWIRE_TRY(bitwire::serialize_fixed<8>(stream, q8, -128, 127));
-    BITWIRE_TRY(bitwire::serialize_raw128(stream, wide_signed));
-    BITWIRE_TRY(bitwire::serialize_raw128(stream, wide_unsigned));
-    BITWIRE_TRY(bitwire::serialize_string(stream, name.buffer(), name.kBufferSize));
+  template <typename Stream_>
+  bool serialize(Stream_& stream_) {
+    BITWIRE_TRY(bitwire::serialize_bool(stream_, flag));
+    BITWIRE_TRY(bitwire::serialize_signed_bits(stream_, i8, 8));
+    BITWIRE_TRY(bitwire::serialize_signed_bits(stream_, i16, 16));
+    BITWIRE_TRY(bitwire::serialize_signed_bits(stream_, i32, 32));
+    BITWIRE_TRY(bitwire::serialize_signed_bits(stream_, i64, 64));
+    BITWIRE_TRY(bitwire::serialize_bits(stream_, u8, 8));
+    BITWIRE_TRY(bitwire::serialize_bits(stream_, u16, 16));
+    BITWIRE_TRY(bitwire::serialize_bits(stream_, u32, 32));
+    BITWIRE_TRY(bitwire::serialize_bits(stream_, u64, 64));
+    BITWIRE_TRY(bitwire::serialize_int(stream_, ranged, std::int8_t{-100}, std::int8_t{100}));
+    BITWIRE_TRY(bitwire::serialize_int(stream_, small_range, std::uint8_t{0}, std::uint8_t{12}));
+    BITWIRE_TRY(bitwire::serialize_int(stream_, ranged_in_storage, std::uint16_t{0}, std::uint16_t{1000}));
+    BITWIRE_TRY(bitwire::serialize_int(stream_, constant_value, std::int8_t{7}, std::int8_t{7}));
+    BITWIRE_TRY(bitwire::serialize_bits(stream_, five_bits, 5));
+    BITWIRE_TRY(bitwire::serialize_signed_bits(stream_, twelve_signed_bits, 12));
+    BITWIRE_TRY(bitwire::serialize_bits(stream_, twenty_bits_in_uint32, 20));
+    BITWIRE_TRY(bitwire::serialize_float(stream_, raw_float));
+    BITWIRE_TRY(bitwire::serialize_double(stream_, raw_double));
+    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, compressed, bitwire::compressed_float_constant(-1e+03f, 1e+03f, 0.01f)));
+    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, compressed_from_constants, bitwire::compressed_float_constant(0.0f, 512.0f, 1.0f)));
+    BITWIRE_TRY(bitwire::serialize_fixed<8>(stream_, q8, -128, 127));
+    BITWIRE_TRY(bitwire::serialize_raw128(stream_, wide_signed));
+    BITWIRE_TRY(bitwire::serialize_raw128(stream_, wide_unsigned));
+    BITWIRE_TRY(bitwire::serialize_string(stream_, name.buffer(), name.kBufferSize));
     {
-      auto length = static_cast<std::uint32_t>(blob.size());
-      BITWIRE_TRY(bitwire::serialize_count(stream, length, 0, 16u));
-      if constexpr (Stream::kIsReading) blob.resize(length);
-      BITWIRE_TRY(bitwire::serialize_bytes(stream, blob.data(), blob.size()));
+      auto length_ = static_cast<std::uint32_t>(blob.size());
+      BITWIRE_TRY(bitwire::serialize_count(stream_, length_, 0, 16u));
+      if constexpr (Stream_::kIsReading) blob.resize(length_);
+      BITWIRE_TRY(bitwire::serialize_bytes(stream_, blob.data(), blob.size()));
     }
-    BITWIRE_TRY(bitwire::serialize_enum(stream, mode, static_cast<Mode>(std::uint8_t{0}), static_cast<Mode>(std::uint8_t{11})));
-    if constexpr (Stream::kIsReading) {
+    BITWIRE_TRY(bitwire::serialize_enum(stream_, mode, static_cast<Mode>(std::uint8_t{0}), static_cast<Mode>(std::uint8_t{11})));
+    if constexpr (Stream_::kIsReading) {
       if (to_string(mode) == nullptr) {
-        return stream.fail_at(bitwire::ReadError::kInvalidEnum, stream.bits_processed() - 4);
+        return stream_.fail_at(bitwire::ReadError::kInvalidEnum, stream_.bits_processed() - 4);
       }
     }
-    BITWIRE_TRY(bitwire::serialize_enum(stream, offset, static_cast<Offset>(std::int8_t{-2}), static_cast<Offset>(std::int8_t{2})));
-    if constexpr (Stream::kIsReading) {
+    BITWIRE_TRY(bitwire::serialize_enum(stream_, offset, static_cast<Offset>(std::int8_t{-2}), static_cast<Offset>(std::int8_t{2})));
+    if constexpr (Stream_::kIsReading) {
       if (to_string(offset) == nullptr) {
-        return stream.fail_at(bitwire::ReadError::kInvalidEnum, stream.bits_processed() - 3);
+        return stream_.fail_at(bitwire::ReadError::kInvalidEnum, stream_.bits_processed() - 3);
       }
     }
-    BITWIRE_TRY(bitwire::serialize_enum(stream, code, static_cast<Code>(std::uint16_t{200}), static_cast<Code>(std::uint16_t{404})));
-    if constexpr (Stream::kIsReading) {
+    BITWIRE_TRY(bitwire::serialize_enum(stream_, code, static_cast<Code>(std::uint16_t{200}), static_cast<Code>(std::uint16_t{404})));
+    if constexpr (Stream_::kIsReading) {
       if (to_string(code) == nullptr) {
-        return stream.fail_at(bitwire::ReadError::kInvalidEnum, stream.bits_processed() - 8);
+        return stream_.fail_at(bitwire::ReadError::kInvalidEnum, stream_.bits_processed() - 8);
       }
     }
-    BITWIRE_TRY(bitwire::serialize_enum(stream, only, static_cast<Only>(std::uint8_t{0}), static_cast<Only>(std::uint8_t{0})));
+    BITWIRE_TRY(bitwire::serialize_enum(stream_, only, static_cast<Only>(std::uint8_t{0}), static_cast<Only>(std::uint8_t{0})));
     {
-      auto mask = static_cast<std::uint8_t>(toggles);
-      BITWIRE_TRY(bitwire::serialize_bits(stream, mask, 3));
-      if constexpr (Stream::kIsReading) toggles = static_cast<Toggles>(mask);
+      auto mask_ = static_cast<std::uint8_t>(toggles);
+      BITWIRE_TRY(bitwire::serialize_bits(stream_, mask_, 3));
+      if constexpr (Stream_::kIsReading) toggles = static_cast<Toggles>(mask_);
     }
     return true;
+  }
+
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Scalars*>(this)->serialize(stream_);
   }
 
   friend bool operator==(const Scalars&, const Scalars&) = default;
 };
 
-inline void format_value(std::string& out, const Scalars& value) {
+inline void format_value(std::string& out_, const Scalars& value_) {
   using bitwire::format_value;
-  out += "Scalars{";
-  out += "flag=";
-  format_value(out, value.flag);
-  out += ", i8=";
-  format_value(out, value.i8);
-  out += ", i16=";
-  format_value(out, value.i16);
-  out += ", i32=";
-  format_value(out, value.i32);
-  out += ", i64=";
-  format_value(out, value.i64);
-  out += ", u8=";
-  format_value(out, value.u8);
-  out += ", u16=";
-  format_value(out, value.u16);
-  out += ", u32=";
-  format_value(out, value.u32);
-  out += ", u64=";
-  format_value(out, value.u64);
-  out += ", ranged=";
-  format_value(out, value.ranged);
-  out += ", small_range=";
-  format_value(out, value.small_range);
-  out += ", ranged_in_storage=";
-  format_value(out, value.ranged_in_storage);
-  out += ", constant_value=";
-  format_value(out, value.constant_value);
-  out += ", five_bits=";
-  format_value(out, value.five_bits);
-  out += ", twelve_signed_bits=";
-  format_value(out, value.twelve_signed_bits);
-  out += ", twenty_bits_in_uint32=";
-  format_value(out, value.twenty_bits_in_uint32);
-  out += ", raw_float=";
-  format_value(out, value.raw_float);
-  out += ", raw_double=";
-  format_value(out, value.raw_double);
-  out += ", compressed=";
-  format_value(out, value.compressed);
-  out += ", compressed_from_constants=";
-  format_value(out, value.compressed_from_constants);
-  out += ", q8=";
-  format_value(out, value.q8);
-  out += ", wide_signed=";
-  format_value(out, value.wide_signed);
-  out += ", wide_unsigned=";
-  format_value(out, value.wide_unsigned);
-  out += ", name=";
-  format_value(out, value.name);
-  out += ", blob=";
-  format_value(out, value.blob);
-  out += ", mode=";
-  format_value(out, value.mode);
-  out += ", offset=";
-  format_value(out, value.offset);
-  out += ", code=";
-  format_value(out, value.code);
-  out += ", only=";
-  format_value(out, value.only);
-  out += ", toggles=";
-  format_value(out, value.toggles);
-  out += '}';
+  out_ += "Scalars{";
+  out_ += "flag=";
+  format_value(out_, value_.flag);
+  out_ += ", i8=";
+  format_value(out_, value_.i8);
+  out_ += ", i16=";
+  format_value(out_, value_.i16);
+  out_ += ", i32=";
+  format_value(out_, value_.i32);
+  out_ += ", i64=";
+  format_value(out_, value_.i64);
+  out_ += ", u8=";
+  format_value(out_, value_.u8);
+  out_ += ", u16=";
+  format_value(out_, value_.u16);
+  out_ += ", u32=";
+  format_value(out_, value_.u32);
+  out_ += ", u64=";
+  format_value(out_, value_.u64);
+  out_ += ", ranged=";
+  format_value(out_, value_.ranged);
+  out_ += ", small_range=";
+  format_value(out_, value_.small_range);
+  out_ += ", ranged_in_storage=";
+  format_value(out_, value_.ranged_in_storage);
+  out_ += ", constant_value=";
+  format_value(out_, value_.constant_value);
+  out_ += ", five_bits=";
+  format_value(out_, value_.five_bits);
+  out_ += ", twelve_signed_bits=";
+  format_value(out_, value_.twelve_signed_bits);
+  out_ += ", twenty_bits_in_uint32=";
+  format_value(out_, value_.twenty_bits_in_uint32);
+  out_ += ", raw_float=";
+  format_value(out_, value_.raw_float);
+  out_ += ", raw_double=";
+  format_value(out_, value_.raw_double);
+  out_ += ", compressed=";
+  format_value(out_, value_.compressed);
+  out_ += ", compressed_from_constants=";
+  format_value(out_, value_.compressed_from_constants);
+  out_ += ", q8=";
+  format_value(out_, value_.q8);
+  out_ += ", wide_signed=";
+  format_value(out_, value_.wide_signed);
+  out_ += ", wide_unsigned=";
+  format_value(out_, value_.wide_unsigned);
+  out_ += ", name=";
+  format_value(out_, value_.name);
+  out_ += ", blob=";
+  format_value(out_, value_.blob);
+  out_ += ", mode=";
+  format_value(out_, value_.mode);
+  out_ += ", offset=";
+  format_value(out_, value_.offset);
+  out_ += ", code=";
+  format_value(out_, value_.code);
+  out_ += ", only=";
+  format_value(out_, value_.only);
+  out_ += ", toggles=";
+  format_value(out_, value_.toggles);
+  out_ += '}';
 }
 
-inline std::string to_string(const Scalars& value) {
-  std::string out;
-  format_value(out, value);
-  return out;
+inline std::string to_string(const Scalars& value_) {
+  std::string out_;
+  format_value(out_, value_);
+  return out_;
 }
 
 /// A message with its own budget (bytes), tighter than the package option.
@@ -351,27 +365,34 @@ struct Ping {
 
   std::uint32_t sent_tick{};  // raw 32 bits: 32 bits
 
-  template <typename Stream>
-  bool serialize(Stream& stream) {
-    BITWIRE_TRY(bitwire::serialize_bits(stream, sent_tick, 32));
+  template <typename Stream_>
+  bool serialize(Stream_& stream_) {
+    BITWIRE_TRY(bitwire::serialize_bits(stream_, sent_tick, 32));
     return true;
+  }
+
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Ping*>(this)->serialize(stream_);
   }
 
   friend bool operator==(const Ping&, const Ping&) = default;
 };
 
-inline void format_value(std::string& out, const Ping& value) {
+inline void format_value(std::string& out_, const Ping& value_) {
   using bitwire::format_value;
-  out += "Ping{";
-  out += "sent_tick=";
-  format_value(out, value.sent_tick);
-  out += '}';
+  out_ += "Ping{";
+  out_ += "sent_tick=";
+  format_value(out_, value_.sent_tick);
+  out_ += '}';
 }
 
-inline std::string to_string(const Ping& value) {
-  std::string out;
-  format_value(out, value);
-  return out;
+inline std::string to_string(const Ping& value_) {
+  std::string out_;
+  format_value(out_, value_);
+  return out_;
 }
 
 /// Every array shape, optional fields, nested structs and references to messages.
@@ -382,7 +403,7 @@ struct Shapes {
   static constexpr std::size_t MaxBytes = (MaxBits + 7) / 8;
 
   std::array<std::uint8_t, 4> fixed_array{};  // raw 8 bits, 4 of them: 32 bits
-  bitwire::FixedVector<std::uint8_t, 12> variable_array{};  // raw 8 bits, count [0, 12]: 4..100 bits
+  bitwire::FixedVector<std::uint8_t, Twelve> variable_array{};  // raw 8 bits, count [0, 12]: 4..100 bits
   bitwire::FixedVector<::common::Position, 8> path = bitwire::FixedVector<::common::Position, 8>(1, ::common::Position{});  // Position, count [1, 8]: 48..363 bits
   std::array<std::int8_t, 64> health{};  // [0, 100], changed ones of 64: 7..519 bits
   std::array<bool, 64> health_changed{};  // which elements of health go on the wire
@@ -395,139 +416,146 @@ struct Shapes {
   Scalars nested{};  // Scalars: 725..1123 bits
   Ping last_ping{};  // Ping: 32 bits
 
-  template <typename Stream>
-  bool serialize(Stream& stream) {
-    for (auto& item : fixed_array) {
-      BITWIRE_TRY(bitwire::serialize_bits(stream, item, 8));
+  template <typename Stream_>
+  bool serialize(Stream_& stream_) {
+    for (auto& item_ : fixed_array) {
+      BITWIRE_TRY(bitwire::serialize_bits(stream_, item_, 8));
     }
     {
-      auto count = static_cast<std::uint32_t>(variable_array.size());
-      BITWIRE_TRY(bitwire::serialize_count(stream, count, 0u, 12u));
-      if constexpr (Stream::kIsReading) variable_array.resize(count);
-      for (std::uint32_t i = 0; i < count; ++i) {
-        auto& item = variable_array.data()[i];
-        BITWIRE_TRY(bitwire::serialize_bits(stream, item, 8));
+      auto count_ = static_cast<std::uint32_t>(variable_array.size());
+      BITWIRE_TRY(bitwire::serialize_count(stream_, count_, 0u, 12u));
+      if constexpr (Stream_::kIsReading) variable_array.resize(count_);
+      for (std::uint32_t i_ = 0; i_ < count_; ++i_) {
+        auto& item_ = variable_array.data()[i_];
+        BITWIRE_TRY(bitwire::serialize_bits(stream_, item_, 8));
       }
     }
     {
-      auto count = static_cast<std::uint32_t>(path.size());
-      BITWIRE_TRY(bitwire::serialize_count(stream, count, 1u, 8u));
-      if constexpr (Stream::kIsReading) path.resize(count);
-      for (std::uint32_t i = 0; i < count; ++i) {
-        auto& item = path.data()[i];
-        BITWIRE_TRY(item.serialize(stream));
+      auto count_ = static_cast<std::uint32_t>(path.size());
+      BITWIRE_TRY(bitwire::serialize_count(stream_, count_, 1u, 8u));
+      if constexpr (Stream_::kIsReading) path.resize(count_);
+      for (std::uint32_t i_ = 0; i_ < count_; ++i_) {
+        auto& item_ = path.data()[i_];
+        BITWIRE_TRY(item_.serialize(stream_));
       }
     }
     {
       // Only the changed elements: their count, then each one's position (index + 1) relative to
       // the previous one, then the element.
-      std::uint32_t count = 0;
-      if constexpr (Stream::kIsReading) {
+      std::uint32_t count_ = 0;
+      if constexpr (Stream_::kIsReading) {
         health_changed = {};
       } else {
-        for (bool is_changed : health_changed) count += is_changed ? 1u : 0u;
+        for (bool is_changed_ : health_changed) count_ += is_changed_ ? 1u : 0u;
       }
-      BITWIRE_TRY(bitwire::serialize_count(stream, count, 0, 64u));
-      std::uint32_t position = 0;
-      for (std::uint32_t i = 0; i < count; ++i) {
-        std::uint32_t next = position + 1;
-        if constexpr (Stream::kIsReading) {
-          const std::size_t at = stream.bits_processed();
-          BITWIRE_TRY(bitwire::serialize_int_relative(stream, position, next));
+      BITWIRE_TRY(bitwire::serialize_count(stream_, count_, 0, 64u));
+      std::uint32_t position_ = 0;
+      for (std::uint32_t i_ = 0; i_ < count_; ++i_) {
+        std::uint32_t next_ = position_ + 1;
+        if constexpr (Stream_::kIsReading) {
+          const std::size_t at_ = stream_.bits_processed();
+          BITWIRE_TRY(bitwire::serialize_int_relative(stream_, position_, next_));
           // A position past the array is refused where it starts.
-          if (next > 64u) return stream.fail_at(bitwire::ReadError::kInvalidCount, at);
-          health_changed[next - 1] = true;
+          if (next_ > 64u) return stream_.fail_at(bitwire::ReadError::kInvalidCount, at_);
+          health_changed[next_ - 1] = true;
         } else {
-          while (!health_changed[next - 1]) ++next;
-          BITWIRE_TRY(bitwire::serialize_int_relative(stream, position, next));
+          while (!health_changed[next_ - 1]) ++next_;
+          BITWIRE_TRY(bitwire::serialize_int_relative(stream_, position_, next_));
         }
-        position = next;
-        BITWIRE_TRY(bitwire::serialize_int(stream, health[position - 1], std::int8_t{0}, std::int8_t{100}));
+        position_ = next_;
+        BITWIRE_TRY(bitwire::serialize_int(stream_, health[position_ - 1], std::int8_t{0}, std::int8_t{100}));
       }
     }
     {
       // Only the changed elements: their count, then each one's position (index + 1) relative to
       // the previous one, then the element.
-      std::uint32_t count = 0;
-      if constexpr (Stream::kIsReading) {
+      std::uint32_t count_ = 0;
+      if constexpr (Stream_::kIsReading) {
         tiny_changed = {};
       } else {
-        for (bool is_changed : tiny_changed) count += is_changed ? 1u : 0u;
+        for (bool is_changed_ : tiny_changed) count_ += is_changed_ ? 1u : 0u;
       }
-      BITWIRE_TRY(bitwire::serialize_count(stream, count, 0, 3u));
-      std::uint32_t position = 0;
-      for (std::uint32_t i = 0; i < count; ++i) {
-        std::uint32_t next = position + 1;
-        if constexpr (Stream::kIsReading) {
-          const std::size_t at = stream.bits_processed();
-          BITWIRE_TRY(bitwire::serialize_int_relative(stream, position, next));
+      BITWIRE_TRY(bitwire::serialize_count(stream_, count_, 0, 3u));
+      std::uint32_t position_ = 0;
+      for (std::uint32_t i_ = 0; i_ < count_; ++i_) {
+        std::uint32_t next_ = position_ + 1;
+        if constexpr (Stream_::kIsReading) {
+          const std::size_t at_ = stream_.bits_processed();
+          BITWIRE_TRY(bitwire::serialize_int_relative(stream_, position_, next_));
           // A position past the array is refused where it starts.
-          if (next > 3u) return stream.fail_at(bitwire::ReadError::kInvalidCount, at);
-          tiny_changed[next - 1] = true;
+          if (next_ > 3u) return stream_.fail_at(bitwire::ReadError::kInvalidCount, at_);
+          tiny_changed[next_ - 1] = true;
         } else {
-          while (!tiny_changed[next - 1]) ++next;
-          BITWIRE_TRY(bitwire::serialize_int_relative(stream, position, next));
+          while (!tiny_changed[next_ - 1]) ++next_;
+          BITWIRE_TRY(bitwire::serialize_int_relative(stream_, position_, next_));
         }
-        position = next;
-        BITWIRE_TRY(bitwire::serialize_bool(stream, tiny[position - 1]));
+        position_ = next_;
+        BITWIRE_TRY(bitwire::serialize_bool(stream_, tiny[position_ - 1]));
       }
     }
-    BITWIRE_TRY(bitwire::serialize_bool(stream, has_spawn));
+    BITWIRE_TRY(bitwire::serialize_bool(stream_, has_spawn));
     if (has_spawn) {
-      BITWIRE_TRY(spawn.serialize(stream));
-    } else if constexpr (Stream::kIsReading) {
+      BITWIRE_TRY(spawn.serialize(stream_));
+    } else if constexpr (Stream_::kIsReading) {
       spawn = ::common::Position{};
     }
-    BITWIRE_TRY(bitwire::serialize_bool(stream, has_maybe_list));
+    BITWIRE_TRY(bitwire::serialize_bool(stream_, has_maybe_list));
     if (has_maybe_list) {
       {
-        auto count = static_cast<std::uint32_t>(maybe_list.size());
-        BITWIRE_TRY(bitwire::serialize_count(stream, count, 0u, 4u));
-        if constexpr (Stream::kIsReading) maybe_list.resize(count);
-        for (std::uint32_t i = 0; i < count; ++i) {
-          auto& item = maybe_list.data()[i];
-          BITWIRE_TRY(bitwire::serialize_bits(stream, item, 16));
+        auto count_ = static_cast<std::uint32_t>(maybe_list.size());
+        BITWIRE_TRY(bitwire::serialize_count(stream_, count_, 0u, 4u));
+        if constexpr (Stream_::kIsReading) maybe_list.resize(count_);
+        for (std::uint32_t i_ = 0; i_ < count_; ++i_) {
+          auto& item_ = maybe_list.data()[i_];
+          BITWIRE_TRY(bitwire::serialize_bits(stream_, item_, 16));
         }
       }
-    } else if constexpr (Stream::kIsReading) {
+    } else if constexpr (Stream_::kIsReading) {
       maybe_list = bitwire::FixedVector<std::uint16_t, 4>{};
     }
-    BITWIRE_TRY(nested.serialize(stream));
-    BITWIRE_TRY(last_ping.serialize(stream));
+    BITWIRE_TRY(nested.serialize(stream_));
+    BITWIRE_TRY(last_ping.serialize(stream_));
     return true;
+  }
+
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Shapes*>(this)->serialize(stream_);
   }
 
   friend bool operator==(const Shapes&, const Shapes&) = default;
 };
 
-inline void format_value(std::string& out, const Shapes& value) {
+inline void format_value(std::string& out_, const Shapes& value_) {
   using bitwire::format_value;
-  out += "Shapes{";
-  out += "fixed_array=";
-  format_value(out, value.fixed_array);
-  out += ", variable_array=";
-  format_value(out, value.variable_array);
-  out += ", path=";
-  format_value(out, value.path);
-  out += ", health=";
-  format_value(out, value.health);
-  out += ", tiny=";
-  format_value(out, value.tiny);
-  out += ", spawn=";
-  if (value.has_spawn) { format_value(out, value.spawn); } else { out += "none"; }
-  out += ", maybe_list=";
-  if (value.has_maybe_list) { format_value(out, value.maybe_list); } else { out += "none"; }
-  out += ", nested=";
-  format_value(out, value.nested);
-  out += ", last_ping=";
-  format_value(out, value.last_ping);
-  out += '}';
+  out_ += "Shapes{";
+  out_ += "fixed_array=";
+  format_value(out_, value_.fixed_array);
+  out_ += ", variable_array=";
+  format_value(out_, value_.variable_array);
+  out_ += ", path=";
+  format_value(out_, value_.path);
+  out_ += ", health=";
+  format_value(out_, value_.health);
+  out_ += ", tiny=";
+  format_value(out_, value_.tiny);
+  out_ += ", spawn=";
+  if (value_.has_spawn) { format_value(out_, value_.spawn); } else { out_ += "none"; }
+  out_ += ", maybe_list=";
+  if (value_.has_maybe_list) { format_value(out_, value_.maybe_list); } else { out_ += "none"; }
+  out_ += ", nested=";
+  format_value(out_, value_.nested);
+  out_ += ", last_ping=";
+  format_value(out_, value_.last_ping);
+  out_ += '}';
 }
 
-inline std::string to_string(const Shapes& value) {
-  std::string out;
-  format_value(out, value);
-  return out;
+inline std::string to_string(const Shapes& value_) {
+  std::string out_;
+  format_value(out_, value_);
+  return out_;
 }
 
 /// Conditional fields: on a bool, on its negation, on an enum value (== and !=), else-if chains,
@@ -551,116 +579,94 @@ struct Conditions {
   float sprint_speed{};  // [0.0f, 4e+01f] res 0.1f: 9 bits
   std::uint8_t walk_step{};  // raw 8 bits: 8 bits
 
-  template <typename Stream>
-  bool serialize(Stream& stream) {
-    BITWIRE_TRY(bitwire::serialize_bool(stream, moving));
-    BITWIRE_TRY(bitwire::serialize_enum(stream, mode, static_cast<Mode>(std::uint8_t{0}), static_cast<Mode>(std::uint8_t{11})));
-    if constexpr (Stream::kIsReading) {
+  template <typename Stream_>
+  bool serialize(Stream_& stream_) {
+    BITWIRE_TRY(bitwire::serialize_bool(stream_, moving));
+    BITWIRE_TRY(bitwire::serialize_enum(stream_, mode, static_cast<Mode>(std::uint8_t{0}), static_cast<Mode>(std::uint8_t{11})));
+    if constexpr (Stream_::kIsReading) {
       if (to_string(mode) == nullptr) {
-        return stream.fail_at(bitwire::ReadError::kInvalidEnum, stream.bits_processed() - 4);
+        return stream_.fail_at(bitwire::ReadError::kInvalidEnum, stream_.bits_processed() - 4);
       }
+    }
+    if constexpr (Stream_::kIsReading) {
+      // Every field under this if starts at its initial value; the side taken reads over its own.
+      velocity = ::common::Velocity{};
+      boosted = bool{};
+      boost = std::uint8_t{};
+      rest_ticks = std::uint16_t{};
     }
     if (moving) {
-      BITWIRE_TRY(velocity.serialize(stream));
-      BITWIRE_TRY(bitwire::serialize_bool(stream, boosted));
+      BITWIRE_TRY(velocity.serialize(stream_));
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, boosted));
       if (boosted) {
-        BITWIRE_TRY(bitwire::serialize_bits(stream, boost, 8));
-      } else {
-        if constexpr (Stream::kIsReading) {
-          // The side not taken reads as its defaults.
-          boost = std::uint8_t{};
-        }
-      }
-      if constexpr (Stream::kIsReading) {
-        // The side not taken reads as its defaults.
-        rest_ticks = std::uint16_t{};
+        BITWIRE_TRY(bitwire::serialize_bits(stream_, boost, 8));
       }
     } else {
-      BITWIRE_TRY(bitwire::serialize_bits(stream, rest_ticks, 16));
-      if constexpr (Stream::kIsReading) {
-        // The side not taken reads as its defaults.
-        velocity = ::common::Velocity{};
-        boosted = bool{};
-        boost = std::uint8_t{};
-      }
+      BITWIRE_TRY(bitwire::serialize_bits(stream_, rest_ticks, 16));
+    }
+    if constexpr (Stream_::kIsReading) {
+      // Every field under this if starts at its initial value; the side taken reads over its own.
+      parked = bool{};
     }
     if (!moving) {
-      BITWIRE_TRY(bitwire::serialize_bool(stream, parked));
-    } else {
-      if constexpr (Stream::kIsReading) {
-        // The side not taken reads as its defaults.
-        parked = bool{};
-      }
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, parked));
+    }
+    if constexpr (Stream_::kIsReading) {
+      // Every field under this if starts at its initial value; the side taken reads over its own.
+      speed = float{};
+      sprint_speed = float{};
+      walk_step = std::uint8_t{};
     }
     if (mode == Mode::Run) {
-      BITWIRE_TRY(bitwire::serialize_compressed_float(stream, speed, bitwire::compressed_float_constant(0.0f, 2e+01f, 0.1f)));
-      if constexpr (Stream::kIsReading) {
-        // The side not taken reads as its defaults.
-        sprint_speed = float{};
-        walk_step = std::uint8_t{};
-      }
-    } else {
-      if (mode == Mode::Sprint) {
-        BITWIRE_TRY(bitwire::serialize_compressed_float(stream, sprint_speed, bitwire::compressed_float_constant(0.0f, 4e+01f, 0.1f)));
-        if constexpr (Stream::kIsReading) {
-          // The side not taken reads as its defaults.
-          walk_step = std::uint8_t{};
-        }
-      } else {
-        if (mode != Mode::Idle) {
-          BITWIRE_TRY(bitwire::serialize_bits(stream, walk_step, 8));
-        } else {
-          if constexpr (Stream::kIsReading) {
-            // The side not taken reads as its defaults.
-            walk_step = std::uint8_t{};
-          }
-        }
-        if constexpr (Stream::kIsReading) {
-          // The side not taken reads as its defaults.
-          sprint_speed = float{};
-        }
-      }
-      if constexpr (Stream::kIsReading) {
-        // The side not taken reads as its defaults.
-        speed = float{};
-      }
+      BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, speed, bitwire::compressed_float_constant(0.0f, 2e+01f, 0.1f)));
+    } else if (mode == Mode::Sprint) {
+      BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, sprint_speed, bitwire::compressed_float_constant(0.0f, 4e+01f, 0.1f)));
+    } else if (mode != Mode::Idle) {
+      BITWIRE_TRY(bitwire::serialize_bits(stream_, walk_step, 8));
     }
     return true;
+  }
+
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Conditions*>(this)->serialize(stream_);
   }
 
   friend bool operator==(const Conditions&, const Conditions&) = default;
 };
 
-inline void format_value(std::string& out, const Conditions& value) {
+inline void format_value(std::string& out_, const Conditions& value_) {
   using bitwire::format_value;
-  out += "Conditions{";
-  out += "moving=";
-  format_value(out, value.moving);
-  out += ", mode=";
-  format_value(out, value.mode);
-  out += ", velocity=";
-  format_value(out, value.velocity);
-  out += ", boosted=";
-  format_value(out, value.boosted);
-  out += ", boost=";
-  format_value(out, value.boost);
-  out += ", rest_ticks=";
-  format_value(out, value.rest_ticks);
-  out += ", parked=";
-  format_value(out, value.parked);
-  out += ", speed=";
-  format_value(out, value.speed);
-  out += ", sprint_speed=";
-  format_value(out, value.sprint_speed);
-  out += ", walk_step=";
-  format_value(out, value.walk_step);
-  out += '}';
+  out_ += "Conditions{";
+  out_ += "moving=";
+  format_value(out_, value_.moving);
+  out_ += ", mode=";
+  format_value(out_, value_.mode);
+  out_ += ", velocity=";
+  format_value(out_, value_.velocity);
+  out_ += ", boosted=";
+  format_value(out_, value_.boosted);
+  out_ += ", boost=";
+  format_value(out_, value_.boost);
+  out_ += ", rest_ticks=";
+  format_value(out_, value_.rest_ticks);
+  out_ += ", parked=";
+  format_value(out_, value_.parked);
+  out_ += ", speed=";
+  format_value(out_, value_.speed);
+  out_ += ", sprint_speed=";
+  format_value(out_, value_.sprint_speed);
+  out_ += ", walk_step=";
+  format_value(out_, value_.walk_step);
+  out_ += '}';
 }
 
-inline std::string to_string(const Conditions& value) {
-  std::string out;
-  format_value(out, value);
-  return out;
+inline std::string to_string(const Conditions& value_) {
+  std::string out_;
+  format_value(out_, value_);
+  return out_;
 }
 
 /// Alignment and check markers.
@@ -676,37 +682,44 @@ struct Directives {
   std::uint8_t aligned_byte{};  // raw 8 bits: 8 bits
   bitwire::FixedString<8> after{};  // string, length in 4 bits + aligned bytes: 4..75 bits
 
-  template <typename Stream>
-  bool serialize(Stream& stream) {
-    BITWIRE_TRY(bitwire::serialize_bool(stream, before));
-    BITWIRE_TRY(bitwire::serialize_align(stream));
-    BITWIRE_TRY(bitwire::serialize_bits(stream, aligned_byte, 8));
+  template <typename Stream_>
+  bool serialize(Stream_& stream_) {
+    BITWIRE_TRY(bitwire::serialize_bool(stream_, before));
+    BITWIRE_TRY(bitwire::serialize_align(stream_));
+    BITWIRE_TRY(bitwire::serialize_bits(stream_, aligned_byte, 8));
     if constexpr (bitwire::kSerializeChecks) {
-      BITWIRE_TRY(bitwire::serialize_check(stream));
+      BITWIRE_TRY(bitwire::serialize_check(stream_));
     }
-    BITWIRE_TRY(bitwire::serialize_string(stream, after.buffer(), after.kBufferSize));
+    BITWIRE_TRY(bitwire::serialize_string(stream_, after.buffer(), after.kBufferSize));
     return true;
+  }
+
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Directives*>(this)->serialize(stream_);
   }
 
   friend bool operator==(const Directives&, const Directives&) = default;
 };
 
-inline void format_value(std::string& out, const Directives& value) {
+inline void format_value(std::string& out_, const Directives& value_) {
   using bitwire::format_value;
-  out += "Directives{";
-  out += "before=";
-  format_value(out, value.before);
-  out += ", aligned_byte=";
-  format_value(out, value.aligned_byte);
-  out += ", after=";
-  format_value(out, value.after);
-  out += '}';
+  out_ += "Directives{";
+  out_ += "before=";
+  format_value(out_, value_.before);
+  out_ += ", aligned_byte=";
+  format_value(out_, value_.aligned_byte);
+  out_ += ", after=";
+  format_value(out_, value_.after);
+  out_ += '}';
 }
 
-inline std::string to_string(const Directives& value) {
-  std::string out;
-  format_value(out, value);
-  return out;
+inline std::string to_string(const Directives& value_) {
+  std::string out_;
+  format_value(out_, value_);
+  return out_;
 }
 
 // Message type 3; at most 3606 bits.
@@ -722,43 +735,50 @@ struct Everything {
   Conditions conditions{};  // Conditions: 21..60 bits
   Directives directives{};  // Directives: 45..130 bits
 
-  template <typename Stream>
-  bool serialize(Stream& stream) {
-    BITWIRE_TRY(scalars.serialize(stream));
-    BITWIRE_TRY(shapes.serialize(stream));
-    BITWIRE_TRY(conditions.serialize(stream));
-    BITWIRE_TRY(directives.serialize(stream));
+  template <typename Stream_>
+  bool serialize(Stream_& stream_) {
+    BITWIRE_TRY(scalars.serialize(stream_));
+    BITWIRE_TRY(shapes.serialize(stream_));
+    BITWIRE_TRY(conditions.serialize(stream_));
+    BITWIRE_TRY(directives.serialize(stream_));
     return true;
+  }
+
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Everything*>(this)->serialize(stream_);
   }
 
   friend bool operator==(const Everything&, const Everything&) = default;
 };
 
-inline void format_value(std::string& out, const Everything& value) {
+inline void format_value(std::string& out_, const Everything& value_) {
   using bitwire::format_value;
-  out += "Everything{";
-  out += "scalars=";
-  format_value(out, value.scalars);
-  out += ", shapes=";
-  format_value(out, value.shapes);
-  out += ", conditions=";
-  format_value(out, value.conditions);
-  out += ", directives=";
-  format_value(out, value.directives);
-  out += '}';
+  out_ += "Everything{";
+  out_ += "scalars=";
+  format_value(out_, value_.scalars);
+  out_ += ", shapes=";
+  format_value(out_, value_.shapes);
+  out_ += ", conditions=";
+  format_value(out_, value_.conditions);
+  out_ += ", directives=";
+  format_value(out_, value_.directives);
+  out_ += '}';
 }
 
-inline std::string to_string(const Everything& value) {
-  std::string out;
-  format_value(out, value);
-  return out;
+inline std::string to_string(const Everything& value_) {
+  std::string out_;
+  format_value(out_, value_);
+  return out_;
 }
 
 // Fingerprint of the package's wire shape: peers built from different schemas have different ids.
 inline constexpr std::uint64_t ProtocolId = bitwire::kSerializeChecks ? 0xbfbf62076756b60cull : 0x46010c3db2409e30ull;
 
-inline constexpr const char* message_name(MessageType type) {
-  switch (type) {
+inline constexpr const char* message_name(MessageType type_) {
+  switch (type_) {
     case MessageType::Conditions: return "Conditions";
     case MessageType::Directives: return "Directives";
     case MessageType::Ping: return "Ping";
@@ -770,33 +790,34 @@ inline constexpr const char* message_name(MessageType type) {
 // Any message of the package; the alternative's index is its type id.
 using Message = std::variant<Conditions, Directives, Ping, Everything>;
 
-// The factory: makes `message` a default-constructed message of `type`. False for an unknown type.
-inline bool create_message(MessageType type, Message& message) {
-  switch (type) {
-    case MessageType::Conditions: message.emplace<Conditions>(); return true;
-    case MessageType::Directives: message.emplace<Directives>(); return true;
-    case MessageType::Ping: message.emplace<Ping>(); return true;
-    case MessageType::Everything: message.emplace<Everything>(); return true;
+// The factory: makes `message_` a default-constructed message of `type_`. False for an unknown type.
+inline bool create_message(MessageType type_, Message& message_) {
+  switch (type_) {
+    case MessageType::Conditions: message_.emplace<Conditions>(); return true;
+    case MessageType::Directives: message_.emplace<Directives>(); return true;
+    case MessageType::Ping: message_.emplace<Ping>(); return true;
+    case MessageType::Everything: message_.emplace<Everything>(); return true;
   }
   return false;
 }
 
-// The message's type in 2 bits, then its body. A read replaces `message` with the type it finds.
-template <typename Stream>
-bool serialize_message(Stream& stream, Message& message) {
-  auto type = static_cast<std::uint32_t>(message.index());
-  BITWIRE_TRY(bitwire::serialize_int(stream, type, 0u, 3u));
-  if constexpr (Stream::kIsReading) {
-    if (message.index() != type) create_message(static_cast<MessageType>(type), message);
+// The message's type in 2 bits, then its body. A read replaces `message_` with the type it finds.
+template <typename Stream_>
+bool serialize_message(Stream_& stream_, Message& message_) {
+  auto type_ = static_cast<std::uint32_t>(message_.index());
+  BITWIRE_TRY(bitwire::serialize_int(stream_, type_, 0u, 3u));
+  if constexpr (Stream_::kIsReading) {
+    if (message_.index() != type_) create_message(static_cast<MessageType>(type_), message_);
   }
-  return std::visit([&stream](auto& body) { return body.serialize(stream); }, message);
+  return std::visit([&stream_](auto& body_) { return body_.serialize(stream_); }, message_);
 }
 
 // The largest message, in bits, including its type.
 inline constexpr std::size_t kMaxMessageBits = kMessageTypeBits + [] {
-  std::size_t largest = 0;
-  for (std::size_t bits : {Conditions::MaxBits, Directives::MaxBits, Ping::MaxBits, Everything::MaxBits}) largest = bits > largest ? bits : largest;
-  return largest;
+  std::size_t largest_ = 0;
+  for (std::size_t bits_ : {Conditions::MaxBits, Directives::MaxBits, Ping::MaxBits, Everything::MaxBits}) largest_ = bits_ > largest_ ? bits_ : largest_;
+  return largest_;
 }();
 
+}  // inline namespace
 }  // namespace demo::constructs

@@ -51,8 +51,8 @@ enum class EntityKind : std::uint8_t {
 };
 
 // The enumerator's name, or nullptr for a value outside the set.
-inline constexpr const char* to_string(EntityKind value) {
-  switch (value) {
+inline constexpr const char* to_string(EntityKind value_) {
+  switch (value_) {
     case EntityKind::Player: return "Player";
     case EntityKind::Projectile: return "Projectile";
     case EntityKind::Pickup: return "Pickup";
@@ -61,12 +61,12 @@ inline constexpr const char* to_string(EntityKind value) {
   return nullptr;
 }
 
-inline void format_value(std::string& out, EntityKind value) {
-  const char* name = to_string(value);
-  if (name != nullptr) {
-    out += name;
+inline void format_value(std::string& out_, EntityKind value_) {
+  const char* name_ = to_string(value_);
+  if (name_ != nullptr) {
+    out_ += name_;
   } else {
-    bitwire::format_value(out, static_cast<std::uint8_t>(value));
+    bitwire::format_value(out_, static_cast<std::uint8_t>(value_));
   }
 }
 
@@ -81,8 +81,8 @@ enum class Weapon : std::uint8_t {
 };
 
 // The enumerator's name, or nullptr for a value outside the set.
-inline constexpr const char* to_string(Weapon value) {
-  switch (value) {
+inline constexpr const char* to_string(Weapon value_) {
+  switch (value_) {
     case Weapon::Fists: return "Fists";
     case Weapon::Pistol: return "Pistol";
     case Weapon::Rifle: return "Rifle";
@@ -92,12 +92,12 @@ inline constexpr const char* to_string(Weapon value) {
   return nullptr;
 }
 
-inline void format_value(std::string& out, Weapon value) {
-  const char* name = to_string(value);
-  if (name != nullptr) {
-    out += name;
+inline void format_value(std::string& out_, Weapon value_) {
+  const char* name_ = to_string(value_);
+  if (name_ != nullptr) {
+    out_ += name_;
   } else {
-    bitwire::format_value(out, static_cast<std::uint8_t>(value));
+    bitwire::format_value(out_, static_cast<std::uint8_t>(value_));
   }
 }
 
@@ -117,23 +117,23 @@ enum class InputButtons : std::uint16_t {
   Use = std::uint16_t{1} << 9,
 };
 
-constexpr InputButtons operator|(InputButtons a, InputButtons b) { return static_cast<InputButtons>(static_cast<std::uint16_t>(static_cast<std::uint16_t>(a) | static_cast<std::uint16_t>(b))); }
-constexpr InputButtons operator&(InputButtons a, InputButtons b) { return static_cast<InputButtons>(static_cast<std::uint16_t>(static_cast<std::uint16_t>(a) & static_cast<std::uint16_t>(b))); }
-constexpr bool has_flag(InputButtons set, InputButtons flag) { return (set & flag) == flag; }
+constexpr InputButtons operator|(InputButtons a_, InputButtons b_) { return static_cast<InputButtons>(static_cast<std::uint16_t>(static_cast<std::uint16_t>(a_) | static_cast<std::uint16_t>(b_))); }
+constexpr InputButtons operator&(InputButtons a_, InputButtons b_) { return static_cast<InputButtons>(static_cast<std::uint16_t>(static_cast<std::uint16_t>(a_) & static_cast<std::uint16_t>(b_))); }
+constexpr bool has_flag(InputButtons set_, InputButtons flag_) { return (set_ & flag_) == flag_; }
 
-inline void format_value(std::string& out, InputButtons value) {
-  bool first = true;
-  if (has_flag(value, InputButtons::Forward)) { out += first ? "Forward" : "|Forward"; first = false; }
-  if (has_flag(value, InputButtons::Back)) { out += first ? "Back" : "|Back"; first = false; }
-  if (has_flag(value, InputButtons::Left)) { out += first ? "Left" : "|Left"; first = false; }
-  if (has_flag(value, InputButtons::Right)) { out += first ? "Right" : "|Right"; first = false; }
-  if (has_flag(value, InputButtons::Jump)) { out += first ? "Jump" : "|Jump"; first = false; }
-  if (has_flag(value, InputButtons::Crouch)) { out += first ? "Crouch" : "|Crouch"; first = false; }
-  if (has_flag(value, InputButtons::Fire)) { out += first ? "Fire" : "|Fire"; first = false; }
-  if (has_flag(value, InputButtons::AltFire)) { out += first ? "AltFire" : "|AltFire"; first = false; }
-  if (has_flag(value, InputButtons::Reload)) { out += first ? "Reload" : "|Reload"; first = false; }
-  if (has_flag(value, InputButtons::Use)) { out += first ? "Use" : "|Use"; first = false; }
-  if (first) out += "None";
+inline void format_value(std::string& out_, InputButtons value_) {
+  bool first_ = true;
+  if (has_flag(value_, InputButtons::Forward)) { out_ += first_ ? "Forward" : "|Forward"; first_ = false; }
+  if (has_flag(value_, InputButtons::Back)) { out_ += first_ ? "Back" : "|Back"; first_ = false; }
+  if (has_flag(value_, InputButtons::Left)) { out_ += first_ ? "Left" : "|Left"; first_ = false; }
+  if (has_flag(value_, InputButtons::Right)) { out_ += first_ ? "Right" : "|Right"; first_ = false; }
+  if (has_flag(value_, InputButtons::Jump)) { out_ += first_ ? "Jump" : "|Jump"; first_ = false; }
+  if (has_flag(value_, InputButtons::Crouch)) { out_ += first_ ? "Crouch" : "|Crouch"; first_ = false; }
+  if (has_flag(value_, InputButtons::Fire)) { out_ += first_ ? "Fire" : "|Fire"; first_ = false; }
+  if (has_flag(value_, InputButtons::AltFire)) { out_ += first_ ? "AltFire" : "|AltFire"; first_ = false; }
+  if (has_flag(value_, InputButtons::Reload)) { out_ += first_ ? "Reload" : "|Reload"; first_ = false; }
+  if (has_flag(value_, InputButtons::Use)) { out_ += first_ ? "Use" : "|Use"; first_ = false; }
+  if (first_) out_ += "None";
 }
 
 // Wire: [0, 2] in 2 bits.
@@ -144,8 +144,8 @@ enum class ChatChannel : std::uint8_t {
 };
 
 // The enumerator's name, or nullptr for a value outside the set.
-inline constexpr const char* to_string(ChatChannel value) {
-  switch (value) {
+inline constexpr const char* to_string(ChatChannel value_) {
+  switch (value_) {
     case ChatChannel::All: return "All";
     case ChatChannel::Team: return "Team";
     case ChatChannel::Whisper: return "Whisper";
@@ -153,12 +153,12 @@ inline constexpr const char* to_string(ChatChannel value) {
   return nullptr;
 }
 
-inline void format_value(std::string& out, ChatChannel value) {
-  const char* name = to_string(value);
-  if (name != nullptr) {
-    out += name;
+inline void format_value(std::string& out_, ChatChannel value_) {
+  const char* name_ = to_string(value_);
+  if (name_ != nullptr) {
+    out_ += name_;
   } else {
-    bitwire::format_value(out, static_cast<std::uint8_t>(value));
+    bitwire::format_value(out_, static_cast<std::uint8_t>(value_));
   }
 }
 
@@ -171,8 +171,8 @@ enum class EventKind : std::uint8_t {
 };
 
 // The enumerator's name, or nullptr for a value outside the set.
-inline constexpr const char* to_string(EventKind value) {
-  switch (value) {
+inline constexpr const char* to_string(EventKind value_) {
+  switch (value_) {
     case EventKind::Hit: return "Hit";
     case EventKind::Death: return "Death";
     case EventKind::Spawn: return "Spawn";
@@ -181,12 +181,12 @@ inline constexpr const char* to_string(EventKind value) {
   return nullptr;
 }
 
-inline void format_value(std::string& out, EventKind value) {
-  const char* name = to_string(value);
-  if (name != nullptr) {
-    out += name;
+inline void format_value(std::string& out_, EventKind value_) {
+  const char* name_ = to_string(value_);
+  if (name_ != nullptr) {
+    out_ += name_;
   } else {
-    bitwire::format_value(out, static_cast<std::uint8_t>(value));
+    bitwire::format_value(out_, static_cast<std::uint8_t>(value_));
   }
 }
 
@@ -210,86 +210,81 @@ struct EntityState {
   std::int8_t fuel = std::int8_t{100};  // [0, 100]: 7 bits
   std::uint8_t occupants{};  // [0, 3]: 2 bits
 
-  template <typename Stream>
-  bool serialize(Stream& stream) {
-    BITWIRE_TRY(bitwire::serialize_int(stream, id, std::uint8_t{0}, std::uint8_t{63}));
-    BITWIRE_TRY(bitwire::serialize_enum(stream, kind, static_cast<EntityKind>(std::uint8_t{0}), static_cast<EntityKind>(std::uint8_t{3})));
-    BITWIRE_TRY(position.serialize(stream));
-    BITWIRE_TRY(orientation.serialize(stream));
-    BITWIRE_TRY(bitwire::serialize_bool(stream, at_rest));
+  template <typename Stream_>
+  bool serialize(Stream_& stream_) {
+    BITWIRE_TRY(bitwire::serialize_int(stream_, id, std::uint8_t{0}, std::uint8_t{63}));
+    BITWIRE_TRY(bitwire::serialize_enum(stream_, kind, static_cast<EntityKind>(std::uint8_t{0}), static_cast<EntityKind>(std::uint8_t{3})));
+    BITWIRE_TRY(position.serialize(stream_));
+    BITWIRE_TRY(orientation.serialize(stream_));
+    BITWIRE_TRY(bitwire::serialize_bool(stream_, at_rest));
+    if constexpr (Stream_::kIsReading) {
+      // Every field under this if starts at its initial value; the side taken reads over its own.
+      velocity = ::common::Velocity{};
+    }
     if (!at_rest) {
-      BITWIRE_TRY(velocity.serialize(stream));
-    } else {
-      if constexpr (Stream::kIsReading) {
-        // The side not taken reads as its defaults.
-        velocity = ::common::Velocity{};
-      }
+      BITWIRE_TRY(velocity.serialize(stream_));
+    }
+    if constexpr (Stream_::kIsReading) {
+      // Every field under this if starts at its initial value; the side taken reads over its own.
+      health = std::int8_t{100};
+      weapon = Weapon::Pistol;
+      clips = std::uint8_t{};
+      fuel = std::int8_t{100};
+      occupants = std::uint8_t{};
     }
     if (kind == EntityKind::Player) {
-      BITWIRE_TRY(bitwire::serialize_int(stream, health, std::int8_t{0}, std::int8_t{100}));
-      BITWIRE_TRY(bitwire::serialize_enum(stream, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
-      BITWIRE_TRY(bitwire::serialize_int(stream, clips, std::uint8_t{0}, std::uint8_t{7}));
-      if constexpr (Stream::kIsReading) {
-        // The side not taken reads as its defaults.
-        fuel = std::int8_t{100};
-        occupants = std::uint8_t{};
-      }
-    } else {
-      if (kind == EntityKind::Vehicle) {
-        BITWIRE_TRY(bitwire::serialize_int(stream, fuel, std::int8_t{0}, std::int8_t{100}));
-        BITWIRE_TRY(bitwire::serialize_int(stream, occupants, std::uint8_t{0}, std::uint8_t{3}));
-      } else {
-        if constexpr (Stream::kIsReading) {
-          // The side not taken reads as its defaults.
-          fuel = std::int8_t{100};
-          occupants = std::uint8_t{};
-        }
-      }
-      if constexpr (Stream::kIsReading) {
-        // The side not taken reads as its defaults.
-        health = std::int8_t{100};
-        weapon = Weapon::Pistol;
-        clips = std::uint8_t{};
-      }
+      BITWIRE_TRY(bitwire::serialize_int(stream_, health, std::int8_t{0}, std::int8_t{100}));
+      BITWIRE_TRY(bitwire::serialize_enum(stream_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
+      BITWIRE_TRY(bitwire::serialize_int(stream_, clips, std::uint8_t{0}, std::uint8_t{7}));
+    } else if (kind == EntityKind::Vehicle) {
+      BITWIRE_TRY(bitwire::serialize_int(stream_, fuel, std::int8_t{0}, std::int8_t{100}));
+      BITWIRE_TRY(bitwire::serialize_int(stream_, occupants, std::uint8_t{0}, std::uint8_t{3}));
     }
     return true;
+  }
+
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<EntityState*>(this)->serialize(stream_);
   }
 
   friend bool operator==(const EntityState&, const EntityState&) = default;
 };
 
-inline void format_value(std::string& out, const EntityState& value) {
+inline void format_value(std::string& out_, const EntityState& value_) {
   using bitwire::format_value;
-  out += "EntityState{";
-  out += "id=";
-  format_value(out, value.id);
-  out += ", kind=";
-  format_value(out, value.kind);
-  out += ", position=";
-  format_value(out, value.position);
-  out += ", orientation=";
-  format_value(out, value.orientation);
-  out += ", at_rest=";
-  format_value(out, value.at_rest);
-  out += ", velocity=";
-  format_value(out, value.velocity);
-  out += ", health=";
-  format_value(out, value.health);
-  out += ", weapon=";
-  format_value(out, value.weapon);
-  out += ", clips=";
-  format_value(out, value.clips);
-  out += ", fuel=";
-  format_value(out, value.fuel);
-  out += ", occupants=";
-  format_value(out, value.occupants);
-  out += '}';
+  out_ += "EntityState{";
+  out_ += "id=";
+  format_value(out_, value_.id);
+  out_ += ", kind=";
+  format_value(out_, value_.kind);
+  out_ += ", position=";
+  format_value(out_, value_.position);
+  out_ += ", orientation=";
+  format_value(out_, value_.orientation);
+  out_ += ", at_rest=";
+  format_value(out_, value_.at_rest);
+  out_ += ", velocity=";
+  format_value(out_, value_.velocity);
+  out_ += ", health=";
+  format_value(out_, value_.health);
+  out_ += ", weapon=";
+  format_value(out_, value_.weapon);
+  out_ += ", clips=";
+  format_value(out_, value_.clips);
+  out_ += ", fuel=";
+  format_value(out_, value_.fuel);
+  out_ += ", occupants=";
+  format_value(out_, value_.occupants);
+  out_ += '}';
 }
 
-inline std::string to_string(const EntityState& value) {
-  std::string out;
-  format_value(out, value);
-  return out;
+inline std::string to_string(const EntityState& value_) {
+  std::string out_;
+  format_value(out_, value_);
+  return out_;
 }
 
 /// One gameplay event; the kind decides its payload.
@@ -307,71 +302,64 @@ struct GameEvent {
   Weapon weapon{};  // enum Weapon: 3 bits
   ::common::Position where{};  // Position: 45 bits
 
-  template <typename Stream>
-  bool serialize(Stream& stream) {
-    BITWIRE_TRY(bitwire::serialize_enum(stream, kind, static_cast<EventKind>(std::uint8_t{0}), static_cast<EventKind>(std::uint8_t{3})));
-    BITWIRE_TRY(bitwire::serialize_int(stream, subject, std::uint8_t{0}, std::uint8_t{63}));
+  template <typename Stream_>
+  bool serialize(Stream_& stream_) {
+    BITWIRE_TRY(bitwire::serialize_enum(stream_, kind, static_cast<EventKind>(std::uint8_t{0}), static_cast<EventKind>(std::uint8_t{3})));
+    BITWIRE_TRY(bitwire::serialize_int(stream_, subject, std::uint8_t{0}, std::uint8_t{63}));
+    if constexpr (Stream_::kIsReading) {
+      // Every field under this if starts at its initial value; the side taken reads over its own.
+      attacker = std::uint8_t{};
+      damage = std::int16_t{1};
+      killer = std::uint8_t{};
+      weapon = Weapon{};
+      where = ::common::Position{};
+    }
     if (kind == EventKind::Hit) {
-      BITWIRE_TRY(bitwire::serialize_int(stream, attacker, std::uint8_t{0}, std::uint8_t{63}));
-      BITWIRE_TRY(bitwire::serialize_int(stream, damage, std::int16_t{1}, std::int16_t{250}));
-      if constexpr (Stream::kIsReading) {
-        // The side not taken reads as its defaults.
-        killer = std::uint8_t{};
-        weapon = Weapon{};
-        where = ::common::Position{};
-      }
+      BITWIRE_TRY(bitwire::serialize_int(stream_, attacker, std::uint8_t{0}, std::uint8_t{63}));
+      BITWIRE_TRY(bitwire::serialize_int(stream_, damage, std::int16_t{1}, std::int16_t{250}));
+    } else if (kind == EventKind::Death) {
+      BITWIRE_TRY(bitwire::serialize_int(stream_, killer, std::uint8_t{0}, std::uint8_t{63}));
+      BITWIRE_TRY(bitwire::serialize_enum(stream_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
     } else {
-      if (kind == EventKind::Death) {
-        BITWIRE_TRY(bitwire::serialize_int(stream, killer, std::uint8_t{0}, std::uint8_t{63}));
-        BITWIRE_TRY(bitwire::serialize_enum(stream, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
-        if constexpr (Stream::kIsReading) {
-          // The side not taken reads as its defaults.
-          where = ::common::Position{};
-        }
-      } else {
-        BITWIRE_TRY(where.serialize(stream));
-        if constexpr (Stream::kIsReading) {
-          // The side not taken reads as its defaults.
-          killer = std::uint8_t{};
-          weapon = Weapon{};
-        }
-      }
-      if constexpr (Stream::kIsReading) {
-        // The side not taken reads as its defaults.
-        attacker = std::uint8_t{};
-        damage = std::int16_t{1};
-      }
+      BITWIRE_TRY(where.serialize(stream_));
     }
     return true;
+  }
+
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<GameEvent*>(this)->serialize(stream_);
   }
 
   friend bool operator==(const GameEvent&, const GameEvent&) = default;
 };
 
-inline void format_value(std::string& out, const GameEvent& value) {
+inline void format_value(std::string& out_, const GameEvent& value_) {
   using bitwire::format_value;
-  out += "GameEvent{";
-  out += "kind=";
-  format_value(out, value.kind);
-  out += ", subject=";
-  format_value(out, value.subject);
-  out += ", attacker=";
-  format_value(out, value.attacker);
-  out += ", damage=";
-  format_value(out, value.damage);
-  out += ", killer=";
-  format_value(out, value.killer);
-  out += ", weapon=";
-  format_value(out, value.weapon);
-  out += ", where=";
-  format_value(out, value.where);
-  out += '}';
+  out_ += "GameEvent{";
+  out_ += "kind=";
+  format_value(out_, value_.kind);
+  out_ += ", subject=";
+  format_value(out_, value_.subject);
+  out_ += ", attacker=";
+  format_value(out_, value_.attacker);
+  out_ += ", damage=";
+  format_value(out_, value_.damage);
+  out_ += ", killer=";
+  format_value(out_, value_.killer);
+  out_ += ", weapon=";
+  format_value(out_, value_.weapon);
+  out_ += ", where=";
+  format_value(out_, value_.where);
+  out_ += '}';
 }
 
-inline std::string to_string(const GameEvent& value) {
-  std::string out;
-  format_value(out, value);
-  return out;
+inline std::string to_string(const GameEvent& value_) {
+  std::string out_;
+  format_value(out_, value_);
+  return out_;
 }
 
 /// Sent by each client every tick: what the player pressed and where they look.
@@ -393,48 +381,55 @@ struct PlayerInput {
   bool has_switch_to = false;  // presence of switch_to: 1 bit
   Weapon switch_to{};  // optional enum Weapon: 1..4 bits
 
-  template <typename Stream>
-  bool serialize(Stream& stream) {
-    BITWIRE_TRY(bitwire::serialize_bits(stream, tick, 32));
+  template <typename Stream_>
+  bool serialize(Stream_& stream_) {
+    BITWIRE_TRY(bitwire::serialize_bits(stream_, tick, 32));
     {
-      auto mask = static_cast<std::uint16_t>(buttons);
-      BITWIRE_TRY(bitwire::serialize_bits(stream, mask, 10));
-      if constexpr (Stream::kIsReading) buttons = static_cast<InputButtons>(mask);
+      auto mask_ = static_cast<std::uint16_t>(buttons);
+      BITWIRE_TRY(bitwire::serialize_bits(stream_, mask_, 10));
+      if constexpr (Stream_::kIsReading) buttons = static_cast<InputButtons>(mask_);
     }
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, yaw, bitwire::compressed_float_constant(-1.8e+02f, 1.8e+02f, 0.01f)));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream, pitch, bitwire::compressed_float_constant(-9e+01f, 9e+01f, 0.01f)));
-    BITWIRE_TRY(bitwire::serialize_bool(stream, has_switch_to));
+    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, yaw, bitwire::compressed_float_constant(-1.8e+02f, 1.8e+02f, 0.01f)));
+    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, pitch, bitwire::compressed_float_constant(-9e+01f, 9e+01f, 0.01f)));
+    BITWIRE_TRY(bitwire::serialize_bool(stream_, has_switch_to));
     if (has_switch_to) {
-      BITWIRE_TRY(bitwire::serialize_enum(stream, switch_to, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
-    } else if constexpr (Stream::kIsReading) {
+      BITWIRE_TRY(bitwire::serialize_enum(stream_, switch_to, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
+    } else if constexpr (Stream_::kIsReading) {
       switch_to = Weapon{};
     }
     return true;
   }
 
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<PlayerInput*>(this)->serialize(stream_);
+  }
+
   friend bool operator==(const PlayerInput&, const PlayerInput&) = default;
 };
 
-inline void format_value(std::string& out, const PlayerInput& value) {
+inline void format_value(std::string& out_, const PlayerInput& value_) {
   using bitwire::format_value;
-  out += "PlayerInput{";
-  out += "tick=";
-  format_value(out, value.tick);
-  out += ", buttons=";
-  format_value(out, value.buttons);
-  out += ", yaw=";
-  format_value(out, value.yaw);
-  out += ", pitch=";
-  format_value(out, value.pitch);
-  out += ", switch_to=";
-  if (value.has_switch_to) { format_value(out, value.switch_to); } else { out += "none"; }
-  out += '}';
+  out_ += "PlayerInput{";
+  out_ += "tick=";
+  format_value(out_, value_.tick);
+  out_ += ", buttons=";
+  format_value(out_, value_.buttons);
+  out_ += ", yaw=";
+  format_value(out_, value_.yaw);
+  out_ += ", pitch=";
+  format_value(out_, value_.pitch);
+  out_ += ", switch_to=";
+  if (value_.has_switch_to) { format_value(out_, value_.switch_to); } else { out_ += "none"; }
+  out_ += '}';
 }
 
-inline std::string to_string(const PlayerInput& value) {
-  std::string out;
-  format_value(out, value);
-  return out;
+inline std::string to_string(const PlayerInput& value_) {
+  std::string out_;
+  format_value(out_, value_);
+  return out_;
 }
 
 /// The server's view of the world at one tick.
@@ -449,43 +444,50 @@ struct Snapshot {
   std::uint32_t tick{};  // raw 32 bits: 32 bits
   /// The newest PlayerInput tick the server has applied for this client.
   std::uint32_t last_input_tick{};  // raw 32 bits: 32 bits
-  bitwire::FixedVector<EntityState, 64> entities{};  // EntityState, count [0, 64]: 7..8647 bits
+  bitwire::FixedVector<EntityState, MaxEntities> entities{};  // EntityState, count [0, 64]: 7..8647 bits
 
-  template <typename Stream>
-  bool serialize(Stream& stream) {
-    BITWIRE_TRY(bitwire::serialize_bits(stream, tick, 32));
-    BITWIRE_TRY(bitwire::serialize_bits(stream, last_input_tick, 32));
+  template <typename Stream_>
+  bool serialize(Stream_& stream_) {
+    BITWIRE_TRY(bitwire::serialize_bits(stream_, tick, 32));
+    BITWIRE_TRY(bitwire::serialize_bits(stream_, last_input_tick, 32));
     {
-      auto count = static_cast<std::uint32_t>(entities.size());
-      BITWIRE_TRY(bitwire::serialize_count(stream, count, 0u, 64u));
-      if constexpr (Stream::kIsReading) entities.resize(count);
-      for (std::uint32_t i = 0; i < count; ++i) {
-        auto& item = entities.data()[i];
-        BITWIRE_TRY(item.serialize(stream));
+      auto count_ = static_cast<std::uint32_t>(entities.size());
+      BITWIRE_TRY(bitwire::serialize_count(stream_, count_, 0u, 64u));
+      if constexpr (Stream_::kIsReading) entities.resize(count_);
+      for (std::uint32_t i_ = 0; i_ < count_; ++i_) {
+        auto& item_ = entities.data()[i_];
+        BITWIRE_TRY(item_.serialize(stream_));
       }
     }
     return true;
   }
 
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Snapshot*>(this)->serialize(stream_);
+  }
+
   friend bool operator==(const Snapshot&, const Snapshot&) = default;
 };
 
-inline void format_value(std::string& out, const Snapshot& value) {
+inline void format_value(std::string& out_, const Snapshot& value_) {
   using bitwire::format_value;
-  out += "Snapshot{";
-  out += "tick=";
-  format_value(out, value.tick);
-  out += ", last_input_tick=";
-  format_value(out, value.last_input_tick);
-  out += ", entities=";
-  format_value(out, value.entities);
-  out += '}';
+  out_ += "Snapshot{";
+  out_ += "tick=";
+  format_value(out_, value_.tick);
+  out_ += ", last_input_tick=";
+  format_value(out_, value_.last_input_tick);
+  out_ += ", entities=";
+  format_value(out_, value_.entities);
+  out_ += '}';
 }
 
-inline std::string to_string(const Snapshot& value) {
-  std::string out;
-  format_value(out, value);
-  return out;
+inline std::string to_string(const Snapshot& value_) {
+  std::string out_;
+  format_value(out_, value_);
+  return out_;
 }
 
 /// Gameplay events since the previous packet.
@@ -498,40 +500,47 @@ struct Events {
   static constexpr std::size_t MaxBytes = (MaxBits + 7) / 8;
 
   std::uint32_t tick{};  // raw 32 bits: 32 bits
-  bitwire::FixedVector<GameEvent, 16> events = bitwire::FixedVector<GameEvent, 16>(1, GameEvent{});  // GameEvent, count [1, 16]: 21..852 bits
+  bitwire::FixedVector<GameEvent, MaxEvents> events = bitwire::FixedVector<GameEvent, MaxEvents>(1, GameEvent{});  // GameEvent, count [1, 16]: 21..852 bits
 
-  template <typename Stream>
-  bool serialize(Stream& stream) {
-    BITWIRE_TRY(bitwire::serialize_bits(stream, tick, 32));
+  template <typename Stream_>
+  bool serialize(Stream_& stream_) {
+    BITWIRE_TRY(bitwire::serialize_bits(stream_, tick, 32));
     {
-      auto count = static_cast<std::uint32_t>(events.size());
-      BITWIRE_TRY(bitwire::serialize_count(stream, count, 1u, 16u));
-      if constexpr (Stream::kIsReading) events.resize(count);
-      for (std::uint32_t i = 0; i < count; ++i) {
-        auto& item = events.data()[i];
-        BITWIRE_TRY(item.serialize(stream));
+      auto count_ = static_cast<std::uint32_t>(events.size());
+      BITWIRE_TRY(bitwire::serialize_count(stream_, count_, 1u, 16u));
+      if constexpr (Stream_::kIsReading) events.resize(count_);
+      for (std::uint32_t i_ = 0; i_ < count_; ++i_) {
+        auto& item_ = events.data()[i_];
+        BITWIRE_TRY(item_.serialize(stream_));
       }
     }
     return true;
   }
 
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Events*>(this)->serialize(stream_);
+  }
+
   friend bool operator==(const Events&, const Events&) = default;
 };
 
-inline void format_value(std::string& out, const Events& value) {
+inline void format_value(std::string& out_, const Events& value_) {
   using bitwire::format_value;
-  out += "Events{";
-  out += "tick=";
-  format_value(out, value.tick);
-  out += ", events=";
-  format_value(out, value.events);
-  out += '}';
+  out_ += "Events{";
+  out_ += "tick=";
+  format_value(out_, value_.tick);
+  out_ += ", events=";
+  format_value(out_, value_.events);
+  out_ += '}';
 }
 
-inline std::string to_string(const Events& value) {
-  std::string out;
-  format_value(out, value);
-  return out;
+inline std::string to_string(const Events& value_) {
+  std::string out_;
+  format_value(out_, value_);
+  return out_;
 }
 
 /// Per-player scores; only the changed ones are sent.
@@ -543,56 +552,63 @@ struct ScoreUpdate {
   static constexpr std::size_t MaxBits = 1159;
   static constexpr std::size_t MaxBytes = (MaxBits + 7) / 8;
 
-  std::array<std::int32_t, 64> scores{};  // [-1000, 100000], changed ones of 64: 7..1159 bits
-  std::array<bool, 64> scores_changed{};  // which elements of scores go on the wire
+  std::array<std::int32_t, MaxPlayers> scores{};  // [-1000, 100000], changed ones of 64: 7..1159 bits
+  std::array<bool, MaxPlayers> scores_changed{};  // which elements of scores go on the wire
 
-  template <typename Stream>
-  bool serialize(Stream& stream) {
+  template <typename Stream_>
+  bool serialize(Stream_& stream_) {
     {
       // Only the changed elements: their count, then each one's position (index + 1) relative to
       // the previous one, then the element.
-      std::uint32_t count = 0;
-      if constexpr (Stream::kIsReading) {
+      std::uint32_t count_ = 0;
+      if constexpr (Stream_::kIsReading) {
         scores_changed = {};
       } else {
-        for (bool is_changed : scores_changed) count += is_changed ? 1u : 0u;
+        for (bool is_changed_ : scores_changed) count_ += is_changed_ ? 1u : 0u;
       }
-      BITWIRE_TRY(bitwire::serialize_count(stream, count, 0, 64u));
-      std::uint32_t position = 0;
-      for (std::uint32_t i = 0; i < count; ++i) {
-        std::uint32_t next = position + 1;
-        if constexpr (Stream::kIsReading) {
-          const std::size_t at = stream.bits_processed();
-          BITWIRE_TRY(bitwire::serialize_int_relative(stream, position, next));
+      BITWIRE_TRY(bitwire::serialize_count(stream_, count_, 0, 64u));
+      std::uint32_t position_ = 0;
+      for (std::uint32_t i_ = 0; i_ < count_; ++i_) {
+        std::uint32_t next_ = position_ + 1;
+        if constexpr (Stream_::kIsReading) {
+          const std::size_t at_ = stream_.bits_processed();
+          BITWIRE_TRY(bitwire::serialize_int_relative(stream_, position_, next_));
           // A position past the array is refused where it starts.
-          if (next > 64u) return stream.fail_at(bitwire::ReadError::kInvalidCount, at);
-          scores_changed[next - 1] = true;
+          if (next_ > 64u) return stream_.fail_at(bitwire::ReadError::kInvalidCount, at_);
+          scores_changed[next_ - 1] = true;
         } else {
-          while (!scores_changed[next - 1]) ++next;
-          BITWIRE_TRY(bitwire::serialize_int_relative(stream, position, next));
+          while (!scores_changed[next_ - 1]) ++next_;
+          BITWIRE_TRY(bitwire::serialize_int_relative(stream_, position_, next_));
         }
-        position = next;
-        BITWIRE_TRY(bitwire::serialize_int(stream, scores[position - 1], std::int32_t{-1000}, std::int32_t{100000}));
+        position_ = next_;
+        BITWIRE_TRY(bitwire::serialize_int(stream_, scores[position_ - 1], std::int32_t{-1000}, std::int32_t{100000}));
       }
     }
     return true;
   }
 
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<ScoreUpdate*>(this)->serialize(stream_);
+  }
+
   friend bool operator==(const ScoreUpdate&, const ScoreUpdate&) = default;
 };
 
-inline void format_value(std::string& out, const ScoreUpdate& value) {
+inline void format_value(std::string& out_, const ScoreUpdate& value_) {
   using bitwire::format_value;
-  out += "ScoreUpdate{";
-  out += "scores=";
-  format_value(out, value.scores);
-  out += '}';
+  out_ += "ScoreUpdate{";
+  out_ += "scores=";
+  format_value(out_, value_.scores);
+  out_ += '}';
 }
 
-inline std::string to_string(const ScoreUpdate& value) {
-  std::string out;
-  format_value(out, value);
-  return out;
+inline std::string to_string(const ScoreUpdate& value_) {
+  std::string out_;
+  format_value(out_, value_);
+  return out_;
 }
 
 // Message type 4; at most 1629 bits.
@@ -606,45 +622,51 @@ struct Chat {
   std::uint8_t sender{};  // [0, 63]: 6 bits
   ChatChannel channel{};  // enum ChatChannel: 2 bits
   std::uint8_t recipient{};  // [0, 63]: 6 bits
-  bitwire::FixedString<200> text{};  // string, length in 8 bits + aligned bytes: 8..1615 bits
+  bitwire::FixedString<MaxChatLength> text{};  // string, length in 8 bits + aligned bytes: 8..1615 bits
 
-  template <typename Stream>
-  bool serialize(Stream& stream) {
-    BITWIRE_TRY(bitwire::serialize_int(stream, sender, std::uint8_t{0}, std::uint8_t{63}));
-    BITWIRE_TRY(bitwire::serialize_enum(stream, channel, static_cast<ChatChannel>(std::uint8_t{0}), static_cast<ChatChannel>(std::uint8_t{2})));
-    if (channel == ChatChannel::Whisper) {
-      BITWIRE_TRY(bitwire::serialize_int(stream, recipient, std::uint8_t{0}, std::uint8_t{63}));
-    } else {
-      if constexpr (Stream::kIsReading) {
-        // The side not taken reads as its defaults.
-        recipient = std::uint8_t{};
-      }
+  template <typename Stream_>
+  bool serialize(Stream_& stream_) {
+    BITWIRE_TRY(bitwire::serialize_int(stream_, sender, std::uint8_t{0}, std::uint8_t{63}));
+    BITWIRE_TRY(bitwire::serialize_enum(stream_, channel, static_cast<ChatChannel>(std::uint8_t{0}), static_cast<ChatChannel>(std::uint8_t{2})));
+    if constexpr (Stream_::kIsReading) {
+      // Every field under this if starts at its initial value; the side taken reads over its own.
+      recipient = std::uint8_t{};
     }
-    BITWIRE_TRY(bitwire::serialize_string(stream, text.buffer(), text.kBufferSize));
+    if (channel == ChatChannel::Whisper) {
+      BITWIRE_TRY(bitwire::serialize_int(stream_, recipient, std::uint8_t{0}, std::uint8_t{63}));
+    }
+    BITWIRE_TRY(bitwire::serialize_string(stream_, text.buffer(), text.kBufferSize));
     return true;
+  }
+
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<Chat*>(this)->serialize(stream_);
   }
 
   friend bool operator==(const Chat&, const Chat&) = default;
 };
 
-inline void format_value(std::string& out, const Chat& value) {
+inline void format_value(std::string& out_, const Chat& value_) {
   using bitwire::format_value;
-  out += "Chat{";
-  out += "sender=";
-  format_value(out, value.sender);
-  out += ", channel=";
-  format_value(out, value.channel);
-  out += ", recipient=";
-  format_value(out, value.recipient);
-  out += ", text=";
-  format_value(out, value.text);
-  out += '}';
+  out_ += "Chat{";
+  out_ += "sender=";
+  format_value(out_, value_.sender);
+  out_ += ", channel=";
+  format_value(out_, value_.channel);
+  out_ += ", recipient=";
+  format_value(out_, value_.recipient);
+  out_ += ", text=";
+  format_value(out_, value_.text);
+  out_ += '}';
 }
 
-inline std::string to_string(const Chat& value) {
-  std::string out;
-  format_value(out, value);
-  return out;
+inline std::string to_string(const Chat& value_) {
+  std::string out_;
+  format_value(out_, value_);
+  return out_;
 }
 
 /// Tells a client which level to load and how; the settings blob is opaque to the protocol.
@@ -660,68 +682,75 @@ struct LevelLoad {
   /// CRC32 of the level file, so clients detect a stale copy.
   std::uint32_t checksum{};  // raw 32 bits: 32 bits
   std::uint8_t max_players = std::uint8_t{16};  // [1, 64]: 6 bits
-  bitwire::FixedVector<bitwire::FixedString<24>, 8> player_names{};  // string, length in 5 bits + aligned bytes, count [0, 8]: 4..1636 bits
+  bitwire::FixedVector<bitwire::FixedString<MaxNameLength>, 8> player_names{};  // string, length in 5 bits + aligned bytes, count [0, 8]: 4..1636 bits
   bool has_settings = false;  // presence of settings: 1 bit
   bitwire::FixedVector<std::uint8_t, 512> settings{};  // optional bytes, length in 10 bits + aligned bytes: 1..4114 bits
 
-  template <typename Stream>
-  bool serialize(Stream& stream) {
-    BITWIRE_TRY(bitwire::serialize_string(stream, level.buffer(), level.kBufferSize));
-    BITWIRE_TRY(bitwire::serialize_bits(stream, checksum, 32));
-    BITWIRE_TRY(bitwire::serialize_int(stream, max_players, std::uint8_t{1}, std::uint8_t{64}));
+  template <typename Stream_>
+  bool serialize(Stream_& stream_) {
+    BITWIRE_TRY(bitwire::serialize_string(stream_, level.buffer(), level.kBufferSize));
+    BITWIRE_TRY(bitwire::serialize_bits(stream_, checksum, 32));
+    BITWIRE_TRY(bitwire::serialize_int(stream_, max_players, std::uint8_t{1}, std::uint8_t{64}));
     {
-      auto count = static_cast<std::uint32_t>(player_names.size());
-      BITWIRE_TRY(bitwire::serialize_count(stream, count, 0u, 8u));
-      if constexpr (Stream::kIsReading) player_names.resize(count);
-      for (std::uint32_t i = 0; i < count; ++i) {
-        auto& item = player_names.data()[i];
-        BITWIRE_TRY(bitwire::serialize_string(stream, item.buffer(), item.kBufferSize));
+      auto count_ = static_cast<std::uint32_t>(player_names.size());
+      BITWIRE_TRY(bitwire::serialize_count(stream_, count_, 0u, 8u));
+      if constexpr (Stream_::kIsReading) player_names.resize(count_);
+      for (std::uint32_t i_ = 0; i_ < count_; ++i_) {
+        auto& item_ = player_names.data()[i_];
+        BITWIRE_TRY(bitwire::serialize_string(stream_, item_.buffer(), item_.kBufferSize));
       }
     }
-    BITWIRE_TRY(bitwire::serialize_bool(stream, has_settings));
+    BITWIRE_TRY(bitwire::serialize_bool(stream_, has_settings));
     if (has_settings) {
       {
-        auto length = static_cast<std::uint32_t>(settings.size());
-        BITWIRE_TRY(bitwire::serialize_count(stream, length, 0, 512u));
-        if constexpr (Stream::kIsReading) settings.resize(length);
-        BITWIRE_TRY(bitwire::serialize_bytes(stream, settings.data(), settings.size()));
+        auto length_ = static_cast<std::uint32_t>(settings.size());
+        BITWIRE_TRY(bitwire::serialize_count(stream_, length_, 0, 512u));
+        if constexpr (Stream_::kIsReading) settings.resize(length_);
+        BITWIRE_TRY(bitwire::serialize_bytes(stream_, settings.data(), settings.size()));
       }
-    } else if constexpr (Stream::kIsReading) {
+    } else if constexpr (Stream_::kIsReading) {
       settings = bitwire::FixedVector<std::uint8_t, 512>{};
     }
     return true;
   }
 
+  // Writes or measures a const object (writes and measures never modify it).
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  bool serialize(Stream_& stream_) const {
+    return const_cast<LevelLoad*>(this)->serialize(stream_);
+  }
+
   friend bool operator==(const LevelLoad&, const LevelLoad&) = default;
 };
 
-inline void format_value(std::string& out, const LevelLoad& value) {
+inline void format_value(std::string& out_, const LevelLoad& value_) {
   using bitwire::format_value;
-  out += "LevelLoad{";
-  out += "level=";
-  format_value(out, value.level);
-  out += ", checksum=";
-  format_value(out, value.checksum);
-  out += ", max_players=";
-  format_value(out, value.max_players);
-  out += ", player_names=";
-  format_value(out, value.player_names);
-  out += ", settings=";
-  if (value.has_settings) { format_value(out, value.settings); } else { out += "none"; }
-  out += '}';
+  out_ += "LevelLoad{";
+  out_ += "level=";
+  format_value(out_, value_.level);
+  out_ += ", checksum=";
+  format_value(out_, value_.checksum);
+  out_ += ", max_players=";
+  format_value(out_, value_.max_players);
+  out_ += ", player_names=";
+  format_value(out_, value_.player_names);
+  out_ += ", settings=";
+  if (value_.has_settings) { format_value(out_, value_.settings); } else { out_ += "none"; }
+  out_ += '}';
 }
 
-inline std::string to_string(const LevelLoad& value) {
-  std::string out;
-  format_value(out, value);
-  return out;
+inline std::string to_string(const LevelLoad& value_) {
+  std::string out_;
+  format_value(out_, value_);
+  return out_;
 }
 
 // Fingerprint of the package's wire shape: peers built from different schemas have different ids.
 inline constexpr std::uint64_t ProtocolId = 0x6d7899471ebe0036ull;
 
-inline constexpr const char* message_name(MessageType type) {
-  switch (type) {
+inline constexpr const char* message_name(MessageType type_) {
+  switch (type_) {
     case MessageType::PlayerInput: return "PlayerInput";
     case MessageType::Snapshot: return "Snapshot";
     case MessageType::Events: return "Events";
@@ -735,35 +764,35 @@ inline constexpr const char* message_name(MessageType type) {
 // Any message of the package; the alternative's index is its type id.
 using Message = std::variant<PlayerInput, Snapshot, Events, ScoreUpdate, Chat, LevelLoad>;
 
-// The factory: makes `message` a default-constructed message of `type`. False for an unknown type.
-inline bool create_message(MessageType type, Message& message) {
-  switch (type) {
-    case MessageType::PlayerInput: message.emplace<PlayerInput>(); return true;
-    case MessageType::Snapshot: message.emplace<Snapshot>(); return true;
-    case MessageType::Events: message.emplace<Events>(); return true;
-    case MessageType::ScoreUpdate: message.emplace<ScoreUpdate>(); return true;
-    case MessageType::Chat: message.emplace<Chat>(); return true;
-    case MessageType::LevelLoad: message.emplace<LevelLoad>(); return true;
+// The factory: makes `message_` a default-constructed message of `type_`. False for an unknown type.
+inline bool create_message(MessageType type_, Message& message_) {
+  switch (type_) {
+    case MessageType::PlayerInput: message_.emplace<PlayerInput>(); return true;
+    case MessageType::Snapshot: message_.emplace<Snapshot>(); return true;
+    case MessageType::Events: message_.emplace<Events>(); return true;
+    case MessageType::ScoreUpdate: message_.emplace<ScoreUpdate>(); return true;
+    case MessageType::Chat: message_.emplace<Chat>(); return true;
+    case MessageType::LevelLoad: message_.emplace<LevelLoad>(); return true;
   }
   return false;
 }
 
-// The message's type in 3 bits, then its body. A read replaces `message` with the type it finds.
-template <typename Stream>
-bool serialize_message(Stream& stream, Message& message) {
-  auto type = static_cast<std::uint32_t>(message.index());
-  BITWIRE_TRY(bitwire::serialize_int(stream, type, 0u, 5u));
-  if constexpr (Stream::kIsReading) {
-    if (message.index() != type) create_message(static_cast<MessageType>(type), message);
+// The message's type in 3 bits, then its body. A read replaces `message_` with the type it finds.
+template <typename Stream_>
+bool serialize_message(Stream_& stream_, Message& message_) {
+  auto type_ = static_cast<std::uint32_t>(message_.index());
+  BITWIRE_TRY(bitwire::serialize_int(stream_, type_, 0u, 5u));
+  if constexpr (Stream_::kIsReading) {
+    if (message_.index() != type_) create_message(static_cast<MessageType>(type_), message_);
   }
-  return std::visit([&stream](auto& body) { return body.serialize(stream); }, message);
+  return std::visit([&stream_](auto& body_) { return body_.serialize(stream_); }, message_);
 }
 
 // The largest message, in bits, including its type.
 inline constexpr std::size_t kMaxMessageBits = kMessageTypeBits + [] {
-  std::size_t largest = 0;
-  for (std::size_t bits : {PlayerInput::MaxBits, Snapshot::MaxBits, Events::MaxBits, ScoreUpdate::MaxBits, Chat::MaxBits, LevelLoad::MaxBits}) largest = bits > largest ? bits : largest;
-  return largest;
+  std::size_t largest_ = 0;
+  for (std::size_t bits_ : {PlayerInput::MaxBits, Snapshot::MaxBits, Events::MaxBits, ScoreUpdate::MaxBits, Chat::MaxBits, LevelLoad::MaxBits}) largest_ = bits_ > largest_ ? bits_ : largest_;
+  return largest_;
 }();
 
 }  // namespace game

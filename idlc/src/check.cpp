@@ -7,6 +7,7 @@
 
 #include "checker.hpp"
 #include "fingerprint.hpp"
+#include "model_build.hpp"
 #include "lexical.hpp"
 #include "names.hpp"
 
@@ -361,7 +362,7 @@ bool Checker::resolve_flags(Symbol& symbol) {
   bool ok = true;
   std::map<std::string, std::uint32_t> names;
   for (const ast::Identifier& item : decl.items) {
-    if (std::string problem = name_problem(item, NameContext::Enumerator); !problem.empty()) {
+    if (std::string problem = name_problem(item, NameContext::Flag); !problem.empty()) {
       error(scope, item.offset, problem);
       ok = false;
     }
@@ -393,6 +394,7 @@ void Checker::finish_package(Scope& scope) {
       package.messages.empty()
           ? 0
           : model::bits_required(0, static_cast<std::int64_t>(package.messages.size()) - 1);
+  model::complete_package(package);
   for (const Symbol& symbol : scope.symbols) {
     if (symbol.kind != model::DeclKind::Struct || symbol.state != State::Done) continue;
     model::Struct& s = package.structs[symbol.index];

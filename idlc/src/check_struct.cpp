@@ -4,6 +4,7 @@
 #include <set>
 
 #include "checker.hpp"
+#include "model_build.hpp"
 #include "names.hpp"
 
 namespace idlc::detail {
@@ -40,6 +41,17 @@ std::uint64_t sparse_max_bits(std::uint32_t size, std::uint64_t element_max) {
   static const std::array<std::vector<std::uint64_t>, 3> tables = {sparse_table(0), sparse_table(1),
                                                                    sparse_table(2)};
   return tables[element_max][std::min<std::uint32_t>(size, model::kMaxArraySize)];
+}
+
+const model::Constant* Checker::named_constant(const ast::Expr& expr, std::int64_t value, Scope& scope) {
+  if (!expr.first.signs.empty() || !expr.rest.empty()) return nullptr;
+  const auto* name = get_if<ast::QualifiedName>(expr.first.operand);
+  if (name == nullptr || name->empty()) return nullptr;
+  // A plain or package-qualified constant; `Enum.count` and enumerators are not constants.
+  Symbol* symbol = find_symbol(*name, name->size(), scope, nullptr);
+  if (symbol == nullptr || symbol->kind != model::DeclKind::Constant || symbol->state != State::Done) return nullptr;
+  const model::Constant& constant = symbol->scope->package->constants[symbol->index];
+  return constant.value == value ? &constant : nullptr;
 }
 
 struct Checker::StructBuild {
@@ -102,6 +114,7 @@ bool Checker::resolve_struct(Symbol& symbol) {
   s.cost = {cost.min, cost.max};
   s.max_bits_without_checks = cost.max_without_checks;
   s.max_bytes = (cost.max + 7) / 8;
+  model::complete_struct(s);
   return true;
 }
 
@@ -214,6 +227,7 @@ bool Checker::check_field(StructBuild& build, const ast::Field& field, model::It
       if (!size) return false;
       result.shape = field.sparse ? model::Shape::SparseArray : model::Shape::FixedArray;
       result.array_min = result.array_max = *size;
+      result.array_min_constant = result.array_max_constant = named_constant(dims.first, *size, scope);
       if (field.sparse) result.count_bits = model::bits_required(0, *size);
     } else {
       if (field.sparse) {
@@ -232,6 +246,8 @@ bool Checker::check_field(StructBuild& build, const ast::Field& field, model::It
       result.shape = model::Shape::VariableArray;
       result.array_min = *min;
       result.array_max = *max;
+      result.array_min_constant = named_constant(dims.first, *min, scope);
+      result.array_max_constant = named_constant(*dims.last, *max, scope);
       result.count_bits = model::bits_required(*min, *max);
     }
   }

@@ -2,6 +2,8 @@
 #include <cmath>
 #include <limits>
 
+#include "bitwire/serialize.hpp"
+#include "bitwire/utf8.hpp"
 #include "checker.hpp"
 #include "loader.hpp"
 #include "names.hpp"
@@ -17,39 +19,6 @@ bool is_integer_name(const std::string& name) {
 // The range text used in messages: "0 .. 255".
 std::string range_text(Int min, Int max) {
   return to_string(min) + " .. " + to_string(max);
-}
-
-// True when `bytes` is valid UTF-8 (no overlong forms, no surrogates, at most U+10FFFF).
-bool is_utf8(const std::string& bytes) {
-  std::size_t i = 0;
-  const std::size_t n = bytes.size();
-  while (i < n) {
-    auto c = static_cast<unsigned char>(bytes[i]);
-    std::size_t length;
-    std::uint32_t code;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      length = 2, code = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      length = 3, code = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      length = 4, code = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + length > n) return false;
-    for (std::size_t k = 1; k < length; ++k) {
-      auto next = static_cast<unsigned char>(bytes[i + k]);
-      if ((next & 0xC0) != 0x80) return false;
-      code = (code << 6) | (next & 0x3F);
-    }
-    static const std::uint32_t kMinimum[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (code < kMinimum[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
-    i += length;
-  }
-  return true;
 }
 
 }  // namespace
@@ -292,12 +261,9 @@ bool Checker::compressed_float_type(const ast::TypeExpr& type, Scope& scope, mod
     error(scope, args.first.offset, "max - min overflows a 32-bit float: narrow the range");
     return false;
   }
-  float values = delta / fres;
-  if (!(values >= 1.0f)) values = 1.0f;
-  if (values > 4294967040.0f) values = 4294967040.0f;
-  const auto max_int = static_cast<std::uint32_t>(std::ceil(values));
+  const bitwire::CompressedFloatParams params = bitwire::compressed_float_params(fmin, fmax, fres);
   out.kind = model::TypeKind::CompressedFloat;
-  out.compressed = model::CompressedFloatType{fmin, fmax, fres, max_int, model::bits_required(0, max_int)};
+  out.compressed = model::CompressedFloatType{fmin, fmax, fres, params.max_integer, params.bits};
   auto bits = static_cast<std::uint64_t>(out.compressed.bits);
   out.cost = {bits, bits};
   return true;
@@ -386,6 +352,7 @@ bool Checker::string_type(const ast::TypeExpr& type, const std::string& name, Sc
   }
   out.kind = name == "string" ? model::TypeKind::String : model::TypeKind::Bytes;
   out.max_length = static_cast<std::uint32_t>(*length);
+  out.max_length_constant = named_constant(type.args->first, *length, scope);
   out.length_bits = model::bits_required(0, *length);
   auto length_bits = static_cast<std::uint64_t>(out.length_bits);
   // length, then align (up to 7 bits) and up to N bytes.
@@ -414,7 +381,8 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
                 std::to_string(type.max_length) + ": shorten it or raise the maximum length");
       return std::nullopt;
     }
-    if (type.kind == model::TypeKind::String && (!is_utf8(*text) || text->find('\0') != std::string::npos)) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(text->data());
+    if (type.kind == model::TypeKind::String && bitwire::check_utf8(bytes, text->size()) != bitwire::Utf8Status::kValid) {
       error(scope, literal->offset,
             "a string default must be UTF-8 without NUL characters (use bytes for binary data)");
       return std::nullopt;

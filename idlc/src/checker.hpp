@@ -121,6 +121,9 @@ class Checker {
   std::optional<std::int64_t> eval_int64(const ast::Expr& expr, Scope& scope, const std::string& what);
   // A float literal (with signs) or an integer expression.
   std::optional<double> eval_number(const ast::Expr& expr, Scope& scope);
+  // The constant an expression evaluated to `value` names when it is exactly one constant's name (no
+  // sign, no operator), else nullptr: back ends print the name instead of the number.
+  const model::Constant* named_constant(const ast::Expr& expr, std::int64_t value, Scope& scope);
 
   // check_types.cpp
   std::optional<model::Type> resolve_type(const ast::TypeExpr& type, Scope& scope);

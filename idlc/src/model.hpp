@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "bitwire/bits.hpp"
+
 namespace idlc::model {
 
 // Doc comment lines (`/// text`), in order, with the `///` and one following space removed.
@@ -153,6 +155,8 @@ struct Type {
   FixedPointType fixed;               // FixedPoint
   bool int128_signed = false;         // Int128
   std::uint32_t max_length = 0;       // String, Bytes: 1..kMaxStringLength / kMaxBytesLength
+  // String, Bytes: the constant the length was written as (`string<MaxName>`), or nullptr.
+  const Constant* max_length_constant = nullptr;
   int length_bits = 0;                // String, Bytes: bits_required(0, max_length)
   const Enum* enumeration = nullptr;  // Enum
   const Flags* flags = nullptr;       // Flags
@@ -184,6 +188,17 @@ struct Value {
   std::size_t enumerator = 0;  // Enumerator: index into the field type's Enum::items
 };
 
+// What a field holds in a new object, and what a read resets it to when the field is not on the wire
+// (the untaken side of an `if`). Decided by the model so that every back end starts objects alike and
+// every new object is writable (writes assert that values are in range).
+struct Initial {
+  // The value of each element: the declared default; else, when zero is not a valid value, the
+  // implicit one (an enum's first enumerator, the bound of an integer or fixed-point range nearest
+  // zero); else nullopt: zero, false, empty (value initialisation).
+  std::optional<Value> element;
+  std::uint32_t count = 0;  // VariableArray: the elements a new object holds (array_min)
+};
+
 struct Field {
   std::string name;
   Doc doc;
@@ -191,11 +206,16 @@ struct Field {
   Shape shape = Shape::Scalar;
   std::uint32_t array_min = 0;  // VariableArray: smallest count
   std::uint32_t array_max = 0;  // FixedArray / SparseArray: the size; VariableArray: largest count
+  // The constants the bounds were written as (`[0 .. MaxPlayers]`), or nullptr for any other expression:
+  // back ends print the name, so generated code reads like the schema.
+  const Constant* array_min_constant = nullptr;
+  const Constant* array_max_constant = nullptr;
   int count_bits = 0;           // VariableArray: bits_required(min, max); SparseArray: bits_required(0, N)
   bool optional = false;        // one presence bit, then the field when present
   // Only on Scalar, non-optional fields of scalar types. Absent: numbers zero, bools false, strings,
   // bytes and arrays empty, optional fields absent, flags empty, enums their first value (items[0]).
   std::optional<Value> default_value;
+  Initial initial;                  // from default_value and the type (model_build.cpp)
   BitRange cost;                    // the whole field: presence bit, count, every element
   std::uint32_t source_offset = 0;  // byte offset of the field in its schema file
 };
@@ -211,14 +231,35 @@ struct Condition {
   std::size_t enumerator = 0;  // Equals / NotEquals: index into the subject's Enum::items
 };
 
+// A run: consecutive Field items of one item list whose wire widths are all fixed at generation time
+// (cost.min == cost.max, so no alignment, no variable count, no variable presence inside), so each
+// member starts at a constant bit offset from the start of the run. Every maximal run of an item list
+// is listed, single fields included; Align, Check and If items end a run.
+struct RunMember {
+  std::size_t item = 0;      // index into the item list
+  std::uint64_t offset = 0;  // bits from the start of the run
+  std::uint64_t bits = 0;    // the field's fixed width
+};
+
+struct Run {
+  std::vector<RunMember> members;  // in wire order, at least one
+  std::uint64_t bits = 0;          // sum of the members' widths
+};
+
 // One entry of a struct body in wire order. An If writes nothing itself: exactly one of its sides is
-// serialized, and a read resets every field of the untaken side to its default.
+// serialized, and a read leaves every field of the untaken side at its initial value.
 struct Item {
   ItemKind kind = ItemKind::Field;
   std::size_t field = 0;         // Field: index into Struct::fields
   Condition condition;           // If
   std::vector<Item> then_items;  // If
   std::vector<Item> else_items;  // If (empty when there is no else)
+  // If: the fields a read resets to their initial values before reading the taken side -- every field of
+  // both sides, nested ifs included -- on an outermost If only; a nested If resets nothing (the
+  // outermost reset covers it). Each field is reset once, so the code is linear in an `else if` chain.
+  std::vector<std::size_t> resets;
+  std::vector<Run> then_runs;  // If: the runs of then_items
+  std::vector<Run> else_runs;  // If: the runs of else_items
   BitRange cost;                 // Align: {0, 7}; Check: {32, 39}; If: {min of sides, max of sides}
   std::uint32_t source_offset = 0;
 };
@@ -231,6 +272,7 @@ struct Struct {
   std::uint32_t type_id = 0;  // messages: declaration order within the package, from 0
   std::vector<Field> fields;  // every field (both sides of every if), declaration order: C++ members
   std::vector<Item> body;     // wire order
+  std::vector<Run> runs;      // the runs of `body` (an If's sides hold their own)
   BitRange cost;              // with `check` markers written
   std::uint64_t max_bits_without_checks = 0;  // cost.max when `check` directives write nothing
   std::uint64_t max_bytes = 0;                // (cost.max + 7) / 8
@@ -266,6 +308,11 @@ struct Package {
   std::vector<DeclRef> definition_order;
   std::vector<const Struct*> messages;        // by type id
   int message_type_bits = 0;                  // bits_required(0, messages.size() - 1); 0 for 0 or 1 message
+  IntStorage message_type_storage;            // the smallest unsigned type holding every type id
+  // Some struct of the package reaches a `check` directive (its own or a nested struct's), so the wire,
+  // MaxBits and ProtocolId depend on whether check markers are written: back ends must give the two
+  // settings distinct definitions.
+  bool depends_on_checks = false;
   std::optional<std::uint64_t> budget_bytes;  // `option budget = N;`
   std::uint64_t protocol_id = 0;              // fingerprint of the wire shape (fingerprint.hpp)
   // The fingerprint when `check` markers are written (BITWIRE_SERIALIZE_CHECKS=1); equal to protocol_id
@@ -287,16 +334,9 @@ inline constexpr std::uint32_t kMaxBytesLength = 1u << 20;   // bytes<N>
 inline constexpr std::uint64_t kMaxStructBits = 0x7fffffff;  // MaxBits of any struct or message
 inline constexpr int kMaxFlags = 64;
 
-// bits_required(min, max) of the wire format: 0 when min == max, else the bit length of max - min.
-inline int bits_required(std::int64_t min, std::int64_t max) {
-  std::uint64_t span = static_cast<std::uint64_t>(max) - static_cast<std::uint64_t>(min);
-  int bits = 0;
-  while (span != 0) {
-    ++bits;
-    span >>= 1;
-  }
-  return bits;
-}
+// bits_required(min, max) of the wire format: 0 when min == max, else the bit length of max - min. The
+// runtime's own definition, so that idlc and generated code cannot disagree.
+inline int bits_required(std::int64_t min, std::int64_t max) { return bitwire::bits_required<std::int64_t>(min, max); }
 
 // Names of the C++ members the emitter may generate next to a field (checked for collisions).
 inline std::string presence_member_name(const std::string& field) {

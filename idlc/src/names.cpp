@@ -154,6 +154,11 @@ std::string name_problem(const std::string& name, NameContext context) {
       (name.size() >= 2 && name[0] == '_' && name[1] >= 'A' && name[1] <= 'Z')) {
     return "'" + name + "' is reserved in C++ (it contains '__' or starts with '_' and a capital): rename it";
   }
+  if (!name.empty() && name.back() == '_') {
+    // Generated code names its locals, parameters and template parameters with a trailing '_', so no
+    // schema name can collide with them.
+    return "'" + name + "' ends in '_', which is reserved for names in generated code: rename it";
+  }
   switch (context) {
     case NameContext::Package:
       if (name == "std" || name == "bitwire") {
@@ -175,8 +180,12 @@ std::string name_problem(const std::string& name, NameContext context) {
       }
       break;
     case NameContext::Enumerator:
+    case NameContext::Flag:
       if (name == "count") {
         return "'count' is reserved: `Name.count` is the number of values: rename the value";
+      }
+      if (context == NameContext::Flag && name == "None") {
+        return "'None' is reserved in a flag set: it is the empty set every flag set has: rename the flag";
       }
       break;
   }

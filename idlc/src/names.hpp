@@ -15,7 +15,8 @@ enum class NameContext {
   Type,     // struct, message, enum or flag set
   Constant,
   Field,
-  Enumerator,  // enum value or flag
+  Enumerator,  // enum value
+  Flag,        // a flag of a flag set
 };
 
 bool is_cpp_keyword(const std::string& name);

@@ -1,0 +1,69 @@
+// The C++ emitter's internals (use emit_cpp.hpp). One Emitter prints one package; its parts live in
+// one file per concern:
+//   emit_cpp.cpp            the file: prologue, constants, enums, flag sets, the order of definitions
+//   emit_cpp_struct.cpp     struct definitions: members, initial values, MaxBits, formatting
+//   emit_cpp_serialize.cpp  the serialize function: fields, arrays, optional fields, ifs, directives
+//   emit_cpp_package.cpp    per package: MessageType, the factory, serialize_message, ProtocolId
+// Every decision (widths, ranges, costs, initial values, resets) comes from the model; this only prints.
+//
+// Generated names that the schema cannot take: every local, parameter and template parameter of
+// generated code ends in '_' (the checker refuses schema names ending in '_'), so no field, type or
+// constant of a schema can collide with them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "emit_cpp_text.hpp"
+#include "model.hpp"
+#include "printer.hpp"
+
+namespace idlc::cpp {
+
+class Emitter {
+ public:
+  explicit Emitter(const model::Package& package) : package_(package) {}
+
+  std::string run();
+
+ private:
+  // emit_cpp.cpp
+  void prologue();
+  void doc(const model::Doc& lines);
+  void constant(const model::Constant& c);
+  void enumeration(const model::Enum& e);
+  void flag_set(const model::Flags& f);
+  void open_namespace();
+  void close_namespace();
+
+  // emit_cpp_struct.cpp
+  std::string qualified(const model::Package* owner, const std::string& name) const;
+  std::string constant_or_number(const model::Constant* constant, std::uint64_t value) const;
+  std::string element_type(const model::Type& type) const;
+  std::string field_type(const model::Field& field) const;
+  std::string value_text(const model::Type& type, const model::Value& value) const;
+  std::string initial_value(const model::Field& field) const;
+  std::string reset_value(const model::Field& field) const;
+  std::string wire_text(const model::Type& type) const;
+  std::string field_comment(const model::Field& field) const;
+  void structure(const model::Struct& s);
+  void member(const model::Field& field);
+  void struct_format(const model::Struct& s);
+
+  // emit_cpp_serialize.cpp
+  void serialize_function(const model::Struct& s);
+  void element(const model::Type& type, const std::string& ref);
+  void field_value(const model::Field& field);
+  void reset_field(const model::Field& field);
+  std::string condition_text(const model::Struct& s, const model::Condition& c) const;
+  void emit_item(const model::Struct& s, const model::Item& item);
+
+  // emit_cpp_package.cpp
+  void message_type_enum();
+  void package_footer();
+
+  const model::Package& package_;
+  Printer p_;
+};
+
+}  // namespace idlc::cpp

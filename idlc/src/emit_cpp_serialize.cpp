@@ -1,0 +1,310 @@
+// The serialize function of a struct: one template that writes, reads and measures. Fields in wire
+// order, arrays with counted loops, optional fields behind their presence bit, ifs with the resets the
+// model lists, alignment and check directives.
+#include "emit_cpp_emitter.hpp"
+
+namespace idlc::cpp {
+
+using model::Field;
+using model::Item;
+using model::ItemKind;
+using model::Shape;
+using model::Struct;
+using model::Type;
+using model::TypeKind;
+
+namespace {
+
+// True when some item writes through the stream outside an `if constexpr` on the check setting: an
+// unnamed or [[maybe_unused]] parameter otherwise, so no build warns.
+bool uses_stream(const std::vector<Item>& body) {
+  std::vector<const std::vector<Item>*> pending{&body};
+  while (!pending.empty()) {
+    const std::vector<Item>* items = pending.back();
+    pending.pop_back();
+    for (const Item& item : *items) {
+      if (item.kind == ItemKind::Field || item.kind == ItemKind::Align) return true;
+      if (item.kind == ItemKind::If) {
+        pending.push_back(&item.then_items);
+        pending.push_back(&item.else_items);
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void Emitter::serialize_function(const Struct& s) {
+  p_.print("template <typename Stream_>\n");
+  if (s.body.empty()) {
+    p_.print("bool serialize(Stream_&) {\n");
+  } else if (!uses_stream(s.body)) {
+    p_.print("bool serialize([[maybe_unused]] Stream_& stream_) {\n");
+  } else {
+    p_.print("bool serialize(Stream_& stream_) {\n");
+  }
+  {
+    Indent body(p_);
+    for (const Item& item : s.body) emit_item(s, item);
+    p_.print("return true;\n");
+  }
+  p_.print("}\n\n");
+}
+
+// Statements that serialize one element of `type` held in `ref`.
+void Emitter::element(const Type& type, const std::string& ref) {
+  switch (type.kind) {
+    case TypeKind::Bool:
+      p_.print("BITWIRE_TRY(bitwire::serialize_bool(stream_, $r$));\n", {{"r", ref}});
+      return;
+    case TypeKind::Integer: {
+      const model::IntegerType& i = type.integer;
+      if (i.encoding == model::IntEncoding::Raw) {
+        p_.print(i.storage.is_signed ? "BITWIRE_TRY(bitwire::serialize_signed_bits(stream_, $r$, $bits$));\n"
+                                     : "BITWIRE_TRY(bitwire::serialize_bits(stream_, $r$, $bits$));\n",
+                 {{"r", ref}, {"bits", std::to_string(i.bits)}});
+      } else {
+        const std::string t = storage_type(i.storage);
+        p_.print("BITWIRE_TRY(bitwire::serialize_int(stream_, $r$, $t${$min$}, $t${$max$}));\n",
+                 {{"r", ref}, {"t", t}, {"min", int64_literal(i.min)}, {"max", int64_literal(i.max)}});
+      }
+      return;
+    }
+    case TypeKind::Float:
+      p_.print("BITWIRE_TRY(bitwire::serialize_float(stream_, $r$));\n", {{"r", ref}});
+      return;
+    case TypeKind::Double:
+      p_.print("BITWIRE_TRY(bitwire::serialize_double(stream_, $r$));\n", {{"r", ref}});
+      return;
+    case TypeKind::CompressedFloat:
+      // Parameters as a constant expression: nothing about the quantization is computed at run time.
+      p_.print("BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, $r$, "
+               "bitwire::compressed_float_constant($min$, $max$, $res$)));\n",
+               {{"r", ref},
+                {"min", float_literal(type.compressed.min)},
+                {"max", float_literal(type.compressed.max)},
+                {"res", float_literal(type.compressed.resolution)}});
+      return;
+    case TypeKind::FixedPoint:
+      p_.print("BITWIRE_TRY(bitwire::serialize_fixed<$f$>(stream_, $r$, $min$, $max$));\n",
+               {{"f", std::to_string(type.fixed.fraction_bits)},
+                {"r", ref},
+                {"min", int64_literal(type.fixed.whole_min)},
+                {"max", int64_literal(type.fixed.whole_max)}});
+      return;
+    case TypeKind::Int128:
+      p_.print("BITWIRE_TRY(bitwire::serialize_raw128(stream_, $r$));\n", {{"r", ref}});
+      return;
+    case TypeKind::String:
+      p_.print("BITWIRE_TRY(bitwire::serialize_string(stream_, $r$.buffer(), $r$.kBufferSize));\n", {{"r", ref}});
+      return;
+    case TypeKind::Bytes:
+      p_.print("{\n");
+      {
+        Indent in(p_);
+        p_.print("auto length_ = static_cast<std::uint32_t>($r$.size());\n", {{"r", ref}});
+        p_.print("BITWIRE_TRY(bitwire::serialize_count(stream_, length_, 0, $max$));\n",
+                 {{"max", uint64_literal(type.max_length)}});
+        p_.print("if constexpr (Stream_::kIsReading) $r$.resize(length_);\n", {{"r", ref}});
+        p_.print("BITWIRE_TRY(bitwire::serialize_bytes(stream_, $r$.data(), $r$.size()));\n", {{"r", ref}});
+      }
+      p_.print("}\n");
+      return;
+    case TypeKind::Enum: {
+      const model::Enum& e = *type.enumeration;
+      const std::string t = element_type(type);
+      const std::string u = storage_type(e.storage);
+      p_.print("BITWIRE_TRY(bitwire::serialize_enum(stream_, $r$, static_cast<$t$>($u${$min$}), static_cast<$t$>($u${$max$})));\n",
+               {{"r", ref}, {"t", t}, {"u", u}, {"min", int64_literal(e.min)}, {"max", int64_literal(e.max)}});
+      if (!e.contiguous) {
+        p_.print("if constexpr (Stream_::kIsReading) {\n");
+        // Refused where the value starts, like every other refusal.
+        p_.print("  if (to_string($r$) == nullptr) {\n", {{"r", ref}});
+        p_.print("    return stream_.fail_at(bitwire::ReadError::kInvalidEnum, stream_.bits_processed() - $bits$);\n",
+                 {{"bits", std::to_string(e.bits)}});
+        p_.print("  }\n");
+        p_.print("}\n");
+      }
+      return;
+    }
+    case TypeKind::Flags: {
+      const std::string u = storage_type(type.flags->storage);
+      p_.print("{\n");
+      {
+        Indent in(p_);
+        p_.print("auto mask_ = static_cast<$u$>($r$);\n", {{"u", u}, {"r", ref}});
+        p_.print("BITWIRE_TRY(bitwire::serialize_bits(stream_, mask_, $bits$));\n", {{"bits", std::to_string(type.flags->bits)}});
+        p_.print("if constexpr (Stream_::kIsReading) $r$ = static_cast<$t$>(mask_);\n", {{"r", ref}, {"t", element_type(type)}});
+      }
+      p_.print("}\n");
+      return;
+    }
+    case TypeKind::Struct:
+      p_.print("BITWIRE_TRY($r$.serialize(stream_));\n", {{"r", ref}});
+      return;
+  }
+}
+
+void Emitter::field_value(const Field& field) {
+  const std::string& name = field.name;
+  switch (field.shape) {
+    case Shape::Scalar:
+      element(field.type, name);
+      return;
+    case Shape::FixedArray:
+      p_.print("for (auto& item_ : $f$) {\n", {{"f", name}});
+      {
+        Indent in(p_);
+        element(field.type, "item_");
+      }
+      p_.print("}\n");
+      return;
+    case Shape::VariableArray:
+      p_.print("{\n");
+      {
+        Indent in(p_);
+        p_.print("auto count_ = static_cast<std::uint32_t>($f$.size());\n", {{"f", name}});
+        p_.print("BITWIRE_TRY(bitwire::serialize_count(stream_, count_, $min$, $max$));\n",
+                 {{"min", uint64_literal(field.array_min)}, {"max", uint64_literal(field.array_max)}});
+        p_.print("if constexpr (Stream_::kIsReading) $f$.resize(count_);\n", {{"f", name}});
+        // A counted loop, which the compilers unroll where they leave a begin/end loop alone.
+        p_.print("for (std::uint32_t i_ = 0; i_ < count_; ++i_) {\n");
+        {
+          Indent in2(p_);
+          p_.print("auto& item_ = $f$.data()[i_];\n", {{"f", name}});
+          element(field.type, "item_");
+        }
+        p_.print("}\n");
+      }
+      p_.print("}\n");
+      return;
+    case Shape::SparseArray: {
+      const std::string changed = model::changed_member_name(name);
+      const std::string n = std::to_string(field.array_max);
+      p_.print("{\n");
+      {
+        Indent in(p_);
+        p_.print("// Only the changed elements: their count, then each one's position (index + 1) relative to\n");
+        p_.print("// the previous one, then the element.\n");
+        p_.print("std::uint32_t count_ = 0;\n");
+        p_.print("if constexpr (Stream_::kIsReading) {\n");
+        p_.print("  $c$ = {};\n", {{"c", changed}});
+        p_.print("} else {\n");
+        p_.print("  for (bool is_changed_ : $c$) count_ += is_changed_ ? 1u : 0u;\n", {{"c", changed}});
+        p_.print("}\n");
+        p_.print("BITWIRE_TRY(bitwire::serialize_count(stream_, count_, 0, $n$u));\n", {{"n", n}});
+        p_.print("std::uint32_t position_ = 0;\n");
+        p_.print("for (std::uint32_t i_ = 0; i_ < count_; ++i_) {\n");
+        {
+          Indent in2(p_);
+          p_.print("std::uint32_t next_ = position_ + 1;\n");
+          p_.print("if constexpr (Stream_::kIsReading) {\n");
+          p_.print("  const std::size_t at_ = stream_.bits_processed();\n");
+          p_.print("  BITWIRE_TRY(bitwire::serialize_int_relative(stream_, position_, next_));\n");
+          p_.print("  // A position past the array is refused where it starts.\n");
+          p_.print("  if (next_ > $n$u) return stream_.fail_at(bitwire::ReadError::kInvalidCount, at_);\n", {{"n", n}});
+          p_.print("  $c$[next_ - 1] = true;\n", {{"c", changed}});
+          p_.print("} else {\n");
+          p_.print("  while (!$c$[next_ - 1]) ++next_;\n", {{"c", changed}});
+          p_.print("  BITWIRE_TRY(bitwire::serialize_int_relative(stream_, position_, next_));\n");
+          p_.print("}\n");
+          p_.print("position_ = next_;\n");
+          element(field.type, name + "[position_ - 1]");
+        }
+        p_.print("}\n");
+      }
+      p_.print("}\n");
+      return;
+    }
+  }
+}
+
+// A field back at its initial value, with its presence and changed flags cleared.
+void Emitter::reset_field(const Field& field) {
+  if (field.optional) p_.print("$has$ = false;\n", {{"has", model::presence_member_name(field.name)}});
+  p_.print("$f$ = $value$;\n", {{"f", field.name}, {"value", reset_value(field)}});
+  if (field.shape == Shape::SparseArray) p_.print("$c$ = {};\n", {{"c", model::changed_member_name(field.name)}});
+}
+
+std::string Emitter::condition_text(const Struct& s, const model::Condition& c) const {
+  const Field& subject = s.fields[c.subject];
+  switch (c.test) {
+    case model::Condition::Test::IsTrue: return subject.name;
+    case model::Condition::Test::IsFalse: return "!" + subject.name;
+    case model::Condition::Test::Equals:
+    case model::Condition::Test::NotEquals:
+      return subject.name + (c.test == model::Condition::Test::Equals ? " == " : " != ") +
+             element_type(subject.type) + "::" + subject.type.enumeration->items[c.enumerator].name;
+  }
+  return "true";
+}
+
+void Emitter::emit_item(const Struct& s, const Item& item) {
+  switch (item.kind) {
+    case ItemKind::Field: {
+      const Field& field = s.fields[item.field];
+      if (field.optional) {
+        const std::string has = model::presence_member_name(field.name);
+        p_.print("BITWIRE_TRY(bitwire::serialize_bool(stream_, $has$));\n", {{"has", has}});
+        p_.print("if ($has$) {\n", {{"has", has}});
+        {
+          Indent in(p_);
+          field_value(field);
+        }
+        p_.print("} else if constexpr (Stream_::kIsReading) {\n");
+        {
+          Indent in(p_);
+          p_.print("$f$ = $value$;\n", {{"f", field.name}, {"value", reset_value(field)}});
+          if (field.shape == Shape::SparseArray) p_.print("$c$ = {};\n", {{"c", model::changed_member_name(field.name)}});
+        }
+        p_.print("}\n");
+      } else {
+        field_value(field);
+      }
+      return;
+    }
+    case ItemKind::Align:
+      p_.print("BITWIRE_TRY(bitwire::serialize_align(stream_));\n");
+      return;
+    case ItemKind::Check:
+      p_.print("if constexpr (bitwire::kSerializeChecks) {\n");
+      p_.print("  BITWIRE_TRY(bitwire::serialize_check(stream_));\n");
+      p_.print("}\n");
+      return;
+    case ItemKind::If:
+      if (!item.resets.empty()) {
+        p_.print("if constexpr (Stream_::kIsReading) {\n");
+        {
+          Indent in(p_);
+          p_.print("// Every field under this if starts at its initial value; the side taken reads over its own.\n");
+          for (std::size_t index : item.resets) reset_field(s.fields[index]);
+        }
+        p_.print("}\n");
+      }
+      // An `else if` chain prints flat and iteratively: its length costs neither indentation nor stack.
+      for (const Item* link = &item;;) {
+        p_.print(link == &item ? "if ($cond$) {\n" : "} else if ($cond$) {\n",
+                 {{"cond", condition_text(s, link->condition)}});
+        {
+          Indent in(p_);
+          for (const Item& inner : link->then_items) emit_item(s, inner);
+        }
+        const std::vector<Item>& rest = link->else_items;
+        if (rest.size() == 1 && rest.front().kind == ItemKind::If && rest.front().resets.empty()) {
+          link = &rest.front();
+          continue;
+        }
+        if (!rest.empty()) {
+          p_.print("} else {\n");
+          Indent in(p_);
+          for (const Item& inner : rest) emit_item(s, inner);
+        }
+        break;
+      }
+      p_.print("}\n");
+      return;
+  }
+}
+
+}  // namespace idlc::cpp

@@ -1,0 +1,233 @@
+// Struct definitions: C++ types of fields, initial values as the model decides them, the comment beside
+// each member, MaxBits, operator== and the formatter.
+#include "emit_cpp_emitter.hpp"
+
+namespace idlc::cpp {
+
+using model::Field;
+using model::Shape;
+using model::Struct;
+using model::Type;
+using model::TypeKind;
+
+std::string Emitter::qualified(const model::Package* owner, const std::string& name) const {
+  if (owner == &package_ || owner == nullptr) return name;
+  return "::" + join(owner->name_parts, "::") + "::" + name;
+}
+
+std::string Emitter::constant_or_number(const model::Constant* constant, std::uint64_t value) const {
+  if (constant != nullptr) return qualified(constant->package, constant->name);
+  return std::to_string(value);
+}
+
+std::string Emitter::element_type(const Type& type) const {
+  switch (type.kind) {
+    case TypeKind::Bool: return "bool";
+    case TypeKind::Integer: return storage_type(type.integer.storage);
+    case TypeKind::Float: return "float";
+    case TypeKind::Double: return "double";
+    case TypeKind::CompressedFloat: return "float";
+    case TypeKind::FixedPoint: return storage_type(type.fixed.storage);
+    case TypeKind::Int128: return type.int128_signed ? "bitwire::int128_t" : "bitwire::uint128_t";
+    case TypeKind::String:
+      return "bitwire::FixedString<" + constant_or_number(type.max_length_constant, type.max_length) + ">";
+    case TypeKind::Bytes:
+      return "bitwire::FixedVector<std::uint8_t, " + constant_or_number(type.max_length_constant, type.max_length) +
+             ">";
+    case TypeKind::Enum: return qualified(type.enumeration->package, type.enumeration->name);
+    case TypeKind::Flags: return qualified(type.flags->package, type.flags->name);
+    case TypeKind::Struct: return qualified(type.structure->package, type.structure->name);
+  }
+  return "void";
+}
+
+std::string Emitter::field_type(const Field& field) const {
+  const std::string element = element_type(field.type);
+  const std::string size = constant_or_number(field.array_max_constant, field.array_max);
+  switch (field.shape) {
+    case Shape::Scalar: return element;
+    case Shape::FixedArray:
+    case Shape::SparseArray: return "std::array<" + element + ", " + size + ">";
+    case Shape::VariableArray: return "bitwire::FixedVector<" + element + ", " + size + ">";
+  }
+  return element;
+}
+
+// One element's value as a C++ expression of the element type.
+std::string Emitter::value_text(const Type& type, const model::Value& value) const {
+  switch (value.kind) {
+    case model::Value::Kind::Bool: return value.boolean ? "true" : "false";
+    case model::Value::Kind::Integer:
+      if (type.kind == TypeKind::Int128) return element_type(type) + "(" + int64_literal(value.integer) + ")";
+      return element_type(type) + "{" + int64_literal(value.integer) + "}";
+    case model::Value::Kind::Float:
+      if (type.kind == TypeKind::Double) return double_literal(value.number);
+      return float_literal(static_cast<float>(value.number));
+    case model::Value::Kind::String: {
+      if (type.kind == TypeKind::String) return element_type(type) + "(" + string_literal(value.text) + ")";
+      std::vector<std::string> bytes;
+      for (unsigned char c : value.text) bytes.push_back(std::to_string(c));
+      return element_type(type) + "{" + join(bytes, ", ") + "}";
+    }
+    case model::Value::Kind::Enumerator:
+      return element_type(type) + "::" + type.enumeration->items[value.enumerator].name;
+  }
+  return "{}";
+}
+
+// The field's initial value (model::Initial) as an initializer; "{}" for value initialisation.
+std::string Emitter::initial_value(const Field& field) const {
+  const model::Initial& initial = field.initial;
+  const std::string element = initial.element ? value_text(field.type, *initial.element) : "";
+  switch (field.shape) {
+    case Shape::Scalar: return element.empty() ? "{}" : element;
+    case Shape::VariableArray:
+      if (initial.count == 0) return "{}";
+      return field_type(field) + "(" + std::to_string(initial.count) + ", " +
+             (element.empty() ? element_type(field.type) + "{}" : element) + ")";
+    case Shape::FixedArray:
+    case Shape::SparseArray:
+      if (element.empty()) return "{}";
+      return "[] { " + field_type(field) + " items_{}; items_.fill(" + element + "); return items_; }()";
+  }
+  return "{}";
+}
+
+std::string Emitter::reset_value(const Field& field) const {
+  const std::string value = initial_value(field);
+  return value == "{}" ? field_type(field) + "{}" : value;
+}
+
+namespace {
+
+std::string cost_text(const model::BitRange& cost) {
+  if (cost.min == cost.max) return std::to_string(cost.max) + (cost.max == 1 ? " bit" : " bits");
+  return std::to_string(cost.min) + ".." + std::to_string(cost.max) + " bits";
+}
+
+}  // namespace
+
+// A short description of the wire form of one element, for the comment beside each field.
+std::string Emitter::wire_text(const Type& type) const {
+  switch (type.kind) {
+    case TypeKind::Bool: return "bool";
+    case TypeKind::Integer:
+      if (type.integer.encoding == model::IntEncoding::Raw) return "raw " + std::to_string(type.integer.bits) + " bits";
+      return "[" + std::to_string(type.integer.min) + ", " + std::to_string(type.integer.max) + "]";
+    case TypeKind::Float: return "float32";
+    case TypeKind::Double: return "float64";
+    case TypeKind::CompressedFloat:
+      return "[" + float_literal(type.compressed.min) + ", " + float_literal(type.compressed.max) + "] res " +
+             float_literal(type.compressed.resolution);
+    case TypeKind::FixedPoint:
+      return "fixed, " + std::to_string(type.fixed.fraction_bits) + " fraction bits, [" +
+             std::to_string(type.fixed.whole_min) + ", " + std::to_string(type.fixed.whole_max) + "]";
+    case TypeKind::Int128: return "raw 128 bits";
+    case TypeKind::String: return "string, length in " + std::to_string(type.length_bits) + " bits + aligned bytes";
+    case TypeKind::Bytes: return "bytes, length in " + std::to_string(type.length_bits) + " bits + aligned bytes";
+    case TypeKind::Enum: return "enum " + type.enumeration->name;
+    case TypeKind::Flags: return "flags " + type.flags->name;
+    case TypeKind::Struct: return type.structure->name;
+  }
+  return "";
+}
+
+std::string Emitter::field_comment(const Field& field) const {
+  std::string text = wire_text(field.type);
+  switch (field.shape) {
+    case Shape::Scalar: break;
+    case Shape::FixedArray: text += ", " + std::to_string(field.array_max) + " of them"; break;
+    case Shape::VariableArray:
+      text += ", count [" + std::to_string(field.array_min) + ", " + std::to_string(field.array_max) + "]";
+      break;
+    case Shape::SparseArray: text += ", changed ones of " + std::to_string(field.array_max); break;
+  }
+  if (field.optional) text = "optional " + text;
+  return text + ": " + cost_text(field.cost);
+}
+
+void Emitter::structure(const Struct& s) {
+  doc(s.doc);
+  p_.print("// $kind$; at most $bits$ bits.\n",
+           {{"kind", s.is_message ? "Message type " + std::to_string(s.type_id) : std::string("Struct")},
+            {"bits", std::to_string(s.cost.max)}});
+  p_.print("struct $name$ {\n", {{"name", s.name}});
+  {
+    Indent in(p_);
+    if (s.is_message) {
+      p_.print("static constexpr MessageType kType = MessageType::$name$;\n", {{"name", s.name}});
+      p_.print("static constexpr std::uint32_t kTypeId = $id$;\n", {{"id", std::to_string(s.type_id)}});
+    }
+    if (s.has_checks) {
+      p_.print("// Worst case, 7 bits per alignment; `check` markers count only when BITWIRE_SERIALIZE_CHECKS is on.\n");
+      p_.print("static constexpr std::size_t MaxBits = bitwire::kSerializeChecks ? $with$ : $without$;\n",
+               {{"with", std::to_string(s.cost.max)}, {"without", std::to_string(s.max_bits_without_checks)}});
+    } else {
+      p_.print("// Worst case, counting 7 bits per alignment.\n");
+      p_.print("static constexpr std::size_t MaxBits = $bits$;\n", {{"bits", std::to_string(s.cost.max)}});
+    }
+    p_.print("static constexpr std::size_t MaxBytes = (MaxBits + 7) / 8;\n\n");
+    for (const Field& field : s.fields) member(field);
+    p_.print("\n");
+    serialize_function(s);
+    // Writing and measuring never modify the object, so a const object can be written without a copy.
+    p_.print("// Writes or measures a const object (writes and measures never modify it).\n");
+    p_.print("template <typename Stream_>\n");
+    p_.print("  requires(!Stream_::kIsReading)\n");
+    p_.print("bool serialize(Stream_& stream_) const {\n");
+    p_.print("  return const_cast<$name$*>(this)->serialize(stream_);\n", {{"name", s.name}});
+    p_.print("}\n\n");
+    p_.print("friend bool operator==(const $name$&, const $name$&) = default;\n", {{"name", s.name}});
+  }
+  p_.print("};\n\n");
+  struct_format(s);
+}
+
+void Emitter::member(const Field& field) {
+  doc(field.doc);
+  if (field.optional) {
+    p_.print("bool $has$ = false;  // presence of $f$: 1 bit\n",
+             {{"has", model::presence_member_name(field.name)}, {"f", field.name}});
+  }
+  std::string init = initial_value(field);
+  p_.print("$type$ $name$$init$;  // $comment$\n",
+           {{"type", field_type(field)},
+            {"name", field.name},
+            {"init", init == "{}" ? "{}" : " = " + init},
+            {"comment", field_comment(field)}});
+  if (field.shape == Shape::SparseArray) {
+    p_.print("std::array<bool, $n$> $changed${};  // which elements of $f$ go on the wire\n",
+             {{"n", constant_or_number(field.array_max_constant, field.array_max)},
+              {"changed", model::changed_member_name(field.name)},
+              {"f", field.name}});
+  }
+}
+
+void Emitter::struct_format(const Struct& s) {
+  // An empty struct leaves the value unnamed: no unused parameter.
+  p_.print("inline void format_value(std::string& out_, const $name$&$value$) {\n",
+           {{"name", s.name}, {"value", s.fields.empty() ? "" : " value_"}});
+  {
+    Indent in(p_);
+    if (!s.fields.empty()) p_.print("using bitwire::format_value;\n");
+    p_.print("out_ += \"$name${\";\n", {{"name", s.name}});
+    bool first = true;
+    for (const Field& field : s.fields) {
+      const std::string sep = first ? "" : ", ";
+      first = false;
+      p_.print("out_ += \"$sep$$f$=\";\n", {{"sep", sep}, {"f", field.name}});
+      if (field.optional) {
+        p_.print("if (value_.$has$) { format_value(out_, value_.$f$); } else { out_ += \"none\"; }\n",
+                 {{"has", model::presence_member_name(field.name)}, {"f", field.name}});
+      } else {
+        p_.print("format_value(out_, value_.$f$);\n", {{"f", field.name}});
+      }
+    }
+    p_.print("out_ += '}';\n");
+  }
+  p_.print("}\n\n");
+  p_.print("inline std::string to_string(const $name$& value_) {\n", {{"name", s.name}});
+  p_.print("  std::string out_;\n  format_value(out_, value_);\n  return out_;\n}\n\n");
+}
+
+}  // namespace idlc::cpp

@@ -1,0 +1,32 @@
+// Text helpers of the C++ emitter: literals that read back exactly, comment text that cannot leave its
+// comment, and the C++ spelling of storage types. No model decisions here: only spelling.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model.hpp"
+
+namespace idlc::cpp {
+
+std::string int64_literal(std::int64_t value);
+std::string uint64_literal(std::uint64_t value);
+std::string hex64(std::uint64_t value);
+// A float literal that reads back to exactly `value` (shortest round-trip text).
+std::string float_literal(float value);
+std::string double_literal(double value);
+// A string literal of any bytes: octal escapes for control and non-ASCII bytes, and no `??` (a trigraph
+// under -trigraphs, and -Wtrigraphs everywhere).
+std::string string_literal(const std::string& bytes);
+
+// The text of one `//` comment line: nothing in it can end the comment or splice the next line into it.
+// Line-ending characters (CR, LF, and every other control character but tab) are shown as `\r`, `\n`,
+// `\xNN`; a line that ends in a backslash or in `??/` (once any trailing blanks are dropped) gets a `.`
+// after it; bytes that are not UTF-8 are shown as `\xNN`.
+std::string comment_text(const std::string& line);
+
+std::string join(const std::vector<std::string>& parts, const std::string& separator);
+std::string storage_type(const model::IntStorage& storage);
+
+}  // namespace idlc::cpp

@@ -1,0 +1,169 @@
+// Schemas idlc accepts must give C++ that compiles warning-free with g++ and clang++, and that means
+// what the schema says. Each test here is a schema that once produced broken or hijacked output.
+#include <gtest/gtest.h>
+
+#include "emit_compile.hpp"
+
+namespace {
+
+using namespace bitwire::test::emit;
+
+// Emits `text` as `name`.net and compiles it with every compiler; the schema must be accepted.
+void expect_compiles(const std::string& name, const std::string& text, Emitted* out = nullptr) {
+  const fs::path dir = scratch_dir(name);
+  const Emitted emitted = emit_all({{name + ".net", text}}, dir);
+  ASSERT_EQ(emitted.errors, "");
+  const std::string failures = compile_tu(dir);
+  EXPECT_EQ(failures, "") << emitted.all_text;
+  if (failures.empty()) fs::remove_all(dir);  // kept for inspection when it fails
+  if (out != nullptr) *out = emitted;
+}
+
+TEST(EmitCompile, DocCommentEndingInBackslashDoesNotSpliceTheNextLine) {
+  Emitted emitted;
+  expect_compiles("doc_backslash", "package t;\n"
+                                   "struct S {\n"
+                                   "    /// a path like C:\\\n"
+                                   "    uint8 value;\n"
+                                   "    /// trigraph backslash ?" "?/\n"
+                                   "    uint8 other;\n"
+                                   "}\n",
+                  &emitted);
+  EXPECT_EQ(emitted.all_text.find("\\\n"), std::string::npos);
+}
+
+TEST(EmitCompile, CarriageReturnInDocCommentCannotInjectCode) {
+  const std::string text = "package t;\n/// harmless\r#error injected\nstruct S { uint8 value; }\n";
+  const fs::path dir = scratch_dir("doc_cr");
+  const Emitted emitted = emit_all({{"doc_cr.net", text}}, dir);
+  if (!emitted.errors.empty()) GTEST_SKIP() << "refused, which is also safe: " << emitted.errors;
+  EXPECT_EQ(emitted.all_text.find('\r'), std::string::npos);
+  EXPECT_EQ(compile_tu(dir), "") << emitted.all_text;
+  if (!HasFailure()) fs::remove_all(dir);
+}
+
+TEST(EmitCompile, ControlCharactersInDocCommentsStayInTheComment) {
+  std::string text = "package t;\n/// form\ffeed, vertical\vtab, nul";
+  text += '\0';
+  text += " and bell\a, escape\x1b\nstruct S { uint8 value; }\n";
+  const fs::path dir = scratch_dir("doc_control");
+  const Emitted emitted = emit_all({{"doc_control.net", text}}, dir);
+  if (!emitted.errors.empty()) GTEST_SKIP() << "refused, which is also safe: " << emitted.errors;
+  EXPECT_EQ(compile_tu(dir), "") << emitted.all_text;
+  if (!HasFailure()) fs::remove_all(dir);
+}
+
+// Every name the generated code declares or uses next to the fields: locals, parameters, the stream and
+// its template parameter, the formatter's parameters, the factory's and serialize_message's.
+TEST(EmitCompile, FieldsNamedLikeGeneratedLocalsCompile) {
+  expect_compiles("local_names", R"(package t;
+flags Bits { A, B }
+enum Kind { X, Y }
+struct Inner { uint8 v; }
+struct Locals {
+    bool stream;
+    Inner Stream;
+    uint8 count[0 .. 4];
+    uint8 i[2];
+    uint8 item[0 .. 3];
+    Bits mask;
+    bytes<8> length;
+    sparse uint8 position[5];
+    sparse bool next[3];
+    uint8 at;
+    uint8 is_changed;
+    uint8 items[3];
+    uint8 value;
+    uint8 out;
+    uint8 name;
+    uint8 a;
+    uint8 b;
+    uint8 set;
+    uint8 flag;
+    uint8 bits;
+    Kind type;
+    Inner body;
+    uint8 first;
+    uint8 largest;
+    if (stream) { uint8 then_side; } else if (type == Y) { uint8 else_side; }
+}
+message Carrier { Locals locals; }
+)");
+}
+
+// Types named like the formatter's, the factory's and serialize_message's parameters and locals.
+TEST(EmitCompile, TypesNamedLikeGeneratedParametersCompile) {
+  expect_compiles("type_names", R"(package t;
+enum name { A, B }
+flags first { X }
+struct Stream { uint8 v; }
+struct out { uint8 v; }
+struct value { out o; Stream s; name n; first f; }
+message type { value v; }
+message body { uint8 v; }
+message largest { uint8 v; }
+message stream { uint8 v; }
+)");
+}
+
+TEST(EmitCompile, FixedArraysWithImplicitDefaultsNamedItems) {
+  expect_compiles("items_lambda", R"(package t;
+enum Kind { X = 1, Y }
+struct S {
+    Kind items[3];
+    int<1 .. 5> items_count_like[2];
+}
+)");
+}
+
+TEST(EmitCompile, EmptyStructsAndMessagesHaveNoUnusedParameters) {
+  expect_compiles("empty", R"(package t;
+struct Empty {}
+message Nothing {}
+message OnlyCheck { check; }
+message HoldsEmpty { Empty inner; }
+message EmptyIf { bool on; if (on) {} else {} }
+)");
+}
+
+TEST(EmitCompile, TrigraphsInDefaultsAndDocsAreNotTrigraphs) {
+  Emitted emitted;
+  // Written with "?" "?" so that this file itself holds no trigraph.
+  const std::string q = "?" "?";
+  expect_compiles("trigraphs",
+                  "package t;\n"
+                  "/// what" + q + "/\n"
+                  "/// hash " + q + "= and " + q + "( and " + q + "!\n"
+                  "struct S {\n"
+                  "    string<16> text = \"" + q + "=" + q + "/" + q + "'" + q + "(\";\n"
+                  "    bytes<8> raw = \"" + q + ")" + q + "!\";\n"
+                  "}\n",
+                  &emitted);
+  EXPECT_EQ(emitted.all_text.find("\"" + q + "="), std::string::npos);
+}
+
+TEST(EmitCompile, ArrayCapacitiesPrintTheirConstantNames) {
+  Emitted emitted;
+  expect_compiles("capacities", R"(package t;
+const MaxEntities = 64;
+const MaxName = 16;
+struct E { uint8 id; }
+struct S {
+    E entities[0 .. MaxEntities];
+    E fixed[MaxEntities];
+    sparse uint8 sparse_values[MaxEntities];
+    string<MaxName> name;
+    bytes<MaxName> blob;
+    E computed[0 .. MaxEntities / 2];
+}
+)",
+                  &emitted);
+  EXPECT_NE(emitted.all_text.find("bitwire::FixedVector<E, MaxEntities> entities"), std::string::npos);
+  EXPECT_NE(emitted.all_text.find("std::array<E, MaxEntities> fixed"), std::string::npos);
+  EXPECT_NE(emitted.all_text.find("std::array<bool, MaxEntities> sparse_values_changed"), std::string::npos);
+  EXPECT_NE(emitted.all_text.find("bitwire::FixedString<MaxName> name"), std::string::npos);
+  EXPECT_NE(emitted.all_text.find("bitwire::FixedVector<std::uint8_t, MaxName> blob"), std::string::npos);
+  EXPECT_NE(emitted.all_text.find("bitwire::FixedVector<E, 32> computed"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,180 @@
+// What the model decides so that back ends only print: initial values, the fields a read resets under
+// an if, the fixed-width runs with their bit offsets, the MessageType storage, the constants array
+// capacities were written as; and that the emitter's output stays linear in an `else if` chain.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "emit_cpp.hpp"
+#include "support.hpp"
+
+namespace {
+
+using namespace idlc::model;
+
+const Struct& find_struct(const Package& package, const std::string& name) {
+  for (const Struct& s : package.structs) {
+    if (s.name == name) return s;
+  }
+  ADD_FAILURE() << "no struct " << name;
+  return package.structs.front();
+}
+
+const Field& find_field(const Struct& s, const std::string& name) {
+  for (const Field& f : s.fields) {
+    if (f.name == name) return f;
+  }
+  ADD_FAILURE() << "no field " << name;
+  return s.fields.front();
+}
+
+TEST(Model, InitialValuesAreDecidedByTheModel) {
+  IDLC_COMPILE_OK(compiled, R"(package t;
+enum Starts { A = 3, B }
+enum Zero { Z, Y }
+struct S {
+    int<5 .. 9> above;
+    int<-9 .. -5> below;
+    int<-1 .. 1> around;
+    fixed<2 .. 3, frac 4> fixed_above;
+    Starts starts;
+    Zero zero;
+    uint8 declared = 7;
+    uint8 list[2 .. 4];
+    int<5 .. 9> fixed_list[3];
+    string<4> text;
+}
+)");
+  const Struct& s = find_struct(compiled->package(), "S");
+  ASSERT_TRUE(find_field(s, "above").initial.element.has_value());
+  EXPECT_EQ(find_field(s, "above").initial.element->integer, 5);
+  EXPECT_EQ(find_field(s, "below").initial.element->integer, -5);
+  EXPECT_FALSE(find_field(s, "around").initial.element.has_value());
+  EXPECT_EQ(find_field(s, "fixed_above").initial.element->integer, 2 << 4);
+  ASSERT_TRUE(find_field(s, "starts").initial.element.has_value());
+  EXPECT_EQ(find_field(s, "starts").initial.element->kind, Value::Kind::Enumerator);
+  EXPECT_EQ(find_field(s, "starts").initial.element->enumerator, 0u);
+  EXPECT_FALSE(find_field(s, "zero").initial.element.has_value());
+  EXPECT_EQ(find_field(s, "declared").initial.element->integer, 7);
+  EXPECT_EQ(find_field(s, "list").initial.count, 2u);
+  EXPECT_EQ(find_field(s, "fixed_list").initial.element->integer, 5);
+  EXPECT_FALSE(find_field(s, "text").initial.element.has_value());
+}
+
+TEST(Model, AnOutermostIfResetsEveryFieldUnderItOnceAndNestedIfsNothing) {
+  IDLC_COMPILE_OK(compiled, R"(package t;
+struct S {
+    bool a;
+    bool b;
+    if (a) {
+        uint8 x;
+        if (b) { uint8 y; } else { uint8 z; }
+    } else if (b) {
+        uint8 w;
+    } else {
+        uint8 v;
+    }
+    uint8 after;
+}
+)");
+  const Struct& s = find_struct(compiled->package(), "S");
+  ASSERT_EQ(s.body.size(), 4u);
+  const Item& outer = s.body[2];
+  ASSERT_EQ(outer.kind, ItemKind::If);
+  std::vector<std::string> names;
+  for (std::size_t index : outer.resets) names.push_back(s.fields[index].name);
+  EXPECT_EQ(names, (std::vector<std::string>{"x", "y", "z", "w", "v"}));
+  EXPECT_TRUE(outer.then_items[1].resets.empty());
+  EXPECT_TRUE(outer.else_items[0].resets.empty());
+}
+
+TEST(Model, RunsOfFixedWidthFieldsWithTheirBitOffsets) {
+  IDLC_COMPILE_OK(compiled, R"(package t;
+struct Inner { uint8 a; bool b; }
+struct S {
+    uint16 tick;
+    bool jump;
+    int<0 .. 1023> yaw;
+    Inner inner;
+    uint8 list[0 .. 3];
+    uint:5 five;
+    float f;
+    align;
+    uint8 after_align;
+    bool c;
+    if (c) { uint8 p; bool q; }
+    uint8 opt?;
+    uint32 last;
+}
+)");
+  const Struct& s = find_struct(compiled->package(), "S");
+  ASSERT_EQ(s.runs.size(), 4u);
+  const idlc::model::Run& first = s.runs[0];
+  ASSERT_EQ(first.members.size(), 4u);  // tick, jump, yaw, inner
+  EXPECT_EQ(first.members[0].offset, 0u);
+  EXPECT_EQ(first.members[1].offset, 16u);
+  EXPECT_EQ(first.members[2].offset, 17u);
+  EXPECT_EQ(first.members[2].bits, 10u);
+  EXPECT_EQ(first.members[3].offset, 27u);
+  EXPECT_EQ(first.bits, 36u);
+  ASSERT_EQ(s.runs[1].members.size(), 2u);  // five, f (after the variable array)
+  EXPECT_EQ(s.runs[1].members[1].offset, 5u);
+  EXPECT_EQ(s.runs[1].bits, 37u);
+  ASSERT_EQ(s.runs[2].members.size(), 2u);  // after_align, c
+  EXPECT_EQ(s.runs[2].bits, 9u);
+  ASSERT_EQ(s.runs[3].members.size(), 1u);  // last (opt has a variable width)
+  EXPECT_EQ(s.runs[3].members[0].item, s.body.size() - 1);
+  const Item& condition = s.body[s.body.size() - 3];
+  ASSERT_EQ(condition.kind, ItemKind::If);
+  ASSERT_EQ(condition.then_runs.size(), 1u);
+  EXPECT_EQ(condition.then_runs[0].bits, 9u);
+}
+
+TEST(Model, MessageTypeStorageIsTheModelsChoice) {
+  std::string text = "package t;\n";
+  for (int i = 0; i < 257; ++i) text += "message M" + std::to_string(i) + " {}\n";
+  IDLC_COMPILE_OK(many, text);
+  EXPECT_EQ(many->package().message_type_storage.bits, 16);
+  IDLC_COMPILE_OK(few, "package t;\nmessage A {}\nmessage B {}\n");
+  EXPECT_EQ(few->package().message_type_storage.bits, 8);
+  EXPECT_FALSE(few->package().message_type_storage.is_signed);
+}
+
+TEST(Model, ArrayCapacitiesKeepTheConstantTheyWereWrittenAs) {
+  IDLC_COMPILE_OK(compiled, R"(package t;
+const MaxEntities = 64;
+const Low = 2;
+struct S {
+    uint8 list[Low .. MaxEntities];
+    uint8 fixed[MaxEntities];
+    uint8 computed[0 .. MaxEntities - 1];
+    string<MaxEntities> text;
+}
+)");
+  const Struct& s = find_struct(compiled->package(), "S");
+  ASSERT_NE(find_field(s, "list").array_min_constant, nullptr);
+  EXPECT_EQ(find_field(s, "list").array_min_constant->name, "Low");
+  EXPECT_EQ(find_field(s, "list").array_max_constant->name, "MaxEntities");
+  EXPECT_EQ(find_field(s, "fixed").array_max_constant->name, "MaxEntities");
+  EXPECT_EQ(find_field(s, "computed").array_max_constant, nullptr);
+  EXPECT_EQ(find_field(s, "text").type.max_length_constant->name, "MaxEntities");
+}
+
+// Each link of an `else if` chain adds a bounded amount of output: no reset code per link that grows
+// with the rest of the chain, no indentation that grows with the depth.
+TEST(Model, ElseIfChainOutputIsLinear) {
+  auto chain = [](int links) {
+    std::string text = "package t;\nstruct S {\n    uint16 k;\n    bool b;\n    if (b) { uint8 f0; }\n";
+    text.pop_back();
+    for (int i = 1; i < links; ++i) text += " else if (b) { uint8 f" + std::to_string(i) + "; }";
+    return text + "\n}\n";
+  };
+  IDLC_COMPILE_OK(small, chain(100));
+  IDLC_COMPILE_OK(large, chain(1000));
+  const std::size_t small_size = idlc::emit_cpp_header(small->package()).size();
+  const std::size_t large_size = idlc::emit_cpp_header(large->package()).size();
+  // Ten times the links: about ten times the text (quadratic growth would be about a hundred times).
+  EXPECT_LT(large_size, small_size * 12);
+}
+
+}  // namespace
