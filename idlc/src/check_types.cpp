@@ -1,5 +1,7 @@
 // Field types: built-in types with their parameters, references to declared types, default values.
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include "checker.hpp"
@@ -50,6 +52,54 @@ bool is_utf8(const std::string& bytes) {
     i += length;
   }
   return true;
+}
+
+// The largest step count of a compressed float: the largest float32 below 2^32 (the wire's 32-bit cap).
+constexpr float kMaxCompressedSteps = 4294967040.0f;
+
+// Three significant digits, for magnitudes.
+std::string approximate(double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.3g", value);
+  return buffer;
+}
+
+// The shortest decimal spelling that reads back as `value` (a double).
+std::string format_number(double value) {
+  char buffer[64];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  return buffer;
+}
+
+// The shortest decimal spelling that reads back as `value` in float32.
+std::string shortest_float(float value) {
+  char buffer[64];
+  for (int digits = 1; digits <= 9; ++digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, static_cast<double>(value));
+    if (std::strtof(buffer, nullptr) == value) break;
+  }
+  return buffer;
+}
+
+// The wire's quantization of a compressed float, in float32 as the runtime computes it
+// (bitwire/serialize.hpp: quantize_compressed_float / dequantize_compressed_float).
+std::uint32_t quantize(float value, const model::CompressedFloatType& c) {
+  const float delta = c.max - c.min;
+  float normalized = (value - c.min) / delta;
+  if (!(normalized >= 0.0f)) normalized = 0.0f;
+  if (normalized > 1.0f) normalized = 1.0f;
+  const float product = normalized * static_cast<float>(c.max_int);
+  const auto integer = static_cast<std::uint32_t>(product + 0.5f);
+  return integer > c.max_int ? c.max_int : integer;
+}
+
+float dequantize(std::uint32_t integer, const model::CompressedFloatType& c) {
+  const float normalized = static_cast<float>(integer) / static_cast<float>(c.max_int);
+  const float product = normalized * (c.max - c.min);
+  return product + c.min;
 }
 
 }  // namespace
@@ -292,9 +342,22 @@ bool Checker::compressed_float_type(const ast::TypeExpr& type, Scope& scope, mod
     error(scope, args.first.offset, "max - min overflows a 32-bit float: narrow the range");
     return false;
   }
+  if (fres < std::numeric_limits<float>::min()) {
+    error(scope, resolution->offset,
+          "this resolution is a denormal 32-bit float (below " + format_number(std::numeric_limits<float>::min()) +
+              "), which is not a usable constant in generated code: use a coarser resolution");
+    return false;
+  }
   float values = delta / fres;
   if (!(values >= 1.0f)) values = 1.0f;
-  if (values > 4294967040.0f) values = 4294967040.0f;
+  if (!(values <= kMaxCompressedSteps)) {
+    error(scope, resolution->offset,
+          "this range and resolution make about " + approximate(static_cast<double>(delta) / static_cast<double>(fres)) +
+              " steps; a compressed float has at most " +
+              std::to_string(static_cast<std::uint64_t>(kMaxCompressedSteps)) +
+              " (32 bits), so the resolution could not be delivered: coarsen the resolution or narrow the range");
+    return false;
+  }
   const auto max_int = static_cast<std::uint32_t>(std::ceil(values));
   out.kind = model::TypeKind::CompressedFloat;
   out.compressed = model::CompressedFloatType{fmin, fmax, fres, max_int, model::bits_required(0, max_int)};
@@ -482,8 +545,18 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
               "the default is outside the fixed-point range " + range_text(fixed.whole_min, fixed.whole_max));
           return std::nullopt;
         }
-        double raw = std::nearbyint(std::ldexp(*v, fixed.fraction_bits));
+        const double scaled = std::ldexp(*v, fixed.fraction_bits);
+        double raw = std::nearbyint(scaled);
         raw = std::clamp(raw, static_cast<double>(fixed.raw_min), static_cast<double>(fixed.raw_max));
+        if (raw != scaled) {
+          const double below = std::ldexp(std::floor(scaled), -fixed.fraction_bits);
+          const double above = std::ldexp(std::ceil(scaled), -fixed.fraction_bits);
+          error(scope, expr.offset,
+                "the default " + format_number(*v) + " is not a multiple of 2^-" +
+                    std::to_string(fixed.fraction_bits) + ", so the field cannot hold it exactly: the nearest " +
+                    "values are " + format_number(below) + " and " + format_number(above));
+          return std::nullopt;
+        }
         out.kind = model::Value::Kind::Integer;
         out.integer = raw >= 9.2233720368547758e18 ? fixed.raw_max : static_cast<std::int64_t>(raw);
         return out;
@@ -498,6 +571,34 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
         error(scope, expr.offset, "the default is outside the compressed float's range");
         return std::nullopt;
       }
+      if (type.kind == model::TypeKind::Float && std::strtod(shortest_float(f).c_str(), nullptr) != *v) {
+        const float below = std::nextafter(f, -std::numeric_limits<float>::infinity());
+        const float above = std::nextafter(f, std::numeric_limits<float>::infinity());
+        const float lower = static_cast<double>(f) < *v ? f : below;
+        const float upper = static_cast<double>(f) < *v ? above : f;
+        error(scope, expr.offset,
+              "the default " + format_number(*v) + " is not a 32-bit float value, so the field cannot hold it " +
+                  "exactly: the nearest values are " + shortest_float(lower) + " and " + shortest_float(upper));
+        return std::nullopt;
+      }
+      if (type.kind == model::TypeKind::CompressedFloat) {
+        const model::CompressedFloatType& c = type.compressed;
+        const std::uint32_t step = quantize(f, c);
+        const float quantum = dequantize(step, c);
+        // Within an eighth of a step (or the float32 rounding of the wire arithmetic) is on the step.
+        const double delta = static_cast<double>(c.max) - static_cast<double>(c.min);
+        const double tolerance = std::max(static_cast<double>(c.resolution) / 8, std::ldexp(delta, -21));
+        if (std::fabs(static_cast<double>(quantum) - static_cast<double>(f)) > tolerance) {
+          const bool low = quantum < f;
+          const float lower = low ? quantum : dequantize(step == 0 ? 0 : step - 1, c);
+          const float upper = low ? dequantize(step == c.max_int ? step : step + 1, c) : quantum;
+          error(scope, expr.offset,
+                "the default " + format_number(*v) + " lies between two steps of the compressed float, so it " +
+                    "would change when sent: the nearest values it can hold are " + shortest_float(lower) +
+                    " and " + shortest_float(upper));
+          return std::nullopt;
+        }
+      }
       out.number = f;
       return out;
     }
@@ -511,7 +612,7 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
         if (owner == nullptr) return std::nullopt;
         if (owner->kind != model::DeclKind::Enum || &owner->scope->package->enums[owner->index] != &e) {
           error(scope, name->offset,
-                "the default of a " + e.name + " field must be one of " + e.name + "'s values");
+                "the default of an enum " + e.name + " field must be one of " + e.name + "'s values");
           return std::nullopt;
         }
       }
@@ -525,7 +626,7 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
         }
       }
       error(scope, expr.offset,
-            "the default of a " + e.name + " field is one of its values, e.g. " + e.name + "." +
+            "the default of an enum " + e.name + " field is one of its values, e.g. " + e.name + "." +
                 e.items.front().name);
       return std::nullopt;
     }

@@ -170,8 +170,8 @@ TEST(Check, FloatFields) {
   EXPECT_FIELD_BITS("float<-1000 .. 1000, res 0.01> f", 18, 18);
   // A resolution coarser than the range still needs one bit (values clamp to at least 1).
   EXPECT_FIELD_BITS("float<0 .. 1, res 5> f", 1, 1);
-  // The quanta clamp at 4294967040: 32 bits.
-  EXPECT_FIELD_BITS("float<-1.5e38 .. 1.5e38, res 1e-30> f", 32, 32);
+  // At most 4294967040 quanta (the largest float below 2^32): 32 bits. More are refused.
+  EXPECT_FIELD_BITS("float<0 .. 4294967040, res 1> f", 32, 32);
   auto compressed = one_field("float<-1.5 .. 2.5, res 0.25> f");
   ASSERT_NE(compressed.field, nullptr) << compressed.compiled->errors;
   const auto& cf = compressed.field->type.compressed;
@@ -505,6 +505,18 @@ TEST(Check, DeepButFiniteReferenceChainsAreFine) {
   EXPECT_EQ(c->package().constants[0].value, 200);
 }
 
+// The documented limit is 256 references deep: a struct whose array size goes through a chain of 256
+// constants is within it (the struct itself is one more declaration being resolved).
+TEST(Check, ConstantChainOf256ReferencesBelowAStructIsAccepted) {
+  std::string text = "package t;\nstruct S { uint8 a[C0]; }\n";
+  for (int i = 0; i < 255; ++i)
+    text += "const C" + std::to_string(i) + " = C" + std::to_string(i + 1) + " + 1;\n";
+  text += "const C255 = 1;\n";
+  auto c = compile_text(text);
+  ASSERT_TRUE(c->schema) << c->errors.substr(0, 500);
+  EXPECT_EQ(c->package().constants[0].value, 256);
+}
+
 TEST(Check, OverlyDeepConstantChainsAreErrorsNotStackOverflows) {
   std::string text = "package t;\n";
   for (int i = 0; i < 5000; ++i)
@@ -513,7 +525,7 @@ TEST(Check, OverlyDeepConstantChainsAreErrorsNotStackOverflows) {
   auto c = compile_text(text);
   EXPECT_FALSE(c->schema);
   EXPECT_NE(c->errors.find(
-                "257:14: declarations refer to each other more than 256 levels deep here: flatten the chain"),
+                "258:14: declarations refer to each other more than 256 levels deep here: flatten the chain"),
             std::string::npos)
       << c->errors.substr(0, 500);
 }
