@@ -258,8 +258,8 @@ LexicalScan scan_source(const SourceFile& file, Diagnostics& diagnostics) {
         }
         ++chain_links.back();
         ++open_links;
-      } else if (!is_else && !is_if) {
-        // Any other word at this level ends the chain written there.
+      } else if (!is_else) {
+        // An `if` that starts a statement, or any other word, ends the chain written at this level.
         open_links -= chain_links.back();
         chain_links.back() = 0;
       }

@@ -172,7 +172,8 @@ std::optional<ast::File> parse(const SourceFile& file, Diagnostics& diagnostics)
           message = "expected ';' after '" + text.substr(previous, after - previous) + "', found " + found;
           where = after;
         }
-      } else if (where < text.size() && text[where] == '=' && (where + 1 >= text.size() || text[where + 1] != '=')) {
+      } else if (expected == "')'" && where < text.size() && text[where] == '=' &&
+                 (where + 1 >= text.size() || text[where + 1] != '=')) {
         message += ": did you mean '=='? (a condition compares with == or !=)";
       }
       if (expected.find("'}'") != std::string::npos &&

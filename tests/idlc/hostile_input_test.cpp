@@ -136,6 +136,18 @@ TEST(HostileInput, ElseIfChainAtTheLimitIsAccepted) {
   sequential += "}\n";
   auto many = compile_text(sequential);
   EXPECT_NE(many->schema, nullptr) << many->errors.substr(0, 300);
+  // Nor do chains that follow each other directly: each `if` that is not after `else` starts a new one.
+  std::string back_to_back = "package t;\nstruct S {\n  bool b;\n";
+  for (int chain = 0; chain < 3; ++chain) {
+    back_to_back += "  if (b) { uint8 d" + std::to_string(chain) + "_0; }";
+    for (int i = 1; i <= 200; ++i) {
+      back_to_back += " else if (b) { uint8 d" + std::to_string(chain) + "_" + std::to_string(i) + "; }";
+    }
+    back_to_back += "\n";
+  }
+  back_to_back += "}\n";
+  auto adjacent = compile_text(back_to_back);
+  EXPECT_NE(adjacent->schema, nullptr) << adjacent->errors.substr(0, 300);
 }
 
 }  // namespace
