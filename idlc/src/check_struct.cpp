@@ -69,7 +69,8 @@ Storage int_storage(const model::IntStorage& storage) {
 }
 
 // The C++ storage of one element of `type` as the generated code declares it (members, FixedString,
-// FixedVector, std::array); padding as on the common 64-bit ABIs.
+// FixedVector, std::array), with padding as on the common 64-bit ABIs; a nested struct is taken as
+// 8-aligned, so the sum errs on the large side.
 Storage element_storage(const model::Type& type) {
   switch (type.kind) {
     case model::TypeKind::Bool:
