@@ -69,9 +69,8 @@ Storage int_storage(const model::IntStorage& storage) {
 }
 
 // The C++ storage of one element of `type` as the generated code declares it (members, FixedString,
-// FixedVector, std::array), with padding as on the common 64-bit ABIs; a nested struct is taken as
-// 8-aligned, so the sum errs on the large side.
-Storage element_storage(const model::Type& type) {
+// FixedVector, std::array), with padding as on the common 64-bit ABIs.
+Storage element_storage(const model::Type& type, const std::map<const model::Struct*, std::uint64_t>& aligns) {
   switch (type.kind) {
     case model::TypeKind::Bool:
       return {1, 1};
@@ -94,16 +93,21 @@ Storage element_storage(const model::Type& type) {
       return int_storage(type.enumeration->storage);
     case model::TypeKind::Flags:
       return int_storage(type.flags->storage);
-    case model::TypeKind::Struct:
-      return {type.structure->storage_bytes, 8};
+    case model::TypeKind::Struct: {
+      auto it = aligns.find(type.structure);
+      return {type.structure->storage_bytes, it == aligns.end() ? 8 : it->second};
+    }
   }
   return {0, 1};
 }
 
 }  // namespace
 
-// The storage of the generated struct: every field of both sides of every if is a member.
-std::uint64_t struct_storage_bytes(const model::Struct& s) {
+// The storage of the generated struct: every field of both sides of every if is a member. `aligns`
+// holds the alignment of every struct checked so far (a nested struct not in it counts as 8-aligned, the
+// largest); the struct's own alignment is returned in `align_out`.
+std::uint64_t struct_storage_bytes(const model::Struct& s, const std::map<const model::Struct*, std::uint64_t>& aligns,
+                                   std::uint64_t& align_out) {
   std::uint64_t offset = 0;
   std::uint64_t align = 1;
   auto add = [&](Storage member) {
@@ -111,7 +115,7 @@ std::uint64_t struct_storage_bytes(const model::Struct& s) {
     align = std::max(align, member.align);
   };
   for (const model::Field& field : s.fields) {
-    Storage element = element_storage(field.type);
+    Storage element = element_storage(field.type, aligns);
     const std::uint64_t stride = align_up(element.size, element.align);
     switch (field.shape) {
       case model::Shape::Scalar:
@@ -130,6 +134,7 @@ std::uint64_t struct_storage_bytes(const model::Struct& s) {
     }
     if (field.optional) add({1, 1});
   }
+  align_out = align;
   return std::max<std::uint64_t>(align_up(offset, align), 1);
 }
 
@@ -180,7 +185,7 @@ bool Checker::resolve_struct(Symbol& symbol) {
               " bits: shrink its arrays, strings or bytes");
     return false;
   }
-  s.storage_bytes = struct_storage_bytes(s);
+  s.storage_bytes = struct_storage_bytes(s, struct_aligns_, struct_aligns_[&s]);
   if (s.storage_bytes > kMaxStorageBytes) {
     error(scope, decl.name.offset,
           symbol.name + " needs " + std::to_string(s.storage_bytes) +

@@ -75,8 +75,10 @@ struct Cost {
 std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b);
 std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b);
 Cost operator+(const Cost& a, const Cost& b);
-// Struct::storage_bytes of a struct whose fields are checked (the structs it contains first).
-std::uint64_t struct_storage_bytes(const model::Struct& s);
+// Struct::storage_bytes of a struct whose fields are checked (the structs it contains first); `aligns`
+// maps the structs checked so far to their alignment, and `align_out` receives this one's.
+std::uint64_t struct_storage_bytes(const model::Struct& s, const std::map<const model::Struct*, std::uint64_t>& aligns,
+                                   std::uint64_t& align_out);
 
 std::string to_string(Int value);
 Int storage_min(model::IntStorage storage);
@@ -156,6 +158,7 @@ class Checker {
   std::map<std::string, const Scope*> files_by_stem_;
   std::vector<Symbol*> resolving_;              // the resolution stack, for cycle reports
   std::set<const ast::TypeExpr*> cycle_edges_;  // struct references that close a reported cycle
+  std::map<const model::Struct*, std::uint64_t> struct_aligns_;  // C++ alignment of each checked struct
 };
 
 }  // namespace idlc::detail

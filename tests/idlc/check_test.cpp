@@ -562,12 +562,14 @@ TEST(Check, StorageBytesFollowTheMembersAndBothSidesOfEveryIf) {
       "package t;\n"
       "struct Plain { uint8 a; uint32 b; bool c; }\n"
       "struct Sides { bool b; if (b) { uint64 x; } else { uint64 y; } }\n"
-      "struct Arrays { uint16 a[10]; string<7> s; bool o?; }\n");
+      "struct Arrays { uint16 a[10]; string<7> s; bool o?; }\n"
+      "struct Nested { Plain p; uint8 tail; Arrays a[2]; }\n");
   ASSERT_TRUE(c->schema) << c->errors;
   const auto& structs = c->package().structs;
   EXPECT_EQ(structs[0].storage_bytes, 12u);  // 1, pad 3, 4, 1, pad 3
   EXPECT_EQ(structs[1].storage_bytes, 24u);  // 1, pad 7, 8, 8
   EXPECT_EQ(structs[2].storage_bytes, 30u);  // 20, 8 (7 + NUL), 1 (has_o), 1 (o)
+  EXPECT_EQ(structs[3].storage_bytes, 76u);  // 12 (4-aligned), 1, pad 1, 60 (2-aligned), pad 2
 }
 
 }  // namespace

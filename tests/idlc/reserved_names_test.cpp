@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -23,6 +22,18 @@
 namespace {
 
 namespace fs = std::filesystem;
+
+// Hand-written matching: std::regex trips g++ 12's -Wmaybe-uninitialized in the sanitizer build.
+bool is_identifier_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+std::string identifier_at(const std::string& text, std::size_t at) {
+  std::size_t end = at;
+  while (end < text.size() && is_identifier_char(text[end])) ++end;
+  if (end == at || (text[at] >= '0' && text[at] <= '9')) return {};
+  return text.substr(at, end - at);
+}
 
 std::string run_command(const std::string& command, int& status) {
   std::string output;
@@ -42,18 +53,21 @@ std::string run_command(const std::string& command, int& status) {
 // excepted).
 fs::path write_probe() {
   std::set<std::string> includes;
-  const std::regex include_line(R"re(^#include ([<"])([^>"]+)[>"])re");
+  const std::string directive = "#include ";
   for (const auto& entry : fs::directory_iterator(IDLC_GENERATED_DIR)) {
     if (entry.path().extension() != ".hpp") continue;
     std::ifstream in(entry.path());
     std::string line;
-    std::smatch match;
     while (std::getline(in, line)) {
-      if (!std::regex_search(line, match, include_line)) continue;
-      if (match[1] == "<") {
-        includes.insert("<" + match[2].str() + ">");
-      } else if (match[2].str().rfind("bitwire/", 0) == 0) {
-        includes.insert("\"" + match[2].str() + "\"");
+      if (line.rfind(directive, 0) != 0 || line.size() <= directive.size() + 1) continue;
+      const char open = line[directive.size()];
+      const std::size_t close = line.find(open == '<' ? '>' : '"', directive.size() + 1);
+      if ((open != '<' && open != '"') || close == std::string::npos) continue;
+      const std::string header = line.substr(directive.size() + 1, close - directive.size() - 1);
+      if (open == '<') {
+        includes.insert("<" + header + ">");
+      } else if (header.rfind("bitwire/", 0) == 0) {
+        includes.insert("\"" + header + "\"");
       }
     }
   }
@@ -79,10 +93,11 @@ std::set<std::string> defined_macros(const std::string& compiler, const std::str
   std::set<std::string> names;
   std::istringstream lines(output);
   std::string line;
-  const std::regex define(R"(^#define ([A-Za-z_][A-Za-z0-9_]*))");
-  std::smatch match;
+  const std::string directive = "#define ";
   while (std::getline(lines, line)) {
-    if (std::regex_search(line, match, define) && !reserved_anyway(match[1])) names.insert(match[1]);
+    if (line.rfind(directive, 0) != 0) continue;
+    std::string name = identifier_at(line, directive.size());
+    if (!reserved_anyway(name)) names.insert(name);
   }
   return names;
 }
@@ -127,28 +142,39 @@ std::set<std::string> global_names(const std::string& clang) {
   std::set<std::string> names;
   std::istringstream lines(output);
   std::string line;
-  const std::regex top(R"(^[|`]-(\w+) )");
-  const std::regex nested(R"(^[| ] [|`]-(\w+) )");
-  const std::regex kinds("^(FunctionDecl|VarDecl|TypedefDecl|CXXRecordDecl|RecordDecl|EnumDecl|TypeAliasDecl|"
-                         "NamespaceDecl)$");
-  const std::regex noise(R"( (definition|prev 0x[0-9a-f]+))");
-  const std::regex name_at_end(R"(([A-Za-z_][A-Za-z0-9_]*)\s*$)");
+  const std::set<std::string> kinds = {"FunctionDecl", "VarDecl",       "TypedefDecl",  "CXXRecordDecl",
+                                       "RecordDecl",   "EnumDecl",      "TypeAliasDecl", "NamespaceDecl"};
+  auto is_branch = [](const std::string& text, std::size_t at) {
+    return text.size() > at + 1 && (text[at] == '|' || text[at] == '`') && text[at + 1] == '-';
+  };
   bool in_extern_c = false;
-  std::smatch match;
   while (std::getline(lines, line)) {
     std::string kind;
-    if (std::regex_search(line, match, top)) {
-      kind = match[1];
+    if (is_branch(line, 0)) {
+      kind = identifier_at(line, 2);
       in_extern_c = kind == "LinkageSpecDecl";
-    } else if (in_extern_c && std::regex_search(line, match, nested)) {
-      kind = match[1];
+    } else if (in_extern_c && line.size() > 2 && (line[0] == '|' || line[0] == ' ') && line[1] == ' ' &&
+               is_branch(line, 2)) {
+      kind = identifier_at(line, 4);
     } else {
       continue;
     }
-    if (!std::regex_match(kind, kinds) || line.find(" implicit ") != std::string::npos) continue;
-    std::string text = line.substr(0, line.find('\''));
-    text = std::regex_replace(text, noise, "");
-    if (std::regex_search(text, match, name_at_end) && !reserved_anyway(match[1])) names.insert(match[1]);
+    if (kinds.count(kind) == 0 || line.find(" implicit ") != std::string::npos) continue;
+    // The name is the last word before the type in quotes, after dropping `definition` and `prev 0x...`.
+    std::istringstream words(line.substr(0, line.find('\'')));
+    std::string word;
+    std::string last;
+    bool skip_next = false;
+    while (words >> word) {
+      if (skip_next) {
+        skip_next = false;
+      } else if (word == "prev") {
+        skip_next = true;
+      } else if (word != "definition") {
+        last = word;
+      }
+    }
+    if (identifier_at(last, 0) == last && !reserved_anyway(last)) names.insert(last);
   }
   return names;
 }
