@@ -75,8 +75,8 @@ bool Checker::check_package_decl(Scope& scope) {
     model.name_parts.push_back(part);
     model.name += (model.name.empty() ? "" : ".") + part;
   }
-  if (const ast::Identifier& outer = package->front(); is_reserved_global(outer) && outer != "std" &&
-                                                         outer != "bitwire" && !is_cpp_keyword(outer)) {
+  if (const ast::Identifier& outer = package->front();
+      is_reserved_global(outer) && outer != "std" && outer != "bitwire" && !is_cpp_keyword(outer)) {
     error(scope, outer.offset,
           "'" + outer + "' is declared in the global namespace by the headers the generated code includes, " +
               "so namespace " + outer + " would collide with it: choose another outermost package name");
@@ -508,8 +508,8 @@ void Checker::check_nested_package_names(Scope& scope) {
   }
   // A nested package names one of this package's declarations.
   for (const auto& [name, other] : packages_by_name_) {
-    if (other == &scope || name.size() <= package.name.size() + 1 || name.compare(0, package.name.size(), package.name) != 0 ||
-        name[package.name.size()] != '.') {
+    if (other == &scope || name.size() <= package.name.size() + 1 ||
+        name.compare(0, package.name.size(), package.name) != 0 || name[package.name.size()] != '.') {
       continue;
     }
     std::string inner = name.substr(package.name.size() + 1);

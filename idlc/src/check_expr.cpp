@@ -153,9 +153,9 @@ Symbol* Checker::find_symbol(const ast::QualifiedName& name, std::size_t parts, 
         };
         // Built-in type names first, then this package's declarations (an exact tie keeps the first).
         if (std::string_view(what) == "type") {
-          for (const char* builtin : {"bool", "int", "uint", "int8", "int16", "int32", "int64", "uint8", "uint16",
-                                      "uint32", "uint64", "int128", "uint128", "float", "double", "fixed",
-                                      "string", "bytes"}) {
+          for (const char* builtin :
+               {"bool", "int", "uint", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                "uint64", "int128", "uint128", "float", "double", "fixed", "string", "bytes"}) {
             consider(builtin);
           }
         }
@@ -251,9 +251,10 @@ std::optional<Int> Checker::eval_unary(const ast::Unary& unary, Scope& scope) {
     }
     Int parsed;
     if (!parse_integer_literal(*number, parsed)) {
-      error(scope, number->offset, "the number " + *number +
-                                       " is too large: integer literals are limited to 2^127 - 1 "
-                                       "(170141183460469231731687303715884105727)");
+      error(scope, number->offset,
+            "the number " + *number +
+                " is too large: integer literals are limited to 2^127 - 1 "
+                "(170141183460469231731687303715884105727)");
       return std::nullopt;
     }
     value = parsed;

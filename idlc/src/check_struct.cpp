@@ -70,7 +70,8 @@ Storage int_storage(const model::IntStorage& storage) {
 
 // The C++ storage of one element of `type` as the generated code declares it (members, FixedString,
 // FixedVector, std::array), with padding as on the common 64-bit ABIs.
-Storage element_storage(const model::Type& type, const std::map<const model::Struct*, std::uint64_t>& aligns) {
+Storage element_storage(const model::Type& type,
+                        const std::map<const model::Struct*, std::uint64_t>& aligns) {
   switch (type.kind) {
     case model::TypeKind::Bool:
       return {1, 1};
@@ -106,7 +107,8 @@ Storage element_storage(const model::Type& type, const std::map<const model::Str
 // The storage of the generated struct: every field of both sides of every if is a member. `aligns`
 // holds the alignment of every struct checked so far (a nested struct not in it counts as 8-aligned, the
 // largest); the struct's own alignment is returned in `align_out`.
-std::uint64_t struct_storage_bytes(const model::Struct& s, const std::map<const model::Struct*, std::uint64_t>& aligns,
+std::uint64_t struct_storage_bytes(const model::Struct& s,
+                                   const std::map<const model::Struct*, std::uint64_t>& aligns,
                                    std::uint64_t& align_out) {
   std::uint64_t offset = 0;
   std::uint64_t align = 1;
@@ -125,7 +127,8 @@ std::uint64_t struct_storage_bytes(const model::Struct& s, const std::map<const 
         add({saturating_mul(stride, field.array_max), element.align});
         break;
       case model::Shape::VariableArray:
-        add({saturating_add(align_up(saturating_mul(stride, field.array_max), 8), 8), std::max<std::uint64_t>(element.align, 8)});
+        add({saturating_add(align_up(saturating_mul(stride, field.array_max), 8), 8),
+             std::max<std::uint64_t>(element.align, 8)});
         break;
       case model::Shape::SparseArray:
         add({saturating_mul(stride, field.array_max), element.align});
@@ -187,11 +190,12 @@ bool Checker::resolve_struct(Symbol& symbol) {
   }
   s.storage_bytes = struct_storage_bytes(s, struct_aligns_, struct_aligns_[&s]);
   if (s.storage_bytes > kMaxStorageBytes) {
-    error(scope, decl.name.offset,
-          symbol.name + " needs " + std::to_string(s.storage_bytes) +
-              " bytes of C++ storage (every field of both sides of every if is a member), over the limit of " +
-              std::to_string(kMaxStorageBytes) +
-              " bytes: move the fields the sides of an if share out of it, or shrink arrays and strings");
+    error(
+        scope, decl.name.offset,
+        symbol.name + " needs " + std::to_string(s.storage_bytes) +
+            " bytes of C++ storage (every field of both sides of every if is a member), over the limit of " +
+            std::to_string(kMaxStorageBytes) +
+            " bytes: move the fields the sides of an if share out of it, or shrink arrays and strings");
     return false;
   }
   s.cost = {cost.min, cost.max};
@@ -422,8 +426,8 @@ bool Checker::check_condition(StructBuild& build, const ast::Condition& conditio
             suggestion.empty()
                 ? "a condition can only test a bool or enum field declared earlier in " + build.model.name +
                       "; '" + name + "' is not one: declare the field above the if"
-                : "'" + name + "' is not a field of " + build.model.name + " read before this if: did you mean '" +
-                      suggestion + "'?");
+                : "'" + name + "' is not a field of " + build.model.name +
+                      " read before this if: did you mean '" + suggestion + "'?");
     }
     return false;
   }

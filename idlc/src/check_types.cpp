@@ -344,7 +344,8 @@ bool Checker::compressed_float_type(const ast::TypeExpr& type, Scope& scope, mod
   }
   if (fres < std::numeric_limits<float>::min()) {
     error(scope, resolution->offset,
-          "this resolution is a denormal 32-bit float (below " + format_number(std::numeric_limits<float>::min()) +
+          "this resolution is a denormal 32-bit float (below " +
+              format_number(std::numeric_limits<float>::min()) +
               "), which is not a usable constant in generated code: use a coarser resolution");
     return false;
   }
@@ -352,10 +353,12 @@ bool Checker::compressed_float_type(const ast::TypeExpr& type, Scope& scope, mod
   if (!(values >= 1.0f)) values = 1.0f;
   if (!(values <= kMaxCompressedSteps)) {
     error(scope, resolution->offset,
-          "this range and resolution make about " + approximate(static_cast<double>(delta) / static_cast<double>(fres)) +
+          "this range and resolution make about " +
+              approximate(static_cast<double>(delta) / static_cast<double>(fres)) +
               " steps; a compressed float has at most " +
               std::to_string(static_cast<std::uint64_t>(kMaxCompressedSteps)) +
-              " (32 bits), so the resolution could not be delivered: coarsen the resolution or narrow the range");
+              " (32 bits), so the resolution could not be delivered: coarsen the resolution or narrow the "
+              "range");
     return false;
   }
   const auto max_int = static_cast<std::uint32_t>(std::ceil(values));
@@ -553,8 +556,9 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
           const double above = std::ldexp(std::ceil(scaled), -fixed.fraction_bits);
           error(scope, expr.offset,
                 "the default " + format_number(*v) + " is not a multiple of 2^-" +
-                    std::to_string(fixed.fraction_bits) + ", so the field cannot hold it exactly: the nearest " +
-                    "values are " + format_number(below) + " and " + format_number(above));
+                    std::to_string(fixed.fraction_bits) +
+                    ", so the field cannot hold it exactly: the nearest " + "values are " +
+                    format_number(below) + " and " + format_number(above));
           return std::nullopt;
         }
         out.kind = model::Value::Kind::Integer;
@@ -577,8 +581,10 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
         const float lower = static_cast<double>(f) < *v ? f : below;
         const float upper = static_cast<double>(f) < *v ? above : f;
         error(scope, expr.offset,
-              "the default " + format_number(*v) + " is not a 32-bit float value, so the field cannot hold it " +
-                  "exactly: the nearest values are " + shortest_float(lower) + " and " + shortest_float(upper));
+              "the default " + format_number(*v) +
+                  " is not a 32-bit float value, so the field cannot hold it " +
+                  "exactly: the nearest values are " + shortest_float(lower) + " and " +
+                  shortest_float(upper));
         return std::nullopt;
       }
       if (type.kind == model::TypeKind::CompressedFloat) {
@@ -593,7 +599,8 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
           const float lower = low ? quantum : dequantize(step == 0 ? 0 : step - 1, c);
           const float upper = low ? dequantize(step == c.max_int ? step : step + 1, c) : quantum;
           error(scope, expr.offset,
-                "the default " + format_number(*v) + " lies between two steps of the compressed float, so it " +
+                "the default " + format_number(*v) +
+                    " lies between two steps of the compressed float, so it " +
                     "would change when sent: the nearest values it can hold are " + shortest_float(lower) +
                     " and " + shortest_float(upper));
           return std::nullopt;

@@ -77,7 +77,8 @@ std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b);
 Cost operator+(const Cost& a, const Cost& b);
 // Struct::storage_bytes of a struct whose fields are checked (the structs it contains first); `aligns`
 // maps the structs checked so far to their alignment, and `align_out` receives this one's.
-std::uint64_t struct_storage_bytes(const model::Struct& s, const std::map<const model::Struct*, std::uint64_t>& aligns,
+std::uint64_t struct_storage_bytes(const model::Struct& s,
+                                   const std::map<const model::Struct*, std::uint64_t>& aligns,
                                    std::uint64_t& align_out);
 
 std::string to_string(Int value);

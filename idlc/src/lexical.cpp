@@ -53,7 +53,8 @@ std::string describe_bad_byte(const std::string& text, std::size_t i, std::uint3
   length = 1;
   if (byte == 0) return "a NUL byte (0x00): a schema is a text file; remove it";
   if (byte < 0x80) {
-    return "the control character " + hex_byte(byte) + " cannot appear outside comments and strings: remove it";
+    return "the control character " + hex_byte(byte) +
+           " cannot appear outside comments and strings: remove it";
   }
   std::uint32_t code = 0;
   std::size_t sequence = utf8_sequence(text, i, code);
@@ -65,9 +66,11 @@ std::string describe_bad_byte(const std::string& text, std::size_t i, std::uint3
   char point[16];
   std::snprintf(point, sizeof point, "U+%04X", static_cast<unsigned>(code));
   std::string bytes;
-  for (std::size_t k = 0; k < sequence; ++k) bytes += (k ? " " : "") + hex_byte(static_cast<unsigned char>(text[i + k])).substr(2);
+  for (std::size_t k = 0; k < sequence; ++k)
+    bytes += (k ? " " : "") + hex_byte(static_cast<unsigned char>(text[i + k])).substr(2);
   return std::string("the character ") + point + " (UTF-8 " + bytes +
-         ") is not allowed here: names, numbers and punctuation are ASCII; non-ASCII text belongs in comments "
+         ") is not allowed here: names, numbers and punctuation are ASCII; non-ASCII text belongs in "
+         "comments "
          "and string literals";
 }
 
@@ -84,7 +87,8 @@ std::string encoding_problem(const std::string& text, std::uint32_t& offset) {
            hex_byte(static_cast<unsigned char>(text[1])).substr(2) + "): save it as UTF-8 (or ASCII)";
   }
   // UTF-16 without a mark: ASCII text with a NUL byte next to each character.
-  if (text.size() >= 4 && ((text[0] == '\0') != (text[1] == '\0')) && ((text[2] == '\0') != (text[3] == '\0'))) {
+  if (text.size() >= 4 && ((text[0] == '\0') != (text[1] == '\0')) &&
+      ((text[2] == '\0') != (text[3] == '\0'))) {
     return std::string("the file looks like UTF-16 (") + (text[1] == '\0' ? "little" : "big") +
            "-endian, a NUL byte beside every character): save it as UTF-8 (or ASCII)";
   }
@@ -162,7 +166,7 @@ LexicalScan scan_source(const SourceFile& file, Diagnostics& diagnostics) {
   std::vector<std::uint32_t> open_brackets;  // offsets of the unclosed ( [ {
   // Per bracket level (index 0: outside any), the `else if` links of the chain being written there.
   std::vector<int> chain_links(1, 0);
-  int open_links = 0;  // the sum of chain_links
+  int open_links = 0;       // the sum of chain_links
   bool after_else = false;  // the previous token was the word `else`
   std::size_t i = 0;
   while (i < n) {
@@ -249,10 +253,11 @@ LexicalScan scan_source(const SourceFile& file, Diagnostics& diagnostics) {
       const bool is_if = text.compare(word, i - word, "if") == 0;
       if (is_if && after_else) {
         if (open_links >= kMaxElseIfLinks) {
-          diagnostics.error(file, static_cast<std::uint32_t>(word), 2,
-                            "`else if` chains nest " + std::to_string(kMaxElseIfLinks) +
-                                " links deep here (each `else if` is an if inside the previous else): split the "
-                                "chain, e.g. test an enum with separate if blocks");
+          diagnostics.error(
+              file, static_cast<std::uint32_t>(word), 2,
+              "`else if` chains nest " + std::to_string(kMaxElseIfLinks) +
+                  " links deep here (each `else if` is an if inside the previous else): split the "
+                  "chain, e.g. test an enum with separate if blocks");
           scan.ok = false;
           return scan;
         }

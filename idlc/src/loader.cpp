@@ -1,9 +1,9 @@
 #include "loader.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <algorithm>
 #include <set>
 
 #include "lexical.hpp"
@@ -59,7 +59,9 @@ bool DiskFileSystem::exists(const std::string& path) {
   return fs::is_regular_file(path, ec);
 }
 
-bool MemoryFileSystem::exists(const std::string& path) { return files_.count(identity(path)) != 0; }
+bool MemoryFileSystem::exists(const std::string& path) {
+  return files_.count(identity(path)) != 0;
+}
 
 void MemoryFileSystem::add(const std::string& path, std::string contents) {
   files_[identity(path)] = std::move(contents);
@@ -161,7 +163,10 @@ std::string file_name_problem(const std::string& path) {
     shown += c;
   }
   if (bad == 0) return {};
-  std::string what = bad == '"' ? "'\"'" : bad == '\\' ? "a backslash" : bad == '\'' ? "a quote (')" : "a control character";
+  std::string what = bad == '"'    ? "'\"'"
+                     : bad == '\\' ? "a backslash"
+                     : bad == '\'' ? "a quote (')"
+                                   : "a control character";
   return "the schema file name '" + shown + "' contains " + what +
          ", which cannot appear in the #include of its generated header: rename the file";
 }
@@ -296,9 +301,9 @@ class Loader {
       return;
     }
     if (relative_path.extension() != ".net") {
-      diagnostics_.error(source, path_offset, path_length,
-                         "an import names a schema file ending in .net, found '" + relative_path.filename().string() +
-                             "'");
+      diagnostics_.error(
+          source, path_offset, path_length,
+          "an import names a schema file ending in .net, found '" + relative_path.filename().string() + "'");
       program_.files[index].imports_ok = false;
       return;
     }
@@ -311,13 +316,13 @@ class Loader {
       if (fs_.exists(candidate)) resolved = candidate;
     }
     std::string id = fs_.identity(resolved);
-    if (!options_.allow_outside &&
-        std::none_of(allowed_dirs_.begin(), allowed_dirs_.end(),
-                     [&](const std::string& dir) { return is_inside(id, dir); })) {
-      diagnostics_.error(source, path_offset, path_length,
-                         "'" + *relative +
-                             "' is outside the directories of the schema files given to idlc and of the include "
-                             "paths (-I DIR): add its directory with -I, or pass --allow-import-outside");
+    if (!options_.allow_outside && std::none_of(allowed_dirs_.begin(), allowed_dirs_.end(),
+                                                [&](const std::string& dir) { return is_inside(id, dir); })) {
+      diagnostics_.error(
+          source, path_offset, path_length,
+          "'" + *relative +
+              "' is outside the directories of the schema files given to idlc and of the include "
+              "paths (-I DIR): add its directory with -I, or pass --allow-import-outside");
       program_.files[index].imports_ok = false;
       return;
     }

@@ -93,7 +93,8 @@ std::uint32_t previous_token_end(const std::string& text, std::uint32_t from, st
 }
 
 // The innermost '{' opened at or after `from` and not closed before `before`, if any.
-std::optional<std::uint32_t> unclosed_brace(const std::string& text, std::uint32_t from, std::uint32_t before) {
+std::optional<std::uint32_t> unclosed_brace(const std::string& text, std::uint32_t from,
+                                            std::uint32_t before) {
   std::vector<std::uint32_t> open;
   std::uint32_t position = from;
   while (true) {
@@ -192,7 +193,8 @@ std::optional<ast::File> parse(const SourceFile& file, Diagnostics& diagnostics)
         std::uint32_t after = where;
         while (after > 0 && (text[after - 1] == ' ' || text[after - 1] == '\t')) --after;
         if (after > 0 && text[after - 1] == '}') {
-          message = "unexpected ';' after '}': a declaration ends at its closing '}' (no ';' as in C++): remove it";
+          message =
+              "unexpected ';' after '}': a declaration ends at its closing '}' (no ';' as in C++): remove it";
         }
       }
     }

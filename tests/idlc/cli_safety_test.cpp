@@ -85,10 +85,11 @@ TEST_F(CliSafety, ImportsStayInsideTheSchemaAndIncludeDirectoriesUnlessAllowed) 
   write("proj/main.net", "package main;\nimport \"../shared/common.net\";\nmessage M { common.P p; }\n");
   Result refused = run("--check main.net", "proj");
   EXPECT_EQ(refused.status, 1);
-  EXPECT_NE(refused.err.find("main.net:2:8: error: '../shared/common.net' is outside the directories of the "
-                             "schema files given to idlc and of the include paths (-I DIR): add its directory "
-                             "with -I, or pass --allow-import-outside"),
-            std::string::npos)
+  EXPECT_NE(
+      refused.err.find("main.net:2:8: error: '../shared/common.net' is outside the directories of the "
+                       "schema files given to idlc and of the include paths (-I DIR): add its directory "
+                       "with -I, or pass --allow-import-outside"),
+      std::string::npos)
       << refused.err;
   EXPECT_EQ(run("--check -I ../shared main.net", "proj").status, 0);
   EXPECT_EQ(run("--check --allow-import-outside main.net", "proj").status, 0);
@@ -107,7 +108,8 @@ TEST_F(CliSafety, ImportsStayInsideTheSchemaAndIncludeDirectoriesUnlessAllowed) 
 TEST_F(CliSafety, ImportedFilesWithOneStemAreFoundByCheck) {
   write("a/common.net", "package a_common;\nstruct P { bool b; }\n");
   write("b/common.net", "package b_common;\nstruct Q { bool b; }\n");
-  write("main.net", "package main;\nimport \"a/common.net\";\nimport \"b/common.net\";\nmessage M { bool b; }\n");
+  write("main.net",
+        "package main;\nimport \"a/common.net\";\nimport \"b/common.net\";\nmessage M { bool b; }\n");
   Result r = run("--check main.net");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("b/common.net:1:1: error: this file and a/common.net both generate the header "
@@ -121,9 +123,10 @@ TEST_F(CliSafety, NestedPackageCollisionsAreFoundInEitherFileOrder) {
   write("xy.net", "package x.y;\nstruct Z { bool b; }\n");
   Result outer_first = run("--check x.net xy.net");
   EXPECT_EQ(outer_first.status, 1);
-  EXPECT_NE(outer_first.err.find("xy.net:1:11: error: package x.y is generated as a namespace inside package x "
-                                 "(x.net), which already has a 'y'"),
-            std::string::npos)
+  EXPECT_NE(
+      outer_first.err.find("xy.net:1:11: error: package x.y is generated as a namespace inside package x "
+                           "(x.net), which already has a 'y'"),
+      std::string::npos)
       << outer_first.err;
   Result inner_first = run("--check xy.net x.net");
   EXPECT_EQ(inner_first.status, 1);

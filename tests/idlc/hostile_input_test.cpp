@@ -38,14 +38,16 @@ std::vector<HostileCase> hostile_cases() {
       {"utf16be_bom", bytes("\xFE\xFF\0p\0a"),
        "1:1: the file is UTF-16 (big-endian byte order mark FE FF): " + kBomHint + "\n"},
       {"utf16le_without_bom", bytes("p\0a\0c\0k\0"),
-       "1:1: the file looks like UTF-16 (little-endian, a NUL byte beside every character): " + kBomHint + "\n"},
+       "1:1: the file looks like UTF-16 (little-endian, a NUL byte beside every character): " + kBomHint +
+           "\n"},
       {"utf16be_without_bom", bytes("\0p\0a\0c\0k"),
        "1:1: the file looks like UTF-16 (big-endian, a NUL byte beside every character): " + kBomHint + "\n"},
       {"non_ascii_name", "package t;\nstruct S { bool caf\xC3\xA9; }\n",
        "2:20: the character U+00E9 (UTF-8 C3 A9) is not allowed here: names, numbers and punctuation are "
        "ASCII; non-ASCII text belongs in comments and string literals\n"},
       {"invalid_utf8", "package t;\nstruct S { bool \xC3; }\n",
-       "2:17: the byte 0xC3 is not ASCII and not valid UTF-8: save the file as UTF-8 (or ASCII) and remove the "
+       "2:17: the byte 0xC3 is not ASCII and not valid UTF-8: save the file as UTF-8 (or ASCII) and remove "
+       "the "
        "byte\n"},
       {"control_character", "package t;\nstruct S {\x07 bool b; }\n",
        "2:11: the control character 0x07 cannot appear outside comments and strings: remove it\n"},
@@ -83,9 +85,10 @@ TEST(HostileInput, FileNamesThatCannotBeIncludedAreRefused) {
   const std::string schema = "package t;\nstruct S { bool b; }\n";
   auto quote = compile_text(schema, {}, "a\"b.net");
   EXPECT_EQ(quote->schema, nullptr);
-  EXPECT_EQ(quote->errors,
-            "the schema file name 'a\"b.net' contains '\"', which cannot appear in the #include of its generated "
-            "header: rename the file\n");
+  EXPECT_EQ(
+      quote->errors,
+      "the schema file name 'a\"b.net' contains '\"', which cannot appear in the #include of its generated "
+      "header: rename the file\n");
   auto newline = compile_text(schema, {}, "a\nb.net");
   EXPECT_EQ(newline->schema, nullptr);
   EXPECT_EQ(newline->errors,
@@ -94,9 +97,10 @@ TEST(HostileInput, FileNamesThatCannotBeIncludedAreRefused) {
   // An imported file is refused at its import.
   auto imported = compile_text("package t;\nimport \"x'y.net\";\n", {{"x'y.net", "package u;\n"}});
   EXPECT_EQ(imported->schema, nullptr);
-  EXPECT_EQ(imported->errors,
-            "2:8: the schema file name 'x'y.net' contains a quote ('), which cannot appear in the #include of "
-            "its generated header: rename the file\n");
+  EXPECT_EQ(
+      imported->errors,
+      "2:8: the schema file name 'x'y.net' contains a quote ('), which cannot appear in the #include of "
+      "its generated header: rename the file\n");
 }
 
 std::string else_if_chain(int links) {

@@ -292,9 +292,10 @@ TEST(Parser, BytesOutsideAsciiAreErrorsNotCrashes) {
   std::string text = "package t;\nstruct S { bool \xff\xfe; }\n\x80\x81 message M {}\n";
   auto p = parse_text(text);
   EXPECT_FALSE(p->tree);
-  EXPECT_EQ(errors(*p),
-            "2:17: the byte 0xFF is not ASCII and not valid UTF-8: save the file as UTF-8 (or ASCII) and remove "
-            "the byte\n");
+  EXPECT_EQ(
+      errors(*p),
+      "2:17: the byte 0xFF is not ASCII and not valid UTF-8: save the file as UTF-8 (or ASCII) and remove "
+      "the byte\n");
 }
 
 TEST(Parser, EmptyAndCommentOnlyFilesParseToNothing) {

@@ -134,16 +134,17 @@ TEST(ReservedNames, GnuModePlatformMacrosAreInTheTable) {
 std::set<std::string> global_names(const std::string& clang) {
   fs::path probe = write_probe();
   int status = 0;
-  std::string output = run_command("'" + clang + "' -std=gnu++20 -fsyntax-only -Xclang -ast-dump -I'" +
-                                       std::string(IDLC_RUNTIME_INCLUDE) + "' '" + probe.string() + "' 2>/dev/null",
-                                   status);
+  std::string output =
+      run_command("'" + clang + "' -std=gnu++20 -fsyntax-only -Xclang -ast-dump -I'" +
+                      std::string(IDLC_RUNTIME_INCLUDE) + "' '" + probe.string() + "' 2>/dev/null",
+                  status);
   fs::remove(probe);
   EXPECT_EQ(status, 0);
   std::set<std::string> names;
   std::istringstream lines(output);
   std::string line;
-  const std::set<std::string> kinds = {"FunctionDecl", "VarDecl",       "TypedefDecl",  "CXXRecordDecl",
-                                       "RecordDecl",   "EnumDecl",      "TypeAliasDecl", "NamespaceDecl"};
+  const std::set<std::string> kinds = {"FunctionDecl", "VarDecl",  "TypedefDecl",   "CXXRecordDecl",
+                                       "RecordDecl",   "EnumDecl", "TypeAliasDecl", "NamespaceDecl"};
   auto is_branch = [](const std::string& text, std::size_t at) {
     return text.size() > at + 1 && (text[at] == '|' || text[at] == '`') && text[at + 1] == '-';
   };
