@@ -76,6 +76,13 @@ bool Checker::check_package_decl(Scope& scope) {
     model.name_parts.push_back(part);
     model.name += (model.name.empty() ? "" : ".") + part;
   }
+  if (const ast::Identifier& outer = package->front();
+      is_reserved_global(outer) && outer != "std" && outer != "bitwire" && !is_cpp_keyword(outer)) {
+    error(scope, outer.offset,
+          "'" + outer + "' is declared in the global namespace by the headers the generated code includes, " +
+              "so namespace " + outer + " would collide with it: choose another outermost package name");
+    ok = false;
+  }
   model.doc = doc_at(scope, package->offset);
   if (auto it = packages_by_name_.find(model.name); it != packages_by_name_.end()) {
     error(scope, package->front().offset,
@@ -221,7 +228,9 @@ bool Checker::resolve(Symbol& symbol, const Scope* from, std::uint32_t at) {
     case State::Unresolved:
       break;
   }
-  if (resolving_.size() >= kMaxResolveDepth) {
+  // The stack holds the declarations being resolved; kMaxResolveDepth references from the first
+  // (e.g. a struct's array size through a chain of constants) are allowed.
+  if (resolving_.size() > kMaxResolveDepth) {
     if (from != nullptr) {
       error(*from, at,
             "declarations refer to each other more than " + std::to_string(kMaxResolveDepth) +
@@ -387,6 +396,12 @@ void Checker::finish_package(Scope& scope) {
   std::uint32_t next_id = 0;
   for (auto& s : package.structs) {
     if (!s.is_message) continue;
+    if (next_id == kMaxMessagesPerPackage) {
+      error(scope, s.source_offset,
+            "package " + package.name + " declares more than " + std::to_string(kMaxMessagesPerPackage) +
+                " messages (this is message " + std::to_string(next_id + 1) +
+                "), more than the generated Message variant can hold: move messages into another package");
+    }
     s.type_id = next_id++;
     package.messages.push_back(&s);
   }
@@ -470,6 +485,53 @@ void Checker::order_definitions(Scope& scope) {
   }
 }
 
+// `package x.y;` becomes namespace x::y, which collides with a declaration `y` of package x (and with
+// the names idlc generates in x). Checked in both directions, so the order of the files does not matter.
+void Checker::check_nested_package_names(Scope& scope) {
+  const model::Package& package = *scope.package;
+  auto declares = [](const Scope& owner, const std::string& name) {
+    if (owner.by_name.count(name) != 0) return true;
+    const auto& generated = model::reserved_package_names();
+    return std::find(generated.begin(), generated.end(), name) != generated.end();
+  };
+  // An enclosing package declares this package's next name part.
+  std::string prefix;
+  for (std::size_t i = 0; i + 1 < package.name_parts.size(); ++i) {
+    prefix += (i ? "." : "") + package.name_parts[i];
+    auto it = packages_by_name_.find(prefix);
+    if (it == packages_by_name_.end() || it->second == &scope) continue;
+    const std::string& inner = package.name_parts[i + 1];
+    if (!declares(*it->second, inner)) continue;
+    const auto* decl = get_if<ast::PackageDecl>(scope.ast->declarations.front());
+    error(scope, (*decl)[i + 1].offset,
+          "package " + package.name + " is generated as a namespace inside package " + prefix + " (" +
+              it->second->source->path + "), which already has a '" + inner +
+              "': rename this package or that declaration");
+  }
+  // A nested package names one of this package's declarations.
+  for (const auto& [name, other] : packages_by_name_) {
+    if (other == &scope || name.size() <= package.name.size() + 1 ||
+        name.compare(0, package.name.size(), package.name) != 0 || name[package.name.size()] != '.') {
+      continue;
+    }
+    std::string inner = name.substr(package.name.size() + 1);
+    inner = inner.substr(0, inner.find('.'));
+    auto symbol = scope.by_name.find(inner);
+    if (symbol == scope.by_name.end()) {
+      if (declares(scope, inner)) {
+        const auto* decl = get_if<ast::PackageDecl>(scope.ast->declarations.front());
+        error(scope, decl->front().offset,
+              "package " + name + " (" + other->source->path + ") is generated as namespace '" + inner +
+                  "' inside this package, where idlc generates '" + inner + "' itself: rename that package");
+      }
+      continue;
+    }
+    error(scope, symbol->second->name_offset,
+          "'" + inner + "' collides with the namespace of package " + name + " (" + other->source->path +
+              "), which is generated inside this package: rename the declaration or that package");
+  }
+}
+
 Scope* Checker::check_file(const LoadedFile& file, const std::vector<Scope*>& imports) {
   Scope& scope = scopes_.emplace_back();
   scope.source = file.source;
@@ -480,12 +542,22 @@ Scope* Checker::check_file(const LoadedFile& file, const std::vector<Scope*>& im
   package.source_path = file.source->path;
   package.file_stem = std::filesystem::path(file.source->path).stem().string();
   for (const Scope* imported : imports) package.imports.push_back(imported->package);
-  if (!check_package_decl(scope)) {
+  const bool package_ok = check_package_decl(scope);
+  // One generated header per file, named after the file's stem: two stems alike would overwrite.
+  if (auto [it, inserted] = files_by_stem_.emplace(package.file_stem, &scope); !inserted) {
+    const auto& declarations = scope.ast->declarations;
+    std::uint32_t at = declarations.empty() ? 0 : next_token_offset(scope.source->text, 0);
+    error(scope, at,
+          "this file and " + it->second->source->path + " both generate the header '" + package.file_stem +
+              ".hpp' (the file name without .net): rename one of the files");
+  }
+  if (!package_ok) {
     // Without a package nothing else can be named reliably; other errors wait for the fix.
     if (package.name.empty()) return &scope;
   }
   const std::size_t errors_before = diagnostics_.error_count();
   declare(scope);
+  check_nested_package_names(scope);
   resolve_structs_in_dependency_order(scope);
   for (Symbol& symbol : scope.symbols) resolve(symbol, nullptr, 0);
   finish_package(scope);
@@ -500,8 +572,8 @@ Scope* Checker::check_file(const LoadedFile& file, const std::vector<Scope*>& im
 }  // namespace detail
 
 std::unique_ptr<model::Schema> compile(const std::vector<std::string>& root_paths, FileSystem& file_system,
-                                       Diagnostics& diagnostics) {
-  Program program = load_program(root_paths, file_system, diagnostics);
+                                       Diagnostics& diagnostics, const LoadOptions& options) {
+  Program program = load_program(root_paths, file_system, diagnostics, options);
   auto schema = std::make_unique<model::Schema>();
   detail::Checker checker(diagnostics, *schema);
   std::vector<detail::Scope*> scopes(program.files.size(), nullptr);

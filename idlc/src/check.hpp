@@ -15,7 +15,7 @@ namespace idlc {
 // Loads `root_paths` and every file they import, parses and checks them. Every error goes to
 // `diagnostics`. Returns the model only when there was no error at all.
 std::unique_ptr<model::Schema> compile(const std::vector<std::string>& root_paths, FileSystem& file_system,
-                                       Diagnostics& diagnostics);
+                                       Diagnostics& diagnostics, const LoadOptions& options = {});
 
 // Compiles one schema held in memory as file `path`; `imports` are further in-memory files (path ->
 // text) it may import. For tests and fuzzing.

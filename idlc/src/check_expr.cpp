@@ -2,6 +2,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <string_view>
 
 #include "checker.hpp"
 #include "lexical.hpp"
@@ -139,14 +140,29 @@ Symbol* Checker::find_symbol(const ast::QualifiedName& name, std::size_t parts, 
       std::string message = "unknown " + std::string(what) + " '" + last + "'";
       // Suggest a close name when the search is cheap.
       if (last.size() <= 64 && scope.symbols.size() <= 4096) {
-        std::size_t best = 3;
+        // Short names are close to too many others: one edit for up to four characters.
+        const std::size_t limit = last.size() <= 4 ? 1 : 2;
+        std::size_t best = limit + 1;
         std::string suggestion;
-        for (const Symbol& symbol : scope.symbols) {
-          std::size_t d = edit_distance(last, symbol.name, 2);
+        auto consider = [&](const std::string& candidate) {
+          std::size_t d = edit_distance(last, candidate, limit);
           if (d < best) {
             best = d;
-            suggestion = symbol.name;
+            suggestion = candidate;
           }
+        };
+        // Built-in type names first, then this package's declarations (an exact tie keeps the first).
+        if (std::string_view(what) == "type") {
+          for (const char* builtin :
+               {"bool", "int", "uint", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                "uint64", "int128", "uint128", "float", "double", "fixed", "string", "bytes"}) {
+            consider(builtin);
+          }
+        }
+        for (const Symbol& symbol : scope.symbols) consider(symbol.name);
+        for (const Scope* imported : scope.imports) {
+          if (imported->symbols.size() > 4096) continue;
+          for (const Symbol& symbol : imported->symbols) consider(symbol.name);
         }
         if (!suggestion.empty()) message += ": did you mean '" + suggestion + "'?";
       }
@@ -235,7 +251,10 @@ std::optional<Int> Checker::eval_unary(const ast::Unary& unary, Scope& scope) {
     }
     Int parsed;
     if (!parse_integer_literal(*number, parsed)) {
-      error(scope, number->offset, "the number " + *number + " is too large: integers must fit in 64 bits");
+      error(scope, number->offset,
+            "the number " + *number +
+                " is too large: integer literals are limited to 2^127 - 1 "
+                "(170141183460469231731687303715884105727)");
       return std::nullopt;
     }
     value = parsed;

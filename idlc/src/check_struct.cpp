@@ -64,6 +64,95 @@ struct Checker::StructBuild {
   std::set<std::string> failed;                      // fields whose errors are reported already
 };
 
+namespace {
+
+struct Storage {
+  std::uint64_t size = 0;
+  std::uint64_t align = 1;
+};
+
+std::uint64_t align_up(std::uint64_t value, std::uint64_t align) {
+  return saturating_add(value, align - 1) / align * align;
+}
+
+Storage int_storage(const model::IntStorage& storage) {
+  auto bytes = static_cast<std::uint64_t>(storage.bits / 8);
+  return {bytes, bytes};
+}
+
+// The C++ storage of one element of `type` as the generated code declares it (members, FixedString,
+// FixedVector, std::array), with padding as on the common 64-bit ABIs.
+Storage element_storage(const model::Type& type,
+                        const std::map<const model::Struct*, std::uint64_t>& aligns) {
+  switch (type.kind) {
+    case model::TypeKind::Bool:
+      return {1, 1};
+    case model::TypeKind::Integer:
+      return int_storage(type.integer.storage);
+    case model::TypeKind::Float:
+    case model::TypeKind::CompressedFloat:
+      return {4, 4};
+    case model::TypeKind::Double:
+      return {8, 8};
+    case model::TypeKind::FixedPoint:
+      return int_storage(type.fixed.storage);
+    case model::TypeKind::Int128:
+      return {16, 16};
+    case model::TypeKind::String:
+      return {static_cast<std::uint64_t>(type.max_length) + 1, 1};
+    case model::TypeKind::Bytes:
+      return {align_up(type.max_length, 8) + 8, 8};
+    case model::TypeKind::Enum:
+      return int_storage(type.enumeration->storage);
+    case model::TypeKind::Flags:
+      return int_storage(type.flags->storage);
+    case model::TypeKind::Struct: {
+      auto it = aligns.find(type.structure);
+      return {type.structure->storage_bytes, it == aligns.end() ? 8 : it->second};
+    }
+  }
+  return {0, 1};
+}
+
+}  // namespace
+
+// The storage of the generated struct: every field of both sides of every if is a member. `aligns`
+// holds the alignment of every struct checked so far (a nested struct not in it counts as 8-aligned, the
+// largest); the struct's own alignment is returned in `align_out`.
+std::uint64_t struct_storage_bytes(const model::Struct& s,
+                                   const std::map<const model::Struct*, std::uint64_t>& aligns,
+                                   std::uint64_t& align_out) {
+  std::uint64_t offset = 0;
+  std::uint64_t align = 1;
+  auto add = [&](Storage member) {
+    offset = saturating_add(align_up(offset, member.align), member.size);
+    align = std::max(align, member.align);
+  };
+  for (const model::Field& field : s.fields) {
+    Storage element = element_storage(field.type, aligns);
+    const std::uint64_t stride = align_up(element.size, element.align);
+    switch (field.shape) {
+      case model::Shape::Scalar:
+        add(element);
+        break;
+      case model::Shape::FixedArray:
+        add({saturating_mul(stride, field.array_max), element.align});
+        break;
+      case model::Shape::VariableArray:
+        add({saturating_add(align_up(saturating_mul(stride, field.array_max), 8), 8),
+             std::max<std::uint64_t>(element.align, 8)});
+        break;
+      case model::Shape::SparseArray:
+        add({saturating_mul(stride, field.array_max), element.align});
+        add({field.array_max, 1});  // the changed flags
+        break;
+    }
+    if (field.optional) add({1, 1});
+  }
+  align_out = align;
+  return std::max<std::uint64_t>(align_up(offset, align), 1);
+}
+
 bool Checker::resolve_struct(Symbol& symbol) {
   Scope& scope = *symbol.scope;
   const auto& decl = *static_cast<const ast::StructDecl*>(symbol.decl);
@@ -109,6 +198,16 @@ bool Checker::resolve_struct(Symbol& symbol) {
           symbol.name + " can take up to " + std::to_string(cost.max) +
               " bits; a struct or message is limited to " + std::to_string(model::kMaxStructBits) +
               " bits: shrink its arrays, strings or bytes");
+    return false;
+  }
+  s.storage_bytes = struct_storage_bytes(s, struct_aligns_, struct_aligns_[&s]);
+  if (s.storage_bytes > kMaxStorageBytes) {
+    error(
+        scope, decl.name.offset,
+        symbol.name + " needs " + std::to_string(s.storage_bytes) +
+            " bytes of C++ storage (every field of both sides of every if is a member), over the limit of " +
+            std::to_string(kMaxStorageBytes) +
+            " bytes: move the fields the sides of an if share out of it, or shrink arrays and strings");
     return false;
   }
   s.cost = {cost.min, cost.max};
@@ -328,9 +427,23 @@ bool Checker::check_condition(StructBuild& build, const ast::Condition& conditio
                 "' is declared after this if, but a condition can only test a field read before it: "
                 "move the field above the if");
     } else {
+      std::string suggestion;
+      std::size_t best = name.size() <= 2 ? 2 : 3;
+      for (const auto& [candidate, index] : build.visible) {
+        const model::Field& field = build.model.fields[index];
+        if (field.shape != model::Shape::Scalar || field.optional ||
+            (field.type.kind != model::TypeKind::Bool && field.type.kind != model::TypeKind::Enum)) {
+          continue;
+        }
+        std::size_t d = edit_distance(name, candidate, best - 1);
+        if (d < best) best = d, suggestion = candidate;
+      }
       error(scope, subject.offset,
-            "a condition can only test a bool or enum field declared earlier in " + build.model.name + "; '" +
-                name + "' is not one: declare the field above the if");
+            suggestion.empty()
+                ? "a condition can only test a bool or enum field declared earlier in " + build.model.name +
+                      "; '" + name + "' is not one: declare the field above the if"
+                : "'" + name + "' is not a field of " + build.model.name +
+                      " read before this if: did you mean '" + suggestion + "'?");
     }
     return false;
   }

@@ -1,5 +1,7 @@
 // Field types: built-in types with their parameters, references to declared types, default values.
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include "bitwire/serialize.hpp"
@@ -19,6 +21,42 @@ bool is_integer_name(const std::string& name) {
 // The range text used in messages: "0 .. 255".
 std::string range_text(Int min, Int max) {
   return to_string(min) + " .. " + to_string(max);
+}
+
+// Three significant digits, for magnitudes.
+std::string approximate(double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.3g", value);
+  return buffer;
+}
+
+// The shortest decimal spelling that reads back as `value` (a double).
+std::string format_number(double value) {
+  char buffer[64];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  return buffer;
+}
+
+// The shortest decimal spelling that reads back as `value` in float32.
+std::string shortest_float(float value) {
+  char buffer[64];
+  for (int digits = 1; digits <= 9; ++digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, static_cast<double>(value));
+    if (std::strtof(buffer, nullptr) == value) break;
+  }
+  return buffer;
+}
+
+// The wire's quantization of a compressed float: the runtime's own formula (bitwire/serialize.hpp).
+std::uint32_t quantize(float value, const model::CompressedFloatType& c) {
+  return bitwire::quantize_compressed_float(value, bitwire::compressed_float_params(c.min, c.max, c.resolution));
+}
+
+float dequantize(std::uint32_t integer, const model::CompressedFloatType& c) {
+  return bitwire::dequantize_compressed_float(integer, bitwire::compressed_float_params(c.min, c.max, c.resolution));
 }
 
 }  // namespace
@@ -261,6 +299,25 @@ bool Checker::compressed_float_type(const ast::TypeExpr& type, Scope& scope, mod
     error(scope, args.first.offset, "max - min overflows a 32-bit float: narrow the range");
     return false;
   }
+  if (fres < std::numeric_limits<float>::min()) {
+    error(scope, resolution->offset,
+          "this resolution is a denormal 32-bit float (below " +
+              format_number(std::numeric_limits<float>::min()) +
+              "), which is not a usable constant in generated code: use a coarser resolution");
+    return false;
+  }
+  float values = delta / fres;
+  if (!(values >= 1.0f)) values = 1.0f;
+  if (!(values <= bitwire::kMaxCompressedFloatSteps)) {
+    error(scope, resolution->offset,
+          "this range and resolution make about " +
+              approximate(static_cast<double>(delta) / static_cast<double>(fres)) +
+              " steps; a compressed float has at most " +
+              std::to_string(static_cast<std::uint64_t>(bitwire::kMaxCompressedFloatSteps)) +
+              " (32 bits), so the resolution could not be delivered: coarsen the resolution or narrow the "
+              "range");
+    return false;
+  }
   const bitwire::CompressedFloatParams params = bitwire::compressed_float_params(fmin, fmax, fres);
   out.kind = model::TypeKind::CompressedFloat;
   out.compressed = model::CompressedFloatType{fmin, fmax, fres, params.max_integer, params.bits};
@@ -450,8 +507,19 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
               "the default is outside the fixed-point range " + range_text(fixed.whole_min, fixed.whole_max));
           return std::nullopt;
         }
-        double raw = std::nearbyint(std::ldexp(*v, fixed.fraction_bits));
+        const double scaled = std::ldexp(*v, fixed.fraction_bits);
+        double raw = std::nearbyint(scaled);
         raw = std::clamp(raw, static_cast<double>(fixed.raw_min), static_cast<double>(fixed.raw_max));
+        if (raw != scaled) {
+          const double below = std::ldexp(std::floor(scaled), -fixed.fraction_bits);
+          const double above = std::ldexp(std::ceil(scaled), -fixed.fraction_bits);
+          error(scope, expr.offset,
+                "the default " + format_number(*v) + " is not a multiple of 2^-" +
+                    std::to_string(fixed.fraction_bits) +
+                    ", so the field cannot hold it exactly: the nearest " + "values are " +
+                    format_number(below) + " and " + format_number(above));
+          return std::nullopt;
+        }
         out.kind = model::Value::Kind::Integer;
         out.integer = raw >= 9.2233720368547758e18 ? fixed.raw_max : static_cast<std::int64_t>(raw);
         return out;
@@ -466,6 +534,37 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
         error(scope, expr.offset, "the default is outside the compressed float's range");
         return std::nullopt;
       }
+      if (type.kind == model::TypeKind::Float && std::strtod(shortest_float(f).c_str(), nullptr) != *v) {
+        const float below = std::nextafter(f, -std::numeric_limits<float>::infinity());
+        const float above = std::nextafter(f, std::numeric_limits<float>::infinity());
+        const float lower = static_cast<double>(f) < *v ? f : below;
+        const float upper = static_cast<double>(f) < *v ? above : f;
+        error(scope, expr.offset,
+              "the default " + format_number(*v) +
+                  " is not a 32-bit float value, so the field cannot hold it " +
+                  "exactly: the nearest values are " + shortest_float(lower) + " and " +
+                  shortest_float(upper));
+        return std::nullopt;
+      }
+      if (type.kind == model::TypeKind::CompressedFloat) {
+        const model::CompressedFloatType& c = type.compressed;
+        const std::uint32_t step = quantize(f, c);
+        const float quantum = dequantize(step, c);
+        // Within an eighth of a step (or the float32 rounding of the wire arithmetic) is on the step.
+        const double delta = static_cast<double>(c.max) - static_cast<double>(c.min);
+        const double tolerance = std::max(static_cast<double>(c.resolution) / 8, std::ldexp(delta, -21));
+        if (std::fabs(static_cast<double>(quantum) - static_cast<double>(f)) > tolerance) {
+          const bool low = quantum < f;
+          const float lower = low ? quantum : dequantize(step == 0 ? 0 : step - 1, c);
+          const float upper = low ? dequantize(step == c.max_int ? step : step + 1, c) : quantum;
+          error(scope, expr.offset,
+                "the default " + format_number(*v) +
+                    " lies between two steps of the compressed float, so it " +
+                    "would change when sent: the nearest values it can hold are " + shortest_float(lower) +
+                    " and " + shortest_float(upper));
+          return std::nullopt;
+        }
+      }
       out.number = f;
       return out;
     }
@@ -479,7 +578,7 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
         if (owner == nullptr) return std::nullopt;
         if (owner->kind != model::DeclKind::Enum || &owner->scope->package->enums[owner->index] != &e) {
           error(scope, name->offset,
-                "the default of a " + e.name + " field must be one of " + e.name + "'s values");
+                "the default of an enum " + e.name + " field must be one of " + e.name + "'s values");
           return std::nullopt;
         }
       }
@@ -493,7 +592,7 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
         }
       }
       error(scope, expr.offset,
-            "the default of a " + e.name + " field is one of its values, e.g. " + e.name + "." +
+            "the default of an enum " + e.name + " field is one of its values, e.g. " + e.name + "." +
                 e.items.front().name);
       return std::nullopt;
     }

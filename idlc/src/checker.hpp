@@ -30,6 +30,11 @@ using Int = __int128;
 // Declarations refer to each other at most this deep (constants, enums, nested structs).
 inline constexpr std::size_t kMaxResolveDepth = 256;
 inline constexpr std::size_t kMaxEnumerators = 65536;
+// The generated std::variant of a package's messages does not compile with clang++ above 256 types.
+inline constexpr std::size_t kMaxMessagesPerPackage = 256;
+// The C++ storage of one generated struct (Struct::storage_bytes); compilers fail on far less than the
+// 2^64 that nested if/else blocks could otherwise reach.
+inline constexpr std::uint64_t kMaxStorageBytes = std::uint64_t{64} << 20;
 
 enum class State { Unresolved, Resolving, Done, Failed };
 
@@ -70,6 +75,11 @@ struct Cost {
 std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b);
 std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b);
 Cost operator+(const Cost& a, const Cost& b);
+// Struct::storage_bytes of a struct whose fields are checked (the structs it contains first); `aligns`
+// maps the structs checked so far to their alignment, and `align_out` receives this one's.
+std::uint64_t struct_storage_bytes(const model::Struct& s,
+                                   const std::map<const model::Struct*, std::uint64_t>& aligns,
+                                   std::uint64_t& align_out);
 
 std::string to_string(Int value);
 Int storage_min(model::IntStorage storage);
@@ -100,6 +110,7 @@ class Checker {
   model::Doc doc_at(const Scope& scope, std::uint32_t offset) const;
   bool check_package_decl(Scope& scope);
   void declare(Scope& scope);
+  void check_nested_package_names(Scope& scope);
   void check_option(Scope& scope, const ast::OptionDecl& option, std::map<std::string, std::uint32_t>& seen);
   bool resolve(Symbol& symbol, const Scope* from, std::uint32_t at);
   bool resolve_constant(Symbol& symbol);
@@ -148,8 +159,10 @@ class Checker {
   model::Schema& schema_;
   std::deque<Scope> scopes_;
   std::map<std::string, const Scope*> packages_by_name_;
+  std::map<std::string, const Scope*> files_by_stem_;
   std::vector<Symbol*> resolving_;              // the resolution stack, for cycle reports
   std::set<const ast::TypeExpr*> cycle_edges_;  // struct references that close a reported cycle
+  std::map<const model::Struct*, std::uint64_t> struct_aligns_;  // C++ alignment of each checked struct
 };
 
 }  // namespace idlc::detail

@@ -90,7 +90,11 @@ const std::vector<std::uint32_t>& Diagnostics::line_starts(const SourceFile& fil
   if (it != line_starts_.end()) return it->second;
   std::vector<std::uint32_t> starts{0};
   for (std::uint32_t i = 0; i < file.text.size(); ++i) {
-    if (file.text[i] == '\n') starts.push_back(i + 1);
+    // A lone CR ends a line too, so an error about one points at the right line.
+    if (file.text[i] == '\n' ||
+        (file.text[i] == '\r' && (i + 1 == file.text.size() || file.text[i + 1] != '\n'))) {
+      starts.push_back(i + 1);
+    }
   }
   return line_starts_.emplace(&file, std::move(starts)).first->second;
 }
@@ -119,7 +123,8 @@ void Diagnostics::format_one(const Diagnostic& d, const char* label, std::string
   const auto& starts = line_starts(file);
   std::uint32_t line_begin = starts[lc.line - 1];
   std::uint32_t line_end = line_begin;
-  while (line_end < file.text.size() && file.text[line_end] != '\n') ++line_end;
+  while (line_end < file.text.size() && file.text[line_end] != '\n' && file.text[line_end] != '\r')
+    ++line_end;
   if (line_end > line_begin && file.text[line_end - 1] == '\r') --line_end;
 
   std::uint32_t shown_begin = line_begin;

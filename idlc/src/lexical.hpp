@@ -16,6 +16,10 @@ namespace idlc {
 
 inline constexpr std::size_t kMaxSourceBytes = 8u << 20;  // 8 MiB per schema file
 inline constexpr int kMaxNesting = 64;                    // ( [ { nested deeper than this is an error
+// `else if` nests the second if inside the first one's else, so a chain recurses through every pass:
+// the links of the chains open at any point (the chain being written and those of the blocks around it)
+// are limited to this many.
+inline constexpr int kMaxElseIfLinks = 256;
 
 struct LexicalScan {
   bool ok = true;  // false: an error was reported and the file must not be parsed

@@ -1,5 +1,6 @@
 #include "loader.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -51,6 +52,15 @@ std::string DiskFileSystem::identity(const std::string& path) {
   fs::path canonical = fs::weakly_canonical(path, ec);
   if (ec) return fs::path(path).lexically_normal().generic_string();
   return canonical.generic_string();
+}
+
+bool DiskFileSystem::exists(const std::string& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec);
+}
+
+bool MemoryFileSystem::exists(const std::string& path) {
+  return files_.count(identity(path)) != 0;
 }
 
 void MemoryFileSystem::add(const std::string& path, std::string contents) {
@@ -137,11 +147,51 @@ std::optional<std::string> decode_string_literal(const std::string& raw, std::si
   return out;
 }
 
+std::string file_name_problem(const std::string& path) {
+  const std::string name = fs::path(path).filename().string();
+  std::string shown;
+  char bad = 0;
+  for (char c : name) {
+    auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      static const char kDigits[] = "0123456789ABCDEF";
+      shown += std::string("\\x") + kDigits[byte >> 4] + kDigits[byte & 15];
+      if (bad == 0) bad = c;
+      continue;
+    }
+    if ((c == '"' || c == '\\' || c == '\'') && bad == 0) bad = c;
+    shown += c;
+  }
+  if (bad == 0) return {};
+  std::string what = bad == '"'    ? "'\"'"
+                     : bad == '\\' ? "a backslash"
+                     : bad == '\'' ? "a quote (')"
+                                   : "a control character";
+  return "the schema file name '" + shown + "' contains " + what +
+         ", which cannot appear in the #include of its generated header: rename the file";
+}
+
 namespace {
+
+// True when `path` lies inside directory `dir` (both as FileSystem identities).
+bool is_inside(const std::string& path, const std::string& dir) {
+  fs::path relative = fs::path(path).lexically_relative(dir);
+  return !relative.empty() && *relative.begin() != "..";
+}
+
+std::string directory_identity(FileSystem& file_system, const std::string& file) {
+  fs::path parent = fs::path(file).parent_path();
+  return file_system.identity(parent.empty() ? std::string(".") : parent.string());
+}
 
 class Loader {
  public:
-  Loader(FileSystem& file_system, Diagnostics& diagnostics) : fs_(file_system), diagnostics_(diagnostics) {}
+  Loader(FileSystem& file_system, Diagnostics& diagnostics, const LoadOptions& options)
+      : fs_(file_system), diagnostics_(diagnostics), options_(options) {
+    for (const std::string& dir : options.include_paths) allowed_dirs_.push_back(fs_.identity(dir));
+  }
+
+  void allow_directory_of(const std::string& root) { allowed_dirs_.push_back(directory_identity(fs_, root)); }
 
   // Loads `path` (and its imports). `site` is the importing file and the import's offset, or null for
   // a root. Returns the file's index, or nullopt when it could not be loaded or closes a cycle.
@@ -178,6 +228,10 @@ class Loader {
     if (stack_.size() >= kMaxImportDepth) {
       report("imports nest deeper than " + std::to_string(kMaxImportDepth) +
              " files: flatten the import chain");
+      return std::nullopt;
+    }
+    if (std::string problem = file_name_problem(path); !problem.empty()) {
+      report(problem);
       return std::nullopt;
     }
     if (program_.files.size() >= kMaxFiles) {
@@ -246,9 +300,32 @@ class Loader {
       program_.files[index].imports_ok = false;
       return;
     }
+    if (relative_path.extension() != ".net") {
+      diagnostics_.error(
+          source, path_offset, path_length,
+          "an import names a schema file ending in .net, found '" + relative_path.filename().string() + "'");
+      program_.files[index].imports_ok = false;
+      return;
+    }
+    // The importing file's directory first, then the include paths.
     std::string resolved =
         (fs::path(source.path).parent_path() / relative_path).lexically_normal().generic_string();
+    for (std::size_t i = 0; i < options_.include_paths.size() && !fs_.exists(resolved); ++i) {
+      std::string candidate =
+          (fs::path(options_.include_paths[i]) / relative_path).lexically_normal().generic_string();
+      if (fs_.exists(candidate)) resolved = candidate;
+    }
     std::string id = fs_.identity(resolved);
+    if (!options_.allow_outside && std::none_of(allowed_dirs_.begin(), allowed_dirs_.end(),
+                                                [&](const std::string& dir) { return is_inside(id, dir); })) {
+      diagnostics_.error(
+          source, path_offset, path_length,
+          "'" + *relative +
+              "' is outside the directories of the schema files given to idlc and of the include "
+              "paths (-I DIR): add its directory with -I, or pass --allow-import-outside");
+      program_.files[index].imports_ok = false;
+      return;
+    }
     if (auto it = seen.find(id); it != seen.end()) {
       diagnostics_.error(source, path_offset, path_length,
                          "'" + *relative + "' is already imported by this file: remove this import");
@@ -271,6 +348,8 @@ class Loader {
 
   FileSystem& fs_;
   Diagnostics& diagnostics_;
+  const LoadOptions& options_;
+  std::vector<std::string> allowed_dirs_;  // identities of the directories imports may come from
   Program program_;
   std::map<std::string, std::size_t> by_identity_;
   std::vector<bool> loading_;
@@ -280,8 +359,9 @@ class Loader {
 }  // namespace
 
 Program load_program(const std::vector<std::string>& root_paths, FileSystem& file_system,
-                     Diagnostics& diagnostics) {
-  Loader loader(file_system, diagnostics);
+                     Diagnostics& diagnostics, const LoadOptions& options) {
+  Loader loader(file_system, diagnostics, options);
+  for (const std::string& path : root_paths) loader.allow_directory_of(path);
   for (const std::string& path : root_paths) {
     std::optional<std::size_t> index = loader.load(path, nullptr, 0, 0);
     if (!index) continue;

@@ -22,12 +22,15 @@ class FileSystem {
   virtual bool read(const std::string& path, std::string& contents, std::string& error) = 0;
   // A key that is equal for two paths naming the same file.
   virtual std::string identity(const std::string& path) = 0;
+  // True when `path` names a file that read() could open.
+  virtual bool exists(const std::string& path) = 0;
 };
 
 class DiskFileSystem final : public FileSystem {
  public:
   bool read(const std::string& path, std::string& contents, std::string& error) override;
   std::string identity(const std::string& path) override;
+  bool exists(const std::string& path) override;
 };
 
 class MemoryFileSystem final : public FileSystem {
@@ -35,9 +38,19 @@ class MemoryFileSystem final : public FileSystem {
   void add(const std::string& path, std::string contents);
   bool read(const std::string& path, std::string& contents, std::string& error) override;
   std::string identity(const std::string& path) override;
+  bool exists(const std::string& path) override;
 
  private:
   std::map<std::string, std::string> files_;  // keyed by normalized path
+};
+
+// Where imports may come from. An import is resolved against the importing file's directory, then
+// each include path in order; the file it names must lie inside the directory of a root file or an
+// include path (after symbolic links are resolved), unless `allow_outside`. So a schema cannot make
+// idlc read, and quote in a diagnostic, a file elsewhere on the machine.
+struct LoadOptions {
+  std::vector<std::string> include_paths;  // -I DIR, in order
+  bool allow_outside = false;              // --allow-import-outside
 };
 
 inline constexpr std::size_t kMaxImportDepth = 64;
@@ -60,7 +73,11 @@ struct Program {
 // Loads `root_paths` and everything they import. Errors go to `diagnostics`; files that failed to
 // load are absent from Program::files (their importers have imports_ok == false).
 Program load_program(const std::vector<std::string>& root_paths, FileSystem& file_system,
-                     Diagnostics& diagnostics);
+                     Diagnostics& diagnostics, const LoadOptions& options = {});
+
+// Why a schema file name cannot be compiled (it must fit in the #include of its generated header),
+// or an empty string.
+std::string file_name_problem(const std::string& path);
 
 // Decodes a string literal's raw text (quotes included): escapes \\ \" \n \t \r \0 and \xHH. On failure
 // returns nullopt and sets `error_at` (offset within `raw`) and `error`.

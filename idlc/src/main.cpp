@@ -1,7 +1,11 @@
-// idlc: the .net schema compiler's command line. Exit status: 0 success, 1 schema errors, 2 usage errors.
+// idlc: the .net schema compiler's command line. Exit status: 0 success, 1 schema errors, 2 usage errors,
+// 3 an internal error (a bug in idlc: reported as such, never a crash).
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -16,6 +20,7 @@ namespace {
 constexpr int kExitOk = 0;
 constexpr int kExitSchemaError = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitInternal = 3;
 
 const char kUsage[] =
     "usage: idlc [options] FILE.net...\n"
@@ -26,6 +31,10 @@ const char kUsage[] =
     "options:\n"
     "  -o DIR             write the generated C++ headers into DIR\n"
     "  --depfile FILE     with -o: also write a Makefile-style depfile naming every schema read\n"
+    "  -I DIR             also look for imported files in DIR (after the importing file's directory)\n"
+    "  --allow-import-outside\n"
+    "                     let imports name files outside the directories of the given schema files\n"
+    "                     and the -I directories (refused by default)\n"
     "  --check            parse and check only; print nothing on success (the default)\n"
     "  --layout[=text]    print every message's wire layout: each field's bit offset range and width,\n"
     "                     and the worst-case total (MaxBits, 7 bits per alignment)\n"
@@ -33,7 +42,8 @@ const char kUsage[] =
     "  --version          print the version\n"
     "  -h, --help         print this help\n"
     "\n"
-    "exit status: 0 success, 1 schema errors, 2 usage errors\n";
+    "exit status: 0 success, 1 schema errors, 2 usage errors, 3 internal error (a bug in idlc: please\n"
+    "report it with the schema)\n";
 
 int usage_error(const std::string& message) {
   std::cerr << "idlc: error: " << message << "\nrun 'idlc --help' for usage\n";
@@ -42,12 +52,13 @@ int usage_error(const std::string& message) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   enum class Layout { None, Text, Json };
   Layout layout = Layout::None;
   std::vector<std::string> files;
   std::string out_dir;
   std::string depfile;
+  idlc::LoadOptions load_options;
   bool options_done = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -64,6 +75,14 @@ int main(int argc, char** argv) {
     } else if (arg == "-o" || arg == "--depfile") {
       if (i + 1 >= argc) return usage_error("'" + arg + "' needs a value");
       (arg == "-o" ? out_dir : depfile) = argv[++i];
+    } else if (arg == "-I" || (arg.rfind("-I", 0) == 0 && arg.size() > 2)) {
+      if (arg == "-I" && i + 1 >= argc) return usage_error("'-I' needs a directory");
+      std::string dir = arg == "-I" ? argv[++i] : arg.substr(2);
+      std::error_code ec;
+      if (!std::filesystem::is_directory(dir, ec)) return usage_error("'-I " + dir + "': not a directory");
+      load_options.include_paths.push_back(dir);
+    } else if (arg == "--allow-import-outside") {
+      load_options.allow_outside = true;
     } else if (arg == "--check") {
       // Checking is what every run does; the flag states it explicitly.
     } else if (arg == "--layout" || arg == "--layout=text") {
@@ -88,7 +107,7 @@ int main(int argc, char** argv) {
 
   idlc::Diagnostics diagnostics;
   idlc::DiskFileSystem file_system;
-  std::unique_ptr<idlc::model::Schema> schema = idlc::compile(files, file_system, diagnostics);
+  std::unique_ptr<idlc::model::Schema> schema = idlc::compile(files, file_system, diagnostics, load_options);
   if (!schema) {
     diagnostics.print(std::cerr);
     std::size_t errors = diagnostics.error_count();
@@ -117,4 +136,20 @@ int main(int argc, char** argv) {
     std::cout << "]\n";
   }
   return kExitOk;
+}
+
+int main(int argc, char** argv) {
+  // idlc reports every problem with a schema as a diagnostic; an exception escaping to here is a bug in
+  // idlc (or memory exhaustion), reported with its own exit status instead of std::terminate.
+  try {
+    if (const char* crash = std::getenv("IDLC_TEST_INTERNAL_ERROR"); crash != nullptr && *crash != '\0') {
+      throw std::runtime_error(std::string("forced by IDLC_TEST_INTERNAL_ERROR=") + crash);
+    }
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "idlc: internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "idlc: internal error: an unknown exception\n";
+  }
+  return kExitInternal;
 }

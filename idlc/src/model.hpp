@@ -276,6 +276,7 @@ struct Struct {
   BitRange cost;              // with `check` markers written
   std::uint64_t max_bits_without_checks = 0;  // cost.max when `check` directives write nothing
   std::uint64_t max_bytes = 0;                // (cost.max + 7) / 8
+  std::uint64_t storage_bytes = 0;            // sizeof the generated struct on 64-bit ABIs (checker)
   bool has_checks = false;                    // a `check` directive here or in any nested struct
   std::optional<std::uint64_t> budget_bytes;  // messages: own `budget` or the package option
   std::uint32_t source_offset = 0;

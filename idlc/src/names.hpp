@@ -21,6 +21,10 @@ enum class NameContext {
 
 bool is_cpp_keyword(const std::string& name);
 bool is_builtin_type_name(const std::string& name);
+// A macro defined by the headers generated code includes (reserved_macros.inc).
+bool is_reserved_macro(const std::string& name);
+// A global-namespace name declared by those headers (reserved_globals.inc): no package's outermost name.
+bool is_reserved_global(const std::string& name);
 
 // Why `name` cannot be declared in `context`, with the fix, or an empty string when it can.
 std::string name_problem(const std::string& name, NameContext context);

@@ -2,7 +2,11 @@
 // recovers at the next declaration keyword, so every syntax error of a file is reported in one run.
 #include "parser.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include "lexical.hpp"
+#include "names.hpp"
 #include "parser_def.hpp"
 
 namespace idlc {
@@ -73,6 +77,48 @@ std::string describe_found(const std::string& text, std::uint32_t offset) {
   return "'" + token + "'";
 }
 
+// The end of the last token that starts at or after `from` and before `before`, or `from` when there is
+// none.
+std::uint32_t previous_token_end(const std::string& text, std::uint32_t from, std::uint32_t before) {
+  std::uint32_t end = from;
+  std::uint32_t position = from;
+  while (true) {
+    std::uint32_t token = next_token_offset(text, position);
+    if (token >= before || token >= text.size()) break;
+    std::uint32_t length = std::max<std::uint32_t>(token_length(text, token), 1);
+    end = token + length;
+    position = end;
+  }
+  return end;
+}
+
+// The innermost '{' opened at or after `from` and not closed before `before`, if any.
+std::optional<std::uint32_t> unclosed_brace(const std::string& text, std::uint32_t from,
+                                            std::uint32_t before) {
+  std::vector<std::uint32_t> open;
+  std::uint32_t position = from;
+  while (true) {
+    std::uint32_t token = next_token_offset(text, position);
+    if (token >= before || token >= text.size()) break;
+    if (text[token] == '{') open.push_back(token);
+    if (text[token] == '}' && !open.empty()) open.pop_back();
+    position = token + std::max<std::uint32_t>(token_length(text, token), 1);
+  }
+  if (open.empty()) return std::nullopt;
+  return open.back();
+}
+
+// A declaration keyword within two edits of `word`, for "did you mean".
+std::string close_keyword(const std::string& word) {
+  static const char* const kKeywords[] = {"package", "import", "option", "const",
+                                          "enum",    "flags",  "struct", "message"};
+  if (word.size() > 16) return {};
+  for (const char* keyword : kKeywords) {
+    if (edit_distance(word, keyword, 2) <= 2 && word.size() >= 3) return keyword;
+  }
+  return {};
+}
+
 }  // namespace
 
 std::optional<ast::File> parse(const SourceFile& file, Diagnostics& diagnostics) {
@@ -108,16 +154,52 @@ std::optional<ast::File> parse(const SourceFile& file, Diagnostics& diagnostics)
     had_error = true;
     std::uint32_t where;
     std::string message;
+    std::optional<std::uint32_t> open_brace;
     if (state.failed) {
       where = next_token_offset(text, state.fail_offset);
-      message = "expected " + describe_expected(state.expected) + ", found " + describe_found(text, where);
+      const std::string expected = describe_expected(state.expected);
+      const std::string found = describe_found(text, where);
+      message = "expected " + expected + ", found " + found;
+      const auto start = static_cast<std::uint32_t>(position);
+      if (expected == "';'") {
+        // The ';' belongs right after the previous token, usually on the line before the one found.
+        std::uint32_t after = previous_token_end(text, start, where);
+        if (after < where) {
+          std::uint32_t previous = start;
+          for (std::uint32_t t = next_token_offset(text, start); t < after;
+               t = next_token_offset(text, t + std::max<std::uint32_t>(token_length(text, t), 1))) {
+            previous = t;
+          }
+          message = "expected ';' after '" + text.substr(previous, after - previous) + "', found " + found;
+          where = after;
+        }
+      } else if (expected == "')'" && where < text.size() && text[where] == '=' &&
+                 (where + 1 >= text.size() || text[where + 1] != '=')) {
+        message += ": did you mean '=='? (a condition compares with == or !=)";
+      }
+      if (expected.find("'}'") != std::string::npos &&
+          (where >= text.size() || is_declaration_keyword(text, where, text.size()))) {
+        open_brace = unclosed_brace(text, start, where);
+      }
     } else {
       where = static_cast<std::uint32_t>(position);
       message =
           "expected a declaration (package, import, option, const, enum, flags, struct or message), found " +
           describe_found(text, where);
+      const std::string word = text.substr(where, token_length(text, where));
+      if (std::string keyword = close_keyword(word); !keyword.empty() && is_word_char(word[0])) {
+        message += ": did you mean '" + keyword + "'?";
+      } else if (word == ";") {
+        std::uint32_t after = where;
+        while (after > 0 && (text[after - 1] == ' ' || text[after - 1] == '\t')) --after;
+        if (after > 0 && text[after - 1] == '}') {
+          message =
+              "unexpected ';' after '}': a declaration ends at its closing '}' (no ';' as in C++): remove it";
+        }
+      }
     }
     diagnostics.error(file, where, token_length(text, where), std::move(message));
+    if (open_brace) diagnostics.note(file, *open_brace, 1, "this '{' is not closed: add the missing '}'");
     position = recovery_point(text, std::max<std::size_t>(where, position + 1));
   }
   if (had_error) return std::nullopt;

@@ -170,8 +170,8 @@ TEST(Check, FloatFields) {
   EXPECT_FIELD_BITS("float<-1000 .. 1000, res 0.01> f", 18, 18);
   // A resolution coarser than the range still needs one bit (values clamp to at least 1).
   EXPECT_FIELD_BITS("float<0 .. 1, res 5> f", 1, 1);
-  // The quanta clamp at 4294967040: 32 bits.
-  EXPECT_FIELD_BITS("float<-1.5e38 .. 1.5e38, res 1e-30> f", 32, 32);
+  // At most 4294967040 quanta (the largest float below 2^32): 32 bits. More are refused.
+  EXPECT_FIELD_BITS("float<0 .. 4294967040, res 1> f", 32, 32);
   auto compressed = one_field("float<-1.5 .. 2.5, res 0.25> f");
   ASSERT_NE(compressed.field, nullptr) << compressed.compiled->errors;
   const auto& cf = compressed.field->type.compressed;
@@ -505,6 +505,18 @@ TEST(Check, DeepButFiniteReferenceChainsAreFine) {
   EXPECT_EQ(c->package().constants[0].value, 200);
 }
 
+// The documented limit is 256 references deep: a struct whose array size goes through a chain of 256
+// constants is within it (the struct itself is one more declaration being resolved).
+TEST(Check, ConstantChainOf256ReferencesBelowAStructIsAccepted) {
+  std::string text = "package t;\nstruct S { uint8 a[C0]; }\n";
+  for (int i = 0; i < 255; ++i)
+    text += "const C" + std::to_string(i) + " = C" + std::to_string(i + 1) + " + 1;\n";
+  text += "const C255 = 1;\n";
+  auto c = compile_text(text);
+  ASSERT_TRUE(c->schema) << c->errors.substr(0, 500);
+  EXPECT_EQ(c->package().constants[0].value, 256);
+}
+
 TEST(Check, OverlyDeepConstantChainsAreErrorsNotStackOverflows) {
   std::string text = "package t;\n";
   for (int i = 0; i < 5000; ++i)
@@ -513,7 +525,7 @@ TEST(Check, OverlyDeepConstantChainsAreErrorsNotStackOverflows) {
   auto c = compile_text(text);
   EXPECT_FALSE(c->schema);
   EXPECT_NE(c->errors.find(
-                "257:14: declarations refer to each other more than 256 levels deep here: flatten the chain"),
+                "258:14: declarations refer to each other more than 256 levels deep here: flatten the chain"),
             std::string::npos)
       << c->errors.substr(0, 500);
 }
@@ -537,6 +549,27 @@ TEST(Check, DeeplyNestedStructsCheckWithoutRecursion) {
   EXPECT_NE(c->package().protocol_id, 0u);
   // Types come before their users.
   EXPECT_EQ(c->package().structs[c->package().definition_order.front().index].name, "S1000");
+}
+
+}  // namespace
+
+namespace {
+
+// The checker estimates the C++ storage of every generated struct (to refuse what no compiler can
+// build); for plain members it is the 64-bit ABI's sizeof.
+TEST(Check, StorageBytesFollowTheMembersAndBothSidesOfEveryIf) {
+  auto c = idlc::test::compile_text(
+      "package t;\n"
+      "struct Plain { uint8 a; uint32 b; bool c; }\n"
+      "struct Sides { bool b; if (b) { uint64 x; } else { uint64 y; } }\n"
+      "struct Arrays { uint16 a[10]; string<7> s; bool o?; }\n"
+      "struct Nested { Plain p; uint8 tail; Arrays a[2]; }\n");
+  ASSERT_TRUE(c->schema) << c->errors;
+  const auto& structs = c->package().structs;
+  EXPECT_EQ(structs[0].storage_bytes, 12u);  // 1, pad 3, 4, 1, pad 3
+  EXPECT_EQ(structs[1].storage_bytes, 24u);  // 1, pad 7, 8, 8
+  EXPECT_EQ(structs[2].storage_bytes, 30u);  // 20, 8 (7 + NUL), 1 (has_o), 1 (o)
+  EXPECT_EQ(structs[3].storage_bytes, 76u);  // 12 (4-aligned), 1, pad 1, 60 (2-aligned), pad 2
 }
 
 }  // namespace

@@ -248,11 +248,11 @@ TEST(Parser, SyntaxErrorsAreReportedInOrderWithRecovery) {
   EXPECT_FALSE(p->tree);
   EXPECT_EQ(
       errors(*p),
-      "3:1: expected ';', found 'struct'\n"
+      "2:12: expected ';' after '5', found 'struct'\n"
       "4:9: expected a field name, found ';'\n"
       "6:12: expected ',' or '}', found 'B'\n"
       "8:1: expected a declaration (package, import, option, const, enum, flags, struct or message), found "
-      "'strct'\n");
+      "'strct': did you mean 'struct'?\n");
 }
 
 TEST(Parser, ErrorAtEndOfFile) {
@@ -292,7 +292,10 @@ TEST(Parser, BytesOutsideAsciiAreErrorsNotCrashes) {
   std::string text = "package t;\nstruct S { bool \xff\xfe; }\n\x80\x81 message M {}\n";
   auto p = parse_text(text);
   EXPECT_FALSE(p->tree);
-  EXPECT_EQ(errors(*p), "2:17: expected a field name, found '?'\n");
+  EXPECT_EQ(
+      errors(*p),
+      "2:17: the byte 0xFF is not ASCII and not valid UTF-8: save the file as UTF-8 (or ASCII) and remove "
+      "the byte\n");
 }
 
 TEST(Parser, EmptyAndCommentOnlyFilesParseToNothing) {

@@ -365,6 +365,9 @@ inline bool serialize_double(Stream& stream, double& value) {
 }
 
 // The quantization of a compressed float, computed in float32 exactly as the wire format says.
+// The most quanta a compressed float may have: the largest float32 below 2^32 (its integer has at most 32 bits).
+inline constexpr float kMaxCompressedFloatSteps = 4294967040.0f;
+
 struct CompressedFloatParams {
   float min = 0;
   float delta = 0;
@@ -378,7 +381,7 @@ constexpr CompressedFloatParams compressed_float_params(float min, float max, fl
   params.delta = max - min;
   float values = params.delta / resolution;
   if (!(values >= 1.0f)) values = 1.0f;
-  if (values > 4294967040.0f) values = 4294967040.0f;
+  if (values > kMaxCompressedFloatSteps) values = kMaxCompressedFloatSteps;
   // ceil, for a value in [1, 2^32): exact because every float at or above 2^23 is already an integer.
   auto whole = static_cast<uint64_t>(values);
   if (static_cast<float>(whole) < values) ++whole;
