@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "emit_compile.hpp"
+#include "emit_cpp_text.hpp"
 
 namespace {
 
@@ -32,14 +33,24 @@ TEST(EmitCompile, DocCommentEndingInBackslashDoesNotSpliceTheNextLine) {
   EXPECT_EQ(emitted.all_text.find("\\\n"), std::string::npos);
 }
 
+// Two defences, each tested on its own: the front end refuses a lone CR (it would end a line for the
+// compiler but not for the schema's `//` comment), and the emitter's comment text never contains a line
+// end, whatever reaches it.
 TEST(EmitCompile, CarriageReturnInDocCommentCannotInjectCode) {
   const std::string text = "package t;\n/// harmless\r#error injected\nstruct S { uint8 value; }\n";
   const fs::path dir = scratch_dir("doc_cr");
   const Emitted emitted = emit_all({{"doc_cr.net", text}}, dir);
-  if (!emitted.errors.empty()) GTEST_SKIP() << "refused, which is also safe: " << emitted.errors;
-  EXPECT_EQ(emitted.all_text.find('\r'), std::string::npos);
-  EXPECT_EQ(compile_tu(dir), "") << emitted.all_text;
-  if (!HasFailure()) fs::remove_all(dir);
+  EXPECT_NE(emitted.errors.find("carriage return"), std::string::npos) << emitted.errors;
+  EXPECT_EQ(emitted.all_text.find("#error"), std::string::npos);
+  fs::remove_all(dir);
+
+  for (const std::string& line : std::initializer_list<std::string>{"harmless\r#error injected", "a\nb", "a\r\nb", "ends in \\", "trigraph ?" "?/",
+                                 std::string("nul \0 and \x1b escape", 20)}) {
+    const std::string comment = idlc::cpp::comment_text(line);
+    EXPECT_EQ(comment.find_first_of("\r\n"), std::string::npos) << comment;
+    EXPECT_NE(comment.back(), '\\') << comment;
+    EXPECT_EQ(comment.find(std::string(1, '\0')), std::string::npos) << comment;
+  }
 }
 
 TEST(EmitCompile, ControlCharactersInDocCommentsStayInTheComment) {
@@ -48,7 +59,7 @@ TEST(EmitCompile, ControlCharactersInDocCommentsStayInTheComment) {
   text += " and bell\a, escape\x1b\nstruct S { uint8 value; }\n";
   const fs::path dir = scratch_dir("doc_control");
   const Emitted emitted = emit_all({{"doc_control.net", text}}, dir);
-  if (!emitted.errors.empty()) GTEST_SKIP() << "refused, which is also safe: " << emitted.errors;
+  ASSERT_EQ(emitted.errors, "");
   EXPECT_EQ(compile_tu(dir), "") << emitted.all_text;
   if (!HasFailure()) fs::remove_all(dir);
 }
