@@ -75,7 +75,8 @@ struct GameEvent {
   }
 };
 
-constexpr MessageTypeInfo kTypes[] = {describe_message<Input>("Input"), describe_message<Snapshot>("Snapshot"),
+constexpr MessageTypeInfo kTypes[] = {describe_message<Input>("Input"),
+                                      describe_message<Snapshot>("Snapshot"),
                                       describe_message<GameEvent>("GameEvent")};
 constexpr MessageFactory kFactory{kTypes};
 constexpr int kReliable = 0;
@@ -158,7 +159,9 @@ class Mailboxes {
 class MailboxTransport final : public Transport {
  public:
   MailboxTransport(Mailboxes& boxes, int index) : boxes_(boxes), address_(Mailboxes::address(index)) {}
-  void send(const Address& to, std::span<const uint8_t> datagram) override { boxes_.send(address_, to, datagram); }
+  void send(const Address& to, std::span<const uint8_t> datagram) override {
+    boxes_.send(address_, to, datagram);
+  }
   bool receive(std::span<uint8_t> buffer, Address& from, size_t& size) override {
     return boxes_.receive(address_, buffer, from, size);
   }
@@ -236,10 +239,10 @@ double aead_seconds(size_t size, int count) {
   const double start = thread_cpu_seconds();
   for (int i = 0; i < count; ++i) {
     nonce[0] = static_cast<uint8_t>(i);
-    crypto_aead_chacha20poly1305_ietf_encrypt(buffer.data(), &sealed, buffer.data(), size, ad, sizeof ad, nullptr,
-                                              nonce.data(), key.data());
-    if (crypto_aead_chacha20poly1305_ietf_decrypt(buffer.data(), &opened, nullptr, buffer.data(), sealed, ad, sizeof ad,
-                                                  nonce.data(), key.data()) != 0) {
+    crypto_aead_chacha20poly1305_ietf_encrypt(buffer.data(), &sealed, buffer.data(), size, ad, sizeof ad,
+                                              nullptr, nonce.data(), key.data());
+    if (crypto_aead_chacha20poly1305_ietf_decrypt(buffer.data(), &opened, nullptr, buffer.data(), sealed, ad,
+                                                  sizeof ad, nonce.data(), key.data()) != 0) {
       std::abort();
     }
   }
@@ -286,7 +289,8 @@ Result run(bool udp, int client_count, int ticks) {
     }
   } else {
     boxes = std::make_unique<Mailboxes>(client_count + 1, 8 * client_count + 64, 64);
-    for (int i = 0; i <= client_count; ++i) transports.push_back(std::make_unique<MailboxTransport>(*boxes, i));
+    for (int i = 0; i <= client_count; ++i)
+      transports.push_back(std::make_unique<MailboxTransport>(*boxes, i));
   }
   TimedTransport server_transport(*transports[0]);
   const Address server_address = transports[0]->local_address();
@@ -299,7 +303,8 @@ Result run(bool udp, int client_count, int ticks) {
   result.memory_per_slot = server.memory_per_slot();
   std::vector<std::unique_ptr<Client>> clients;
   for (int i = 0; i < client_count; ++i) {
-    clients.push_back(std::make_unique<Client>(config, kFactory, *transports[static_cast<size_t>(i + 1)], now));
+    clients.push_back(
+        std::make_unique<Client>(config, kFactory, *transports[static_cast<size_t>(i + 1)], now));
     netcode::ConnectTokenParams params;
     params.protocol_id = server.protocol_id();
     params.client_id = static_cast<uint64_t>(i + 1);
@@ -309,7 +314,8 @@ Result run(bool udp, int client_count, int ticks) {
     params.server_addresses.items[0] = server_address;
     netcode::ConnectToken token;
     std::array<uint8_t, netcode::kConnectTokenBytes> bytes{};
-    if (!netcode::generate_connect_token(params, key, token) || !netcode::write_connect_token(token, bytes.data())) {
+    if (!netcode::generate_connect_token(params, key, token) ||
+        !netcode::write_connect_token(token, bytes.data())) {
       std::abort();
     }
     clients.back()->connect(bytes, now);
@@ -428,10 +434,11 @@ void print(const Result& r) {
   const double sustained = (1.0 / 60.0) / (r.server_seconds / client_ticks);
   const double transport = 100.0 * r.transport_seconds / r.server_seconds;
   const double crypto = 100.0 * r.crypto_seconds / r.server_seconds;
-  std::printf("| %s | %d (%d connected) | %.2f | %.0f | %.0f / %.0f | %.0f%% | %.0f%% | %.0f%% | %zu | %.1f%% |\n",
-              r.transport, r.clients, r.connected, per_client_tick_us, sustained, r.up_bytes_per_second,
-              r.down_bytes_per_second, crypto, transport, std::max(0.0, 100.0 - crypto - transport),
-              r.memory_per_slot, 100.0 * static_cast<double>(r.inputs_received) / client_ticks);
+  std::printf(
+      "| %s | %d (%d connected) | %.2f | %.0f | %.0f / %.0f | %.0f%% | %.0f%% | %.0f%% | %zu | %.1f%% |\n",
+      r.transport, r.clients, r.connected, per_client_tick_us, sustained, r.up_bytes_per_second,
+      r.down_bytes_per_second, crypto, transport, std::max(0.0, 100.0 - crypto - transport),
+      r.memory_per_slot, 100.0 * static_cast<double>(r.inputs_received) / client_ticks);
   std::fflush(stdout);
 }
 
@@ -452,8 +459,10 @@ int main(int argc, char** argv) {
     }
   }
   if (runs.empty()) runs = {{false, 64}, {false, 256}, {false, 1024}, {true, 64}, {true, 256}};
-  std::printf("| transport | clients | server CPU us / client-tick | clients at 60 Hz on one core | "
-              "bytes/s per client up / down | crypto | transport | stack (rest) | bytes per slot | inputs delivered |\n");
+  std::printf(
+      "| transport | clients | server CPU us / client-tick | clients at 60 Hz on one core | "
+      "bytes/s per client up / down | crypto | transport | stack (rest) | bytes per slot | inputs delivered "
+      "|\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& [is_udp, clients] : runs) print(run(is_udp, clients, 600));
   return 0;

@@ -156,7 +156,8 @@ TEST(ClientServer, ConnectEveryChannelBothWaysAndDisconnect) {
       1500));
   for (size_t c = 0; c < 8; ++c) {
     EXPECT_FALSE(traffic.up_[c].out_of_order);
-    EXPECT_EQ(traffic.up_[c].unreliable_received, 200) << "a loss-free link delivers every unreliable message";
+    EXPECT_EQ(traffic.up_[c].unreliable_received, 200)
+        << "a loss-free link delivers every unreliable message";
     const int slot = traffic.slot_of_[c];
     EXPECT_FALSE(traffic.down_[static_cast<size_t>(slot)].out_of_order);
     EXPECT_EQ(traffic.down_[static_cast<size_t>(slot)].unreliable_received, 200);
@@ -208,7 +209,8 @@ TEST(ClientServer, ReconnectGetsACleanSlot) {
   EXPECT_EQ(const_cast<Connection&>(client.connection()).pool().live(), 0);
   h.server->disconnect(0);  // the client's disconnect packets were lost; the server lets it go too
   EXPECT_EQ(h.server->connection(0).send_queue_depth(kReliable), 0);
-  EXPECT_EQ(const_cast<Connection&>(h.server->connection(0)).pool().live(), 0) << "messages in flight released";
+  EXPECT_EQ(const_cast<Connection&>(h.server->connection(0)).pool().live(), 0)
+      << "messages in flight released";
 
   h.network.on_send = nullptr;
   h.connect(0);
@@ -224,6 +226,34 @@ TEST(ClientServer, ReconnectGetsACleanSlot) {
   }
   EXPECT_EQ(at_server, std::vector<uint32_t>{0}) << "nothing from the previous session";
   EXPECT_EQ(at_client, std::vector<uint32_t>{0}) << "nothing from the previous session";
+}
+
+// Connection packets larger than one netcode payload travel as Endpoint fragments, one per netcode packet.
+TEST(ClientServer, LargePacketsTravelAsFragmentsThroughNetcode) {
+  StackConfig config = stack_test_config(2);
+  config.connection.max_packet_size = 4000;
+  StackHarness h(config, 16384);
+  Client& client = h.add_client();
+  h.connect(0);
+  ASSERT_TRUE(h.run_until([&] { return h.all_connected(); }, 300));
+  for (uint32_t i = 0; i < 200; ++i) {
+    ASSERT_TRUE(client.send(kReliable, make_numbered(client.create<Numbered>(), i)));
+    ASSERT_TRUE(h.server->send(0, kReliable, make_numbered(h.server->create<Numbered>(0), i)));
+  }
+  Stream up, down;
+  for (int i = 0; i < 120 && (up.next_expected < 200 || down.next_expected < 200); ++i) {
+    h.step();
+    while (auto m = h.server->receive(0, kReliable)) EXPECT_TRUE(check_numbered(*m.as<Numbered>(), up));
+    while (auto m = client.receive(kReliable)) EXPECT_TRUE(check_numbered(*m.as<Numbered>(), down));
+  }
+  EXPECT_EQ(up.next_expected, 200u);
+  EXPECT_EQ(down.next_expected, 200u);
+  EXPECT_FALSE(up.out_of_order);
+  EXPECT_FALSE(down.out_of_order);
+  EXPECT_GT(client.connection().counters().packets_generated, 0u);
+  EXPECT_GT(const_cast<Connection&>(h.server->connection(0)).endpoint().counters().fragments_sent, 3u);
+  EXPECT_GT(const_cast<Connection&>(h.server->connection(0)).endpoint().counters().reassemblies_completed,
+            0u);
 }
 
 TEST(ClientServer, ServerFullDeniesTheNextClient) {
@@ -375,7 +405,7 @@ TEST(ClientServer, HostileDatagramsWhileClientsAreServed) {
       const size_t size = 1 + random() % bytes.size();
       for (size_t i = 0; i < size; ++i) bytes[i] = static_cast<uint8_t>(random());
       if (k % 4 == 0) bytes[0] = 0;  // a connection request prefix
-      if (k % 4 == 1) bytes[0] = static_cast<uint8_t>((random() % 8) << 4 | 4);  // a payload prefix
+      if (k % 4 == 1) bytes[0] = static_cast<uint8_t>((random() % 8) << 4 | 4);      // a payload prefix
       const Address from = k % 2 == 0 ? h.transports[random() % 3]->local_address()  // spoofed client source
                                       : Address::ipv4(10, 9, 9, static_cast<uint8_t>(random()), 1234);
       h.network.inject(from, h.server_address, std::span<const uint8_t>(bytes.data(), size));
@@ -406,7 +436,8 @@ TEST(ClientServer, HostileDatagramsWhileClientsAreServed) {
   EXPECT_TRUE(h.all_connected());
   EXPECT_TRUE(drain_events(*h.server).empty()) << "no one was connected or disconnected by the forgeries";
   uint64_t refused = 0;
-  for (int e = 0; e < netcode::kPacketErrorCount; ++e) refused += h.server->netcode().drops(static_cast<netcode::PacketError>(e));
+  for (int e = 0; e < netcode::kPacketErrorCount; ++e)
+    refused += h.server->netcode().drops(static_cast<netcode::PacketError>(e));
   EXPECT_GT(refused, 3000u);
   for (int i = 0; i < 3; ++i) EXPECT_EQ(h.server->connection(i).error(), ConnectionError::kNone);
 }
@@ -448,7 +479,8 @@ TEST(ClientServer, NothingAllocatesAfterConstruction) {
   ASSERT_TRUE(h.run_until(connected, 300));
   for (int i = 0; i < 60; ++i) h.step();
   const uint64_t after = counting_allocations.count;
-  EXPECT_EQ(after - before, 0u) << "connect, messages on every channel, disconnect and reconnect allocate nothing";
+  EXPECT_EQ(after - before, 0u)
+      << "connect, messages on every channel, disconnect and reconnect allocate nothing";
   EXPECT_EQ(server_events.size(), 12u);
 
   // Memory per slot is fixed and reported.
@@ -531,7 +563,8 @@ TEST(ClientServer, InsecureLanConnectOnlyWhenEnabled) {
   bool received = false;
   for (int i = 0; i < 30 && !received; ++i) {
     h.step();
-    if (auto m = h.server->receive(client.client_index(), kReliable)) received = m.as<Numbered>()->serial == 9;
+    if (auto m = h.server->receive(client.client_index(), kReliable))
+      received = m.as<Numbered>()->serial == 9;
   }
   EXPECT_TRUE(received);
 }

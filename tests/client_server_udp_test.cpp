@@ -42,7 +42,8 @@ struct UdpClient {
   std::unique_ptr<Client> client;
 };
 
-StackToken make_token(const StackConfig& config, const netcode::Key& key, const Address& server, uint64_t client_id) {
+StackToken make_token(const StackConfig& config, const netcode::Key& key, const Address& server,
+                      uint64_t client_id) {
   netcode::ConnectTokenParams params;
   params.protocol_id = stack_protocol_id(kStackFactory, config);
   params.client_id = client_id;
@@ -75,10 +76,12 @@ TEST(ClientServerUdp, ClientsExchangeOnEveryChannelWhileGarbageHitsTheServerPort
 
   double now = 1.0;
   for (int i = 0; i < kClients; ++i) {
-    ASSERT_TRUE(clients[static_cast<size_t>(i)]->client->connect(make_token(config, key, server_address, 10 + i), now));
+    ASSERT_TRUE(clients[static_cast<size_t>(i)]->client->connect(
+        make_token(config, key, server_address, 10 + i), now));
   }
   constexpr uint32_t kMessages = 100;
-  std::vector<uint32_t> up_next(kClients, 0), up_expected(kClients, 0), down_next(kClients, 0), down_expected(kClients, 0);
+  std::vector<uint32_t> up_next(kClients, 0), up_expected(kClients, 0), down_next(kClients, 0),
+      down_expected(kClients, 0);
   std::vector<int> up_unreliable(kClients, 0), down_unreliable(kClients, 0);
   uint64_t garbage = 0;
   auto tick = [&] {
@@ -87,7 +90,8 @@ TEST(ClientServerUdp, ClientsExchangeOnEveryChannelWhileGarbageHitsTheServerPort
     for (int k = 0; k < 4; ++k) {
       const size_t size = 1 + random() % junk.size();
       for (size_t b = 0; b < size; ++b) junk[b] = static_cast<std::byte>(random());
-      if (attacker.send(server_address, std::span<const std::byte>(junk.data(), size)) == SocketStatus::kOk) ++garbage;
+      if (attacker.send(server_address, std::span<const std::byte>(junk.data(), size)) == SocketStatus::kOk)
+        ++garbage;
     }
     for (int c = 0; c < kClients; ++c) {
       Client& client = *clients[static_cast<size_t>(c)]->client;
@@ -184,7 +188,8 @@ TEST(ClientServerUdp, ServerRestartOnTheSamePortClientsReconnect) {
   bool received = false;
   for (int i = 0; i < 1000 && !received; ++i) {
     tick();
-    if (auto r = server->server->receive(client.client->client_index(), kReliable)) received = r.as<Numbered>()->serial == 77;
+    if (auto r = server->server->receive(client.client->client_index(), kReliable))
+      received = r.as<Numbered>()->serial == 77;
   }
   EXPECT_TRUE(received);
 }

@@ -70,14 +70,15 @@ bool Client::connect(std::span<const uint8_t> token_bytes, double now, const cha
   // A token for another protocol id is for another game or another channel layout: connecting would end in
   // a server that refuses every packet (or, worse, one that shares the id but not the layout).
   netcode::ConnectToken token;
-  if (token_bytes.size() == netcode::kConnectTokenBytes && netcode::read_connect_token(token_bytes.data(), token) &&
-      token.protocol_id != protocol_id_) {
+  if (token_bytes.size() == netcode::kConnectTokenBytes &&
+      netcode::read_connect_token(token_bytes.data(), token) && token.protocol_id != protocol_id_) {
     if (reason != nullptr) *reason = "the connect token's protocol id is not this client's stack_protocol_id";
     return false;
   }
   netcode_.connect(token_bytes, now);
   if (netcode_.state() < netcode::ClientState::kDisconnected) {
-    if (reason != nullptr) *reason = netcode_.token_error() ? netcode_.token_error() : to_string(netcode_.state());
+    if (reason != nullptr)
+      *reason = netcode_.token_error() ? netcode_.token_error() : to_string(netcode_.state());
     return false;
   }
   return true;
@@ -114,8 +115,10 @@ void Client::update(double now) {
   connection_.update(now);
   size_t size = 0;
   uint64_t sequence = 0;
-  while (netcode_.receive_payload(std::span<uint8_t>(payload_buffer_, sizeof payload_buffer_), size, sequence)) {
-    if (!connected) continue;  // a payload that arrived before the session was reported: nothing to apply it to
+  while (
+      netcode_.receive_payload(std::span<uint8_t>(payload_buffer_, sizeof payload_buffer_), size, sequence)) {
+    if (!connected)
+      continue;  // a payload that arrived before the session was reported: nothing to apply it to
     payload_bytes_received_ += size;
     connection_.receive_packet(payload_buffer_, size);
   }
@@ -126,7 +129,8 @@ void Client::update(double now) {
     return;
   }
   const Endpoint& endpoint = connection_.endpoint();
-  congestion_.update(now, CongestionSignal{endpoint.rtt_ms(), endpoint.packet_loss_percent(), endpoint.jitter_ms()});
+  congestion_.update(
+      now, CongestionSignal{endpoint.rtt_ms(), endpoint.packet_loss_percent(), endpoint.jitter_ms()});
 }
 
 void Client::send_packets() {

@@ -136,8 +136,8 @@ void Server::update(double now, uint64_t unix_now) {
     connection.update(now);
     size_t size = 0;
     uint64_t sequence = 0;
-    while (netcode_->receive_payload(i, std::span<uint8_t>(payload_buffer_.get(), netcode::kMaxPayloadBytes), size,
-                                     sequence)) {
+    while (netcode_->receive_payload(i, std::span<uint8_t>(payload_buffer_.get(), netcode::kMaxPayloadBytes),
+                                     size, sequence)) {
       slot.payload_bytes_received += size;
       connection.receive_packet(payload_buffer_.get(), size);
     }
@@ -148,7 +148,8 @@ void Server::update(double now, uint64_t unix_now) {
       continue;
     }
     const Endpoint& endpoint = connection.endpoint();
-    slot.congestion.update(now, CongestionSignal{endpoint.rtt_ms(), endpoint.packet_loss_percent(), endpoint.jitter_ms()});
+    slot.congestion.update(
+        now, CongestionSignal{endpoint.rtt_ms(), endpoint.packet_loss_percent(), endpoint.jitter_ms()});
   }
 }
 
@@ -192,11 +193,17 @@ void Server::disconnect_all() {
   drain_netcode_events();
 }
 
-bool Server::is_connected(int client_index) const { return valid(client_index) && netcode_->is_connected(client_index); }
+bool Server::is_connected(int client_index) const {
+  return valid(client_index) && netcode_->is_connected(client_index);
+}
 
-int Server::connected_count() const { return is_ok() ? netcode_->connected_count() : 0; }
+int Server::connected_count() const {
+  return is_ok() ? netcode_->connected_count() : 0;
+}
 
-uint64_t Server::client_id(int client_index) const { return valid(client_index) ? netcode_->client_id(client_index) : 0; }
+uint64_t Server::client_id(int client_index) const {
+  return valid(client_index) ? netcode_->client_id(client_index) : 0;
+}
 
 Address Server::client_address(int client_index) const {
   return valid(client_index) ? netcode_->client_address(client_index) : Address();

@@ -9,18 +9,20 @@ namespace bitwire {
 
 namespace {
 
-// The largest datagram the endpoint sends: a whole packet up to fragment_above bytes behind a header of at most
-// kMaxPacketHeaderBytes, or a fragment (its 5-byte header, a packet header, fragment_size bytes).
+// The largest datagram the endpoint sends: a whole packet up to fragment_above bytes behind a header of at
+// most kMaxPacketHeaderBytes, or a fragment (its 5-byte header, a packet header, fragment_size bytes).
 bool endpoint_fits_netcode(const StackConfig& c) {
   const EndpointConfig e = c.connection.endpoint.sanitized();
-  const size_t whole = kMaxPacketHeaderBytes + static_cast<size_t>(std::min(e.fragment_above, e.max_packet_size));
+  const size_t whole =
+      kMaxPacketHeaderBytes + static_cast<size_t>(std::min(e.fragment_above, e.max_packet_size));
   const size_t fragment = kFragmentHeaderBytes + kMaxPacketHeaderBytes + static_cast<size_t>(e.fragment_size);
   return whole <= netcode::kMaxPayloadBytes && fragment <= netcode::kMaxPayloadBytes;
 }
 
 void fit_endpoint_to_netcode(StackConfig& c) {
   EndpointConfig& e = c.connection.endpoint;
-  constexpr int kRoom = static_cast<int>(netcode::kMaxPayloadBytes - kFragmentHeaderBytes - kMaxPacketHeaderBytes);
+  constexpr int kRoom =
+      static_cast<int>(netcode::kMaxPayloadBytes - kFragmentHeaderBytes - kMaxPacketHeaderBytes);
   e.fragment_size = std::min(e.fragment_size, kRoom);
   e.fragment_above = std::min(e.fragment_above, kRoom);
   e = e.sanitized();  // max_packet_size must still fit max_fragments * fragment_size
@@ -39,14 +41,14 @@ constexpr detail::IntLimit<StackConfig> kIntLimits[] = {
 
 constexpr detail::CrossRule<StackConfig> kRules[] = {
     {[](const StackConfig& c) { return c.connection.check() == nullptr; },
-     [](StackConfig& c) { c.connection = c.connection.sanitized(); }, "connection config invalid (see connection.check())"},
+     [](StackConfig& c) { c.connection = c.connection.sanitized(); },
+     "connection config invalid (see connection.check())"},
     {[](const StackConfig& c) { return stacked_server(c).check() == nullptr; },
-     [](StackConfig& c) {
-       c.server = stacked_server(c).sanitized();
-     },
+     [](StackConfig& c) { c.server = stacked_server(c).sanitized(); },
      "server netcode config invalid (see server.check())"},
     {[](const StackConfig& c) { return c.client.check() == nullptr; },
-     [](StackConfig& c) { c.client = c.client.sanitized(); }, "client netcode config invalid (see client.check())"},
+     [](StackConfig& c) { c.client = c.client.sanitized(); },
+     "client netcode config invalid (see client.check())"},
     {endpoint_fits_netcode, fit_endpoint_to_netcode,
      "connection.endpoint fragment_above and fragment_size must fit netcode's 1200-byte payload "
      "(fragment_size <= 1186, fragment_above <= 1191)"},
@@ -58,7 +60,8 @@ constexpr detail::ConfigLimits<StackConfig> kLimits{kIntLimits, {}, kRules};
 
 const char* StackConfig::check() const {
   // The nested configs report their own first problem, which says more than the rule's summary.
-  if (const char* problem = detail::ConfigLimits<StackConfig>{kIntLimits, {}, {}}.check(*this)) return problem;
+  if (const char* problem = detail::ConfigLimits<StackConfig>{kIntLimits, {}, {}}.check(*this))
+    return problem;
   if (const char* problem = connection.check()) return problem;
   if (const char* problem = stacked_server(*this).check()) return problem;
   if (const char* problem = client.check()) return problem;

@@ -124,10 +124,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   while (server.next_event(event)) {
     if (event.kind == ServerEvent::Kind::kDisconnected) {
-      if (event.reason == netcode::DisconnectReason::kServerDisconnected && event.protocol_error == nullptr) std::abort();
+      if (event.reason == netcode::DisconnectReason::kServerDisconnected && event.protocol_error == nullptr)
+        std::abort();
       if (const_cast<Connection&>(server.connection(0)).pool().live() != 0) std::abort();
     }
   }
-  if (!server.is_connected(0) && const_cast<Connection&>(server.connection(0)).pool().live() != 0) std::abort();
+  if (!server.is_connected(0) && const_cast<Connection&>(server.connection(0)).pool().live() != 0)
+    std::abort();
   return 0;
 }

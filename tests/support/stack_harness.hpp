@@ -18,8 +18,8 @@
 namespace bitwire::test {
 
 // Small (0), Tiny (1), Numbered (2): no block types, so no block buffers per slot.
-inline constexpr MessageTypeInfo kStackTypes[] = {describe_message<Small>("Small"), describe_message<Tiny>("Tiny"),
-                                                  describe_message<Numbered>("Numbered")};
+inline constexpr MessageTypeInfo kStackTypes[] = {
+    describe_message<Small>("Small"), describe_message<Tiny>("Tiny"), describe_message<Numbered>("Numbered")};
 inline constexpr MessageFactory kStackFactory{kStackTypes};
 
 inline constexpr uint64_t kStackProtocolId = 0x737461636b746573ull;
@@ -58,7 +58,8 @@ class StackHarness {
 
   void start_server() {
     server.reset();
-    server = std::make_unique<Server>(config, kStackFactory, private_key, server_transport, server_address, now);
+    server =
+        std::make_unique<Server>(config, kStackFactory, private_key, server_transport, server_address, now);
     EXPECT_TRUE(server->is_ok()) << server->error();
   }
 
@@ -86,8 +87,8 @@ class StackHarness {
     const Address address =
         Address::ipv4(10, 0, static_cast<uint8_t>(1 + n / 250), static_cast<uint8_t>(1 + n % 250), 50000);
     transports.push_back(std::make_unique<LoopbackTransport>(network, address));
-    clients.push_back(
-        std::make_unique<Client>(client_config ? *client_config : config, kStackFactory, *transports.back(), now));
+    clients.push_back(std::make_unique<Client>(client_config ? *client_config : config, kStackFactory,
+                                               *transports.back(), now));
     EXPECT_TRUE(clients.back()->is_ok()) << clients.back()->error();
     return *clients.back();
   }

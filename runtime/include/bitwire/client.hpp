@@ -63,8 +63,8 @@ class Client {
   // INSECURE LAN development only: the client mints its own token with the server's private key. Refused
   // (false, `reason`) unless config.client.allow_insecure_lan_connect is set and every address is LAN.
   // params.protocol_id is replaced by protocol_id().
-  bool connect_insecure_lan(const netcode::ConnectTokenParams& params, const netcode::Key& private_key, double now,
-                            const char** reason = nullptr);
+  bool connect_insecure_lan(const netcode::ConnectTokenParams& params, const netcode::Key& private_key,
+                            double now, const char** reason = nullptr);
   void update(double now);
   // Sends one connection packet (acks plus whatever the channels fit) while connected.
   void send_packets();

@@ -45,7 +45,7 @@ namespace bitwire {
 struct ServerEvent {
   enum class Kind : uint8_t { kConnected, kDisconnected } kind = Kind::kConnected;
   int client_index = 0;
-  uint64_t client_id = 0;  // from the connect token
+  uint64_t client_id = 0;                                               // from the connect token
   netcode::DisconnectReason reason = netcode::DisconnectReason::kNone;  // for kDisconnected
   const char* protocol_error = nullptr;  // set when the server dropped the client for breaking the protocol
 };

@@ -23,11 +23,11 @@
 namespace bitwire {
 
 struct StackConfig {
-  uint64_t protocol_id = 0;           // the game's protocol id (the layout is folded in: stack_protocol_id)
-  int max_clients = 64;               // server slots, [1, 4096]; each slot owns one Endpoint + Connection
-  ConnectionConfig connection;        // channels, message pool and the endpoint (envelope forced off)
-  netcode::ServerConfig server;       // the server's netcode settings (protocol id, key, slots set by the stack)
-  netcode::ClientConfig client;       // the client's netcode settings (allow_insecure_lan_connect off)
+  uint64_t protocol_id = 0;      // the game's protocol id (the layout is folded in: stack_protocol_id)
+  int max_clients = 64;          // server slots, [1, 4096]; each slot owns one Endpoint + Connection
+  ConnectionConfig connection;   // channels, message pool and the endpoint (envelope forced off)
+  netcode::ServerConfig server;  // the server's netcode settings (protocol id, key, slots set by the stack)
+  netcode::ClientConfig client;  // the client's netcode settings (allow_insecure_lan_connect off)
   BinaryCongestionConfig congestion;  // per-slot congestion controller (reported in the statistics)
   int event_queue_size = 0;           // server events kept until next_event(); 0: 2 * max_clients + 16
 
@@ -44,17 +44,17 @@ uint64_t stack_protocol_id(const MessageFactory& factory, const StackConfig& con
 
 // Per-slot (server) or per-connection (client) statistics, read at any time.
 struct StackStats {
-  double rtt_ms = 0.0;                // smoothed round-trip time (endpoint)
-  double jitter_ms = 0.0;             // smoothed |RTT sample - RTT|
-  double packet_loss_percent = 0.0;   // of packets old enough to have been acked
-  double sent_kbps = 0.0;             // endpoint datagrams sent (+ IP/UDP header), smoothed
-  double received_kbps = 0.0;         // endpoint datagrams received and accepted, smoothed
-  double acked_kbps = 0.0;            // of packets the peer acked
+  double rtt_ms = 0.0;               // smoothed round-trip time (endpoint)
+  double jitter_ms = 0.0;            // smoothed |RTT sample - RTT|
+  double packet_loss_percent = 0.0;  // of packets old enough to have been acked
+  double sent_kbps = 0.0;            // endpoint datagrams sent (+ IP/UDP header), smoothed
+  double received_kbps = 0.0;        // endpoint datagrams received and accepted, smoothed
+  double acked_kbps = 0.0;           // of packets the peer acked
   CongestionMode congestion_mode = CongestionMode::kBad;
-  double congestion_send_rate = 0.0;  // packets per second the controller advises
-  uint64_t packets_sent = 0;          // connection packets sent (endpoint)
-  uint64_t packets_received = 0;      // connection packets accepted
-  uint64_t payload_bytes_sent = 0;    // endpoint datagrams handed to netcode (before its header and MAC)
+  double congestion_send_rate = 0.0;    // packets per second the controller advises
+  uint64_t packets_sent = 0;            // connection packets sent (endpoint)
+  uint64_t packets_received = 0;        // connection packets accepted
+  uint64_t payload_bytes_sent = 0;      // endpoint datagrams handed to netcode (before its header and MAC)
   uint64_t payload_bytes_received = 0;  // netcode payloads handed to the endpoint
 };
 
