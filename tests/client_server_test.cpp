@@ -256,6 +256,41 @@ TEST(ClientServer, LargePacketsTravelAsFragmentsThroughNetcode) {
             0u);
 }
 
+// A client with a valid token whose (authenticated) packets break the channel protocol is disconnected, and
+// the event says why; the other clients stay.
+TEST(ClientServer, AClientBreakingTheChannelProtocolIsDisconnectedWithTheReason) {
+  StackHarness h(2);
+  Client& good = h.add_client();
+  h.connect(0);
+  LoopbackTransport rogue_transport(h.network, Address::ipv4(10, 0, 7, 7, 50000));
+  netcode::Client rogue(netcode::ClientConfig{}, rogue_transport);
+  rogue.connect(h.token(66), h.now);
+  ASSERT_TRUE(h.run_until(
+      [&] {
+        rogue.update(h.now);
+        return good.is_connected() && rogue.is_connected();
+      },
+      300));
+  drain_events(*h.server);
+  // A well-formed reliable 1.0 header followed by bytes that are no connection packet.
+  std::array<uint8_t, 64> payload{};
+  const size_t header = write_packet_header(PacketHeader{0, 0xFFFF, 0}, payload.data());
+  for (size_t i = header; i < payload.size(); ++i) payload[i] = 0xFF;
+  ASSERT_TRUE(rogue.send_payload(payload));
+  h.step();
+  const auto events = drain_events(*h.server);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].kind, ServerEvent::Kind::kDisconnected);
+  EXPECT_EQ(events[0].client_id, 66u);
+  EXPECT_EQ(events[0].reason, netcode::DisconnectReason::kServerDisconnected);
+  ASSERT_NE(events[0].protocol_error, nullptr);
+  EXPECT_FALSE(h.server->is_connected(events[0].client_index));
+  EXPECT_EQ(h.server->connection(events[0].client_index).error(), ConnectionError::kNone)
+      << "the slot is reset";
+  EXPECT_TRUE(good.is_connected());
+  EXPECT_EQ(h.server->connected_count(), 1);
+}
+
 TEST(ClientServer, ServerFullDeniesTheNextClient) {
   StackHarness h(2);
   for (int i = 0; i < 3; ++i) h.add_client();
