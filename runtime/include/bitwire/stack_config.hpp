@@ -1,0 +1,61 @@
+// StackConfig: the one struct that configures the full stack on both ends -- netcode 1.02 (secure
+// transport) -> Endpoint (reliable 1.0 acks and fragments) -> Connection (channels). Client and Server take
+// the same struct; the fields that change the bytes on the wire (protocol id, channel layout) must agree.
+//
+// What the stack sets for you (whatever the struct says):
+// - connection.protocol_id = protocol_id, and the endpoint's envelope is off: netcode's AEAD already
+//   authenticates every payload, so the crc32 envelope would cost 4 bytes a packet for nothing.
+// - netcode's protocol id is stack_protocol_id(factory, config): the game's id with the channel layout and
+//   the message types folded in (Connection::protocol_id), so a peer built with another layout is refused at
+//   connect time instead of misreading bits. Connect tokens must carry that id (the backend computes it the
+//   same way).
+// - server.max_clients = max_clients; the server's private key is given to the Server constructor, never kept
+//   in a config that clients share.
+#pragma once
+
+#include <cstdint>
+
+#include "bitwire/congestion.hpp"
+#include "bitwire/connection.hpp"
+#include "bitwire/netcode_client.hpp"
+#include "bitwire/netcode_server.hpp"
+
+namespace bitwire {
+
+struct StackConfig {
+  uint64_t protocol_id = 0;      // the game's protocol id (the layout is folded in: stack_protocol_id)
+  int max_clients = 64;          // server slots, [1, 4096]; each slot owns one Endpoint + Connection
+  ConnectionConfig connection;   // channels, message pool and the endpoint (envelope forced off)
+  netcode::ServerConfig server;  // the server's netcode settings (protocol id, key, slots set by the stack)
+  netcode::ClientConfig client;  // the client's netcode settings (allow_insecure_lan_connect off)
+  BinaryCongestionConfig congestion;  // per-slot congestion controller (reported in the statistics)
+  int event_queue_size = 0;           // server events kept until next_event(); 0: 2 * max_clients + 16
+
+  // nullptr when every field (and every nested config) is in range and the endpoint's packets fit netcode's
+  // 1200-byte payload, else a description of the first problem.
+  const char* check() const;
+  // This config with every field clamped into range and the rules repaired (what Client and Server use,
+  // with the forced fields above applied).
+  StackConfig sanitized() const;
+};
+
+// netcode's protocol id for this layout: tokens for this server must carry it.
+uint64_t stack_protocol_id(const MessageFactory& factory, const StackConfig& config);
+
+// Per-slot (server) or per-connection (client) statistics, read at any time.
+struct StackStats {
+  double rtt_ms = 0.0;               // smoothed round-trip time (endpoint)
+  double jitter_ms = 0.0;            // smoothed |RTT sample - RTT|
+  double packet_loss_percent = 0.0;  // of packets old enough to have been acked
+  double sent_kbps = 0.0;            // endpoint datagrams sent (+ IP/UDP header), smoothed
+  double received_kbps = 0.0;        // endpoint datagrams received and accepted, smoothed
+  double acked_kbps = 0.0;           // of packets the peer acked
+  CongestionMode congestion_mode = CongestionMode::kBad;
+  double congestion_send_rate = 0.0;    // packets per second the controller advises
+  uint64_t packets_sent = 0;            // connection packets sent (endpoint)
+  uint64_t packets_received = 0;        // connection packets accepted
+  uint64_t payload_bytes_sent = 0;      // endpoint datagrams handed to netcode (before its header and MAC)
+  uint64_t payload_bytes_received = 0;  // netcode payloads handed to the endpoint
+};
+
+}  // namespace bitwire
