@@ -267,9 +267,15 @@ int Connection::send_packets() {
       ready = channels_[i]->fragment_ready(now_, available);
     }
     if (!ready || (error_ != ConnectionError::kNone && error_ != ConnectionError::kConfigInvalid)) break;
+    uint64_t fragments_before = 0;
+    for (int i = 0; i < config_.channel_count; ++i) fragments_before += channels_[i]->counters().block_fragments_sent;
     if (!send_packet()) break;
     ++sent;
     ++counters_.extra_packets;
+    // Higher-priority channels may have taken the room the fragment needed: then stop, not spin.
+    uint64_t fragments_after = 0;
+    for (int i = 0; i < config_.channel_count; ++i) fragments_after += channels_[i]->counters().block_fragments_sent;
+    if (fragments_after == fragments_before) break;
   }
   return sent;
 }
