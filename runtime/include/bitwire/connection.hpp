@@ -12,7 +12,8 @@
 //     for each datagram: connection.receive_packet(data, size);
 //     while (auto message = connection.receive(0)) { if (auto* chat = message.as<Chat>()) ...; }
 //     auto message = connection.create<Chat>();  ... fill ...;  connection.send(0, std::move(message));
-//     connection.send_packet();                      // one packet: acks + whatever the channels fit
+//     connection.send_packets();                     // one packet (acks + whatever the channels fit),
+//                                                    // plus one per block fragment the budget allows now
 //
 // Over another transport (or another ack layer), the connection-packet layer alone:
 //     size_t n = connection.generate_packet(sequence, buffer);   // yojimbo 1.0 connection packet
@@ -28,7 +29,8 @@
 //   instead of misreading bits. Without the envelope, give protocol_id() to the secure transport.
 // - send() refuses, with a reason and without taking the message, anything a correct peer would refuse:
 //   a message that breaks a write contract (validated by a ValidateStream pass over its serialize), one
-//   that can never fit the channel's packet budget, a block where blocks are off, and a full queue.
+//   that can never fit the channel's packet budget (on a reliable channel, a block whose fragment entry
+//   cannot), a block where blocks are off or above max_block_size, and a full queue.
 // - Memory: the message pool, channel queues, packet buffers and the endpoint are allocated in the
 //   constructor (memory_bytes()); send, receive, update and the packet paths never allocate.
 // - Untrusted input: any bytes are safe. A packet that fails to read, or whose reliable ids lie outside
