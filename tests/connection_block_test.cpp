@@ -172,16 +172,20 @@ INSTANTIATE_TEST_SUITE_P(Loss, BlockOverLoss, ::testing::Values(0.0, 25.0, 50.0,
 });
 
 // Blocks of many sizes (1 byte, a fragment minus, exactly and plus one, tens of KiB) interleaved with small
-// reliable messages, both ways, at 25% loss with latency, jitter, duplicates and reordering: every message
-// arrives once, in order, byte for byte.
-TEST(BlockDelivery, BlocksInterleavedWithSmallMessagesArriveInOrderBothWays) {
-  BITWIRE_SEEDED_TEST_SEED(0x1e7eu);
+// reliable messages, both ways, at 0, 25, 50 and 90% loss with latency, jitter, duplicates and reordering:
+// every message arrives once, in order, byte for byte, within the cap.
+class InterleavedOverLoss : public ::testing::TestWithParam<double> {};
+
+TEST_P(InterleavedOverLoss, BlocksInterleavedWithSmallMessagesArriveInOrderBothWays) {
+  BITWIRE_SEEDED_TEST_SEED(0x1e7eu + static_cast<uint64_t>(GetParam()));
+  const double loss = GetParam();
+  const NetworkConditions net = hostile_network(loss);
   ConnectionConfig config;
   config.block_pool_size = 24;
   config.channels[0].max_block_size = 64 * 1024;
-  ConnectionPair pair(MessageFactory(test::kAllTypes), config, hostile_network(25.0), seed);
+  ConnectionPair pair(MessageFactory(test::kAllTypes), config, net, seed);
   Connection* sides[2] = {&pair.a, &pair.b};
-  const size_t sizes[] = {1, 1023, 1024, 1025, 3000, 20000, 65536, 4096, 7, 40000};
+  const size_t sizes[] = {1, 1023, 1024, 1025, 3000, 20000, 65536, 4096, 7, 40000};  // 202 KiB in all
   constexpr int kItems = 60;  // item i is a block when i % 6 == 2 (10 blocks), else a small message
   const auto is_block = [](int i) { return i % 6 == 2; };
   const auto block_of = [&](int i, int s) { return pattern(sizes[i / 6], static_cast<uint32_t>(i * 2 + s)); };
@@ -192,13 +196,16 @@ TEST(BlockDelivery, BlocksInterleavedWithSmallMessagesArriveInOrderBothWays) {
       ASSERT_TRUE(sides[s]->send(0, std::move(m)));
     }
   }
-  // Cap: the blocks' total (202 KiB) at the budget as above, plus per block one acked round of the small
-  // messages before it (resent every 0.1 s; 1e-6 odds of ten 25% losses in a row) and the trip, x 2.
-  const double net_trip = 0.1;
-  int cap = static_cast<int>(std::ceil(
-      (1.5 * budget_time(config.channels[0].block_config(), 202 * 1024, 25.0, hostile_network(25.0)) +
-       10 * (resend_tail(config.channels[0].block_config(), 64 * 1024, 25.0) + 10 * 0.1 + 2 * net_trip)) /
-      kTick));
+  // Cap: the blocks' 202 KiB at the budget as above (x 1.5), plus per block (they go one after another,
+  // each once everything before it is acked): the resend tail of its largest possible size, the small
+  // messages before it acked -- k resends 0.1 s apart, k the number of sends after which all of them are
+  // through with 1e-6 odds left (k = log(1e-6) / log(loss), 1 without loss) -- and two worst-case trips.
+  const BlockConfig block_config = config.channels[0].block_config();
+  const double trip = (net.latency_ms + net.jitter_ms + net.reorder_delay_ms) / 1000.0;
+  const double k = loss > 0.0 ? std::ceil(std::log(1e-6) / std::log(loss / 100.0)) : 1.0;
+  const int cap = static_cast<int>(std::ceil((1.5 * budget_time(block_config, 202 * 1024, loss, net) +
+                                              10 * (resend_tail(block_config, 64 * 1024, loss) + k * 0.1 + 2 * trip)) /
+                                             kTick));
   int got[2] = {0, 0};
   int tick = 0;
   for (; tick < cap && (got[0] < kItems || got[1] < kItems); ++tick) {
@@ -219,7 +226,7 @@ TEST(BlockDelivery, BlocksInterleavedWithSmallMessagesArriveInOrderBothWays) {
       }
     }
   }
-  std::printf("10 blocks and 50 messages each way after %d ticks (cap %d)\n", tick, cap);
+  std::printf("loss %.0f%%: 10 blocks and 50 messages each way after %d ticks (cap %d)\n", loss, tick, cap);
   EXPECT_EQ(got[0], kItems);
   EXPECT_EQ(got[1], kItems);
   for (Connection* c : sides) {
@@ -227,6 +234,9 @@ TEST(BlockDelivery, BlocksInterleavedWithSmallMessagesArriveInOrderBothWays) {
     EXPECT_EQ(c->channel_counters(0).blocks_received, 10u);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Loss, InterleavedOverLoss, ::testing::Values(0.0, 25.0, 50.0, 90.0),
+                         [](const auto& info) { return "Loss" + std::to_string(static_cast<int>(info.param)); });
 
 // The messages queued behind a block wait until every fragment is acked (one block in flight, and it is
 // the oldest unacked message); those before it go first.
