@@ -1,15 +1,20 @@
 // Large blocks: how long a 256 KiB block takes over a simulated link at 0% and 10% loss (both ways) at the
-// default budget, next to what the budget allows; and the CPU cost per fragment of the scheduling
+// default budget, next to what the budget allows -- with the chunk sender/receiver, and as a reliable block
+// message through a Connection pair (fragments in connection packets over the endpoint); and the CPU cost per fragment of the scheduling
 // (BlockSender next_fragment + ack) and reassembly (BlockReceiver on_fragment), at 256 and 65,536
 // fragments per block to show the per-fragment cost does not grow with the block. No assertions on times.
 #include <benchmark/benchmark.h>
 
 #include <cstring>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "bitwire/block.hpp"
 #include "bitwire/chunk.hpp"
+#include "bitwire/connection.hpp"
+#include "bitwire/link.hpp"
+#include "bitwire/serialize.hpp"
 #include "bitwire/simulator.hpp"
 
 namespace {
@@ -70,6 +75,86 @@ void BM_ChunkTransfer(benchmark::State& state) {
       static_cast<double>(slices), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_ChunkTransfer)->Arg(0)->Arg(10)->Unit(benchmark::kMillisecond);
+
+// A block message of the connection benchmark.
+struct Level {
+  static constexpr uint32_t kTypeId = 0;
+  static constexpr bool kHasBlock = true;
+  uint32_t id = 0;
+  template <typename Stream>
+  bool serialize(Stream& stream) {
+    return bitwire::serialize_bits(stream, id, 32);
+  }
+};
+constexpr bitwire::MessageTypeInfo kLevelTypes[] = {bitwire::describe_message<Level>("Level")};
+
+// One 256 KiB block message from Connection A to Connection B on the default reliable channel (1 KiB
+// fragments, budget 262,144 bytes/s, 40 bytes charged per fragment, 1200-byte packets), over a Link of
+// 50 ms each way and `loss` percent each way, both sides ticked at 60 Hz with send_packets() (several
+// fragments per tick). Counters as BM_ChunkTransfer: simulated seconds until B's receive() returns the
+// block, what the budget allows, the ratio, fragments sent, extra packets per transfer, CPU per fragment.
+void BM_ConnectionBlockTransfer(benchmark::State& state) {
+  const double loss = static_cast<double>(state.range(0));
+  const bitwire::ConnectionConfig config;
+  const bitwire::MessageFactory factory(kLevelTypes);
+  std::vector<std::byte> block(kBlockBytes);
+  for (size_t i = 0; i < block.size(); ++i) block[i] = static_cast<std::byte>(i * 2654435761u >> 24);
+  bitwire::NetworkConditions net;
+  net.latency_ms = 50.0;
+  net.loss_percent = loss;
+  double simulated = 0.0;
+  uint64_t fragments = 0;
+  uint64_t extra = 0;
+  uint64_t seed = 1;
+  for (auto _ : state) {
+    state.PauseTiming();  // construction is not part of moving the block
+    auto link = std::make_unique<bitwire::Link>(bitwire::LinkConfig::symmetric(net, seed++, 4096, 1500));
+    auto a = std::make_unique<bitwire::Connection>(factory, config);
+    auto b = std::make_unique<bitwire::Connection>(factory, config);
+    a->endpoint().set_callbacks(link->callbacks(bitwire::LinkSide::kA, a->endpoint_callbacks()));
+    b->endpoint().set_callbacks(link->callbacks(bitwire::LinkSide::kB, b->endpoint_callbacks()));
+    link->connect(a->endpoint(), b->endpoint());
+    bitwire::MessageHandle m = a->create<Level>();
+    m.attach_block(block);
+    state.ResumeTiming();
+    double now = 0.0;
+    if (!a->send(0, std::move(m))) state.SkipWithError("send refused");
+    bitwire::MessageHandle got;
+    while (!got && now < 60.0) {
+      now += kTick;
+      a->update(now);
+      b->update(now);
+      link->update(now);
+      a->send_packets();
+      b->send_packets();
+      got = b->receive(0);
+    }
+    if (!got || got.block().size() != block.size() ||
+        std::memcmp(got.block().data(), block.data(), block.size()) != 0) {
+      state.SkipWithError("block missing or corrupt");
+    }
+    simulated += now;
+    fragments += a->channel_counters(0).block_fragments_sent;
+    extra += a->counters().extra_packets;
+    state.PauseTiming();
+    got.reset();
+    b.reset();
+    a.reset();
+    link.reset();
+    state.ResumeTiming();
+  }
+  const double n = static_cast<double>(state.iterations());
+  const double wire = kBlockBytes + 256.0 * config.channels[0].block_fragment_overhead_bytes;
+  const double allowed = wire / config.channels[0].block_bandwidth_bytes_per_second;
+  state.counters["sim_s"] = simulated / n;
+  state.counters["budget_s"] = allowed;
+  state.counters["ratio"] = simulated / n / allowed;
+  state.counters["fragments"] = static_cast<double>(fragments) / n;
+  state.counters["extra_packets"] = static_cast<double>(extra) / n;
+  state.counters["cpu_per_fragment"] = benchmark::Counter(
+      static_cast<double>(fragments), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_ConnectionBlockTransfer)->Arg(0)->Arg(10)->Unit(benchmark::kMillisecond);
 
 // Scheduling alone: one iteration sends a whole block with an unlimited budget and acks each fragment as
 // it goes (next_fragment + on_fragment_acked per fragment). items = fragments.

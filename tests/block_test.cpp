@@ -443,6 +443,58 @@ TEST(BlockReceiver, ConstructionAllocatesMaxOnceAndHostileFragmentsNeverAllocate
   EXPECT_EQ(receiver.memory_bytes(), 256u * 1024u + 256u / 8u);
 }
 
+// fragment_ready is the connection's question before each extra packet: it must answer exactly what
+// next_fragment would do, at every time, room and budget, without changing the schedule.
+TEST(BlockSender, FragmentReadyAgreesWithNextFragment) {
+  BITWIRE_SEEDED_TEST_SEED(0x4ead);
+  std::mt19937_64 rng(seed);
+  BlockConfig config;
+  config.max_block_size = 64 * 1024;
+  config.initial_burst_bytes = 5000;
+  BlockSender sender(config);
+  sender.reset(0.0);
+  double now = 0.0;
+  int ready_count = 0;
+  for (int i = 0; i < 20000; ++i) {
+    if (!sender.sending()) {
+      ASSERT_TRUE(sender.begin(1 + static_cast<uint32_t>(rng() % (64 * 1024)), now));
+    }
+    now += (rng() % 4) * 0.004;
+    const size_t room = rng() % 5 == 0 ? rng() % 1100 : 1024;
+    const bool ready = sender.fragment_ready(now, room);
+    const std::optional<BlockFragment> fragment = sender.next_fragment(now, room);
+    ASSERT_EQ(ready, fragment.has_value()) << "step " << i;
+    ready_count += ready ? 1 : 0;
+    if (fragment && rng() % 3 != 0) sender.on_fragment_acked(fragment->id);
+  }
+  EXPECT_GT(ready_count, 1000);
+}
+
+// classify is what the channel checks a whole packet with before applying any of it: it must agree with
+// on_fragment (which reports the completing fragment as kCompleted) on every input.
+TEST(BlockReceiver, ClassifyAgreesWithOnFragment) {
+  BITWIRE_SEEDED_TEST_SEED(0xc1a5);
+  std::mt19937_64 rng(seed);
+  BlockConfig config;
+  config.max_block_size = 16 * 100;
+  config.fragment_size = 100;
+  config.max_budget_bytes = 1000;
+  BlockReceiver receiver(config);
+  std::vector<uint8_t> buffer(300, 0x5C);
+  for (int i = 0; i < 100000; ++i) {
+    const uint32_t count = static_cast<uint32_t>(rng() % 19);
+    const uint32_t id = static_cast<uint32_t>(rng() % 20);
+    const size_t size = rng() % 2 == 0 ? 100 : rng() % 120;
+    const uint32_t block_id = static_cast<uint32_t>(rng() % 2);
+    const FragmentResult expected = receiver.classify(block_id, id, count, size);
+    FragmentResult got = receiver.on_fragment(block_id, id, count, std::span(buffer.data(), size));
+    if (got == FragmentResult::kCompleted) got = FragmentResult::kAccepted;
+    ASSERT_EQ(expected, got) << "step " << i;
+    if (receiver.complete() && rng() % 4 == 0) receiver.release();
+  }
+  EXPECT_GT(receiver.counters().blocks_completed, 0u);
+}
+
 TEST(BlockSender, ConstructionAllocatesMemoryBytesAndSendingNeverAllocates) {
   const BlockConfig config;
   const auto before_construction = test::counting_allocations;

@@ -1,6 +1,7 @@
-// Soak: two connections exchange reliable messages (one channel) and unreliable snapshots (another) both
+// Soak: two connections exchange reliable messages (one channel), unreliable snapshots (another) and
+// blocks of 1 byte to 32 KiB as reliable block messages (a third channel: fragments, budget, resends) both
 // ways for 20,000 ticks of 10 ms over 1000 ms latency, +-100 ms jitter, 25% loss and 25% duplicates.
-// Every reliable message must arrive once, in order, equal to what was sent; the 16-bit message ids wrap
+// Every reliable message and every block must arrive once, in order, equal to what was sent; the 16-bit message ids wrap
 // at least twice each way; neither side may allocate once the connections exist (this file replaces the
 // global operator new and counts); nothing may be left in the pools once everything is acked and read.
 //
@@ -20,6 +21,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <new>
+#include <span>
+#include <vector>
 
 #include "support/connection_pair.hpp"
 #include "support/seed.hpp"
@@ -55,9 +58,49 @@ struct Serial {
   }
 };
 
+// A block message: its block is a pure function of the serial (block_size, block_byte).
+struct Level {
+  static constexpr uint32_t kTypeId = 3;
+  static constexpr bool kHasBlock = true;
+  uint32_t serial = 0;
+  template <typename Stream>
+  bool serialize(Stream& stream) {
+    return serialize_bits(stream, serial, 32);
+  }
+};
+
 inline constexpr MessageTypeInfo kSoakTypes[] = {describe_message<test::Small>("Small"),
                                                  describe_message<Serial>("Serial"),
-                                                 describe_message<Numbered>("Numbered")};
+                                                 describe_message<Numbered>("Numbered"),
+                                                 describe_message<Level>("Level")};
+
+constexpr int kBlockChannel = 2;
+constexpr size_t kMaxSoakBlock = 32 * 1024;
+size_t block_size(uint32_t serial) { return 1 + (static_cast<size_t>(serial) * 7919u) % kMaxSoakBlock; }
+std::byte block_byte(uint32_t serial, size_t i) {
+  return static_cast<std::byte>((serial * 131u + static_cast<uint32_t>(i) * 7u + (static_cast<uint32_t>(i) >> 8)) & 0xFF);
+}
+
+// Fills and sends block `serial` (the scratch buffer is allocated before the soak starts).
+bool send_block(Connection& connection, uint32_t serial, std::span<std::byte> scratch) {
+  MessageHandle m = connection.create<Level>();
+  if (!m) return false;
+  m.as<Level>()->serial = serial;
+  const size_t size = block_size(serial);
+  for (size_t i = 0; i < size; ++i) scratch[i] = block_byte(serial, i);
+  if (!m.attach_block(scratch.first(size))) return false;
+  return static_cast<bool>(connection.send(kBlockChannel, std::move(m)));
+}
+
+bool check_block(const MessageHandle& m, uint32_t serial) {
+  if (m.as<Level>() == nullptr || m.as<Level>()->serial != serial) return false;
+  const std::span<const std::byte> block = m.block();
+  if (block.size() != block_size(serial)) return false;
+  for (size_t i = 0; i < block.size(); ++i) {
+    if (block[i] != block_byte(serial, i)) return false;
+  }
+  return true;
+}
 
 // Message n of a direction: every eighth a Numbered, the others a Serial.
 MessageHandle make_message(Connection& connection, uint32_t n);
@@ -116,7 +159,8 @@ TEST(ConnectionSoak, ReliableAndUnreliableBothWaysOverATerribleNetwork) {
   conditions.duplicate_percent = 25;
 
   ConnectionConfig config;
-  config.channel_count = 2;
+  config.channel_count = 3;
+  config.channels[0].disable_blocks = true;
   config.channels[0].send_queue_size = 8192;
   config.channels[0].receive_queue_size = 4096;
   config.channels[0].sent_packets_buffer_size = 1024;
@@ -126,6 +170,10 @@ TEST(ConnectionSoak, ReliableAndUnreliableBothWaysOverATerribleNetwork) {
   config.channels[1].send_queue_size = 16;
   config.channels[1].receive_queue_size = 64;
   config.channels[1].priority = 1;  // snapshots first; reliable messages fill the rest
+  config.channels[kBlockChannel].max_block_size = static_cast<int>(kMaxSoakBlock);
+  config.channels[kBlockChannel].send_queue_size = 4;
+  config.channels[kBlockChannel].receive_queue_size = 4;
+  config.channels[kBlockChannel].block_resend_time = 0.25;  // the acks take a 2.1 s round trip
   config.endpoint.received_packets_buffer_size = 512;
   config.endpoint.sent_packets_buffer_size = 512;
 
@@ -135,6 +183,9 @@ TEST(ConnectionSoak, ReliableAndUnreliableBothWaysOverATerribleNetwork) {
   uint32_t received[2] = {0, 0};  // [s]: what side s sent and the other side received
   uint64_t snapshots[2] = {0, 0};
   uint32_t last_snapshot[2] = {0, 0};
+  uint32_t blocks_sent[2] = {0, 0};
+  uint32_t blocks_received[2] = {0, 0};
+  std::vector<std::byte> scratch(kMaxSoakBlock);
   bool mismatch = false;
 
   const uint64_t allocations_before = g_allocations.load();
@@ -152,6 +203,14 @@ TEST(ConnectionSoak, ReliableAndUnreliableBothWaysOverATerribleNetwork) {
       MessageHandle snapshot = c.create<test::Small>();
       snapshot.as<test::Small>()->value = static_cast<uint8_t>(tick);
       c.send(1, std::move(snapshot));
+      // Keep two blocks queued each way: one in flight, the next waiting behind it.
+      while (c.send_queue_depth(kBlockChannel) < 2) {
+        if (!send_block(c, blocks_sent[s], scratch)) {
+          mismatch = true;
+          break;
+        }
+        ++blocks_sent[s];
+      }
     }
     pair.tick(now);
     for (int s = 0; s < 2; ++s) {
@@ -164,12 +223,16 @@ TEST(ConnectionSoak, ReliableAndUnreliableBothWaysOverATerribleNetwork) {
         ++snapshots[s];
         last_snapshot[s] = m.as<test::Small>()->value;
       }
+      while (MessageHandle m = receiver.receive(kBlockChannel)) {
+        if (!check_block(m, blocks_received[s])) mismatch = true;
+        ++blocks_received[s];
+      }
     }
     if (mismatch) break;
   }
   const uint64_t allocations = g_allocations.load() - allocations_before;
 
-  ASSERT_FALSE(mismatch) << "a reliable message arrived out of order or changed";
+  ASSERT_FALSE(mismatch) << "a reliable message or block arrived out of order or changed";
   EXPECT_EQ(allocations, 0u);
   EXPECT_EQ(pair.a.error(), ConnectionError::kNone) << pair.a.error_reason();
   EXPECT_EQ(pair.b.error(), ConnectionError::kNone) << pair.b.error_reason();
@@ -183,15 +246,19 @@ TEST(ConnectionSoak, ReliableAndUnreliableBothWaysOverATerribleNetwork) {
     if (ticks >= 20000) {
       EXPECT_GE(received[s], 2u * 65536u) << "ids wrap twice";
     }
+    // A block needs about one 2.1 s round trip to be acked before the next begins (fragments go at the
+    // budget meanwhile): at least one every 5 s of soak.
+    EXPECT_GE(blocks_received[s], static_cast<uint32_t>(ticks / 500)) << "direction " << s;
   }
-  std::printf("soak: %ld ticks, reliable %u / %u delivered, snapshots %llu / %llu, resent %llu, duplicates %llu\n",
-              ticks, received[0], received[1], static_cast<unsigned long long>(snapshots[0]),
+  std::printf("soak: %ld ticks, reliable %u / %u delivered, blocks %u / %u, snapshots %llu / %llu, resent %llu, "
+              "duplicates %llu\n",
+              ticks, received[0], received[1], blocks_received[0], blocks_received[1], static_cast<unsigned long long>(snapshots[0]),
               static_cast<unsigned long long>(snapshots[1]),
               static_cast<unsigned long long>(pair.a.channel_counters(0).messages_resent),
               static_cast<unsigned long long>(pair.b.channel_counters(0).messages_duplicate));
 
-  // Stop sending; let the network drain (3 s), then every queue is empty and every pool is clear.
-  for (long tick = ticks; tick < ticks + 600; ++tick) {
+  // Stop sending; let the network drain (3 s; 10 s for the last blocks), then every queue is empty and every pool is clear.
+  for (long tick = ticks; tick < ticks + 1000; ++tick) {
     pair.tick(static_cast<double>(tick) * kTick);
     for (int s = 0; s < 2; ++s) {
       while (MessageHandle m = sides[1 - s]->receive(0)) {
@@ -199,10 +266,16 @@ TEST(ConnectionSoak, ReliableAndUnreliableBothWaysOverATerribleNetwork) {
         ++received[s];
       }
       while (MessageHandle m = sides[1 - s]->receive(1)) ++snapshots[s];
+      while (MessageHandle m = sides[1 - s]->receive(kBlockChannel)) {
+        EXPECT_TRUE(check_block(m, blocks_received[s]));
+        ++blocks_received[s];
+      }
     }
   }
   for (int s = 0; s < 2; ++s) {
     EXPECT_EQ(received[s], sent[s]);
+    EXPECT_EQ(blocks_received[s], blocks_sent[s]);
+    EXPECT_EQ(sides[s]->send_queue_depth(kBlockChannel), 0);
     EXPECT_EQ(sides[s]->send_queue_depth(0), 0);
     EXPECT_EQ(sides[s]->pool().live(), 0);
   }

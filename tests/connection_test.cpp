@@ -146,7 +146,7 @@ TEST(ConnectionSend, BlockRules) {
   EXPECT_EQ(connection.send(1, connection.create<test::WithBlock>()).result, SendResult::kBlocksDisabled);
   MessageHandle reliable = connection.create<test::WithBlock>();
   ASSERT_TRUE(reliable.attach_block(std::vector<std::byte>(10)));
-  EXPECT_EQ(connection.send(2, std::move(reliable)).result, SendResult::kBlocksUnavailable);
+  EXPECT_EQ(connection.send(2, std::move(reliable)).result, SendResult::kQueued);  // sent as fragments
   // A block larger than the channel's max block size.
   MessageHandle big = connection.create<test::WithBlock>();
   ASSERT_TRUE(big.attach_block(std::vector<std::byte>(2000)));  // the pool's buffers hold 256 KiB
@@ -301,6 +301,35 @@ TEST(ConnectionConfigCheck, NamesTheFirstProblem) {
   config.channels[0].message_resend_time = -1;
   EXPECT_NE(config.check(), nullptr);
   EXPECT_EQ(config.sanitized().channels[0].message_resend_time, 0.1);
+}
+
+// The block transfer fields of a reliable channel are checked by BlockConfig's own table (block.hpp), so
+// the channel and its BlockSender / BlockReceiver can never disagree.
+TEST(ConnectionConfigCheck, BlockFieldsUseTheBlockConfigTable) {
+  ConnectionConfig config;
+  config.channels[0].block_max_budget_bytes = 100;  // cannot pay for one 1 KiB fragment + 40
+  EXPECT_STREQ(config.check(), "max_budget_bytes must hold one fragment: >= fragment_size + fragment_overhead_bytes");
+  EXPECT_EQ(config.sanitized().channels[0].block_max_budget_bytes, 1024 + 40);
+  EXPECT_EQ(config.sanitized().check(), nullptr);
+  config = ConnectionConfig{};
+  config.channels[0].block_bandwidth_bytes_per_second = 0;
+  EXPECT_STREQ(config.check(), "bandwidth_bytes_per_second must be in [1, 1e12]");
+  config = ConnectionConfig{};
+  config.channels[0].max_block_size = 128 * 1024 * 1024;  // above BlockConfig's 64 MiB
+  EXPECT_STREQ(config.check(), "max_block_size must be in [1, 64 MiB]");
+  EXPECT_EQ(config.sanitized().check(), nullptr);
+  config = ConnectionConfig{};
+  config.channels[0].max_block_size = 1 << 17;
+  config.channels[0].block_fragment_size = 1;  // 131072 fragments: more than 16-bit ids allow
+  EXPECT_STREQ(config.check(), "max_block_size / fragment_size must not exceed 65536 fragments");
+  EXPECT_EQ(config.sanitized().check(), nullptr);
+  // On an unreliable channel (blocks inline) or with blocks disabled, the block transfer fields are unused.
+  config = ConnectionConfig{};
+  config.channels[0].block_max_budget_bytes = 100;
+  config.channels[0].disable_blocks = true;
+  EXPECT_EQ(config.check(), nullptr);
+  config.max_packets_per_update = 0;
+  EXPECT_STREQ(config.check(), "max_packets_per_update must be in [1, 256]");
 }
 
 // ---- the protocol id fold ----

@@ -23,34 +23,40 @@ bool BlockReceiver::received(uint32_t fragment_id) const {
   return (received_[fragment_id >> 6] >> (fragment_id & 63)) & 1u;
 }
 
-FragmentResult BlockReceiver::on_fragment(uint32_t block_id, uint32_t fragment_id, uint32_t fragment_count,
-                                          std::span<const uint8_t> bytes) {
-  if (complete_) {
-    return count_result(block_id == block_id_ ? FragmentResult::kAlreadyComplete : FragmentResult::kBusy);
-  }
-  // Checks that need only the fragment itself, then its agreement with the block in progress. Nothing is
-  // stored before every check has passed.
+FragmentResult BlockReceiver::classify(uint32_t block_id, uint32_t fragment_id, uint32_t fragment_count,
+                                       size_t size) const {
+  if (complete_) return block_id == block_id_ ? FragmentResult::kAlreadyComplete : FragmentResult::kBusy;
+  // Checks that need only the fragment itself, then its agreement with the block in progress.
   const uint32_t fragment_size = static_cast<uint32_t>(config_.fragment_size);
   if (fragment_count == 0 || fragment_count > static_cast<uint32_t>(config_.max_fragments())) {
-    return count_result(FragmentResult::kCountOutOfRange);
+    return FragmentResult::kCountOutOfRange;
   }
-  if (fragment_id >= fragment_count) return count_result(FragmentResult::kIdOutOfRange);
+  if (fragment_id >= fragment_count) return FragmentResult::kIdOutOfRange;
   const bool last = fragment_id + 1 == fragment_count;
-  if (last ? (bytes.empty() || bytes.size() > fragment_size) : bytes.size() != fragment_size) {
-    return count_result(FragmentResult::kSizeMismatch);
-  }
-  if (last && static_cast<uint64_t>(fragment_count - 1) * fragment_size + bytes.size() >
+  if (last ? (size == 0 || size > fragment_size) : size != fragment_size) return FragmentResult::kSizeMismatch;
+  if (last && static_cast<uint64_t>(fragment_count - 1) * fragment_size + size >
                   static_cast<uint64_t>(config_.max_block_size)) {
-    return count_result(FragmentResult::kTooLarge);
+    return FragmentResult::kTooLarge;
   }
   if (receiving_) {
-    if (block_id != block_id_) return count_result(FragmentResult::kBlockIdMismatch);
-    if (fragment_count != fragment_count_) return count_result(FragmentResult::kCountMismatch);
+    if (block_id != block_id_) return FragmentResult::kBlockIdMismatch;
+    if (fragment_count != fragment_count_) return FragmentResult::kCountMismatch;
     if (received(fragment_id)) {
-      if (last && bytes.size() != last_size_) return count_result(FragmentResult::kLastSizeMismatch);
-      return count_result(FragmentResult::kDuplicate);
+      if (last && size != last_size_) return FragmentResult::kLastSizeMismatch;
+      return FragmentResult::kDuplicate;
     }
-  } else {
+  }
+  return FragmentResult::kAccepted;
+}
+
+FragmentResult BlockReceiver::on_fragment(uint32_t block_id, uint32_t fragment_id, uint32_t fragment_count,
+                                          std::span<const uint8_t> bytes) {
+  // Nothing is stored before every check has passed.
+  const FragmentResult verdict = classify(block_id, fragment_id, fragment_count, bytes.size());
+  if (verdict != FragmentResult::kAccepted) return count_result(verdict);
+  const uint32_t fragment_size = static_cast<uint32_t>(config_.fragment_size);
+  const bool last = fragment_id + 1 == fragment_count;
+  if (!receiving_) {
     receiving_ = true;
     block_id_ = block_id;
     fragment_count_ = fragment_count;

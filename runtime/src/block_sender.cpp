@@ -122,6 +122,17 @@ std::optional<BlockFragment> BlockSender::next_fragment(double now, size_t max_b
   return BlockFragment{id, id * static_cast<uint32_t>(config_.fragment_size), size, resend};
 }
 
+bool BlockSender::fragment_ready(double now, size_t max_bytes) {
+  accrue(now);
+  if (!sending_) return false;
+  const uint32_t id = cursor_;
+  if (test_bit(sent_, id) && now - last_sent_[id] < config_.min_resend_delay) return false;
+  const uint32_t size = fragment_size(id);
+  if (size > max_bytes) return false;
+  const double cost = static_cast<double>(size) + config_.fragment_overhead_bytes;
+  return burst_ >= cost || budget_ >= cost;
+}
+
 void BlockSender::unlink(uint32_t id) {
   if (cursor_ == id) cursor_ = next_[id];
   next_[prev_[id]] = next_[id];

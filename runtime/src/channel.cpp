@@ -2,6 +2,7 @@
 #include "bitwire/channel.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "bitwire/bits.hpp"
 
@@ -19,6 +20,8 @@ const char* to_string(ChannelError error) {
   switch (error) {
     case ChannelError::kNone: return "none";
     case ChannelError::kMessageIdOutsideWindow: return "reliable message id outside the receive window";
+    case ChannelError::kBlockFragmentInvalid: return "block fragment rejected";
+    case ChannelError::kBlockBusy: return "a completed block waits for a block buffer";
   }
   return "unknown channel error";
 }
@@ -45,12 +48,19 @@ ReliableOrderedChannel::ReliableOrderedChannel(const PacketLayout& layout, int i
   id_ring_.reset(new uint32_t[id_ring_size_]);
   scratch_.reset(new OutgoingMessage[static_cast<size_t>(config_.max_messages_per_packet)]);
   serials_.reset(new uint32_t[static_cast<size_t>(config_.max_messages_per_packet)]);
+  // Blocks travel as fragments only when some type carries one; otherwise no block memory at all.
+  if (config_.fragments_blocks() && layout.factory.any_block_type()) {
+    block_sender_ = std::make_unique<BlockSender>(config_.block_config());
+    block_receiver_ = std::make_unique<BlockReceiver>(config_.block_config());
+  }
 }
 
 size_t ReliableOrderedChannel::memory_bytes() const {
   return static_cast<size_t>(config_.send_queue_size) * sizeof(SendEntry) +
          static_cast<size_t>(config_.receive_queue_size) * sizeof(ReceiveEntry) + sent_packets_.memory_bytes() +
-         id_ring_size_ * sizeof(uint32_t) + static_cast<size_t>(config_.max_messages_per_packet) * (sizeof(OutgoingMessage) + sizeof(uint32_t));
+         id_ring_size_ * sizeof(uint32_t) + static_cast<size_t>(config_.max_messages_per_packet) * (sizeof(OutgoingMessage) + sizeof(uint32_t)) +
+         (block_sender_ ? sizeof(BlockSender) + block_sender_->memory_bytes() : 0) +
+         (block_receiver_ ? sizeof(BlockReceiver) + block_receiver_->memory_bytes() : 0);
 }
 
 bool ReliableOrderedChannel::can_send() const {
@@ -74,6 +84,7 @@ void ReliableOrderedChannel::send(MessageHandle&& message, uint32_t body_bits) {
 }
 
 MessageHandle ReliableOrderedChannel::receive() {
+  if (block_waiting_) finish_block();
   ReceiveEntry& entry = receive_queue_[receive_id_ & receive_mask_];
   if (!entry.message || entry.id != receive_id_) return {};
   ++receive_id_;
@@ -85,6 +96,10 @@ MessageHandle ReliableOrderedChannel::receive() {
 size_t ReliableOrderedChannel::plan(uint16_t sequence, double now, size_t available_bits, OutgoingEntry& out) {
   last_walk_ = 0;
   if (queued_ == 0) return 0;
+  const MessageHandle& oldest = send_queue_[oldest_unacked_ & send_mask_].message;
+  if (block_sender_ && oldest && oldest.info().has_block) {
+    return plan_block(sequence, now, available_bits, out);
+  }
   const size_t overhead = entry_overhead_bits() + 16;  // + the first id
   if (available_bits <= overhead) return 0;
   size_t budget = available_bits - overhead;
@@ -99,6 +114,8 @@ size_t ReliableOrderedChannel::plan(uint16_t sequence, double now, size_t availa
     SendEntry& entry = send_queue_[id & send_mask_];
     ++last_walk_;
     if (!entry.message) continue;
+    // A block message goes alone, as fragments, once it is the oldest unacked: what follows it waits.
+    if (entry.message.info().has_block) break;
     if (entry.last_sent >= 0.0 && now < entry.last_sent + config_.message_resend_time) continue;
     const size_t cost = (count == 0 ? 0 : static_cast<size_t>(relative_id_bits(previous, id))) + entry.body_bits;
     if (cost > budget) continue;
@@ -116,6 +133,7 @@ size_t ReliableOrderedChannel::plan(uint16_t sequence, double now, size_t availa
 
   SentPacket* record = sent_packets_.insert(sequence);
   if (record != nullptr) {
+    *record = SentPacket{};
     record->first = id_ring_next_;
     record->count = static_cast<uint16_t>(count);
     for (int i = 0; i < count; ++i) id_ring_[(id_ring_next_ + static_cast<uint64_t>(i)) % id_ring_size_] = serials_[i];
@@ -128,12 +146,96 @@ size_t ReliableOrderedChannel::plan(uint16_t sequence, double now, size_t availa
   return available_bits - budget;
 }
 
+size_t Channel::fragment_entry_bits(size_t body_bits) const {
+  // The fragment id is counted as if the block had the most fragments.
+  const auto max_fragments = static_cast<uint32_t>(config_.max_fragments_per_block());
+  size_t bits = static_cast<size_t>(layout_.entry_header_bits()) + 16 + 7 + body_bits +
+                static_cast<size_t>(bits_required(1u, static_cast<uint32_t>(config_.block_fragment_size)));
+  if (max_fragments > 1) bits += static_cast<size_t>(bits_required(1u, max_fragments) + bits_required(0u, max_fragments - 1));
+  return bits;
+}
+
+bool ReliableOrderedChannel::block_in_flight() const {
+  if (!block_sender_ || !block_sender_->sending()) return false;
+  const SendEntry& oldest = send_queue_[oldest_unacked_ & send_mask_];
+  return oldest.message && oldest.serial == block_serial_;
+}
+
+bool ReliableOrderedChannel::fragment_ready(double now, size_t available_bits) {
+  if (!block_in_flight()) return false;
+  const size_t header = fragment_entry_bits(send_queue_[oldest_unacked_ & send_mask_].body_bits);
+  if (available_bits <= header) return false;
+  return block_sender_->fragment_ready(now, (available_bits - header) / 8);
+}
+
+size_t ReliableOrderedChannel::plan_block(uint16_t sequence, double now, size_t available_bits, OutgoingEntry& out) {
+  SendEntry& entry = send_queue_[oldest_unacked_ & send_mask_];
+  if (!block_in_flight()) {
+    block_sender_->cancel();
+    if (!block_sender_->begin(static_cast<uint32_t>(entry.message.block().size()), now)) return 0;
+    block_serial_ = entry.serial;
+    ++counters_.blocks_sent;
+    ++counters_.messages_sent;
+  }
+  const size_t header = fragment_entry_bits(entry.body_bits);
+  if (available_bits <= header) return 0;
+  const std::optional<BlockFragment> fragment = block_sender_->next_fragment(now, (available_bits - header) / 8);
+  if (!fragment) return 0;
+  ++counters_.block_fragments_sent;
+  if (fragment->resend) ++counters_.block_fragments_resent;
+  SentPacket* record = sent_packets_.insert(sequence);
+  if (record != nullptr) {
+    *record = SentPacket{};
+    record->first = id_ring_next_;
+    record->fragment = static_cast<int32_t>(fragment->id);
+    record->block_serial = block_serial_;
+  }
+  out = OutgoingEntry{};
+  out.channel = index_;
+  out.block = true;
+  out.fragment.message_id = static_cast<uint16_t>(entry.serial);
+  out.fragment.fragment_count = static_cast<int>(block_sender_->fragment_count());
+  out.fragment.fragment_id = static_cast<int>(fragment->id);
+  out.fragment.data = entry.message.block().subspan(fragment->offset, fragment->size);
+  out.fragment.message = &entry.message;
+  return header + static_cast<size_t>(fragment->size) * 8;
+}
+
+const char* ReliableOrderedChannel::error_detail() const { return error_detail_; }
+
 ChannelError ReliableOrderedChannel::check(IncomingPacket& packet, int entry_index) const {
   const IncomingPacket::Entry& entry = packet.entry(entry_index);
+  if (entry.block) {
+    const IncomingPacket::Fragment& f = entry.fragment;
+    if (sequence_less_than(f.message_id, receive_id_)) return ChannelError::kNone;  // delivered already
+    if (static_cast<uint16_t>(f.message_id - receive_id_) >= static_cast<uint32_t>(config_.receive_queue_size)) {
+      error_detail_ = to_string(ChannelError::kMessageIdOutsideWindow);
+      return ChannelError::kMessageIdOutsideWindow;
+    }
+    const ReceiveEntry& slot = receive_queue_[f.message_id & receive_mask_];
+    if (slot.message && slot.id == f.message_id) return ChannelError::kNone;  // queued already
+    // The reader refuses fragments on a channel with blocks disabled; with no block type at all there is
+    // no receiver either, and the reader refuses fragment 0 (kFragmentNotBlockType), so later fragments
+    // without a receiver are the peer's error too.
+    if (!block_receiver_) {
+      error_detail_ = "block fragment on a channel whose package has no block message type";
+      return ChannelError::kBlockFragmentInvalid;
+    }
+    const FragmentResult result =
+        block_receiver_->classify(f.message_id, static_cast<uint32_t>(f.fragment_id),
+                                  static_cast<uint32_t>(f.fragment_count), f.data.size());
+    if (is_rejection(result)) {
+      error_detail_ = to_string(result);
+      return ChannelError::kBlockFragmentInvalid;
+    }
+    if (result == FragmentResult::kBusy) return ChannelError::kBlockBusy;
+    return ChannelError::kNone;
+  }
   for (int i = 0; i < entry.message_count; ++i) {
     const uint16_t id = packet.message(entry.first_message + i).id;
     if (sequence_less_than(id, receive_id_)) continue;  // already delivered: a resend whose ack was lost
     if (static_cast<uint16_t>(id - receive_id_) >= static_cast<uint32_t>(config_.receive_queue_size)) {
+      error_detail_ = to_string(ChannelError::kMessageIdOutsideWindow);
       return ChannelError::kMessageIdOutsideWindow;
     }
   }
@@ -143,8 +245,24 @@ ChannelError ReliableOrderedChannel::check(IncomingPacket& packet, int entry_ind
 void ReliableOrderedChannel::apply(IncomingPacket& packet, int entry_index) {
   IncomingPacket::Entry& entry = packet.entry(entry_index);
   if (entry.block) {
+    IncomingPacket::Fragment& f = entry.fragment;
     ++counters_.block_fragments_received;
-    ++counters_.block_fragments_dropped;  // no block receiver joined yet (channel.hpp)
+    const ReceiveEntry& slot = receive_queue_[f.message_id & receive_mask_];
+    if (sequence_less_than(f.message_id, receive_id_) || (slot.message && slot.id == f.message_id) || !block_receiver_) {
+      ++counters_.block_fragments_dropped;
+      return;
+    }
+    const FragmentResult result = block_receiver_->on_fragment(
+        f.message_id, static_cast<uint32_t>(f.fragment_id), static_cast<uint32_t>(f.fragment_count),
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(f.data.data()), f.data.size()));
+    BITWIRE_ASSERT(!is_rejection(result));  // check() ran first
+    if (result != FragmentResult::kAccepted && result != FragmentResult::kCompleted) {
+      ++counters_.block_fragments_dropped;
+      if (block_waiting_) finish_block();
+      return;
+    }
+    if (f.fragment_id == 0) block_message_ = std::move(f.message);
+    if (result == FragmentResult::kCompleted) finish_block();
     return;
   }
   for (int i = 0; i < entry.message_count; ++i) {
@@ -165,9 +283,55 @@ void ReliableOrderedChannel::apply(IncomingPacket& packet, int entry_index) {
   }
 }
 
+void ReliableOrderedChannel::finish_block() {
+  if (!block_receiver_->complete()) return;
+  const auto id = static_cast<uint16_t>(block_receiver_->block_id());
+  ReceiveEntry& slot = receive_queue_[id & receive_mask_];
+  // Only a hostile peer can fill the block's id with another message (or lose fragment 0's message): the
+  // block is dropped, counted, and nothing else changes.
+  if (sequence_less_than(id, receive_id_) || (slot.message && slot.id == id) || !block_message_) {
+    block_receiver_->release();
+    block_message_.reset();
+    block_waiting_ = false;
+    ++counters_.block_fragments_dropped;
+    return;
+  }
+  const std::span<const uint8_t> block = block_receiver_->block();
+  const std::span<std::byte> destination = block_message_.allocate_block(block.size());
+  if (destination.empty()) {
+    if (!block_waiting_) ++counters_.blocks_waiting_buffer;
+    block_waiting_ = true;
+    return;
+  }
+  std::memcpy(destination.data(), block.data(), block.size());
+  slot.message = std::move(block_message_);
+  slot.id = id;
+  block_receiver_->release();
+  block_waiting_ = false;
+  ++received_waiting_;
+  ++counters_.messages_received;
+  ++counters_.blocks_received;
+}
+
 void ReliableOrderedChannel::on_packet_acked(uint16_t sequence) {
   SentPacket* record = sent_packets_.find(sequence);
   if (record == nullptr) return;
+  if (record->fragment >= 0) {
+    if (block_in_flight() && record->block_serial == block_serial_) {
+      const BlockAckResult result = block_sender_->on_fragment_acked(static_cast<uint32_t>(record->fragment));
+      if (result == BlockAckResult::kNewlyAcked || result == BlockAckResult::kCompleted) ++counters_.block_fragments_acked;
+      if (result == BlockAckResult::kCompleted) {
+        SendEntry& entry = send_queue_[block_serial_ & send_mask_];
+        entry.message.reset();
+        --queued_;
+        ++counters_.messages_acked;
+        ++counters_.blocks_acked;
+      }
+    }
+    sent_packets_.remove(sequence);
+    while (oldest_unacked_ != send_id_ && !send_queue_[oldest_unacked_ & send_mask_].message) ++oldest_unacked_;
+    return;
+  }
   // Ids overwritten in the ring since: this packet's acks are forgotten (its messages get resent).
   if (id_ring_next_ - record->first <= id_ring_size_) {
     for (uint16_t i = 0; i < record->count; ++i) {
@@ -188,6 +352,10 @@ void ReliableOrderedChannel::reset() {
   for (int i = 0; i < config_.send_queue_size; ++i) send_queue_[i] = SendEntry{};
   for (int i = 0; i < config_.receive_queue_size; ++i) receive_queue_[i] = ReceiveEntry{};
   sent_packets_.reset();
+  if (block_sender_) block_sender_->cancel();
+  if (block_receiver_) block_receiver_->reset();
+  block_message_.reset();
+  block_waiting_ = false;
   id_ring_next_ = 0;
   send_id_ = 0;
   send_serial_ = 0;

@@ -20,7 +20,6 @@ const char* to_string(SendResult result) {
     case SendResult::kQueueFull: return "send queue full";
     case SendResult::kBlocksDisabled: return "blocks are disabled on this channel";
     case SendResult::kBlockMissing: return "block message without a block";
-    case SendResult::kBlocksUnavailable: return "reliable block transfer not joined";
     case SendResult::kConnectionError: return "connection is in its error state";
   }
   return "unknown send result";
@@ -32,6 +31,7 @@ const char* to_string(ConnectionError error) {
     case ConnectionError::kConfigInvalid: return "invalid config";
     case ConnectionError::kPacketInvalid: return "invalid packet";
     case ConnectionError::kMessageIdOutsideWindow: return "message id outside the receive window";
+    case ConnectionError::kBlockFragmentInvalid: return "block fragment rejected";
   }
   return "unknown connection error";
 }
@@ -135,6 +135,9 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
   EndpointConfig endpoint = config_.endpoint;
   endpoint.protocol_id = protocol_id_;
   endpoint.max_packet_size = std::max(endpoint.max_packet_size, config_.max_packet_size);
+  // A connection packet up to 1200 bytes (the default: a 1 KiB block fragment and its headers) is sent
+  // whole: splitting it would double its exposure to loss. Larger packets are the endpoint's to fragment.
+  if (config_.max_packet_size <= 1200) endpoint.fragment_above = std::max(endpoint.fragment_above, config_.max_packet_size);
   endpoint.max_fragments = std::max(endpoint.max_fragments,
                                     (endpoint.max_packet_size + endpoint.fragment_size - 1) / endpoint.fragment_size);
   endpoint_ = std::make_unique<Endpoint>(endpoint, endpoint_callbacks(), now);
@@ -202,23 +205,34 @@ SendStatus Connection::send(int channel_index, MessageHandle&& message) {
     return refuse(SendResult::kInvalidMessage);
   }
   size_t bits = static_cast<size_t>(layout_.type_bits()) + validate.bits_processed();
+  // The most this message's entry can ever have: the whole packet, or the channel's own budget.
+  size_t budget_bytes = static_cast<size_t>(config_.max_packet_size);
+  if (c.packet_budget_bytes > 0) budget_bytes = std::min(budget_bytes, static_cast<size_t>(c.packet_budget_bytes));
+  const size_t budget_bits = budget_bytes * 8 - std::min(budget_bytes * 8, static_cast<size_t>(layout_.packet_header_bits()));
   if (info.has_block) {
     if (c.disable_blocks) return refuse(SendResult::kBlocksDisabled);
-    if (c.type == ChannelType::kReliableOrdered) return refuse(SendResult::kBlocksUnavailable);
     const std::span<const std::byte> block = message.block();
     if (block.empty()) return refuse(SendResult::kBlockMissing);
     if (block.size() > static_cast<size_t>(c.max_block_size)) return refuse(SendResult::kTooLarge);
+    if (c.type == ChannelType::kReliableOrdered) {
+      BITWIRE_ASSERT(channel.block_capable());  // a block type exists and the channel allows blocks
+      // Sent as fragments: fragment 0's entry (header, a whole fragment, type and body) must fit.
+      status.bits = bits;
+      if (channel.fragment_entry_bits(bits) + static_cast<size_t>(c.block_fragment_size) * 8 > budget_bits) {
+        return refuse(SendResult::kTooLarge);
+      }
+      if (!channel.can_send()) return refuse(SendResult::kQueueFull);
+      channel.send(std::move(message), static_cast<uint32_t>(bits));
+      return status;
+    }
     bits += static_cast<size_t>(bits_required(1u, static_cast<uint32_t>(c.max_block_size))) +
             MeasureStream::kAlignBound + block.size() * 8;
   }
   status.bits = bits;
-  // The most this message's entry can ever have: the whole packet, or the channel's own budget.
-  size_t budget_bytes = static_cast<size_t>(config_.max_packet_size);
-  if (c.packet_budget_bytes > 0) budget_bytes = std::min(budget_bytes, static_cast<size_t>(c.packet_budget_bytes));
-  const size_t overhead = static_cast<size_t>(layout_.packet_header_bits() + layout_.entry_header_bits()) + 1 +
+  const size_t overhead = static_cast<size_t>(layout_.entry_header_bits()) + 1 +
                           static_cast<size_t>(bits_required(1u, static_cast<uint32_t>(c.max_messages_per_packet))) +
                           (c.type == ChannelType::kReliableOrdered ? 16 : 0);
-  if (overhead + bits > budget_bytes * 8) return refuse(SendResult::kTooLarge);
+  if (overhead + bits > budget_bits) return refuse(SendResult::kTooLarge);
   if (!channel.can_send()) return refuse(SendResult::kQueueFull);
   channel.send(std::move(message), static_cast<uint32_t>(bits));
   return status;
@@ -238,6 +252,32 @@ bool Connection::send_packet() {
   const size_t size = generate_packet(endpoint_->next_sequence(),
                                       std::span<std::byte>(packet_buffer_.get(), static_cast<size_t>(config_.max_packet_size)));
   return endpoint_->send_packet(reinterpret_cast<const uint8_t*>(packet_buffer_.get()), size);
+}
+
+int Connection::send_packets() {
+  int sent = send_packet() ? 1 : 0;
+  const size_t packet_bits = static_cast<size_t>(config_.max_packet_size) * 8;
+  const size_t header = static_cast<size_t>(layout_.packet_header_bits());
+  for (int k = 1; k < config_.max_packets_per_update; ++k) {
+    bool ready = false;
+    for (int i = 0; i < config_.channel_count && !ready; ++i) {
+      const ChannelConfig& c = layout_.channels[static_cast<size_t>(i)];
+      size_t available = packet_bits - std::min(packet_bits, header);
+      if (c.packet_budget_bytes > 0) available = std::min(available, static_cast<size_t>(c.packet_budget_bytes) * 8);
+      ready = channels_[i]->fragment_ready(now_, available);
+    }
+    if (!ready || (error_ != ConnectionError::kNone && error_ != ConnectionError::kConfigInvalid)) break;
+    uint64_t fragments_before = 0;
+    for (int i = 0; i < config_.channel_count; ++i) fragments_before += channels_[i]->counters().block_fragments_sent;
+    if (!send_packet()) break;
+    ++sent;
+    ++counters_.extra_packets;
+    // Higher-priority channels may have taken the room the fragment needed: then stop, not spin.
+    uint64_t fragments_after = 0;
+    for (int i = 0; i < config_.channel_count; ++i) fragments_after += channels_[i]->counters().block_fragments_sent;
+    if (fragments_after == fragments_before) break;
+  }
+  return sent;
 }
 
 ReceiveResult Connection::receive_packet(const uint8_t* data, size_t size) {
@@ -293,11 +333,19 @@ bool Connection::process_packet(uint16_t, std::span<const std::byte> bytes) {
     return false;
   }
   for (int e = 0; e < incoming_->entry_count(); ++e) {
-    const ChannelError channel_error = channels_[incoming_->entry(e).channel]->check(*incoming_, e);
+    const Channel& channel = *channels_[incoming_->entry(e).channel];
+    const ChannelError channel_error = channel.check(*incoming_, e);
+    if (channel_error == ChannelError::kBlockBusy) {
+      incoming_->clear();
+      ++counters_.packets_pool_exhausted;
+      return false;
+    }
     if (channel_error != ChannelError::kNone) {
       incoming_->clear();
       ++counters_.packets_invalid;
-      fail(ConnectionError::kMessageIdOutsideWindow, to_string(channel_error));
+      fail(channel_error == ChannelError::kBlockFragmentInvalid ? ConnectionError::kBlockFragmentInvalid
+                                                                : ConnectionError::kMessageIdOutsideWindow,
+           channel.error_detail());
       return false;
     }
   }

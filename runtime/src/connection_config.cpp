@@ -49,6 +49,7 @@ constexpr ConnectionLimit kConnectionLimits[] = {
     {&ConnectionConfig::channel_count, 1, kMaxChannels, "channel_count must be in [1, 64]"},
     {&ConnectionConfig::message_pool_size, 0, 1 << 24, "message_pool_size must be in [0, 2^24]"},
     {&ConnectionConfig::block_pool_size, 0, 1 << 16, "block_pool_size must be in [0, 65536]"},
+    {&ConnectionConfig::max_packets_per_update, 1, 256, "max_packets_per_update must be in [1, 256]"},
 };
 
 }  // namespace
@@ -68,7 +69,21 @@ const char* ChannelConfig::check() const {
   if (!(message_resend_time >= 0.0) || !std::isfinite(message_resend_time)) {
     return "message_resend_time must be finite and >= 0";
   }
+  // Blocks sent as fragments: BlockConfig's own table (block size and fragment count limits, budget, resend).
+  if (fragments_blocks()) return block_config().check();
   return nullptr;
+}
+
+BlockConfig ChannelConfig::block_config() const {
+  BlockConfig c;
+  c.max_block_size = max_block_size;
+  c.fragment_size = block_fragment_size;
+  c.min_resend_delay = block_resend_time;
+  c.bandwidth_bytes_per_second = block_bandwidth_bytes_per_second;
+  c.max_budget_bytes = block_max_budget_bytes;
+  c.initial_burst_bytes = block_initial_burst_bytes;
+  c.fragment_overhead_bytes = block_fragment_overhead_bytes;
+  return c;
 }
 
 ChannelConfig ChannelConfig::sanitized() const {
@@ -85,6 +100,18 @@ ChannelConfig ChannelConfig::sanitized() const {
   c.sent_message_ids = std::max(c.sent_message_ids, c.max_messages_per_packet);
   if (!(c.message_resend_time >= 0.0) || !std::isfinite(c.message_resend_time)) {
     c.message_resend_time = defaults.message_resend_time;
+  }
+  if (c.fragments_blocks()) {
+    const BlockConfig block = c.block_config().sanitized();
+    c.max_block_size = block.max_block_size;
+    c.block_fragment_size = block.fragment_size;
+    c.block_resend_time = block.min_resend_delay;
+    c.block_bandwidth_bytes_per_second = block.bandwidth_bytes_per_second;
+    c.block_max_budget_bytes = block.max_budget_bytes;
+    c.block_initial_burst_bytes = block.initial_burst_bytes;
+    c.block_fragment_overhead_bytes = block.fragment_overhead_bytes;
+    // BlockConfig's repairs keep the fragment size and only ever set max_block_size to a multiple of it.
+    c.max_block_size -= c.max_block_size % c.block_fragment_size;
   }
   return c;
 }

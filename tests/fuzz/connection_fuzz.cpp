@@ -2,8 +2,10 @@
 //
 // Input: byte 0 selects the layout (bits 0..1: one of four configs). The rest is a list of records, each
 // [u16 little-endian length][that many bytes] (the last one takes whatever remains). For each record the
-// connection under test processes it as packet `i`, sends two messages, builds a packet (which a peer
-// with the same layout must accept whole), and sees one of its earlier packets acked.
+// connection under test processes it as packet `i`, sends a message on each channel (a block message with
+// a block of up to 600 bytes when the record's first byte is 3 mod 4: on the reliable channel it goes as
+// fragments), builds a packet (which a peer with the same layout must accept whole), and sees one of its
+// earlier packets acked.
 //
 // Checked on every input (a violation traps): a refused packet changes no receive queue; once in the
 // error state every later packet is refused; every packet the connection builds reads back without error
@@ -66,7 +68,7 @@ bitwire::ConnectionConfig fuzz_config(int variant, bitwire::MessageFactory& fact
     c.receive_queue_size = 64;
     c.sent_packets_buffer_size = 64;
     c.max_block_size = 4096;
-    c.block_fragment_size = 256;
+    c.block_fragment_size = 128;  // a whole fragment entry fits a 256-byte packet: reliable blocks travel
   }
   switch (variant) {
     case 1:  // three channels, mixed, blocks on the unreliable one
@@ -136,8 +138,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // Drain a little, send a little, build a packet the peer must accept.
     for (int c = 0; c < connection->channel_count(); ++c) connection->receive(c).reset();
     for (int c = 0; c < connection->channel_count() && length > 0; ++c) {
-      bitwire::MessageHandle m = connection->create(static_cast<uint32_t>(bytes[0]) % 2 % factory.type_count());
+      const auto selector = static_cast<uint32_t>(bytes[0]);
+      bitwire::MessageHandle m = connection->create((selector % 4 == 3 ? 2 : selector % 2) % factory.type_count());
       if (Small* small = m.as<Small>()) small->value = static_cast<uint8_t>(length);
+      if (m && m.info().has_block) {
+        const std::span<std::byte> block = m.allocate_block(1 + (length * 37) % 600);
+        for (size_t i = 0; i < block.size(); ++i) block[i] = static_cast<std::byte>(i + length);
+      }
       connection->send(c, std::move(m));
     }
     connection->update(sequence * 0.05);

@@ -21,13 +21,14 @@ class ConnectionPair {
     link.connect(a.endpoint(), b.endpoint());
   }
 
-  // One tick: both sides take the time, the link delivers what is due, each side sends one packet.
+  // One tick: both sides take the time, the link delivers what is due, each side sends its packets (one,
+  // plus one per block fragment its budget allows: Connection::send_packets).
   void tick(double now) {
     a.update(now);
     b.update(now);
     link.update(now);
-    a.send_packet();
-    b.send_packet();
+    a.send_packets();
+    b.send_packets();
   }
 
   Link link;

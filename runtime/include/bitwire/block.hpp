@@ -118,6 +118,9 @@ class BlockSender {
   // than min_resend_delay ago, the budget (or burst) cannot pay for it, or its size exceeds `max_bytes`
   // (the data bytes the caller's packet has room for). Records the send. O(1).
   std::optional<BlockFragment> next_fragment(double now, size_t max_bytes);
+  // True when next_fragment(now, max_bytes) would return a fragment (the budget accrues to `now`; nothing
+  // else changes). O(1). A caller that can send several packets per update asks this before each extra one.
+  bool fragment_ready(double now, size_t max_bytes);
 
   // The peer received fragment `id`. O(1).
   BlockAckResult on_fragment_acked(uint32_t id);
@@ -203,6 +206,9 @@ class BlockReceiver {
   // A bad config is asserted in debug builds and sanitized in release (config() is what is used).
   explicit BlockReceiver(const BlockConfig& config = {});
 
+  // What on_fragment would answer for this fragment, without storing or counting anything: lets a caller
+  // check a whole packet before applying any of it. kCompleted is reported as kAccepted.
+  FragmentResult classify(uint32_t block_id, uint32_t fragment_id, uint32_t fragment_count, size_t size) const;
   // Takes one fragment from the wire. Any values are safe. `bytes` is copied when accepted.
   FragmentResult on_fragment(uint32_t block_id, uint32_t fragment_id, uint32_t fragment_count,
                              std::span<const uint8_t> bytes);

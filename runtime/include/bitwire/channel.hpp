@@ -23,16 +23,29 @@
 // Received messages wait in a ring of receive_queue_size; a full ring drops (counted).
 //
 // Block messages: on an unreliable channel the block travels inline after the body. On a reliable channel
-// a block travels as fragments scheduled by the block sender/receiver of chunk.hpp; this channel is where
-// they join (see docs/channels.md, "Blocks"). Until then a reliable channel refuses to queue block
-// messages (kBlocksUnavailable) and counts, then drops, the block fragments it receives once every receiver
-// obligation of the fragment entry has been checked.
+// (blocks enabled and some type carrying one) it travels as yojimbo block fragments, scheduled by a
+// BlockSender and put back together by a BlockReceiver (block.hpp):
+// - send: when the oldest unacked message carries a block, the channel begins it on its BlockSender and
+//   sends nothing else until every fragment is acked (messages queued behind it wait). Each packet carries
+//   at most one fragment of the channel -- the one next_fragment picks within the fragment budget, which
+//   accrues per update (round robin over unacked fragments, resend delay, optional initial burst). The
+//   sent-packet record remembers (block, fragment); the packet's ack calls on_fragment_acked, and the last
+//   one removes the block message from the queue. Connection::send_packets sends more packets in the same
+//   update while a fragment is ready (fragment_ready), so a block is not limited to one fragment a tick.
+// - receive: a fragment whose id was already received is a duplicate (ignored, counted); otherwise the
+//   BlockReceiver must accept it or it breaks the format: check() classifies it first (disagreeing with the
+//   block's first fragment, count or id out of range, larger than max_block_size), so a packet carrying a
+//   bad fragment is refused whole and is a connection error with the BlockReceiver's reason. Fragment 0's
+//   message (type and body) is kept; on completion the block is copied into a pool block buffer of that
+//   message and the message enters the receive queue at its id, released in order. When no block buffer is
+//   free, the completed block waits in the BlockReceiver and is attached on a later receive() or packet.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 
+#include "bitwire/block.hpp"
 #include "bitwire/channel_config.hpp"
 #include "bitwire/connection_packet.hpp"
 #include "bitwire/message.hpp"
@@ -49,16 +62,24 @@ struct ChannelCounters {
   uint64_t messages_delivered = 0;    // handed to receive()
   uint64_t messages_duplicate = 0;    // reliable: ids received again (ignored)
   uint64_t messages_dropped = 0;      // unreliable: did not fit a packet, or the receive ring was full
-  uint64_t blocks_sent = 0;           // block messages sent (unreliable: inline)
-  uint64_t blocks_received = 0;       // block messages received (unreliable: inline)
+  uint64_t blocks_sent = 0;           // block messages sent (unreliable: inline; reliable: transfers begun)
+  uint64_t blocks_acked = 0;          // reliable: block transfers whose every fragment was acked
+  uint64_t blocks_received = 0;       // block messages received (reliable: reassembled and queued)
+  uint64_t blocks_waiting_buffer = 0;     // reliable: completed blocks that had to wait for a pool block buffer
+  uint64_t block_fragments_sent = 0;      // reliable: fragment entries sent, resends included
+  uint64_t block_fragments_resent = 0;    // reliable: of which were resends
+  uint64_t block_fragments_acked = 0;     // reliable: fragments newly acked
   uint64_t block_fragments_received = 0;  // reliable: well-formed fragment entries received
-  uint64_t block_fragments_dropped = 0;   // reliable: fragments with no block receiver joined
+  uint64_t block_fragments_dropped = 0;   // reliable: fragments received again or of a block already queued
   friend bool operator==(const ChannelCounters&, const ChannelCounters&) = default;
 };
 
 enum class ChannelError : uint8_t {
   kNone,
   kMessageIdOutsideWindow,  // a reliable message id at or past next expected + receive_queue_size
+  kBlockFragmentInvalid,    // a block fragment the block receiver rejects (error_detail() says why)
+  kBlockBusy,  // not the peer's fault: a completed block still waits for a pool block buffer, so a
+               // fragment of the next block cannot be taken; the packet is dropped unacked (resent)
 };
 const char* to_string(ChannelError error);
 
@@ -95,12 +116,24 @@ class Channel {
   virtual void packet_written() {}
   // Checks a received entry without changing anything; returns kNone or the reason it is refused.
   virtual ChannelError check(IncomingPacket& packet, int entry) const = 0;
+  // The reason for the last error check() returned, more precise than to_string(ChannelError).
+  virtual const char* error_detail() const { return "none"; }
+  // True when this channel has a block fragment that could go in another packet now, within
+  // `available_bits` (the channel's share of a packet). The connection asks before each extra packet.
+  virtual bool fragment_ready(double, size_t) { return false; }
   // Takes the messages of a checked entry.
   virtual void apply(IncomingPacket& packet, int entry) = 0;
   // Packet `sequence` (which this side sent) arrived.
   virtual void on_packet_acked(uint16_t sequence) = 0;
   // Releases every message and returns to the constructed state (counters kept).
   virtual void reset() = 0;
+
+  // True when block messages queued here travel as fragments (reliable, blocks enabled, a block type).
+  virtual bool block_capable() const { return false; }
+  // Bits of a block fragment entry besides the fragment's data, for a block message whose type + body
+  // cost `body_bits`: entry header, id, count, fragment id, size, alignment, type and body (the last two
+  // only on fragment 0, charged to every fragment: conservative).
+  size_t fragment_entry_bits(size_t body_bits) const;
 
   // Messages waiting to be sent (reliable: queued and not yet acked).
   virtual int send_queue_depth() const = 0;
@@ -129,6 +162,9 @@ class ReliableOrderedChannel final : public Channel {
   MessageHandle receive() override;
   size_t plan(uint16_t sequence, double now, size_t available_bits, OutgoingEntry& entry) override;
   ChannelError check(IncomingPacket& packet, int entry) const override;
+  const char* error_detail() const override;
+  bool block_capable() const override { return block_sender_ != nullptr; }
+  bool fragment_ready(double now, size_t available_bits) override;
   void apply(IncomingPacket& packet, int entry) override;
   void on_packet_acked(uint16_t sequence) override;
   void reset() override;
@@ -141,6 +177,9 @@ class ReliableOrderedChannel final : public Channel {
   uint16_t next_receive_id() const { return receive_id_; }
   // Message ids the last plan() visited (the walk's length), for the cost benchmark.
   int last_walk_length() const { return last_walk_; }
+  // The block machinery (nullptr unless blocks travel as fragments on this channel).
+  const BlockSender* block_sender() const { return block_sender_.get(); }
+  const BlockReceiver* block_receiver() const { return block_receiver_.get(); }
 
  private:
   struct SendEntry {
@@ -157,7 +196,14 @@ class ReliableOrderedChannel final : public Channel {
   struct SentPacket {
     uint64_t first = 0;  // position of its first id in the id ring (monotonic)
     uint16_t count = 0;
+    int32_t fragment = -1;       // the block fragment it carried, or -1
+    uint32_t block_serial = 0;   // serial of that fragment's block message
   };
+
+  size_t plan_block(uint16_t sequence, double now, size_t available_bits, OutgoingEntry& out);
+  bool block_in_flight() const;
+  // Queues the completed block, when a pool block buffer is free.
+  void finish_block();
 
   uint32_t send_mask_ = 0;
   uint32_t receive_mask_ = 0;
@@ -176,6 +222,12 @@ class ReliableOrderedChannel final : public Channel {
   int queued_ = 0;
   int received_waiting_ = 0;
   int last_walk_ = 0;
+  std::unique_ptr<BlockSender> block_sender_;
+  std::unique_ptr<BlockReceiver> block_receiver_;
+  uint32_t block_serial_ = 0;       // serial of the block message in flight, while block_sender_->sending()
+  MessageHandle block_message_;     // receiver: fragment 0's message of the block in progress
+  bool block_waiting_ = false;      // receiver: a completed block waits for a pool block buffer
+  mutable const char* error_detail_ = "none";  // why check() refused a fragment
 };
 
 class UnreliableUnorderedChannel final : public Channel {

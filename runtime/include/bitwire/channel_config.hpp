@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "bitwire/block.hpp"
+
 namespace bitwire {
 
 enum class ChannelType : uint8_t {
@@ -29,11 +31,22 @@ struct ChannelConfig {
   double message_resend_time = 0.1;    // reliable: seconds before an unacked message is sent again
   int packet_budget_bytes = 0;         // most bytes this channel may use in one packet; 0 = the packet's budget
   int priority = 0;                    // higher fills each packet first; ties go by channel index
+  // Reliable block transfer (local; BlockConfig's table checks them, see block.hpp):
+  double block_bandwidth_bytes_per_second = 256 * 1024;  // fragment budget accrual (data + overhead), bytes/s
+  int block_max_budget_bytes = 16 * 1024;  // the fragment budget never holds more (bounds the burst after idle)
+  int block_initial_burst_bytes = 0;       // a new block may send this many bytes at once, outside the budget
+  double block_resend_time = 0.1;          // seconds before an unacked fragment may be sent again
+  int block_fragment_overhead_bytes = 40;  // bytes charged per fragment besides its data (headers, IP/UDP)
 
   // nullptr when every field is in range, else a description of the first that is not.
   const char* check() const;
   // This config with every field clamped into range (what a connection actually uses).
   ChannelConfig sanitized() const;
+
+  // The BlockConfig of this channel's block sender and receiver (reliable channels with blocks enabled).
+  BlockConfig block_config() const;
+  // True when this channel sends blocks as fragments: reliable-ordered with blocks enabled.
+  bool fragments_blocks() const { return type == ChannelType::kReliableOrdered && !disable_blocks; }
 
   // maxFragmentsPerBlock of the wire format: max_block_size / block_fragment_size.
   int max_fragments_per_block() const { return max_block_size / block_fragment_size; }

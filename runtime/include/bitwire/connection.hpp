@@ -12,7 +12,8 @@
 //     for each datagram: connection.receive_packet(data, size);
 //     while (auto message = connection.receive(0)) { if (auto* chat = message.as<Chat>()) ...; }
 //     auto message = connection.create<Chat>();  ... fill ...;  connection.send(0, std::move(message));
-//     connection.send_packet();                      // one packet: acks + whatever the channels fit
+//     connection.send_packets();                     // one packet (acks + whatever the channels fit),
+//                                                    // plus one per block fragment the budget allows now
 //
 // Over another transport (or another ack layer), the connection-packet layer alone:
 //     size_t n = connection.generate_packet(sequence, buffer);   // yojimbo 1.0 connection packet
@@ -28,7 +29,8 @@
 //   instead of misreading bits. Without the envelope, give protocol_id() to the secure transport.
 // - send() refuses, with a reason and without taking the message, anything a correct peer would refuse:
 //   a message that breaks a write contract (validated by a ValidateStream pass over its serialize), one
-//   that can never fit the channel's packet budget, a block where blocks are off, and a full queue.
+//   that can never fit the channel's packet budget (on a reliable channel, a block whose fragment entry
+//   cannot), a block where blocks are off or above max_block_size, and a full queue.
 // - Memory: the message pool, channel queues, packet buffers and the endpoint are allocated in the
 //   constructor (memory_bytes()); send, receive, update and the packet paths never allocate.
 // - Untrusted input: any bytes are safe. A packet that fails to read, or whose reliable ids lie outside
@@ -58,7 +60,9 @@ inline constexpr int kMaxChannels = 64;
 
 struct ConnectionConfig {
   uint64_t protocol_id = 0;     // the game's id; the channel layout and message types are folded in
-  int max_packet_size = 1024;   // bytes of connection packet per send_packet: the budget across channels
+  int max_packet_size = 1200;   // bytes of connection packet per send_packet: the budget across channels (holds
+                                // a 1 KiB block fragment entry; the endpoint never splits a packet this small)
+  int max_packets_per_update = 16;  // send_packets(): most packets per call (extra ones carry block fragments)
   int channel_count = 1;        // channels in use, 1..kMaxChannels
   std::array<ChannelConfig, kMaxChannels> channels{};  // the first channel_count are used
   int message_pool_size = 0;    // messages alive at once; 0 = every queue's capacity + one packet + 64
@@ -87,7 +91,6 @@ enum class SendResult : uint8_t {
   kQueueFull,          // the channel's send queue is full
   kBlocksDisabled,     // a block message on a channel with blocks disabled
   kBlockMissing,       // a block message without its block
-  kBlocksUnavailable,  // a block message on a reliable channel before the block sender is joined
   kConnectionError,    // the connection is in its error state
 };
 const char* to_string(SendResult result);
@@ -104,6 +107,7 @@ enum class ConnectionError : uint8_t {
   kConfigInvalid,           // the config failed check() (the sanitized one is used; see error_reason())
   kPacketInvalid,           // a packet failed to read (packet_error() says why)
   kMessageIdOutsideWindow,  // a reliable message id beyond what the receive window allows
+  kBlockFragmentInvalid,    // a block fragment the channel's block receiver rejects (error_reason() says why)
 };
 const char* to_string(ConnectionError error);
 
@@ -111,7 +115,8 @@ struct ConnectionCounters {
   uint64_t packets_generated = 0;       // connection packets built
   uint64_t packets_processed = 0;       // connection packets read and applied
   uint64_t packets_invalid = 0;         // refused: unreadable or breaking the window (sets the error)
-  uint64_t packets_pool_exhausted = 0;  // refused: no message slot to read into (peer resends)
+  uint64_t packets_pool_exhausted = 0;  // refused: no message slot (or block buffer) to read into (peer resends)
+  uint64_t extra_packets = 0;           // packets send_packets() sent after the first of a call (block fragments)
   uint64_t packets_after_error = 0;     // refused: the connection was already in its error state
   uint64_t sends_refused = 0;           // send() calls that returned anything but kQueued
   friend bool operator==(const ConnectionCounters&, const ConnectionCounters&) = default;
@@ -142,6 +147,10 @@ class Connection {
   void update(double now);
   // Builds one connection packet and sends it through the endpoint (acks, fragments, transmit).
   bool send_packet();
+  // send_packet(), then more packets while a channel has a block fragment ready within its budget, up to
+  // max_packets_per_update in all: a block is not limited to one fragment per update. Ordinary messages
+  // never cause an extra packet. Returns the packets sent.
+  int send_packets();
   // One datagram from the transport.
   ReceiveResult receive_packet(const uint8_t* data, size_t size);
 
