@@ -418,9 +418,7 @@ struct Shapes {
 
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
-    for (auto& item_ : fixed_array) {
-      BITWIRE_TRY(bitwire::serialize_bits(stream_, item_, 8));
-    }
+    BITWIRE_TRY(bitwire::serialize_byte_array(stream_, fixed_array.data(), fixed_array.size()));
     {
       auto count_ = static_cast<std::uint32_t>(variable_array.size());
       BITWIRE_TRY(bitwire::serialize_count(stream_, count_, 0u, 12u));

@@ -155,6 +155,13 @@ void Emitter::field_value(const Field& field) {
       element(field.type, name);
       return;
     case Shape::FixedArray:
+      if (field.type.kind == TypeKind::Integer && field.type.integer.encoding == model::IntEncoding::Raw &&
+          !field.type.integer.storage.is_signed && field.type.integer.storage.bits == 8 &&
+          field.type.integer.bits == 8) {
+        // Whole bytes: eight per 64-bit field (the same bits as one field per byte).
+        p_.print("BITWIRE_TRY(bitwire::serialize_byte_array(stream_, $f$.data(), $f$.size()));\n", {{"f", name}});
+        return;
+      }
       p_.print("for (auto& item_ : $f$) {\n", {{"f", name}});
       {
         Indent in(p_);

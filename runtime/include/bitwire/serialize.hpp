@@ -445,6 +445,35 @@ BITWIRE_FORCE_INLINE bool serialize_compressed_float(Stream& stream, float& valu
 
 // ---- alignment, bytes, strings ----
 
+// A fixed-length array of 8-bit raw values at any bit position: the same bits as one 8-bit field per byte
+// (byte i at bits [8i, 8i + 8) from the start), moved eight bytes per 64-bit field -- a little-endian load
+// of eight bytes is exactly those 64 bits -- and the rest one byte each. No alignment, nothing to check.
+template <typename Stream>
+BITWIRE_FORCE_INLINE bool serialize_byte_array(Stream& stream, uint8_t* data, size_t count) {
+  size_t i = 0;
+  if constexpr (Stream::kIsWriting) {
+    for (; i + 8 <= count; i += 8) stream.write_bits(detail::load_le64(reinterpret_cast<const std::byte*>(data + i)), 64);
+    for (; i < count; ++i) stream.write_bits(data[i], 8);
+    return true;
+  } else if constexpr (Stream::kIsReading) {
+    uint64_t word = 0;
+    for (; i + 8 <= count; i += 8) {
+      if (!stream.read_bits(word, 64)) return false;
+      detail::store_le64(reinterpret_cast<std::byte*>(data + i), word);
+    }
+    for (; i < count; ++i) {
+      if (!stream.read_bits(word, 8)) return false;
+      data[i] = static_cast<uint8_t>(word);
+    }
+    return true;
+  } else {
+    (void)data;
+    stream.add_bits(count * 8);
+    return true;
+  }
+}
+
+
 // Zero bits to the next byte boundary (none when aligned). Reads refuse non-zero padding.
 template <typename Stream>
 BITWIRE_FORCE_INLINE bool serialize_align(Stream& stream) {
