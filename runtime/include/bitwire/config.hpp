@@ -58,12 +58,22 @@ BITWIRE_FORCE_INLINE uint64_t to_little_endian(uint64_t value) {
 
 // Fixed-size loads and stores at any alignment: a memcpy of a constant size, which the compilers turn
 // into one move (never a library call).
+// g++ sees the reader's 8-byte fast-path load inlined next to a buffer it knows is shorter and warns,
+// though a run-time compare (the span holds 8 bytes from the load's first byte) guards every such load.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
 template <typename T>
 BITWIRE_FORCE_INLINE T load_raw(const std::byte* source) {
   T value;
   std::memcpy(&value, source, sizeof value);
   return value;
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 template <typename T>
 BITWIRE_FORCE_INLINE void store_raw(std::byte* destination, T value) {
