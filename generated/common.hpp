@@ -30,7 +30,7 @@ struct Position {
   float z{};  // [-1024.0f, 1024.0f] res 0.125f: 15 bits
 
   template <typename Stream_>
-  bool serialize(Stream_& stream_) {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, x, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
     BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, y, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
     BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, z, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
@@ -40,7 +40,7 @@ struct Position {
   // Writes or measures a const object (writes and measures never modify it).
   template <typename Stream_>
     requires(!Stream_::kIsReading)
-  bool serialize(Stream_& stream_) const {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {
     return const_cast<Position*>(this)->serialize(stream_);
   }
 
@@ -77,7 +77,7 @@ struct Velocity {
   float z{};  // [-32.0f, 32.0f] res 0.03125f: 12 bits
 
   template <typename Stream_>
-  bool serialize(Stream_& stream_) {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, x, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
     BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, y, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
     BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, z, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
@@ -87,7 +87,7 @@ struct Velocity {
   // Writes or measures a const object (writes and measures never modify it).
   template <typename Stream_>
     requires(!Stream_::kIsReading)
-  bool serialize(Stream_& stream_) const {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {
     return const_cast<Velocity*>(this)->serialize(stream_);
   }
 
@@ -127,7 +127,7 @@ struct Orientation {
   std::int16_t c{};  // [-511, 511]: 10 bits
 
   template <typename Stream_>
-  bool serialize(Stream_& stream_) {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     BITWIRE_TRY(bitwire::serialize_bits(stream_, largest, 2));
     BITWIRE_TRY(bitwire::serialize_int(stream_, a, std::int16_t{-511}, std::int16_t{511}));
     BITWIRE_TRY(bitwire::serialize_int(stream_, b, std::int16_t{-511}, std::int16_t{511}));
@@ -138,7 +138,7 @@ struct Orientation {
   // Writes or measures a const object (writes and measures never modify it).
   template <typename Stream_>
     requires(!Stream_::kIsReading)
-  bool serialize(Stream_& stream_) const {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {
     return const_cast<Orientation*>(this)->serialize(stream_);
   }
 

@@ -214,7 +214,7 @@ struct Scalars {
   Toggles toggles{};  // flags Toggles: 3 bits
 
   template <typename Stream_>
-  bool serialize(Stream_& stream_) {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     BITWIRE_TRY(bitwire::serialize_bool(stream_, flag));
     BITWIRE_TRY(bitwire::serialize_signed_bits(stream_, i8, 8));
     BITWIRE_TRY(bitwire::serialize_signed_bits(stream_, i16, 16));
@@ -275,7 +275,7 @@ struct Scalars {
   // Writes or measures a const object (writes and measures never modify it).
   template <typename Stream_>
     requires(!Stream_::kIsReading)
-  bool serialize(Stream_& stream_) const {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {
     return const_cast<Scalars*>(this)->serialize(stream_);
   }
 
@@ -366,7 +366,7 @@ struct Ping {
   std::uint32_t sent_tick{};  // raw 32 bits: 32 bits
 
   template <typename Stream_>
-  bool serialize(Stream_& stream_) {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     BITWIRE_TRY(bitwire::serialize_bits(stream_, sent_tick, 32));
     return true;
   }
@@ -374,7 +374,7 @@ struct Ping {
   // Writes or measures a const object (writes and measures never modify it).
   template <typename Stream_>
     requires(!Stream_::kIsReading)
-  bool serialize(Stream_& stream_) const {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {
     return const_cast<Ping*>(this)->serialize(stream_);
   }
 
@@ -417,10 +417,8 @@ struct Shapes {
   Ping last_ping{};  // Ping: 32 bits
 
   template <typename Stream_>
-  bool serialize(Stream_& stream_) {
-    for (auto& item_ : fixed_array) {
-      BITWIRE_TRY(bitwire::serialize_bits(stream_, item_, 8));
-    }
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
+    BITWIRE_TRY(bitwire::serialize_byte_array(stream_, fixed_array.data(), fixed_array.size()));
     {
       auto count_ = static_cast<std::uint32_t>(variable_array.size());
       BITWIRE_TRY(bitwire::serialize_count(stream_, count_, 0u, 12u));
@@ -521,7 +519,7 @@ struct Shapes {
   // Writes or measures a const object (writes and measures never modify it).
   template <typename Stream_>
     requires(!Stream_::kIsReading)
-  bool serialize(Stream_& stream_) const {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {
     return const_cast<Shapes*>(this)->serialize(stream_);
   }
 
@@ -580,7 +578,7 @@ struct Conditions {
   std::uint8_t walk_step{};  // raw 8 bits: 8 bits
 
   template <typename Stream_>
-  bool serialize(Stream_& stream_) {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     BITWIRE_TRY(bitwire::serialize_bool(stream_, moving));
     BITWIRE_TRY(bitwire::serialize_enum(stream_, mode, static_cast<Mode>(std::uint8_t{0}), static_cast<Mode>(std::uint8_t{11})));
     if constexpr (Stream_::kIsReading) {
@@ -630,7 +628,7 @@ struct Conditions {
   // Writes or measures a const object (writes and measures never modify it).
   template <typename Stream_>
     requires(!Stream_::kIsReading)
-  bool serialize(Stream_& stream_) const {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {
     return const_cast<Conditions*>(this)->serialize(stream_);
   }
 
@@ -683,7 +681,7 @@ struct Directives {
   bitwire::FixedString<8> after{};  // string, length in 4 bits + aligned bytes: 4..75 bits
 
   template <typename Stream_>
-  bool serialize(Stream_& stream_) {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     BITWIRE_TRY(bitwire::serialize_bool(stream_, before));
     BITWIRE_TRY(bitwire::serialize_align(stream_));
     BITWIRE_TRY(bitwire::serialize_bits(stream_, aligned_byte, 8));
@@ -697,7 +695,7 @@ struct Directives {
   // Writes or measures a const object (writes and measures never modify it).
   template <typename Stream_>
     requires(!Stream_::kIsReading)
-  bool serialize(Stream_& stream_) const {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {
     return const_cast<Directives*>(this)->serialize(stream_);
   }
 
@@ -736,7 +734,7 @@ struct Everything {
   Directives directives{};  // Directives: 45..130 bits
 
   template <typename Stream_>
-  bool serialize(Stream_& stream_) {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     BITWIRE_TRY(scalars.serialize(stream_));
     BITWIRE_TRY(shapes.serialize(stream_));
     BITWIRE_TRY(conditions.serialize(stream_));
@@ -747,7 +745,7 @@ struct Everything {
   // Writes or measures a const object (writes and measures never modify it).
   template <typename Stream_>
     requires(!Stream_::kIsReading)
-  bool serialize(Stream_& stream_) const {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {
     return const_cast<Everything*>(this)->serialize(stream_);
   }
 

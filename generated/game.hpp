@@ -211,7 +211,7 @@ struct EntityState {
   std::uint8_t occupants{};  // [0, 3]: 2 bits
 
   template <typename Stream_>
-  bool serialize(Stream_& stream_) {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     BITWIRE_TRY(bitwire::serialize_int(stream_, id, std::uint8_t{0}, std::uint8_t{63}));
     BITWIRE_TRY(bitwire::serialize_enum(stream_, kind, static_cast<EntityKind>(std::uint8_t{0}), static_cast<EntityKind>(std::uint8_t{3})));
     BITWIRE_TRY(position.serialize(stream_));
@@ -246,7 +246,7 @@ struct EntityState {
   // Writes or measures a const object (writes and measures never modify it).
   template <typename Stream_>
     requires(!Stream_::kIsReading)
-  bool serialize(Stream_& stream_) const {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {
     return const_cast<EntityState*>(this)->serialize(stream_);
   }
 
@@ -303,7 +303,7 @@ struct GameEvent {
   ::common::Position where{};  // Position: 45 bits
 
   template <typename Stream_>
-  bool serialize(Stream_& stream_) {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     BITWIRE_TRY(bitwire::serialize_enum(stream_, kind, static_cast<EventKind>(std::uint8_t{0}), static_cast<EventKind>(std::uint8_t{3})));
     BITWIRE_TRY(bitwire::serialize_int(stream_, subject, std::uint8_t{0}, std::uint8_t{63}));
     if constexpr (Stream_::kIsReading) {
@@ -329,7 +329,7 @@ struct GameEvent {
   // Writes or measures a const object (writes and measures never modify it).
   template <typename Stream_>
     requires(!Stream_::kIsReading)
-  bool serialize(Stream_& stream_) const {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {
     return const_cast<GameEvent*>(this)->serialize(stream_);
   }
 
@@ -382,7 +382,7 @@ struct PlayerInput {
   Weapon switch_to{};  // optional enum Weapon: 1..4 bits
 
   template <typename Stream_>
-  bool serialize(Stream_& stream_) {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     BITWIRE_TRY(bitwire::serialize_bits(stream_, tick, 32));
     {
       auto mask_ = static_cast<std::uint16_t>(buttons);
@@ -403,7 +403,7 @@ struct PlayerInput {
   // Writes or measures a const object (writes and measures never modify it).
   template <typename Stream_>
     requires(!Stream_::kIsReading)
-  bool serialize(Stream_& stream_) const {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {
     return const_cast<PlayerInput*>(this)->serialize(stream_);
   }
 
@@ -447,7 +447,7 @@ struct Snapshot {
   bitwire::FixedVector<EntityState, MaxEntities> entities{};  // EntityState, count [0, 64]: 7..8647 bits
 
   template <typename Stream_>
-  bool serialize(Stream_& stream_) {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     BITWIRE_TRY(bitwire::serialize_bits(stream_, tick, 32));
     BITWIRE_TRY(bitwire::serialize_bits(stream_, last_input_tick, 32));
     {
@@ -465,7 +465,7 @@ struct Snapshot {
   // Writes or measures a const object (writes and measures never modify it).
   template <typename Stream_>
     requires(!Stream_::kIsReading)
-  bool serialize(Stream_& stream_) const {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {
     return const_cast<Snapshot*>(this)->serialize(stream_);
   }
 
@@ -503,7 +503,7 @@ struct Events {
   bitwire::FixedVector<GameEvent, MaxEvents> events = bitwire::FixedVector<GameEvent, MaxEvents>(1, GameEvent{});  // GameEvent, count [1, 16]: 21..852 bits
 
   template <typename Stream_>
-  bool serialize(Stream_& stream_) {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     BITWIRE_TRY(bitwire::serialize_bits(stream_, tick, 32));
     {
       auto count_ = static_cast<std::uint32_t>(events.size());
@@ -520,7 +520,7 @@ struct Events {
   // Writes or measures a const object (writes and measures never modify it).
   template <typename Stream_>
     requires(!Stream_::kIsReading)
-  bool serialize(Stream_& stream_) const {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {
     return const_cast<Events*>(this)->serialize(stream_);
   }
 
@@ -556,7 +556,7 @@ struct ScoreUpdate {
   std::array<bool, MaxPlayers> scores_changed{};  // which elements of scores go on the wire
 
   template <typename Stream_>
-  bool serialize(Stream_& stream_) {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     {
       // Only the changed elements: their count, then each one's position (index + 1) relative to
       // the previous one, then the element.
@@ -590,7 +590,7 @@ struct ScoreUpdate {
   // Writes or measures a const object (writes and measures never modify it).
   template <typename Stream_>
     requires(!Stream_::kIsReading)
-  bool serialize(Stream_& stream_) const {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {
     return const_cast<ScoreUpdate*>(this)->serialize(stream_);
   }
 
@@ -625,7 +625,7 @@ struct Chat {
   bitwire::FixedString<MaxChatLength> text{};  // string, length in 8 bits + aligned bytes: 8..1615 bits
 
   template <typename Stream_>
-  bool serialize(Stream_& stream_) {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     BITWIRE_TRY(bitwire::serialize_int(stream_, sender, std::uint8_t{0}, std::uint8_t{63}));
     BITWIRE_TRY(bitwire::serialize_enum(stream_, channel, static_cast<ChatChannel>(std::uint8_t{0}), static_cast<ChatChannel>(std::uint8_t{2})));
     if constexpr (Stream_::kIsReading) {
@@ -642,7 +642,7 @@ struct Chat {
   // Writes or measures a const object (writes and measures never modify it).
   template <typename Stream_>
     requires(!Stream_::kIsReading)
-  bool serialize(Stream_& stream_) const {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {
     return const_cast<Chat*>(this)->serialize(stream_);
   }
 
@@ -687,7 +687,7 @@ struct LevelLoad {
   bitwire::FixedVector<std::uint8_t, 512> settings{};  // optional bytes, length in 10 bits + aligned bytes: 1..4114 bits
 
   template <typename Stream_>
-  bool serialize(Stream_& stream_) {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     BITWIRE_TRY(bitwire::serialize_string(stream_, level.buffer(), level.kBufferSize));
     BITWIRE_TRY(bitwire::serialize_bits(stream_, checksum, 32));
     BITWIRE_TRY(bitwire::serialize_int(stream_, max_players, std::uint8_t{1}, std::uint8_t{64}));
@@ -717,7 +717,7 @@ struct LevelLoad {
   // Writes or measures a const object (writes and measures never modify it).
   template <typename Stream_>
     requires(!Stream_::kIsReading)
-  bool serialize(Stream_& stream_) const {
+  BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {
     return const_cast<LevelLoad*>(this)->serialize(stream_);
   }
 

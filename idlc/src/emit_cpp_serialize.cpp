@@ -35,14 +35,16 @@ bool uses_stream(const std::vector<Item>& body) {
 
 }  // namespace
 
+// Forced inline (the runtime's inlining contract, bitwire/config.hpp): nested structs' serialize and the
+// message's own become one body with the caller's stream, its state in registers.
 void Emitter::serialize_function(const Struct& s) {
   p_.print("template <typename Stream_>\n");
   if (s.body.empty()) {
-    p_.print("bool serialize(Stream_&) {\n");
+    p_.print("BITWIRE_FORCE_INLINE bool serialize(Stream_&) {\n");
   } else if (!uses_stream(s.body)) {
-    p_.print("bool serialize([[maybe_unused]] Stream_& stream_) {\n");
+    p_.print("BITWIRE_FORCE_INLINE bool serialize([[maybe_unused]] Stream_& stream_) {\n");
   } else {
-    p_.print("bool serialize(Stream_& stream_) {\n");
+    p_.print("BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {\n");
   }
   {
     Indent body(p_);
@@ -153,6 +155,13 @@ void Emitter::field_value(const Field& field) {
       element(field.type, name);
       return;
     case Shape::FixedArray:
+      if (field.type.kind == TypeKind::Integer && field.type.integer.encoding == model::IntEncoding::Raw &&
+          !field.type.integer.storage.is_signed && field.type.integer.storage.bits == 8 &&
+          field.type.integer.bits == 8) {
+        // Whole bytes: eight per 64-bit field (the same bits as one field per byte).
+        p_.print("BITWIRE_TRY(bitwire::serialize_byte_array(stream_, $f$.data(), $f$.size()));\n", {{"f", name}});
+        return;
+      }
       p_.print("for (auto& item_ : $f$) {\n", {{"f", name}});
       {
         Indent in(p_);

@@ -174,7 +174,7 @@ void Emitter::structure(const Struct& s) {
     p_.print("// Writes or measures a const object (writes and measures never modify it).\n");
     p_.print("template <typename Stream_>\n");
     p_.print("  requires(!Stream_::kIsReading)\n");
-    p_.print("bool serialize(Stream_& stream_) const {\n");
+    p_.print("BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {\n");
     p_.print("  return const_cast<$name$*>(this)->serialize(stream_);\n", {{"name", s.name}});
     p_.print("}\n\n");
     p_.print("friend bool operator==(const $name$&, const $name$&) = default;\n", {{"name", s.name}});

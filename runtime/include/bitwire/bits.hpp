@@ -5,8 +5,8 @@
 // docs/wire-format.md, section "Bits".
 //
 // BitWriter trusts its caller (sizes and values are asserted in debug builds). BitReader is safe on any
-// span: it never loads a byte outside the span, and it leaves bounds checking of each read to its caller
-// through `can_read`, so the stream layer decides how to fail.
+// span: it never loads a byte outside the span; `try_read` checks the bounds of each read (and says so),
+// so the stream layer decides how to fail.
 #pragma once
 
 #include <bit>
@@ -47,7 +47,7 @@ class BitWriter {
   explicit BitWriter(std::span<std::byte> buffer) : data_(buffer.data()), capacity_bits_(buffer.size() * 8) {}
 
   // Appends the low `bits` bits of `value`. Precondition: bits in [1, 64], value < 2^bits, room left.
-  void write_bits(uint64_t value, int bits) {
+  BITWIRE_FORCE_INLINE void write_bits(uint64_t value, int bits) {
     BITWIRE_ASSERT(bits >= 1 && bits <= 64);
     BITWIRE_ASSERT(bits == 64 || (value >> bits) == 0);
     BITWIRE_ASSERT(bits_written() + static_cast<size_t>(bits) <= capacity_bits_);
@@ -63,7 +63,7 @@ class BitWriter {
   }
 
   // Zero bits up to the next byte boundary; nothing when already aligned.
-  void write_align() {
+  BITWIRE_FORCE_INLINE void write_align() {
     const int padding = align_bits();
     if (padding != 0) write_bits(0, padding);
   }
@@ -86,15 +86,15 @@ class BitWriter {
 
   // Stores the pending partial word (only the bytes that hold written bits). Idempotent; writing may
   // continue afterwards.
-  void flush() {
+  BITWIRE_FORCE_INLINE void flush() {
     if (scratch_bits_ != 0) detail::store_le_partial(data_ + word_index_ * 8, scratch_, (scratch_bits_ + 7) / 8);
   }
 
-  size_t bits_written() const { return word_index_ * 64 + scratch_bits_; }
-  size_t bytes_written() const { return (bits_written() + 7) / 8; }
+  BITWIRE_FORCE_INLINE size_t bits_written() const { return word_index_ * 64 + scratch_bits_; }
+  BITWIRE_FORCE_INLINE size_t bytes_written() const { return (bits_written() + 7) / 8; }
   size_t capacity_bits() const { return capacity_bits_; }
   // Padding bits the next align would write.
-  int align_bits() const { return static_cast<int>((8 - scratch_bits_ % 8) % 8); }
+  BITWIRE_FORCE_INLINE int align_bits() const { return static_cast<int>((8 - scratch_bits_ % 8) % 8); }
 
  private:
   std::byte* data_ = nullptr;
@@ -104,87 +104,107 @@ class BitWriter {
   size_t word_index_ = 0;      // index of the word scratch_ will be stored to
 };
 
+// The reader is a bit cursor over the span, not a scratch word: every read is one unaligned 8-byte load
+// at the cursor's byte, shifted and masked, so a read has no refill branch and no state but the cursor
+// (which the compilers keep in a register across an inlined serialize). The fast path is taken while the
+// 8 bytes from the cursor's byte lie inside the span -- one compare, which also proves the bounds of any
+// read of up to kFastBits bits. The last 7 bytes of a span are read by one 8-byte load that ends at the
+// span's last byte, shifted into place; a span shorter than 8 bytes is loaded once, byte by byte, without
+// a library call. No path reads a byte outside the span.
 class BitReader {
  public:
+  // The widest read the fast path serves: a load at any bit of a byte still holds 57 bits after it.
+  static constexpr int kFastBits = 57;
+
   BitReader() = default;
   explicit BitReader(std::span<const std::byte> buffer)
-      : data_(buffer.data()), size_bytes_(buffer.size()), total_bits_(buffer.size() * 8), bits_left_(total_bits_) {}
+      : data_(buffer.data()),
+        size_bytes_(buffer.size()),
+        total_bits_(buffer.size() * 8),
+        fast_end_(buffer.size() >= 8 ? (buffer.size() - 7) * 8 : 0) {}
 
   // True when `bits` more bits are inside the buffer (and the reader has not been poisoned).
-  bool can_read(size_t bits) const { return bits <= bits_left_; }
+  BITWIRE_FORCE_INLINE bool can_read(size_t bits) const { return bits <= total_bits_ - position_; }
+
+  // Reads `bits` in [1, 64] into `value` when they are inside the buffer; false (value untouched) when not.
+  BITWIRE_FORCE_INLINE bool try_read(uint64_t& value, int bits) {
+    BITWIRE_ASSERT(bits >= 1 && bits <= 64);
+    if (bits <= kFastBits) return read_narrow(value, bits);
+    // Wider than one load serves: two reads, after one bounds check for both.
+    uint64_t low = 0;
+    uint64_t high = 0;
+    if (!can_read(static_cast<size_t>(bits))) return false;
+    read_narrow(low, 32);
+    read_narrow(high, bits - 32);
+    value = low | (high << 32);
+    return true;
+  }
 
   // Precondition: bits in [1, 64] and can_read(bits).
-  uint64_t read_bits(int bits) {
-    BITWIRE_ASSERT(bits >= 1 && bits <= 64);
+  BITWIRE_FORCE_INLINE uint64_t read_bits(int bits) {
     BITWIRE_ASSERT(can_read(static_cast<size_t>(bits)));
-    const auto wanted = static_cast<unsigned>(bits);
-    bits_left_ -= wanted;
-    if (wanted <= scratch_bits_) {
-      // scratch_bits_ is below 64, so this shift is defined.
-      const uint64_t value = scratch_ & low_mask(bits);
-      scratch_ >>= wanted;
-      scratch_bits_ -= wanted;
-      return value;
-    }
-    const uint64_t word = load_next_word();
-    const uint64_t value = (scratch_ | (word << scratch_bits_)) & low_mask(bits);
-    const unsigned taken = wanted - scratch_bits_;  // in [1, 64]
-    scratch_ = (word >> 1) >> (taken - 1);
-    scratch_bits_ = 64 - taken;
+    uint64_t value = 0;
+    try_read(value, bits);
     return value;
   }
 
   // Copies `count` bytes from a byte-aligned position. Precondition: aligned and can_read(count * 8).
   void read_bytes(std::byte* destination, size_t count) {
     BITWIRE_ASSERT(bits_read() % 8 == 0);
-    BITWIRE_ASSERT(count <= bits_left_ / 8);
-    const size_t start = bits_read();
-    if (count != 0) std::memcpy(destination, data_ + start / 8, count);
-    bits_left_ -= count * 8;
-    seek(start + count * 8);
+    BITWIRE_ASSERT(count <= bits_remaining() / 8);
+    if (count != 0) std::memcpy(destination, data_ + position_ / 8, count);
+    position_ += count * 8;
   }
 
-  size_t bits_read() const { return total_bits_ - bits_left_; }
-  size_t bits_remaining() const { return bits_left_; }
+  BITWIRE_FORCE_INLINE size_t bits_read() const { return position_; }
+  BITWIRE_FORCE_INLINE size_t bits_remaining() const { return total_bits_ - position_; }
   size_t total_bits() const { return total_bits_; }
   // Padding bits the next align would consume.
-  int align_bits() const { return static_cast<int>((8 - bits_read() % 8) % 8); }
+  BITWIRE_FORCE_INLINE int align_bits() const { return static_cast<int>((8 - position_ % 8) % 8); }
 
   // After this no read of one bit or more passes can_read: how a failed stream latches its failure.
   void poison() {
-    total_bits_ = bits_read();
-    bits_left_ = 0;
+    total_bits_ = position_;
+    fast_end_ = 0;
   }
 
  private:
-  // Loads the next word; the final partial word is assembled from the bytes that exist, never past them.
-  uint64_t load_next_word() {
-    const size_t offset = word_index_ * 8;
-    ++word_index_;
-    if (offset + 8 <= size_bytes_) [[likely]] {
-      return detail::load_le64(data_ + offset);
+  // bits in [1, kFastBits].
+  BITWIRE_FORCE_INLINE bool read_narrow(uint64_t& value, int bits) {
+    if (position_ < fast_end_) [[likely]] {
+      // position_ / 8 + 8 <= size: the load is inside the span, and so are the `bits` bits after the
+      // cursor (position_ % 8 + bits <= 64).
+      value = (detail::load_le64(data_ + position_ / 8) >> (position_ % 8)) & low_mask(bits);
+      position_ += static_cast<unsigned>(bits);
+      return true;
     }
-    return offset < size_bytes_ ? detail::load_le_partial(data_ + offset, size_bytes_ - offset) : 0;
+    return read_tail(value, bits);
   }
 
-  void seek(size_t bit) {
-    word_index_ = bit / 64;
-    const auto offset = static_cast<unsigned>(bit % 64);
-    scratch_ = 0;
-    scratch_bits_ = 0;
-    if (offset != 0) {
-      scratch_ = load_next_word() >> offset;
-      scratch_bits_ = 64 - offset;
+  // A read near the end of the span (or after poison): bounds-checked, then served from the span's last
+  // 8 bytes, or from the whole span when it is shorter than 8 bytes.
+  BITWIRE_FORCE_INLINE bool read_tail(uint64_t& value, int bits) {
+    if (!can_read(static_cast<size_t>(bits))) return false;
+    uint64_t word = 0;
+    size_t base_bits = 0;  // the stream bit that is bit 0 of `word`
+    if (size_bytes_ >= 8) {
+      word = detail::load_le64(data_ + size_bytes_ - 8);
+      base_bits = (size_bytes_ - 8) * 8;
+    } else {
+      word = detail::load_le_partial(data_, size_bytes_);
     }
+    // position_ >= base_bits here (the fast path covers every earlier position), and position_ + bits
+    // <= total_bits_ = base_bits + 64 at most, so the shift is below 64 and the bits are all in `word`.
+    value = (word >> (position_ - base_bits)) & low_mask(bits);
+    position_ += static_cast<unsigned>(bits);
+    return true;
   }
 
   const std::byte* data_ = nullptr;
   size_t size_bytes_ = 0;
-  size_t total_bits_ = 0;
-  size_t bits_left_ = 0;     // bits not yet read: the bounds check is one compare
-  uint64_t scratch_ = 0;     // unread bits of the last loaded word, lowest first
-  unsigned scratch_bits_ = 0;
-  size_t word_index_ = 0;    // words loaded so far
+  size_t total_bits_ = 0;  // the readable end; poison pulls it back to the cursor
+  size_t fast_end_ = 0;    // positions below this have 8 bytes from their byte inside the span
+  size_t position_ = 0;    // bits read so far
 };
 
 }  // namespace bitwire

@@ -22,6 +22,19 @@
 #define BITWIRE_SERIALIZE_CHECKS 0
 #endif
 
+// The inlining contract of the hot paths: the bit primitives, the stream operations and every generated
+// serialize function are forced inline, so a message's serialize becomes one straight-line body in which
+// every bit offset of a fixed-width run is a constant and the stream's state lives in registers (a stream
+// that is a local whose address never escapes cannot be aliased by the stores to its bytes). A user may
+// define it as plain `inline` before including bitwire to trade speed for code size.
+#ifndef BITWIRE_FORCE_INLINE
+#if defined(__GNUC__) || defined(__clang__)
+#define BITWIRE_FORCE_INLINE [[gnu::always_inline]] inline
+#else
+#define BITWIRE_FORCE_INLINE inline
+#endif
+#endif
+
 namespace bitwire {
 
 inline constexpr bool kSerializeChecks = BITWIRE_SERIALIZE_CHECKS != 0;
@@ -35,7 +48,7 @@ namespace detail {
 
 inline constexpr bool kLittleEndianHost = (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
 
-inline uint64_t to_little_endian(uint64_t value) {
+BITWIRE_FORCE_INLINE uint64_t to_little_endian(uint64_t value) {
   if constexpr (kLittleEndianHost) {
     return value;
   } else {
@@ -43,31 +56,89 @@ inline uint64_t to_little_endian(uint64_t value) {
   }
 }
 
-// Reads 8 bytes as a little-endian word. memcpy keeps it free of alignment and aliasing assumptions; the
-// compilers turn it into one load.
-inline uint64_t load_le64(const std::byte* source) {
-  uint64_t value;
+// Fixed-size loads and stores at any alignment: a memcpy of a constant size, which the compilers turn
+// into one move (never a library call).
+// g++ sees the reader's 8-byte fast-path load inlined next to a buffer it knows is shorter and warns,
+// though a run-time compare (the span holds 8 bytes from the load's first byte) guards every such load.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
+template <typename T>
+BITWIRE_FORCE_INLINE T load_raw(const std::byte* source) {
+  T value;
   std::memcpy(&value, source, sizeof value);
-  return to_little_endian(value);
+  return value;
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
-inline void store_le64(std::byte* destination, uint64_t value) {
-  value = to_little_endian(value);
+template <typename T>
+BITWIRE_FORCE_INLINE void store_raw(std::byte* destination, T value) {
   std::memcpy(destination, &value, sizeof value);
 }
 
-// Reads the first `count` (< 8) bytes at `source` as the low bytes of a little-endian word; the rest is zero.
-inline uint64_t load_le_partial(const std::byte* source, size_t count) {
-  unsigned char bytes[8] = {};
-  std::memcpy(bytes, source, count);
-  uint64_t value;
-  std::memcpy(&value, bytes, sizeof value);
-  return to_little_endian(value);
+// Reads 8 bytes as a little-endian word.
+BITWIRE_FORCE_INLINE uint64_t load_le64(const std::byte* source) {
+  return to_little_endian(load_raw<uint64_t>(source));
 }
 
-inline void store_le_partial(std::byte* destination, uint64_t value, size_t count) {
-  value = to_little_endian(value);
-  std::memcpy(destination, &value, count);
+BITWIRE_FORCE_INLINE void store_le64(std::byte* destination, uint64_t value) {
+  store_raw<uint64_t>(destination, to_little_endian(value));
+}
+
+// Reads the first `count` (< 8) bytes at `source` as the low bytes of a little-endian word; the rest is
+// zero. Loads only those bytes, with at most three fixed-size loads (4, 2, 1) and no library call.
+BITWIRE_FORCE_INLINE uint64_t load_le_partial(const std::byte* source, size_t count) {
+  uint64_t value = 0;
+  unsigned shift = 0;
+  if (count & 4) {
+    uint32_t word = load_raw<uint32_t>(source);
+    if constexpr (!kLittleEndianHost) word = __builtin_bswap32(word);
+    value = word;
+    shift = 32;
+  }
+  if (count & 2) {
+    uint16_t half = load_raw<uint16_t>(source + shift / 8);
+    if constexpr (!kLittleEndianHost) half = __builtin_bswap16(half);
+    value |= static_cast<uint64_t>(half) << shift;
+    shift += 16;
+  }
+  if (count & 1) value |= static_cast<uint64_t>(std::to_integer<uint8_t>(source[shift / 8])) << shift;
+  return value;
+}
+
+// The last `count` (in [1, 7]) bytes of a span that holds at least 8 bytes, ending at `end`, as the low
+// bytes of a little-endian word: one 8-byte load that ends exactly at `end`, shifted into place. Never
+// touches a byte outside [end - 8, end).
+BITWIRE_FORCE_INLINE uint64_t load_le_tail(const std::byte* end, size_t count) {
+  return load_le64(end - 8) >> ((8 - count) * 8);
+}
+
+// Stores the low `count` (in [1, 8]) bytes of `value` little-endian, with at most three fixed-size
+// stores (4, 2, 1; or one of 8) and no library call; not a byte more.
+BITWIRE_FORCE_INLINE void store_le_partial(std::byte* destination, uint64_t value, size_t count) {
+  if (count == 8) {
+    store_le64(destination, value);
+    return;
+  }
+  if (count & 4) {
+    const auto low = static_cast<uint32_t>(value);
+    if constexpr (kLittleEndianHost) store_raw<uint32_t>(destination, low);
+    else store_raw<uint32_t>(destination, __builtin_bswap32(low));
+    destination += 4;
+    value >>= 32;
+  }
+  if (count & 2) {
+    const auto low = static_cast<uint16_t>(value);
+    if constexpr (kLittleEndianHost) store_raw<uint16_t>(destination, low);
+    else store_raw<uint16_t>(destination, __builtin_bswap16(low));
+    destination += 2;
+    value >>= 16;
+  }
+  if (count & 1) *destination = static_cast<std::byte>(value & 0xFF);
 }
 
 // Forces `value` to be materialised as a float32 at this point, so that no compiler may contract the

@@ -54,7 +54,7 @@ using WireUnsigned =
 // A write contract: asserted on a WriteStream, checked on a ValidateStream (which records `reason` and
 // makes the primitive return false). `holds` is a callable so that a release WriteStream evaluates nothing.
 template <typename Stream, typename Condition>
-inline bool write_contract(Stream& stream, Condition&& holds, WriteError reason) {
+BITWIRE_FORCE_INLINE bool write_contract(Stream& stream, Condition&& holds, WriteError reason) {
   if constexpr (Stream::kIsValidating) {
     return holds() || stream.refuse(reason);
   } else {
@@ -84,7 +84,7 @@ constexpr int bits_for_unsigned(U range) {
 }
 
 template <typename Stream, typename U>
-inline void write_wide(Stream& stream, U value, int bits) {
+BITWIRE_FORCE_INLINE void write_wide(Stream& stream, U value, int bits) {
   if constexpr (sizeof(U) == 16) {
     if (bits > 64) {
       stream.write_bits(static_cast<uint64_t>(value), 64);
@@ -96,7 +96,7 @@ inline void write_wide(Stream& stream, U value, int bits) {
 }
 
 template <typename U>
-inline bool read_wide(ReadStream& stream, U& value, int bits) {
+BITWIRE_FORCE_INLINE bool read_wide(ReadStream& stream, U& value, int bits) {
   if constexpr (sizeof(U) == 16) {
     if (bits > 64) {
       uint64_t low = 0;
@@ -115,7 +115,7 @@ inline bool read_wide(ReadStream& stream, U& value, int bits) {
 // The ranged integer of the wire: value - min in bits_required(min, max) bits; nothing when min == max.
 // `reason` is what a read reports for an offset above max - min.
 template <typename Stream, WireInteger T>
-inline bool serialize_ranged(Stream& stream, T& value, T min, T max, ReadError reason) {
+BITWIRE_FORCE_INLINE bool serialize_ranged(Stream& stream, T& value, T min, T max, ReadError reason) {
   using U = WireUnsigned<T>;
   BITWIRE_ASSERT(min <= max);
   const auto range = static_cast<U>(static_cast<U>(max) - static_cast<U>(min));
@@ -162,7 +162,7 @@ constexpr T fixed_raw_bound(int64_t units) {
 // The low `bits` bits of `value`, bits in [1, width of T]. Writes assert value < 2^bits.
 template <typename Stream, std::unsigned_integral T>
   requires(!std::is_same_v<T, bool>)
-inline bool serialize_bits(Stream& stream, T& value, int bits) {
+BITWIRE_FORCE_INLINE bool serialize_bits(Stream& stream, T& value, int bits) {
   BITWIRE_ASSERT(bits >= 1 && bits <= static_cast<int>(sizeof(T) * 8));
   if constexpr (Stream::kIsWriting) {
     stream.write_bits(static_cast<uint64_t>(value), bits);
@@ -181,7 +181,7 @@ inline bool serialize_bits(Stream& stream, T& value, int bits) {
 // A signed value in its low `bits` bits of two's complement (bits in [1, width of T]); reads sign-extend.
 // Writes assert the value fits a signed field of that width.
 template <typename Stream, std::signed_integral T>
-inline bool serialize_signed_bits(Stream& stream, T& value, int bits) {
+BITWIRE_FORCE_INLINE bool serialize_signed_bits(Stream& stream, T& value, int bits) {
   BITWIRE_ASSERT(bits >= 1 && bits <= static_cast<int>(sizeof(T) * 8));
   if constexpr (Stream::kIsWriting) {
     const bool fits = detail::write_contract(
@@ -207,16 +207,16 @@ inline bool serialize_signed_bits(Stream& stream, T& value, int bits) {
 }
 
 template <typename Stream>
-inline bool serialize_uint8(Stream& stream, uint8_t& value) { return serialize_bits(stream, value, 8); }
+BITWIRE_FORCE_INLINE bool serialize_uint8(Stream& stream, uint8_t& value) { return serialize_bits(stream, value, 8); }
 template <typename Stream>
-inline bool serialize_uint16(Stream& stream, uint16_t& value) { return serialize_bits(stream, value, 16); }
+BITWIRE_FORCE_INLINE bool serialize_uint16(Stream& stream, uint16_t& value) { return serialize_bits(stream, value, 16); }
 template <typename Stream>
-inline bool serialize_uint32(Stream& stream, uint32_t& value) { return serialize_bits(stream, value, 32); }
+BITWIRE_FORCE_INLINE bool serialize_uint32(Stream& stream, uint32_t& value) { return serialize_bits(stream, value, 32); }
 template <typename Stream>
-inline bool serialize_uint64(Stream& stream, uint64_t& value) { return serialize_bits(stream, value, 64); }
+BITWIRE_FORCE_INLINE bool serialize_uint64(Stream& stream, uint64_t& value) { return serialize_bits(stream, value, 64); }
 
 template <typename Stream>
-inline bool serialize_bool(Stream& stream, bool& value) {
+BITWIRE_FORCE_INLINE bool serialize_bool(Stream& stream, bool& value) {
   if constexpr (Stream::kIsWriting) {
     stream.write_bits(value ? 1u : 0u, 1);
     return true;
@@ -236,27 +236,27 @@ inline bool serialize_bool(Stream& stream, bool& value) {
 // A ranged integer in [min, max]: bits_required(min, max) bits, zero for a single-value range. Any integer
 // type (8 to 64 bits, signed or unsigned) or a 128-bit integer; the wire does not depend on the type.
 template <typename Stream, WireInteger T>
-inline bool serialize_int(Stream& stream, T& value, std::type_identity_t<T> min, std::type_identity_t<T> max) {
+BITWIRE_FORCE_INLINE bool serialize_int(Stream& stream, T& value, std::type_identity_t<T> min, std::type_identity_t<T> max) {
   return detail::serialize_ranged(stream, value, min, max, ReadError::kValueOutOfRange);
 }
 
 // The 64-bit ranged integer of the wire format (the same bits as serialize_int on a 64-bit type).
 template <typename Stream, WireInteger T>
   requires(sizeof(T) == 8)
-inline bool serialize_int64(Stream& stream, T& value, std::type_identity_t<T> min, std::type_identity_t<T> max) {
+BITWIRE_FORCE_INLINE bool serialize_int64(Stream& stream, T& value, std::type_identity_t<T> min, std::type_identity_t<T> max) {
   return detail::serialize_ranged(stream, value, min, max, ReadError::kValueOutOfRange);
 }
 
 // A ranged 128-bit integer: identical bits to serialize_int64 while the range fits 64 bits.
 template <typename Stream, WireInteger T>
   requires(detail::kIsInt128<T>)
-inline bool serialize_int128(Stream& stream, T& value, std::type_identity_t<T> min, std::type_identity_t<T> max) {
+BITWIRE_FORCE_INLINE bool serialize_int128(Stream& stream, T& value, std::type_identity_t<T> min, std::type_identity_t<T> max) {
   return detail::serialize_ranged(stream, value, min, max, ReadError::kValueOutOfRange);
 }
 
 // All 128 bits: the low 64-bit half first, then the high half.
 template <typename Stream>
-inline bool serialize_uint128(Stream& stream, uint128_t& value) {
+BITWIRE_FORCE_INLINE bool serialize_uint128(Stream& stream, uint128_t& value) {
   if constexpr (Stream::kIsWriting) {
     stream.write_bits(static_cast<uint64_t>(value), 64);
     stream.write_bits(static_cast<uint64_t>(value >> 64), 64);
@@ -272,7 +272,7 @@ inline bool serialize_uint128(Stream& stream, uint128_t& value) {
 // A 128-bit integer, signed or not, as its 128 raw bits (two's complement), low half first.
 template <typename Stream, typename T>
   requires(detail::kIsInt128<T>)
-inline bool serialize_raw128(Stream& stream, T& value) {
+BITWIRE_FORCE_INLINE bool serialize_raw128(Stream& stream, T& value) {
   auto bits = static_cast<uint128_t>(value);
   if (!serialize_uint128(stream, bits)) return false;
   if constexpr (Stream::kIsReading) value = static_cast<T>(bits);
@@ -281,14 +281,14 @@ inline bool serialize_raw128(Stream& stream, T& value) {
 
 // An element count or length in [min, max]: the ranged integer, refused with kInvalidCount.
 template <typename Stream>
-inline bool serialize_count(Stream& stream, uint32_t& count, uint32_t min, uint32_t max) {
+BITWIRE_FORCE_INLINE bool serialize_count(Stream& stream, uint32_t& count, uint32_t min, uint32_t max) {
   return detail::serialize_ranged(stream, count, min, max, ReadError::kInvalidCount);
 }
 
 // An enum over the contiguous underlying values [min, max]; a read outside it fails with kInvalidEnum.
 template <typename Stream, typename E>
   requires std::is_enum_v<E>
-inline bool serialize_enum(Stream& stream, E& value, E min, E max) {
+BITWIRE_FORCE_INLINE bool serialize_enum(Stream& stream, E& value, E min, E max) {
   using Underlying = std::underlying_type_t<E>;
   auto raw = static_cast<Underlying>(value);
   if (!detail::serialize_ranged(stream, raw, static_cast<Underlying>(min), static_cast<Underlying>(max),
@@ -304,7 +304,7 @@ inline bool serialize_enum(Stream& stream, E& value, E min, E max) {
 // refuses a non-member (kInvalidEnum, where the value started); a ValidateStream refuses it too, so a
 // sender never queues a value its peer refuses; a WriteStream asserts it.
 template <typename Stream>
-inline bool serialize_enum_member(Stream& stream, bool is_member, int bits) {
+BITWIRE_FORCE_INLINE bool serialize_enum_member(Stream& stream, bool is_member, int bits) {
   if constexpr (Stream::kIsReading) {
     if (!is_member) [[unlikely]] {
       return stream.fail_at(ReadError::kInvalidEnum, stream.bits_processed() - static_cast<size_t>(bits));
@@ -325,7 +325,7 @@ inline bool serialize_enum_member(Stream& stream, bool is_member, int bits) {
 // value in whole units. On the wire it is the ranged integer over
 // [min_units << FractionBits, max_units << FractionBits]; the round trip is exact.
 template <int FractionBits, typename Stream, WireInteger T>
-inline bool serialize_fixed(Stream& stream, T& raw, int64_t min_units, int64_t max_units) {
+BITWIRE_FORCE_INLINE bool serialize_fixed(Stream& stream, T& raw, int64_t min_units, int64_t max_units) {
   static_assert(FractionBits >= 0 && FractionBits < static_cast<int>(sizeof(T) * 8),
                 "the fraction must leave at least the sign bit for the integer part");
   return detail::serialize_ranged(stream, raw, detail::fixed_raw_bound<T, FractionBits>(min_units),
@@ -349,7 +349,7 @@ inline double from_fixed(T raw) {
 
 // The 32 IEEE bits; every pattern (NaN payloads, -0, denormals) round-trips exactly.
 template <typename Stream>
-inline bool serialize_float(Stream& stream, float& value) {
+BITWIRE_FORCE_INLINE bool serialize_float(Stream& stream, float& value) {
   auto bits = std::bit_cast<uint32_t>(value);
   if (!serialize_bits(stream, bits, 32)) return false;
   if constexpr (Stream::kIsReading) value = std::bit_cast<float>(bits);
@@ -357,7 +357,7 @@ inline bool serialize_float(Stream& stream, float& value) {
 }
 
 template <typename Stream>
-inline bool serialize_double(Stream& stream, double& value) {
+BITWIRE_FORCE_INLINE bool serialize_double(Stream& stream, double& value) {
   auto bits = std::bit_cast<uint64_t>(value);
   if (!serialize_bits(stream, bits, 64)) return false;
   if constexpr (Stream::kIsReading) value = std::bit_cast<double>(bits);
@@ -392,7 +392,7 @@ constexpr CompressedFloatParams compressed_float_params(float min, float max, fl
 
 // The integer a compressed float writes: clamp((value - min) / delta, 0, 1) * max_integer, rounded to
 // float32, plus 0.5, rounded to float32, floored, and clamped to max_integer.
-inline uint32_t quantize_compressed_float(float value, const CompressedFloatParams& params) {
+BITWIRE_FORCE_INLINE uint32_t quantize_compressed_float(float value, const CompressedFloatParams& params) {
   float normalized = (value - params.min) / params.delta;
   if (!(normalized >= 0.0f)) normalized = 0.0f;  // also maps NaN (a write contract violation) to 0
   if (normalized > 1.0f) normalized = 1.0f;
@@ -402,7 +402,7 @@ inline uint32_t quantize_compressed_float(float value, const CompressedFloatPara
   return integer > params.max_integer ? params.max_integer : integer;
 }
 
-inline float dequantize_compressed_float(uint32_t integer, const CompressedFloatParams& params) {
+BITWIRE_FORCE_INLINE float dequantize_compressed_float(uint32_t integer, const CompressedFloatParams& params) {
   const float normalized = detail::force_round(static_cast<float>(integer) / static_cast<float>(params.max_integer));
   const float product = detail::force_round(normalized * params.delta);
   return product + params.min;
@@ -419,7 +419,7 @@ consteval CompressedFloatParams compressed_float_constant(float min, float max, 
 // A compressed float with precomputed parameters (compressed_float_constant): the same bits as the
 // (min, max, resolution) form below.
 template <typename Stream>
-inline bool serialize_compressed_float(Stream& stream, float& value, CompressedFloatParams params) {
+BITWIRE_FORCE_INLINE bool serialize_compressed_float(Stream& stream, float& value, CompressedFloatParams params) {
   if constexpr (Stream::kIsWriting) {
     if (!detail::write_contract(stream, [&] { return std::isfinite(value); }, WriteError::kNotFinite)) return false;
     stream.write_bits(quantize_compressed_float(value, params), params.bits);
@@ -441,16 +441,45 @@ inline bool serialize_compressed_float(Stream& stream, float& value, CompressedF
 // A float in [min, max] at `resolution`: ceil(delta / resolution) steps in the fewest bits. Lossy: a read
 // returns the nearest quantum. Requires min < max, resolution > 0, all finite; writes assert a finite value.
 template <typename Stream>
-inline bool serialize_compressed_float(Stream& stream, float& value, float min, float max, float resolution) {
+BITWIRE_FORCE_INLINE bool serialize_compressed_float(Stream& stream, float& value, float min, float max, float resolution) {
   BITWIRE_ASSERT(min < max && resolution > 0.0f);
   return serialize_compressed_float(stream, value, compressed_float_params(min, max, resolution));
 }
 
 // ---- alignment, bytes, strings ----
 
+// A fixed-length array of 8-bit raw values at any bit position: the same bits as one 8-bit field per byte
+// (byte i at bits [8i, 8i + 8) from the start), moved eight bytes per 64-bit field -- a little-endian load
+// of eight bytes is exactly those 64 bits -- and the rest one byte each. No alignment, nothing to check.
+template <typename Stream>
+BITWIRE_FORCE_INLINE bool serialize_byte_array(Stream& stream, uint8_t* data, size_t count) {
+  size_t i = 0;
+  if constexpr (Stream::kIsWriting) {
+    for (; i + 8 <= count; i += 8) stream.write_bits(detail::load_le64(reinterpret_cast<const std::byte*>(data + i)), 64);
+    for (; i < count; ++i) stream.write_bits(data[i], 8);
+    return true;
+  } else if constexpr (Stream::kIsReading) {
+    uint64_t word = 0;
+    for (; i + 8 <= count; i += 8) {
+      if (!stream.read_bits(word, 64)) return false;
+      detail::store_le64(reinterpret_cast<std::byte*>(data + i), word);
+    }
+    for (; i < count; ++i) {
+      if (!stream.read_bits(word, 8)) return false;
+      data[i] = static_cast<uint8_t>(word);
+    }
+    return true;
+  } else {
+    (void)data;
+    stream.add_bits(count * 8);
+    return true;
+  }
+}
+
+
 // Zero bits to the next byte boundary (none when aligned). Reads refuse non-zero padding.
 template <typename Stream>
-inline bool serialize_align(Stream& stream) {
+BITWIRE_FORCE_INLINE bool serialize_align(Stream& stream) {
   if constexpr (Stream::kIsWriting) {
     stream.write_align();
     return true;
@@ -464,7 +493,7 @@ inline bool serialize_align(Stream& stream) {
 
 // Aligns (always, even for zero bytes), then `count` raw bytes. The count itself is not sent.
 template <typename Stream>
-inline bool serialize_bytes(Stream& stream, std::byte* data, size_t count) {
+BITWIRE_FORCE_INLINE bool serialize_bytes(Stream& stream, std::byte* data, size_t count) {
   if constexpr (Stream::kIsWriting) {
     stream.write_align();
     stream.write_bytes(data, count);
@@ -480,7 +509,7 @@ inline bool serialize_bytes(Stream& stream, std::byte* data, size_t count) {
 
 template <typename Stream, typename T>
   requires(sizeof(T) == 1 && std::is_trivially_copyable_v<T> && !std::is_same_v<T, std::byte>)
-inline bool serialize_bytes(Stream& stream, T* data, size_t count) {
+BITWIRE_FORCE_INLINE bool serialize_bytes(Stream& stream, T* data, size_t count) {
   return serialize_bytes(stream, reinterpret_cast<std::byte*>(data), count);
 }
 
@@ -535,7 +564,7 @@ inline bool serialize_string(Stream& stream, char (&buffer)[N]) {
 // one-bit flags picks the smallest tier the difference fits; beyond the last tier `current` goes as 32
 // raw bits. Reads refuse a value that is not above `previous` or does not fit 32 bits.
 template <typename Stream>
-inline bool serialize_int_relative(Stream& stream, uint32_t previous, uint32_t& current) {
+BITWIRE_FORCE_INLINE bool serialize_int_relative(Stream& stream, uint32_t previous, uint32_t& current) {
   struct Tier {
     uint32_t min;
     uint32_t max;
@@ -584,7 +613,7 @@ inline bool serialize_int_relative(Stream& stream, uint32_t previous, uint32_t& 
 
 // A nested object: its own serialize function, inline, with nothing added around it.
 template <typename Stream, typename T>
-inline bool serialize_object(Stream& stream, T& object) {
+BITWIRE_FORCE_INLINE bool serialize_object(Stream& stream, T& object) {
   if constexpr (Stream::kIsReading) {
     if (stream.failed()) return false;
   }
@@ -594,7 +623,7 @@ inline bool serialize_object(Stream& stream, T& object) {
 // The articles' serialize check: align, then a 32-bit magic value the reader verifies. Placed at the end
 // of a packet (or between sections) it catches a reader and writer that disagree on the layout.
 template <typename Stream>
-inline bool serialize_check(Stream& stream, uint32_t magic = kCheckMagic) {
+BITWIRE_FORCE_INLINE bool serialize_check(Stream& stream, uint32_t magic = kCheckMagic) {
   if (!serialize_align(stream)) return false;
   uint32_t value = magic;
   if (!serialize_bits(stream, value, 32)) return false;

@@ -92,16 +92,16 @@ class WriteStream {
 
   explicit WriteStream(std::span<std::byte> buffer) : writer_(buffer) {}
 
-  void write_bits(uint64_t value, int bits) { writer_.write_bits(value, bits); }
-  void write_align() { writer_.write_align(); }
+  BITWIRE_FORCE_INLINE void write_bits(uint64_t value, int bits) { writer_.write_bits(value, bits); }
+  BITWIRE_FORCE_INLINE void write_align() { writer_.write_align(); }
   void write_bytes(const std::byte* source, size_t count) { writer_.write_bytes(source, count); }
 
   // Stores the last partial word; call once writing is done, before using the bytes.
-  void flush() { writer_.flush(); }
+  BITWIRE_FORCE_INLINE void flush() { writer_.flush(); }
 
-  size_t bits_processed() const { return writer_.bits_written(); }
-  size_t bytes_processed() const { return writer_.bytes_written(); }
-  int align_bits() const { return writer_.align_bits(); }
+  BITWIRE_FORCE_INLINE size_t bits_processed() const { return writer_.bits_written(); }
+  BITWIRE_FORCE_INLINE size_t bytes_processed() const { return writer_.bytes_written(); }
+  BITWIRE_FORCE_INLINE int align_bits() const { return writer_.align_bits(); }
   // A write stream never fails: writes are the caller's contract.
   static constexpr bool failed() { return false; }
 
@@ -119,16 +119,15 @@ class ReadStream {
   explicit ReadStream(std::span<const std::byte> buffer) : reader_(buffer) {}
 
   // Reads `bits` in [1, 64] into `value`; on failure `value` is untouched.
-  bool read_bits(uint64_t& value, int bits) {
-    if (!reader_.can_read(static_cast<size_t>(bits))) [[unlikely]] {
+  BITWIRE_FORCE_INLINE bool read_bits(uint64_t& value, int bits) {
+    if (!reader_.try_read(value, bits)) [[unlikely]] {
       return fail_at(ReadError::kPastEnd, reader_.bits_read());
     }
-    value = reader_.read_bits(bits);
     return true;
   }
 
   // Consumes the padding to the next byte boundary; it must be zero.
-  bool read_align() {
+  BITWIRE_FORCE_INLINE bool read_align() {
     if (failed()) return false;
     const int padding = reader_.align_bits();
     if (padding == 0) return true;
@@ -149,8 +148,8 @@ class ReadStream {
 
   // Records the first failure (reason and bit position) and latches the stream. Returns false so a
   // serialize function can `return stream.fail(...)`.
-  bool fail(ReadError reason) { return fail_at(reason, reader_.bits_read()); }
-  bool fail_at(ReadError reason, size_t bit) {
+  BITWIRE_FORCE_INLINE bool fail(ReadError reason) { return fail_at(reason, reader_.bits_read()); }
+  BITWIRE_FORCE_INLINE bool fail_at(ReadError reason, size_t bit) {
     if (error_ == ReadError::kNone) {
       error_ = reason;
       error_bit_ = bit;
@@ -159,15 +158,15 @@ class ReadStream {
     return false;
   }
 
-  bool failed() const { return error_ != ReadError::kNone; }
+  BITWIRE_FORCE_INLINE bool failed() const { return error_ != ReadError::kNone; }
   ReadError error() const { return error_; }
   // Bit position (from the start of the buffer) of the operation that failed.
   size_t error_bit() const { return error_bit_; }
 
-  size_t bits_processed() const { return reader_.bits_read(); }
-  size_t bytes_processed() const { return (reader_.bits_read() + 7) / 8; }
-  size_t bits_remaining() const { return reader_.bits_remaining(); }
-  int align_bits() const { return reader_.align_bits(); }
+  BITWIRE_FORCE_INLINE size_t bits_processed() const { return reader_.bits_read(); }
+  BITWIRE_FORCE_INLINE size_t bytes_processed() const { return (reader_.bits_read() + 7) / 8; }
+  BITWIRE_FORCE_INLINE size_t bits_remaining() const { return reader_.bits_remaining(); }
+  BITWIRE_FORCE_INLINE int align_bits() const { return reader_.align_bits(); }
 
  private:
   BitReader reader_;
@@ -186,11 +185,11 @@ class MeasureStream {
 
   static constexpr int kAlignBound = 7;
 
-  void add_bits(size_t bits) { bits_ += bits; }
-  void add_align() { bits_ += kAlignBound; }
+  BITWIRE_FORCE_INLINE void add_bits(size_t bits) { bits_ += bits; }
+  BITWIRE_FORCE_INLINE void add_align() { bits_ += kAlignBound; }
 
-  size_t bits_processed() const { return bits_; }
-  size_t bytes_processed() const { return (bits_ + 7) / 8; }
+  BITWIRE_FORCE_INLINE size_t bits_processed() const { return bits_; }
+  BITWIRE_FORCE_INLINE size_t bytes_processed() const { return (bits_ + 7) / 8; }
   static constexpr bool failed() { return false; }
 
  private:
@@ -210,16 +209,16 @@ class ValidateStream {
   static constexpr bool kIsMeasuring = false;
   static constexpr bool kIsValidating = true;
 
-  void write_bits(uint64_t value, int bits) {
+  BITWIRE_FORCE_INLINE void write_bits(uint64_t value, int bits) {
     if (bits < 1 || bits > 64 || (bits < 64 && (value >> bits) != 0)) refuse(WriteError::kValueTooWide);
     bits_ += static_cast<size_t>(bits > 0 ? bits : 0);
   }
-  void write_align() { bits_ += MeasureStream::kAlignBound; }
+  BITWIRE_FORCE_INLINE void write_align() { bits_ += MeasureStream::kAlignBound; }
   void write_bytes(const std::byte*, size_t count) { bits_ += count * 8; }
-  void flush() {}
+  BITWIRE_FORCE_INLINE void flush() {}
 
   // Records the first violation; returns false so a primitive can `return stream.refuse(...)`.
-  bool refuse(WriteError reason) {
+  BITWIRE_FORCE_INLINE bool refuse(WriteError reason) {
     if (error_ == WriteError::kNone) {
       error_ = reason;
       error_bit_ = bits_;
@@ -227,12 +226,12 @@ class ValidateStream {
     return false;
   }
 
-  bool failed() const { return error_ != WriteError::kNone; }
+  BITWIRE_FORCE_INLINE bool failed() const { return error_ != WriteError::kNone; }
   WriteError error() const { return error_; }
   // Bits counted (the conservative bound) before the refused operation.
   size_t error_bit() const { return error_bit_; }
-  size_t bits_processed() const { return bits_; }
-  size_t bytes_processed() const { return (bits_ + 7) / 8; }
+  BITWIRE_FORCE_INLINE size_t bits_processed() const { return bits_; }
+  BITWIRE_FORCE_INLINE size_t bytes_processed() const { return (bits_ + 7) / 8; }
 
  private:
   size_t bits_ = 0;

@@ -1,0 +1,53 @@
+# The inlining contract on machine code (see no_call_tu.cpp): compiles the loops with one compiler at one
+# optimization level and fails if the disassembly of any no_call_* function holds a call, or a jump through
+# a relocation to another function (a tail call), or is missing.
+#   -DCOMPILER=... -DOPT=-O2|-O3 -DOBJDUMP=... -DSOURCE=no_call_tu.cpp -DINCLUDES=a|b|c -DWORK_DIR=...
+string(REPLACE "|" ";" include_list "${INCLUDES}")
+set(include_flags)
+foreach(dir IN LISTS include_list)
+  list(APPEND include_flags -I${dir})
+endforeach()
+file(MAKE_DIRECTORY ${WORK_DIR})
+set(object ${WORK_DIR}/no_call.o)
+execute_process(COMMAND ${COMPILER} -std=c++20 ${OPT} -DNDEBUG -ffp-contract=off ${include_flags} -c ${SOURCE} -o ${object}
+                RESULT_VARIABLE status ERROR_VARIABLE errors)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "compiling ${SOURCE} failed:\n${errors}")
+endif()
+execute_process(COMMAND ${OBJDUMP} -dr --no-show-raw-insn ${object} RESULT_VARIABLE status OUTPUT_VARIABLE listing)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "${OBJDUMP} failed on ${object}")
+endif()
+
+# Split the listing into functions: a header line "<address> <name>:" starts each.
+string(REPLACE "\n" ";" lines "${listing}")
+set(current "")
+set(seen "")
+set(offenders "")
+foreach(line IN LISTS lines)
+  if(line MATCHES "^[0-9a-f]+ <([A-Za-z0-9_.]+)>:$")
+    set(current ${CMAKE_MATCH_1})
+    if(current MATCHES "^no_call_")
+      list(APPEND seen ${current})
+    endif()
+    continue()
+  endif()
+  if(NOT current MATCHES "^no_call_")
+    continue()
+  endif()
+  # A call instruction, or any relocation against a function symbol (PLT32: a call or tail jump).
+  if(line MATCHES "[ \t]call[a-z]*[ \t]" OR line MATCHES "R_X86_64_PLT32" OR line MATCHES "R_AARCH64_(CALL|JUMP)26")
+    string(STRIP "${line}" stripped)
+    list(APPEND offenders "${current}: ${stripped}")
+  endif()
+endforeach()
+
+list(LENGTH seen function_count)
+if(function_count LESS 24)
+  message(FATAL_ERROR "expected 24 no_call_* functions in the object, found ${function_count}: ${seen}")
+endif()
+if(offenders)
+  string(REPLACE ";" "\n  " report "${offenders}")
+  message(FATAL_ERROR "calls left in the timed loops (${COMPILER} ${OPT}):\n  ${report}")
+endif()
+message(STATUS "${function_count} loops, no call (${COMPILER} ${OPT})")
