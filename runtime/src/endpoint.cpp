@@ -110,10 +110,8 @@ struct Endpoint::State {
         sent(static_cast<size_t>(c.sent_packets_buffer_size)),
         received(static_cast<size_t>(c.received_packets_buffer_size)),
         reassembly(static_cast<size_t>(c.fragment_reassembly_buffer_size)) {
-    if (c.name != nullptr) {
-      // Truncated at a byte boundary; a cut UTF-8 sequence in a log label is harmless.
-      std::strncpy(name, c.name, kEndpointNameBytes - 1);
-    }
+    // Truncated at a byte boundary; a cut UTF-8 sequence in a log label is harmless.
+    std::strncpy(name, c.name != nullptr ? c.name : "endpoint", kEndpointNameBytes - 1);
     config.name = name;
     envelope_bytes = c.envelope ? Envelope::kBytes : 0;
     const size_t regular = kMaxPacketHeaderBytes + static_cast<size_t>(c.fragment_above);

@@ -51,13 +51,13 @@ NetworkSimulator::NetworkSimulator(const NetworkSimulatorConfig& requested)
   clear();
 }
 
-bool NetworkSimulator::take_time(double now) {
-  const uint64_t backwards = clock_.backwards();
-  if (!clock_.advance(now)) {
+bool NetworkSimulator::take_time(MonotonicTime& clock, double now) {
+  const uint64_t backwards = clock.backwards();
+  if (!clock.advance(now)) {
     ++stats_.time_invalid;
     return false;
   }
-  if (clock_.backwards() != backwards) ++stats_.time_backwards;
+  if (clock.backwards() != backwards) ++stats_.time_backwards;
   return true;
 }
 
@@ -81,7 +81,8 @@ void NetworkSimulator::clear() {
 
 void NetworkSimulator::reset(uint64_t seed) {
   clear();
-  clock_ = MonotonicTime();
+  send_clock_ = MonotonicTime();
+  deliver_clock_ = MonotonicTime();
   seed_streams(seed);
   next_serial_ = 0;
   stats_ = {};
@@ -102,7 +103,7 @@ std::optional<double> NetworkSimulator::next_due() const {
 }
 
 int NetworkSimulator::queued_bytes(double now) {
-  if (take_time(now)) drain_queue(clock_.now());
+  if (take_time(send_clock_, now)) drain_queue(send_clock_.now());
   return queue_bytes_;
 }
 
@@ -128,8 +129,8 @@ void NetworkSimulator::send(double now, std::span<const std::byte> packet) {
     ++stats_.refused;
     return;
   }
-  take_time(now);  // an invalid time sends at the latest valid one
-  now = clock_.now();
+  take_time(send_clock_, now);  // an invalid time sends at the latest valid one
+  now = send_clock_.now();
   if (packet.size() > static_cast<size_t>(mtu_)) {
     ++stats_.too_large;
     return;

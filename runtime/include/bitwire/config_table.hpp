@@ -24,7 +24,9 @@
 //
 // check_config() returns nullptr when every field is within its effective range, else a reason naming the
 // config, the field, the value and the legal range, e.g.
-//   "EndpointConfig.max_fragments = 300 is outside [1, 256]".
+//   "EndpointConfig.sent_packets_buffer_size = 1 is outside [2, 32768]",
+//   "EndpointConfig.max_packet_size = 20000 is outside [1, 4096] (max: 256 * fragment_size)",
+//   "EndpointConfig.max_fragments = 16 must be 2 (ceil(max_packet_size / fragment_size))".
 // The reason lives in a per-thread buffer, valid until the next check on the same thread; copy it to keep it.
 // sanitize_config() clamps each field, in table order, into its effective range (a NaN becomes the field's
 // default, then is clamped). Consequences the tests pin for every table: check(c) == nullptr implies
@@ -124,6 +126,11 @@ template <typename T>
 inline std::string config_value_text(T value) {
   char text[64];
   if constexpr (std::is_floating_point_v<T>) {
+    const double as_double = static_cast<double>(value);
+    if (std::isfinite(as_double) && std::fabs(as_double) < 1e15 && std::trunc(as_double) == as_double) {
+      std::snprintf(text, sizeof text, "%.0f", as_double);  // whole numbers in full: 3600, 1000000000
+      return text;
+    }
     for (int digits = 1; digits <= 17; ++digits) {
       std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(value));
       if (static_cast<T>(std::strtod(text, nullptr)) == value) break;
@@ -144,12 +151,20 @@ const char* field_reason(const char* config_name, const Field<Config, T>& field,
   const T value = config.*field.member;
   if (field.accepts(config, value)) return nullptr;
   char* out = config_reason_buffer();
+  const char* lower_text = field.lower_text;
+  const char* upper_text = field.upper_text;
+  if (lower_text != nullptr && upper_text != nullptr && std::string(lower_text) == upper_text) {
+    lower_text = nullptr;  // one bound computed both ways: say it once
+    std::snprintf(out, kConfigReasonBytes, "%s.%s = %s must be %s (%s)", config_name, field.name,
+                  config_value_text(value).c_str(), config_value_text(field.low(config)).c_str(), upper_text);
+    return out;
+  }
   std::snprintf(out, kConfigReasonBytes, "%s.%s = %s is outside %s[%s, %s]%s%s%s%s%s%s", config_name,
                 field.name, config_value_text(value).c_str(), field.zero_allowed ? "0 or " : "",
                 config_value_text(field.low(config)).c_str(), config_value_text(field.high(config)).c_str(),
-                field.lower_text != nullptr ? " (min: " : "", field.lower_text != nullptr ? field.lower_text : "",
-                field.lower_text != nullptr ? ")" : "", field.upper_text != nullptr ? " (max: " : "",
-                field.upper_text != nullptr ? field.upper_text : "", field.upper_text != nullptr ? ")" : "");
+                lower_text != nullptr ? " (min: " : "", lower_text != nullptr ? lower_text : "",
+                lower_text != nullptr ? ")" : "", upper_text != nullptr ? " (max: " : "",
+                upper_text != nullptr ? upper_text : "", upper_text != nullptr ? ")" : "");
   return out;
 }
 
@@ -182,14 +197,20 @@ void for_each_field(const std::tuple<Fields...>& table, Fn&& fn) {
 }
 
 // The legal range of a field as the docs print it, e.g. "1 .. 256", "0 or 1 .. 1e+09",
-// "1 .. 16764160, <= max_fragments * fragment_size", "1 .. 32768, rounded up to 2^k".
+// "1 .. 16765184 bytes, <= 256 * fragment_size", "1 .. 32768, rounded up to 2^k".
 template <typename Config, typename T>
 std::string describe_range(const Field<Config, T>& field) {
   std::string text = field.zero_allowed ? "0 or " : "";
   text += detail::config_value_text(field.min) + " .. " + detail::config_value_text(field.max);
   if (field.unit != nullptr) text += std::string(" ") + field.unit;
-  if (field.lower_text != nullptr) text += std::string(", >= ") + field.lower_text;
-  if (field.upper_text != nullptr) text += std::string(", <= ") + field.upper_text;
+  const bool same = field.lower_text != nullptr && field.upper_text != nullptr &&
+                    std::string(field.lower_text) == field.upper_text;
+  if (same) {
+    text += std::string(", = ") + field.lower_text;
+  } else {
+    if (field.lower_text != nullptr) text += std::string(", >= ") + field.lower_text;
+    if (field.upper_text != nullptr) text += std::string(", <= ") + field.upper_text;
+  }
   if (field.power_of_two) text += ", rounded up to 2^k";
   return text;
 }

@@ -216,7 +216,7 @@ inline constexpr auto kEndpointConfigLimits = config_table(
     // Last: the memory cap reads every other field.
     Field<EndpointConfig, int>{.name = "reassembly_slots", .member = &EndpointConfig::reassembly_slots,
                                .min = 1, .max = 1024, .upper = &detail::endpoint_max_reassembly_slots,
-                               .upper_text = "what keeps memory_required within kMaxEndpointMemoryBytes (64 MiB)"});
+                               .upper_text = "what keeps memory_required() within kMaxEndpointMemoryBytes (64 MiB)"});
 
 // ---- Callbacks ----------------------------------------------------------------------------------------
 

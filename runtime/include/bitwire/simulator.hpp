@@ -14,7 +14,9 @@
 //   sanitized config's memory, and every send() is dropped (`refused`). set_conditions() refuses bad
 //   conditions (returns false, keeps the old ones). Nothing aborts or writes out of bounds in any build.
 // - Time: send() and deliver() ignore a non-finite or out-of-range time (`time_invalid`: send uses the
-//   last valid time, deliver delivers nothing) and treat a step back as no time passing (`time_backwards`).
+//   last valid send time, deliver delivers nothing) and treat a step back as no time passing
+//   (`time_backwards`). Sends and deliveries each keep their own clock: a test may send a whole schedule
+//   first and deliver it afterwards.
 #pragma once
 
 #include <cstddef>
@@ -153,8 +155,8 @@ class NetworkSimulator {
   // Returns the number of packets delivered.
   template <typename Fn>
   int deliver(double now, Fn&& fn) {
-    if (!take_time(now)) return 0;
-    now = clock_.now();
+    if (!take_time(deliver_clock_, now)) return 0;
+    now = deliver_clock_.now();
     const uint64_t serial_limit = next_serial_;
     int count = 0;
     for (int slot = pop_due(now, serial_limit); slot >= 0; slot = pop_due(now, serial_limit)) {
@@ -208,7 +210,7 @@ class NetworkSimulator {
   enum Stream { kLoss, kDelay, kDuplicate, kReorder, kCorrupt, kStreamCount };
 
   void seed_streams(uint64_t seed);
-  bool take_time(double now);  // false: ignore the call (invalid time)
+  bool take_time(MonotonicTime& clock, double now);  // false: ignore the call (invalid time)
   bool enqueue(double due, std::span<const std::byte> packet);  // false: no free slot
   int pop_due(double now, uint64_t serial_limit);               // slot index or -1
   void release(int slot);
@@ -223,7 +225,8 @@ class NetworkSimulator {
 
   bool failed_ = false;
   char error_reason_[kConfigReasonBytes] = {};
-  MonotonicTime clock_;
+  MonotonicTime send_clock_;
+  MonotonicTime deliver_clock_;
   int capacity_;
   int mtu_;
   NetworkConditions conditions_;
