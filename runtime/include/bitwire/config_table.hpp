@@ -110,17 +110,6 @@ constexpr std::tuple<Fields...> config_table(Fields... fields) {
 
 namespace detail {
 
-template <typename T>
-inline int format_config_value(char* out, size_t size, T value) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return std::snprintf(out, size, "%.17g", static_cast<double>(value));
-  } else if constexpr (std::is_signed_v<T>) {
-    return std::snprintf(out, size, "%lld", static_cast<long long>(value));
-  } else {
-    return std::snprintf(out, size, "%llu", static_cast<unsigned long long>(value));
-  }
-}
-
 // Shortest decimal that reads back as the same value, for messages and docs ("0.1", not 0.100000001).
 template <typename T>
 inline std::string config_value_text(T value) {
@@ -135,8 +124,10 @@ inline std::string config_value_text(T value) {
       std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(value));
       if (static_cast<T>(std::strtod(text, nullptr)) == value) break;
     }
+  } else if constexpr (std::is_signed_v<T>) {
+    std::snprintf(text, sizeof text, "%lld", static_cast<long long>(value));
   } else {
-    format_config_value(text, sizeof text, value);
+    std::snprintf(text, sizeof text, "%llu", static_cast<unsigned long long>(value));
   }
   return text;
 }
@@ -154,7 +145,7 @@ const char* field_reason(const char* config_name, const Field<Config, T>& field,
   const char* lower_text = field.lower_text;
   const char* upper_text = field.upper_text;
   if (lower_text != nullptr && upper_text != nullptr && std::string(lower_text) == upper_text) {
-    lower_text = nullptr;  // one bound computed both ways: say it once
+    // One value computed for both bounds: the field is derived, say so.
     std::snprintf(out, kConfigReasonBytes, "%s.%s = %s must be %s (%s)", config_name, field.name,
                   config_value_text(value).c_str(), config_value_text(field.low(config)).c_str(), upper_text);
     return out;
