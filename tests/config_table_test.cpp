@@ -33,10 +33,13 @@ std::string field_values(const Config& config, const Table& table) {
 // Probes for one field of `base`: its effective ends, and the nearest values past them.
 template <typename Config, typename T>
 std::vector<T> probes(const Field<Config, T>& field, const Config& base) {
-  std::vector<T> values = {field.min, field.max, field.low(base), field.high(base), T{}, Config{}.*field.member};
+  std::vector<T> values = {field.min,        field.max, field.low(base),
+                           field.high(base), T{},       Config{}.*field.member};
   if constexpr (std::is_floating_point_v<T>) {
-    for (T end : {field.min, field.low(base)}) values.push_back(std::nextafter(end, -std::numeric_limits<T>::infinity()));
-    for (T end : {field.max, field.high(base)}) values.push_back(std::nextafter(end, std::numeric_limits<T>::infinity()));
+    for (T end : {field.min, field.low(base)})
+      values.push_back(std::nextafter(end, -std::numeric_limits<T>::infinity()));
+    for (T end : {field.max, field.high(base)})
+      values.push_back(std::nextafter(end, std::numeric_limits<T>::infinity()));
     values.push_back(std::numeric_limits<T>::quiet_NaN());
     values.push_back(std::numeric_limits<T>::infinity());
     values.push_back(-std::numeric_limits<T>::infinity());
@@ -76,7 +79,8 @@ void exercise_table(const char* config_name, const Table& table, const Config& b
       if (legal || zero) {
         // A legal value for this field may still make a later field's range exclude its current value.
         if (reason == nullptr) {
-          EXPECT_EQ(field_values(clamped, table), field_values(config, table)) << "sanitized() changed an accepted config";
+          EXPECT_EQ(field_values(clamped, table), field_values(config, table))
+              << "sanitized() changed an accepted config";
         } else {
           EXPECT_EQ(clamped.*field.member, value) << "sanitized() changed a legal field";
         }
@@ -84,7 +88,9 @@ void exercise_table(const char* config_name, const Table& table, const Config& b
         ASSERT_NE(reason, nullptr) << "check() accepted a value outside the range";
         const std::string text = reason;
         EXPECT_NE(text.find(std::string(config_name) + "." + field.name + " = "), std::string::npos) << text;
-        EXPECT_TRUE(text.find(" is outside ") != std::string::npos || text.find(" must be ") != std::string::npos) << text;
+        EXPECT_TRUE(text.find(" is outside ") != std::string::npos ||
+                    text.find(" must be ") != std::string::npos)
+            << text;
         if (!std::isnan(static_cast<double>(value))) {
           EXPECT_NE(text.find(shown), std::string::npos) << text;
         }
@@ -170,7 +176,8 @@ std::map<std::string, std::string> doc_ranges(const std::string& path, const std
   bool in_section = heading_marker.empty();
   int range_column = -1;
   while (std::getline(file, line)) {
-    if (!heading_marker.empty() && line.rfind("#", 0) == 0) in_section = line.find(heading_marker) != std::string::npos;
+    if (!heading_marker.empty() && line.rfind("#", 0) == 0)
+      in_section = line.find(heading_marker) != std::string::npos;
     if (!in_section || line.empty() || line[0] != '|') {
       if (line.empty() || line[0] != '|') range_column = -1;
       continue;
@@ -189,11 +196,13 @@ std::map<std::string, std::string> doc_ranges(const std::string& path, const std
       }
       continue;
     }
-    if (cells.empty() || static_cast<int>(cells.size()) <= range_column || cells[0].rfind("---", 0) == 0) continue;
+    if (cells.empty() || static_cast<int>(cells.size()) <= range_column || cells[0].rfind("---", 0) == 0)
+      continue;
     std::string name = cells[0];
     if (name.size() >= 2 && name.front() == '`' && name.back() == '`') name = name.substr(1, name.size() - 2);
     std::string range = cells[static_cast<size_t>(range_column)];
-    if (range.size() >= 2 && range.front() == '`' && range.back() == '`') range = range.substr(1, range.size() - 2);
+    if (range.size() >= 2 && range.front() == '`' && range.back() == '`')
+      range = range.substr(1, range.size() - 2);
     ranges[name] = range;
   }
   return ranges;
@@ -206,8 +215,8 @@ void expect_doc_matches(const std::string& doc, const std::string& heading_marke
     const std::string expected = describe_range(field);
     const auto found = ranges.find(field.name);
     if (found == ranges.end()) {
-      ADD_FAILURE() << doc << ": no row for " << field.name << " in a table with a \"range\" column; expected range `"
-                    << expected << "`";
+      ADD_FAILURE() << doc << ": no row for " << field.name
+                    << " in a table with a \"range\" column; expected range `" << expected << "`";
       return;
     }
     EXPECT_EQ(found->second, expected) << doc << ": the range of " << field.name << " differs from the code";

@@ -352,7 +352,8 @@ TEST(SendPacer, ZeroNegativeOrTinyRatesDoNotFreezeIt) {
 TEST(SendPacer, HugeRatesAreClampedNotABurstForever) {
   SendPacer pacer;
   int sent = 0;
-  for (int tick = 0; tick < 64; ++tick) sent += pacer.due(tick * kTick, std::numeric_limits<double>::infinity());
+  for (int tick = 0; tick < 64; ++tick)
+    sent += pacer.due(tick * kTick, std::numeric_limits<double>::infinity());
   EXPECT_EQ(sent, 64);  // at most one per call
   EXPECT_EQ(pacer.rates_clamped(), 64u);
 }

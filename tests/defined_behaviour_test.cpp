@@ -52,10 +52,10 @@ TEST(DefinedBehaviour, ToFixedSaturatesOutOfRangeAndNaN) {
   EXPECT_EQ((to_fixed<8, int16_t>(-1e300)), INT16_MIN);
   EXPECT_EQ((to_fixed<8, int16_t>(inf)), INT16_MAX);
   EXPECT_EQ((to_fixed<8, int16_t>(-inf)), INT16_MIN);
-  EXPECT_EQ((to_fixed<8, int16_t>(128.0)), INT16_MAX);           // 32768 raw: one past the maximum
-  EXPECT_EQ((to_fixed<8, int16_t>(127.99609375)), INT16_MAX);    // 32767 raw: exact
-  EXPECT_EQ((to_fixed<8, int16_t>(-128.0)), INT16_MIN);          // -32768 raw: exact
-  EXPECT_EQ((to_fixed<8, int16_t>(-128.00390625)), INT16_MIN);   // one below
+  EXPECT_EQ((to_fixed<8, int16_t>(128.0)), INT16_MAX);          // 32768 raw: one past the maximum
+  EXPECT_EQ((to_fixed<8, int16_t>(127.99609375)), INT16_MAX);   // 32767 raw: exact
+  EXPECT_EQ((to_fixed<8, int16_t>(-128.0)), INT16_MIN);         // -32768 raw: exact
+  EXPECT_EQ((to_fixed<8, int16_t>(-128.00390625)), INT16_MIN);  // one below
   EXPECT_EQ((to_fixed<4, uint8_t>(-1.0)), 0);
   EXPECT_EQ((to_fixed<4, uint8_t>(16.0)), 255);
   EXPECT_EQ((to_fixed<0, int64_t>(9.3e18)), INT64_MAX);
@@ -82,7 +82,8 @@ TEST(DefinedBehaviour, WriteObjectNeverWritesPastItsSpan) {
   ThreeWords object;
   std::array<std::byte, 40> memory;
   memory.fill(std::byte{0xAA});
-  EXPECT_EQ(write_object(std::span<std::byte>(memory.data(), 16), object), 0u) << "too small: nothing written";
+  EXPECT_EQ(write_object(std::span<std::byte>(memory.data(), 16), object), 0u)
+      << "too small: nothing written";
   for (const std::byte b : memory) EXPECT_EQ(b, std::byte{0xAA});
   EXPECT_EQ(write_object(std::span<std::byte>(memory.data(), 23), object), 0u);
   EXPECT_EQ(write_object(std::span<std::byte>(memory.data(), 24), object), 24u);

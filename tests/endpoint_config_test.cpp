@@ -29,7 +29,8 @@ TEST(EndpointConfigLimits, FragmentAboveCheckAndSanitizedAgree) {
   EndpointConfig config;
   config.fragment_above = config.max_packet_size + 1;
   if (config.check() == nullptr) {
-    EXPECT_EQ(config.sanitized().fragment_above, config.fragment_above) << "check() accepted what sanitized() changed";
+    EXPECT_EQ(config.sanitized().fragment_above, config.fragment_above)
+        << "check() accepted what sanitized() changed";
   } else {
     EXPECT_TRUE(mentions(config.check(), "fragment_above = 16385")) << config.check();
     EXPECT_EQ(config.sanitized().fragment_above, config.max_packet_size);
@@ -45,7 +46,8 @@ TEST(EndpointConfigLimits, SentPacketBufferOfOneIsRefused) {
   EndpointConfig config;
   config.envelope = false;
   config.sent_packets_buffer_size = 1;
-  EXPECT_TRUE(mentions(config.check(), "sent_packets_buffer_size = 1 is outside [2, 32768]")) << config.check();
+  EXPECT_TRUE(mentions(config.check(), "sent_packets_buffer_size = 1 is outside [2, 32768]"))
+      << config.check();
 
   config.sent_packets_buffer_size = 2;
   ASSERT_EQ(config.check(), nullptr);
@@ -91,7 +93,8 @@ TEST(EndpointConfigLimits, FragmentSizeAboveUdpDatagramIsRefused) {
   const auto datagrams = peer.send(std::vector<uint8_t>(static_cast<size_t>(kMaxFragmentSize) + 1, 7));
   ASSERT_EQ(datagrams.size(), 2u);
   EXPECT_LE(datagrams[0].size(), kMaxUdpPayloadBytes);
-  EXPECT_GE(datagrams[0].size(), kMaxUdpPayloadBytes - 1);  // the embedded header of a fresh endpoint is 8 bytes
+  EXPECT_GE(datagrams[0].size(),
+            kMaxUdpPayloadBytes - 1);  // the embedded header of a fresh endpoint is 8 bytes
 
   // The same for a regular packet: fragment_above is bounded by the datagram too.
   config = EndpointConfig{};
@@ -134,7 +137,9 @@ TEST(EndpointConfigLimits, AbsurdTotalMemoryIsRefused) {
 TEST(EndpointConfigLimits, ReassemblySlotStrideFollowsMaxPacketSize) {
   EndpointConfig config;
   config.max_packet_size = 1200;  // default fragment_size 1024, max_fragments 16
-  EXPECT_TRUE(mentions(config.check(), "max_fragments = 16 must be 2 (ceil(max_packet_size / fragment_size))")) << config.check();
+  EXPECT_TRUE(
+      mentions(config.check(), "max_fragments = 16 must be 2 (ceil(max_packet_size / fragment_size))"))
+      << config.check();
   EXPECT_EQ(config.sanitized().max_fragments, 2);
   config.max_fragments = 2;
   ASSERT_EQ(config.check(), nullptr);
@@ -148,11 +153,16 @@ TEST(EndpointConfigLimits, ReassemblySlotStrideFollowsMaxPacketSize) {
 }
 
 TEST(EndpointConfigLimits, NonFiniteAndTinyDurationsAreRefused) {
-  const double bad[] = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
-                        -std::numeric_limits<double>::infinity(), 1e-9, 0.0, -1.0, 1e300};
-  for (double EndpointConfig::*field : {&EndpointConfig::packet_loss_min_age,
-                                        &EndpointConfig::packet_loss_unknown_rtt_age,
-                                        &EndpointConfig::bandwidth_sample_interval}) {
+  const double bad[] = {std::numeric_limits<double>::quiet_NaN(),
+                        std::numeric_limits<double>::infinity(),
+                        -std::numeric_limits<double>::infinity(),
+                        1e-9,
+                        0.0,
+                        -1.0,
+                        1e300};
+  for (double EndpointConfig::*field :
+       {&EndpointConfig::packet_loss_min_age, &EndpointConfig::packet_loss_unknown_rtt_age,
+        &EndpointConfig::bandwidth_sample_interval}) {
     for (const double value : bad) {
       EndpointConfig config;
       config.*field = value;
@@ -162,9 +172,9 @@ TEST(EndpointConfigLimits, NonFiniteAndTinyDurationsAreRefused) {
       EXPECT_EQ(clamped.check(), nullptr);
     }
   }
-  for (float EndpointConfig::*field : {&EndpointConfig::rtt_smoothing_factor,
-                                       &EndpointConfig::jitter_smoothing_factor,
-                                       &EndpointConfig::bandwidth_smoothing_factor}) {
+  for (float EndpointConfig::*field :
+       {&EndpointConfig::rtt_smoothing_factor, &EndpointConfig::jitter_smoothing_factor,
+        &EndpointConfig::bandwidth_smoothing_factor}) {
     for (const float value : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
                               0.0f, 1e-9f, 1.5f}) {
       EndpointConfig config;

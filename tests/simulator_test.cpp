@@ -637,7 +637,8 @@ TEST(NetworkSimulator, CorruptMaxBitsAbove64IsRefusedNotOverflowed) {
     healthy.send(0.0, packet);
     healthy.deliver(0.0, [&](std::span<const std::byte> bytes) {
       int flipped = 0;
-      for (size_t b = 0; b < bytes.size(); ++b) flipped += std::popcount(static_cast<unsigned>(bytes[b] ^ packet[b]));
+      for (size_t b = 0; b < bytes.size(); ++b)
+        flipped += std::popcount(static_cast<unsigned>(bytes[b] ^ packet[b]));
       EXPECT_GE(flipped, 1);
       EXPECT_LE(flipped, 64);
       flipped_max = std::max(flipped_max, flipped);
@@ -650,7 +651,8 @@ TEST(NetworkSimulator, AbsurdMemoryIsRefused) {
   NetworkSimulatorConfig config;
   config.capacity = 1 << 20;
   config.mtu = 65507;  // 64 GiB of slots
-  const std::string expected = "capacity = 1048576 is outside [1, " + std::to_string(kMaxSimulatorBytes / 65507) + "]";
+  const std::string expected =
+      "capacity = 1048576 is outside [1, " + std::to_string(kMaxSimulatorBytes / 65507) + "]";
   EXPECT_NE(std::string(config.check()).find(expected), std::string::npos) << config.check();
   const NetworkSimulatorConfig clamped = config.sanitized();
   EXPECT_EQ(clamped.check(), nullptr);
@@ -664,15 +666,18 @@ TEST(NetworkSimulator, NonFiniteTimesAreIgnoredAndBackwardStepsClamped) {
   NetworkSimulator simulator(config_with(1, 64, conditions));
   simulator.send(1.0, make_packet(1, 10));
   simulator.send(std::numeric_limits<double>::quiet_NaN(), make_packet(2, 10));  // sent at 1.0
-  simulator.send(0.5, make_packet(3, 10));                                        // a step back: at 1.0
+  simulator.send(0.5, make_packet(3, 10));                                       // a step back: at 1.0
   EXPECT_EQ(simulator.stats().time_invalid, 1u);
   EXPECT_EQ(simulator.stats().time_backwards, 1u);
   EXPECT_EQ(simulator.deliver(std::numeric_limits<double>::infinity(), [](auto) {}), 0);
   EXPECT_EQ(simulator.deliver(1e300, [](auto) {}), 0);
   EXPECT_EQ(simulator.stats().time_invalid, 3u);
   std::vector<uint32_t> ids;
-  EXPECT_EQ(simulator.deliver(1.0999, [&](std::span<const std::byte> bytes) { ids.push_back(packet_id(bytes)); }), 0);
-  EXPECT_EQ(simulator.deliver(1.1, [&](std::span<const std::byte> bytes) { ids.push_back(packet_id(bytes)); }), 3);
+  EXPECT_EQ(
+      simulator.deliver(1.0999, [&](std::span<const std::byte> bytes) { ids.push_back(packet_id(bytes)); }),
+      0);
+  EXPECT_EQ(
+      simulator.deliver(1.1, [&](std::span<const std::byte> bytes) { ids.push_back(packet_id(bytes)); }), 3);
   EXPECT_EQ(ids, (std::vector<uint32_t>{1, 2, 3}));
 }
 

@@ -21,7 +21,8 @@ BinaryCongestionController::BinaryCongestionController(const BinaryCongestionCon
     : config_(config.sanitized()) {
   if (const char* reason = config.check(); reason != nullptr) {
     std::snprintf(error_reason_, sizeof error_reason_, "%s", reason);
-    BITWIRE_LOG(LogLevel::kError, "congestion: config refused, running on its sanitized copy: %s", error_reason_);
+    BITWIRE_LOG(LogLevel::kError, "congestion: config refused, running on its sanitized copy: %s",
+                error_reason_);
   }
   reset();
 }

@@ -47,7 +47,7 @@ struct Reassembly {
 
 struct Endpoint::State {
   EndpointConfig config;
-  char name[kEndpointNameBytes] = {};  // config.name points here
+  char name[kEndpointNameBytes] = {};          // config.name points here
   char error_reason[kConfigReasonBytes] = {};  // empty unless failed
   bool failed = false;
   EndpointCallbacks callbacks;
@@ -640,7 +640,8 @@ EndpointConfig placeholder_config(const EndpointConfig& refused) {
 
 const char* callbacks_problem(const EndpointCallbacks& callbacks) {
   if (callbacks.transmit == nullptr) return "EndpointCallbacks.transmit is null: packets could not be sent";
-  if (callbacks.process == nullptr) return "EndpointCallbacks.process is null: packets could not be delivered";
+  if (callbacks.process == nullptr)
+    return "EndpointCallbacks.process is null: packets could not be delivered";
   return nullptr;
 }
 

@@ -209,7 +209,8 @@ bool NetworkSimulator::enqueue(double due, std::span<const std::byte> packet) {
     // Bounded by the array whatever the conditions say (they are checked, but this write must not depend
     // on it).
     const int max_bits = std::clamp(conditions_.corrupt_max_bits, 1, kMaxCorruptBits);
-    const int flips = static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(random.range(1, max_bits)), bit_count));
+    const int flips =
+        static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(random.range(1, max_bits)), bit_count));
     // Distinct positions, so exactly `flips` bits differ from what was sent.
     uint64_t positions[kMaxCorruptBits];
     for (int i = 0; i < flips; ++i) {

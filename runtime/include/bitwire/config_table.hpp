@@ -176,8 +176,11 @@ const char* check_config(const char* config_name, const Config& config, const st
 // `config` with every field of `table` clamped into its effective range, in table order.
 template <typename Config, typename... Fields>
 Config sanitize_config(Config config, const std::tuple<Fields...>& table) {
-  std::apply([&](const auto&... field) { ((config.*field.member = field.clamp(config, config.*field.member)), ...); },
-             table);
+  std::apply(
+      [&](const auto&... field) {
+        ((config.*field.member = field.clamp(config, config.*field.member)), ...);
+      },
+      table);
   return config;
 }
 

@@ -67,35 +67,58 @@ struct BinaryCongestionConfig {
 };
 
 inline constexpr auto kBinaryCongestionConfigLimits = config_table(
-    Field<BinaryCongestionConfig, double>{.name = "good_send_rate", .member = &BinaryCongestionConfig::good_send_rate,
-                                          .min = kMinSendRate, .max = kMaxSendRate, .unit = "packets/s"},
-    Field<BinaryCongestionConfig, double>{.name = "bad_send_rate", .member = &BinaryCongestionConfig::bad_send_rate,
-                                          .min = kMinSendRate, .max = kMaxSendRate, .unit = "packets/s"},
+    Field<BinaryCongestionConfig, double>{.name = "good_send_rate",
+                                          .member = &BinaryCongestionConfig::good_send_rate,
+                                          .min = kMinSendRate,
+                                          .max = kMaxSendRate,
+                                          .unit = "packets/s"},
+    Field<BinaryCongestionConfig, double>{.name = "bad_send_rate",
+                                          .member = &BinaryCongestionConfig::bad_send_rate,
+                                          .min = kMinSendRate,
+                                          .max = kMaxSendRate,
+                                          .unit = "packets/s"},
     Field<BinaryCongestionConfig, double>{.name = "rtt_threshold_ms",
-                                          .member = &BinaryCongestionConfig::rtt_threshold_ms, .min = 1.0,
-                                          .max = 60000.0, .unit = "ms"},
+                                          .member = &BinaryCongestionConfig::rtt_threshold_ms,
+                                          .min = 1.0,
+                                          .max = 60000.0,
+                                          .unit = "ms"},
     Field<BinaryCongestionConfig, double>{.name = "loss_threshold_percent",
-                                          .member = &BinaryCongestionConfig::loss_threshold_percent, .min = 0.0,
+                                          .member = &BinaryCongestionConfig::loss_threshold_percent,
+                                          .min = 0.0,
                                           .max = 100.0},
     Field<BinaryCongestionConfig, double>{.name = "min_recover_time",
-                                          .member = &BinaryCongestionConfig::min_recover_time, .min = 0.001,
-                                          .max = 3600.0, .unit = "s"},
-    Field<BinaryCongestionConfig, double>{.name = "max_recover_time",
-                                          .member = &BinaryCongestionConfig::max_recover_time, .min = 0.001,
+                                          .member = &BinaryCongestionConfig::min_recover_time,
+                                          .min = 0.001,
                                           .max = 3600.0,
-                                          .lower = [](const BinaryCongestionConfig& c) { return c.min_recover_time; },
-                                          .lower_text = "min_recover_time", .unit = "s"},
-    Field<BinaryCongestionConfig, double>{.name = "initial_recover_time",
-                                          .member = &BinaryCongestionConfig::initial_recover_time, .min = 0.001,
+                                          .unit = "s"},
+    Field<BinaryCongestionConfig, double>{
+        .name = "max_recover_time",
+        .member = &BinaryCongestionConfig::max_recover_time,
+        .min = 0.001,
+        .max = 3600.0,
+        .lower = [](const BinaryCongestionConfig& c) { return c.min_recover_time; },
+        .lower_text = "min_recover_time",
+        .unit = "s"},
+    Field<BinaryCongestionConfig, double>{
+        .name = "initial_recover_time",
+        .member = &BinaryCongestionConfig::initial_recover_time,
+        .min = 0.001,
+        .max = 3600.0,
+        .lower = [](const BinaryCongestionConfig& c) { return c.min_recover_time; },
+        .lower_text = "min_recover_time",
+        .upper = [](const BinaryCongestionConfig& c) { return c.max_recover_time; },
+        .upper_text = "max_recover_time",
+        .unit = "s"},
+    Field<BinaryCongestionConfig, double>{.name = "relapse_window",
+                                          .member = &BinaryCongestionConfig::relapse_window,
+                                          .min = 0.0,
                                           .max = 3600.0,
-                                          .lower = [](const BinaryCongestionConfig& c) { return c.min_recover_time; },
-                                          .lower_text = "min_recover_time",
-                                          .upper = [](const BinaryCongestionConfig& c) { return c.max_recover_time; },
-                                          .upper_text = "max_recover_time", .unit = "s"},
-    Field<BinaryCongestionConfig, double>{.name = "relapse_window", .member = &BinaryCongestionConfig::relapse_window,
-                                          .min = 0.0, .max = 3600.0, .unit = "s"},
-    Field<BinaryCongestionConfig, double>{.name = "halving_period", .member = &BinaryCongestionConfig::halving_period,
-                                          .min = 0.001, .max = 3600.0, .unit = "s"});
+                                          .unit = "s"},
+    Field<BinaryCongestionConfig, double>{.name = "halving_period",
+                                          .member = &BinaryCongestionConfig::halving_period,
+                                          .min = 0.001,
+                                          .max = 3600.0,
+                                          .unit = "s"});
 
 enum class CongestionMode : uint8_t { kGood, kBad };
 
@@ -141,7 +164,7 @@ class BinaryCongestionController final : public CongestionController {
   MonotonicTime clock_;
   CongestionMode mode_ = CongestionMode::kBad;
   double recover_time_ = 0.0;
-  bool started_ = false;  // an update has run since creation or reset
+  bool started_ = false;       // an update has run since creation or reset
   double mode_entered_ = 0.0;  // when the current mode began
   bool good_streak_ = false;   // bad mode: conditions have been good since `good_since_`
   double good_since_ = 0.0;

@@ -37,7 +37,6 @@ constexpr bool sequence_less_than(uint16_t s1, uint16_t s2) {
   return sequence_greater_than(s2, s1);
 }
 
-
 // A ring of `capacity` entries indexed by 16-bit sequence number: O(1) insert, find and remove.
 //
 // Contracts:

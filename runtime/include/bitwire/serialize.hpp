@@ -300,7 +300,8 @@ inline T to_fixed(double value) {
   }();
   constexpr double kMin = kSigned ? -kLimit : 0.0;
   // 2^kValueBits - 1, built without overflow (the double kLimit - 1 is not exact for 64 bits and more).
-  constexpr T kMax = static_cast<T>((static_cast<T>(1) << (kValueBits - 1)) - 1 + (static_cast<T>(1) << (kValueBits - 1)));
+  constexpr T kHalf = static_cast<T>(1) << (kValueBits - 1);
+  constexpr T kMax = static_cast<T>(kHalf - 1 + kHalf);
   if (scaled < kMin) return static_cast<T>(kMin);
   if (scaled >= kLimit) return kMax;
   return static_cast<T>(scaled);

@@ -65,32 +65,57 @@ struct NetworkConditions {
 inline constexpr int kMaxCorruptBits = 64;  // bits the simulator can flip in one packet
 
 inline constexpr auto kNetworkConditionsLimits = config_table(
-    Field<NetworkConditions, double>{.name = "latency_ms", .member = &NetworkConditions::latency_ms, .min = 0.0,
-                                     .max = 60000.0, .unit = "ms"},
-    Field<NetworkConditions, double>{.name = "jitter_ms", .member = &NetworkConditions::jitter_ms, .min = 0.0,
-                                     .max = 60000.0, .unit = "ms"},
-    Field<NetworkConditions, double>{.name = "loss_percent", .member = &NetworkConditions::loss_percent,
-                                     .min = 0.0, .max = 100.0},
+    Field<NetworkConditions, double>{.name = "latency_ms",
+                                     .member = &NetworkConditions::latency_ms,
+                                     .min = 0.0,
+                                     .max = 60000.0,
+                                     .unit = "ms"},
+    Field<NetworkConditions, double>{.name = "jitter_ms",
+                                     .member = &NetworkConditions::jitter_ms,
+                                     .min = 0.0,
+                                     .max = 60000.0,
+                                     .unit = "ms"},
+    Field<NetworkConditions, double>{
+        .name = "loss_percent", .member = &NetworkConditions::loss_percent, .min = 0.0, .max = 100.0},
     Field<NetworkConditions, double>{.name = "burst_enter_percent",
-                                     .member = &NetworkConditions::burst_enter_percent, .min = 0.0, .max = 100.0},
+                                     .member = &NetworkConditions::burst_enter_percent,
+                                     .min = 0.0,
+                                     .max = 100.0},
     Field<NetworkConditions, double>{.name = "burst_exit_percent",
-                                     .member = &NetworkConditions::burst_exit_percent, .min = 0.0, .max = 100.0},
+                                     .member = &NetworkConditions::burst_exit_percent,
+                                     .min = 0.0,
+                                     .max = 100.0},
     Field<NetworkConditions, double>{.name = "burst_loss_percent",
-                                     .member = &NetworkConditions::burst_loss_percent, .min = 0.0, .max = 100.0},
-    Field<NetworkConditions, double>{.name = "duplicate_percent", .member = &NetworkConditions::duplicate_percent,
-                                     .min = 0.0, .max = 100.0},
-    Field<NetworkConditions, double>{.name = "reorder_percent", .member = &NetworkConditions::reorder_percent,
-                                     .min = 0.0, .max = 100.0},
-    Field<NetworkConditions, double>{.name = "reorder_delay_ms", .member = &NetworkConditions::reorder_delay_ms,
-                                     .min = 0.0, .max = 60000.0, .unit = "ms"},
-    Field<NetworkConditions, double>{.name = "corrupt_percent", .member = &NetworkConditions::corrupt_percent,
-                                     .min = 0.0, .max = 100.0},
-    Field<NetworkConditions, int>{.name = "corrupt_max_bits", .member = &NetworkConditions::corrupt_max_bits,
-                                  .min = 1, .max = kMaxCorruptBits},
-    Field<NetworkConditions, double>{.name = "bandwidth_kbps", .member = &NetworkConditions::bandwidth_kbps,
-                                     .min = 1.0, .max = 1e9, .zero_allowed = true},
-    Field<NetworkConditions, int>{.name = "queue_bytes", .member = &NetworkConditions::queue_bytes, .min = 0,
-                                  .max = 1 << 30, .unit = "bytes"});
+                                     .member = &NetworkConditions::burst_loss_percent,
+                                     .min = 0.0,
+                                     .max = 100.0},
+    Field<NetworkConditions, double>{.name = "duplicate_percent",
+                                     .member = &NetworkConditions::duplicate_percent,
+                                     .min = 0.0,
+                                     .max = 100.0},
+    Field<NetworkConditions, double>{
+        .name = "reorder_percent", .member = &NetworkConditions::reorder_percent, .min = 0.0, .max = 100.0},
+    Field<NetworkConditions, double>{.name = "reorder_delay_ms",
+                                     .member = &NetworkConditions::reorder_delay_ms,
+                                     .min = 0.0,
+                                     .max = 60000.0,
+                                     .unit = "ms"},
+    Field<NetworkConditions, double>{
+        .name = "corrupt_percent", .member = &NetworkConditions::corrupt_percent, .min = 0.0, .max = 100.0},
+    Field<NetworkConditions, int>{.name = "corrupt_max_bits",
+                                  .member = &NetworkConditions::corrupt_max_bits,
+                                  .min = 1,
+                                  .max = kMaxCorruptBits},
+    Field<NetworkConditions, double>{.name = "bandwidth_kbps",
+                                     .member = &NetworkConditions::bandwidth_kbps,
+                                     .min = 1.0,
+                                     .max = 1e9,
+                                     .zero_allowed = true},
+    Field<NetworkConditions, int>{.name = "queue_bytes",
+                                  .member = &NetworkConditions::queue_bytes,
+                                  .min = 0,
+                                  .max = 1 << 30,
+                                  .unit = "bytes"});
 
 struct NetworkSimulatorConfig {
   uint64_t seed = 1;             // same seed + same calls = same deliveries
@@ -107,14 +132,18 @@ struct NetworkSimulatorConfig {
 inline constexpr int64_t kMaxSimulatorBytes = int64_t{1} << 30;
 
 inline constexpr auto kNetworkSimulatorConfigLimits = config_table(
-    Field<NetworkSimulatorConfig, int>{.name = "mtu", .member = &NetworkSimulatorConfig::mtu, .min = 1,
-                                       .max = static_cast<int>(kMaxUdpPayloadBytes), .unit = "bytes"},
-    Field<NetworkSimulatorConfig, int>{.name = "capacity", .member = &NetworkSimulatorConfig::capacity, .min = 1,
-                                       .max = 1 << 20,
-                                       .upper = [](const NetworkSimulatorConfig& c) {
-                                         return static_cast<int>(kMaxSimulatorBytes / c.mtu);
-                                       },
-                                       .upper_text = "2^30 / mtu"});
+    Field<NetworkSimulatorConfig, int>{.name = "mtu",
+                                       .member = &NetworkSimulatorConfig::mtu,
+                                       .min = 1,
+                                       .max = static_cast<int>(kMaxUdpPayloadBytes),
+                                       .unit = "bytes"},
+    Field<NetworkSimulatorConfig, int>{
+        .name = "capacity",
+        .member = &NetworkSimulatorConfig::capacity,
+        .min = 1,
+        .max = 1 << 20,
+        .upper = [](const NetworkSimulatorConfig& c) { return static_cast<int>(kMaxSimulatorBytes / c.mtu); },
+        .upper_text = "2^30 / mtu"});
 
 struct NetworkSimulatorStats {
   uint64_t sent = 0;             // packets offered to send()
@@ -210,7 +239,7 @@ class NetworkSimulator {
   enum Stream { kLoss, kDelay, kDuplicate, kReorder, kCorrupt, kStreamCount };
 
   void seed_streams(uint64_t seed);
-  bool take_time(MonotonicTime& clock, double now);  // false: ignore the call (invalid time)
+  bool take_time(MonotonicTime& clock, double now);             // false: ignore the call (invalid time)
   bool enqueue(double due, std::span<const std::byte> packet);  // false: no free slot
   int pop_due(double now, uint64_t serial_limit);               // slot index or -1
   void release(int slot);
