@@ -621,6 +621,8 @@ TEST(NetworkSimulator, CorruptMaxBitsAbove64IsRefusedNotOverflowed) {
   simulator.send(0.0, packet);
   EXPECT_EQ(simulator.stats().refused, 1u);
   EXPECT_EQ(simulator.in_flight(), 0);
+  EXPECT_EQ(simulator.capacity(), 1);  // a placeholder: refusing needs no room
+  EXPECT_EQ(simulator.mtu(), 1);
 
   // set_conditions refuses it too, and keeps the old conditions.
   NetworkSimulator healthy;

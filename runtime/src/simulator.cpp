@@ -41,6 +41,9 @@ NetworkSimulator::NetworkSimulator(const NetworkSimulatorConfig& requested)
     failed_ = true;
     std::snprintf(error_reason_, sizeof error_reason_, "%s", reason);
     BITWIRE_LOG(LogLevel::kError, "network simulator refuses every packet: %s", error_reason_);
+    // Refusing every packet needs no room: a one-byte placeholder, not the sanitized config's memory.
+    capacity_ = 1;
+    mtu_ = 1;
   }
   bytes_.resize(static_cast<size_t>(capacity_) * static_cast<size_t>(mtu_));
   slots_.resize(static_cast<size_t>(capacity_));

@@ -10,8 +10,8 @@
 // - Fixed memory: `capacity` packets of up to `mtu` bytes are allocated at construction; nothing grows
 //   afterwards. A packet that finds no free slot is dropped and counted (`overflow`).
 // - Configs: kNetworkSimulatorConfigLimits and kNetworkConditionsLimits (docs/simulator.md prints them).
-//   A config check() refuses leaves the simulator failed(): error_reason() says why, it allocates the
-//   sanitized config's memory, and every send() is dropped (`refused`). set_conditions() refuses bad
+//   A config check() refuses leaves the simulator failed(): error_reason() says why, it allocates one
+//   one-byte slot, and every send() is dropped (`refused`). set_conditions() refuses bad
 //   conditions (returns false, keeps the old ones). Nothing aborts or writes out of bounds in any build.
 // - Time: send() and deliver() ignore a non-finite or out-of-range time (`time_invalid`: send uses the
 //   last valid send time, deliver delivers nothing) and treat a step back as no time passing
