@@ -134,9 +134,12 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
 
   EndpointConfig endpoint = config_.endpoint;
   endpoint.protocol_id = protocol_id_;
-  endpoint.max_packet_size = std::max(endpoint.max_packet_size, config_.max_packet_size);
-  endpoint.max_fragments = std::max(endpoint.max_fragments,
-                                    (endpoint.max_packet_size + endpoint.fragment_size - 1) / endpoint.fragment_size);
+  if (endpoint.max_packet_size < config_.max_packet_size && endpoint.fragment_size > 0) {
+    // Raised to hold a whole connection packet; max_fragments must then be exactly the count it needs
+    // (EndpointConfig's limits). A config left as given is checked by the endpoint itself.
+    endpoint.max_packet_size = config_.max_packet_size;
+    endpoint.max_fragments = (endpoint.max_packet_size + endpoint.fragment_size - 1) / endpoint.fragment_size;
+  }
   endpoint_ = std::make_unique<Endpoint>(endpoint, endpoint_callbacks(), now);
 }
 

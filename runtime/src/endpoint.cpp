@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "bitwire/log.hpp"
@@ -41,6 +42,9 @@ ReassemblerConfig reassembler_config(const EndpointConfig& c) {
 
 struct Endpoint::State {
   EndpointConfig config;
+  char name[kEndpointNameBytes] = {};          // config.name points here
+  char error_reason[kConfigReasonBytes] = {};  // empty unless failed
+  bool failed = false;
   EndpointCallbacks callbacks;
   Envelope envelope;
   size_t envelope_bytes = 0;
@@ -107,6 +111,9 @@ struct Endpoint::State {
         sent(static_cast<size_t>(c.sent_packets_buffer_size)),
         received(static_cast<size_t>(c.received_packets_buffer_size)),
         reassembly(reassembler_config(c)) {
+    // Truncated at a byte boundary; a cut UTF-8 sequence in a log label is harmless.
+    std::strncpy(name, c.name != nullptr ? c.name : "endpoint", kEndpointNameBytes - 1);
+    config.name = name;
     envelope_bytes = c.envelope ? Envelope::kBytes : 0;
     // Half the reassembly window may lie ahead of the newest received packet, so a fragment can never
     // push the window past packets the peer is still completing; never more than max_sequence_jump.
@@ -126,6 +133,7 @@ struct Endpoint::State {
   }
 
   static size_t memory_required(const EndpointConfig& c) {
+    // Keep in step with the constructor: every allocation it makes is counted here.
     const size_t envelope = c.envelope ? Envelope::kBytes : 0;
     const size_t regular = kMaxPacketHeaderBytes + static_cast<size_t>(c.fragment_above);
     const size_t fragment =
@@ -637,32 +645,109 @@ struct Endpoint::State {
 
 // ---- Endpoint -----------------------------------------------------------------------------------------
 
+namespace {
+
+// What a failed endpoint allocates: the smallest legal config.
+EndpointConfig placeholder_config(const EndpointConfig& refused) {
+  EndpointConfig c;
+  c.name = refused.name;
+  c.max_packet_size = 1;
+  c.fragment_above = 0;
+  c.fragment_size = 1;
+  c.max_fragments = 1;
+  c.sent_packets_buffer_size = 2;
+  c.received_packets_buffer_size = 1;
+  c.fragment_reassembly_buffer_size = 1;
+  c.reassembly_slots = 1;
+  c.ack_buffer_size = 1;
+  c.rtt_history_size = 1;
+  c.packet_loss_window = 1;
+  c.envelope = false;
+  return c;
+}
+
+const char* callbacks_problem(const EndpointCallbacks& callbacks) {
+  if (callbacks.transmit == nullptr) return "EndpointCallbacks.transmit is null: packets could not be sent";
+  if (callbacks.process == nullptr)
+    return "EndpointCallbacks.process is null: packets could not be delivered";
+  return nullptr;
+}
+
+}  // namespace
+
+size_t detail::endpoint_memory_bytes(const EndpointConfig& config) {
+  return Endpoint::State::memory_required(config);
+}
+
 Endpoint::Endpoint(const EndpointConfig& config, const EndpointCallbacks& callbacks, double now) {
-  BITWIRE_ASSERT(config.check() == nullptr);
-  state_.reset(new State(config.sanitized(), callbacks, now));
+  const char* reason = config.check();
+  if (reason == nullptr) reason = callbacks_problem(callbacks);
+  const MonotonicTime start(now);
+  if (reason == nullptr) {
+    state_.reset(new State(config, callbacks, start.now()));
+  } else {
+    state_.reset(new State(placeholder_config(config), callbacks, start.now()));
+    State& s = *state_;
+    s.failed = true;
+    std::snprintf(s.error_reason, sizeof s.error_reason, "%s", reason);
+    BITWIRE_LOG(LogLevel::kError, "[%s] endpoint not created: %s", s.name, s.error_reason);
+  }
+  if (!valid_time(now)) ++state_->counters.time_invalid;
 }
 
 Endpoint::~Endpoint() = default;
 Endpoint::Endpoint(Endpoint&&) noexcept = default;
 Endpoint& Endpoint::operator=(Endpoint&&) noexcept = default;
 
-void Endpoint::set_callbacks(const EndpointCallbacks& callbacks) {
+bool Endpoint::set_callbacks(const EndpointCallbacks& callbacks) {
+  if (const char* reason = callbacks_problem(callbacks); reason != nullptr) {
+    BITWIRE_LOG(LogLevel::kError, "[%s] set_callbacks refused: %s", state_->name, reason);
+    return false;
+  }
   state_->callbacks = callbacks;
+  return true;
+}
+
+bool Endpoint::failed() const {
+  return state_->failed;
+}
+const char* Endpoint::error_reason() const {
+  return state_->failed ? state_->error_reason : nullptr;
 }
 
 void Endpoint::update(double now) {
   State& s = *state_;
-  BITWIRE_ASSERT(!(now < s.time));
+  if (s.failed) {
+    ++s.counters.calls_refused;
+    return;
+  }
+  if (!valid_time(now)) {
+    ++s.counters.time_invalid;
+    BITWIRE_LOG(LogLevel::kDebug, "[%s] update(%g) ignored: not a valid time", s.name, now);
+    return;
+  }
+  if (now < s.time) {
+    ++s.counters.time_backwards;
+    now = s.time;
+  }
   s.time = now;
   s.judge_old_packets();
   s.update_bandwidth();
 }
 
 bool Endpoint::send_packet(const uint8_t* payload, size_t size) {
+  if (state_->failed) {
+    ++state_->counters.calls_refused;
+    return false;
+  }
   return state_->send(payload, size);
 }
 
 ReceiveResult Endpoint::receive_packet(const uint8_t* data, size_t size) {
+  if (state_->failed) {
+    ++state_->counters.calls_refused;
+    return ReceiveResult::kEndpointFailed;
+  }
   return state_->receive(data, size);
 }
 

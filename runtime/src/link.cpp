@@ -39,9 +39,11 @@ void Link::connect(Endpoint* a, Endpoint* b) {
   endpoints_[1] = b;
 }
 
-void Link::set_conditions(const NetworkConditions& conditions) {
+bool Link::set_conditions(const NetworkConditions& conditions) {
+  if (conditions.check() != nullptr) return false;
   a_to_b_.set_conditions(conditions);
   b_to_a_.set_conditions(conditions);
+  return true;
 }
 
 int Link::update(double now) {

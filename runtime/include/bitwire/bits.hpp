@@ -38,8 +38,8 @@ constexpr int bits_required(T min, T max) {
   }
 }
 
-// All-ones in the low `bits` bits, bits in [1, 64].
-constexpr uint64_t low_mask(int bits) { return ~uint64_t{0} >> (64 - bits); }
+// All-ones in the low `bits` bits, bits in [0, 64] (0 for anything below 1; never a shift by 64).
+constexpr uint64_t low_mask(int bits) { return bits <= 0 ? 0 : ~uint64_t{0} >> (64 - (bits > 64 ? 64 : bits)); }
 
 class BitWriter {
  public:
@@ -113,10 +113,12 @@ class BitReader {
   // True when `bits` more bits are inside the buffer (and the reader has not been poisoned).
   bool can_read(size_t bits) const { return bits <= bits_left_; }
 
-  // Precondition: bits in [1, 64] and can_read(bits).
+  // Precondition: bits in [0, 64] and can_read(bits). Reading 0 bits returns 0 and consumes nothing. In a
+  // release build a count outside [0, 64] also returns 0 and consumes nothing (no shift is ever undefined).
   uint64_t read_bits(int bits) {
-    BITWIRE_ASSERT(bits >= 1 && bits <= 64);
+    BITWIRE_ASSERT(bits >= 0 && bits <= 64);
     BITWIRE_ASSERT(can_read(static_cast<size_t>(bits)));
+    if (static_cast<unsigned>(bits) - 1u >= 64u) [[unlikely]] return 0;
     const auto wanted = static_cast<unsigned>(bits);
     bits_left_ -= wanted;
     if (wanted <= scratch_bits_) {

@@ -31,7 +31,18 @@
 // - Untrusted input: receive_packet() accepts any bytes. A bad datagram is dropped with a ReceiveResult that
 //   says why, one counter incremented and a debug-level log line; it never asserts, throws or crashes.
 // - A payload above max_packet_size is refused by send_packet (false, packets_too_large_to_send, an
-//   error log line). A bad config is asserted in debug builds and clamped into range in release.
+//   error log line).
+// - Construction never aborts and never clamps silently. A config that fails check() (the limits are in
+//   kEndpointConfigLimits and docs/packets.md), or a null transmit or process callback, leaves the endpoint
+//   failed: failed() is true and error_reason() says which field or callback, its value and the legal
+//   range. A failed endpoint allocates only a minimal placeholder, never calls a callback, and refuses
+//   every call: send_packet returns false, receive_packet returns kEndpointFailed, update does nothing;
+//   each refusal counts in calls_refused. The state is sticky: build a new endpoint with a good config.
+// - Time: update(now) ignores a non-finite time or one beyond +-kMaxTimeSeconds (time_invalid) and treats
+//   a step back as no time passing (time_backwards); see monotonic_time.hpp. The constructor's `now` is
+//   taken the same way (0 when invalid).
+// - The config's name is copied (at most kEndpointNameBytes - 1 bytes, truncated beyond); the caller's
+//   string need not outlive the constructor.
 // - A moved-from Endpoint may only be destroyed or assigned to.
 // - Callbacks are plain function pointers plus a context pointer; they run synchronously inside
 //   send_packet / receive_packet. The bytes they are given are valid only during the call. process and
@@ -56,7 +67,10 @@
 #include <memory>
 #include <span>
 
+#include "bitwire/config_table.hpp"
+#include "bitwire/datagram.hpp"
 #include "bitwire/envelope.hpp"
+#include "bitwire/monotonic_time.hpp"
 #include "bitwire/sequence.hpp"
 
 namespace bitwire {
@@ -102,14 +116,27 @@ void write_fragment_header(const FragmentHeader& header, uint8_t* out);
 
 // ---- Configuration ------------------------------------------------------------------------------------
 
+// The largest fragment_size: a fragment datagram (envelope, fragment header, embedded packet header, data)
+// must fit one UDP datagram.
+inline constexpr int kMaxFragmentSize =
+    static_cast<int>(kMaxUdpPayloadBytes - Envelope::kBytes - kFragmentHeaderBytes - kMaxPacketHeaderBytes);
+// The largest fragment_above: a regular packet datagram must fit one UDP datagram.
+inline constexpr int kMaxFragmentAbove =
+    static_cast<int>(kMaxUdpPayloadBytes - Envelope::kBytes - kMaxPacketHeaderBytes);
+// The most memory one endpoint may allocate (Endpoint::memory_required); a config above it is refused.
+// 64 MiB: 64 reassembly slots of 1 MiB packets, or the largest sequence buffers many times over.
+inline constexpr size_t kMaxEndpointMemoryBytes = size_t{64} << 20;
+// Bytes of the endpoint's copy of its name, terminating zero included.
+inline constexpr size_t kEndpointNameBytes = 32;
+
 struct EndpointConfig {
-  const char* name = "endpoint";       // label in log lines (not copied: must outlive the endpoint)
+  const char* name = "endpoint";       // label in log lines; copied, truncated to kEndpointNameBytes - 1
   int max_packet_size = 16 * 1024;     // largest payload send_packet accepts / reassembly delivers (bytes)
   int fragment_above = 1024;           // payloads larger than this are sent as fragments (bytes)
   int fragment_size = 1024;            // payload bytes per fragment; all but the last carry exactly this
-  int max_fragments = 16;              // fragments per packet, 1..256; max_packet_size must fit in
-                                       // max_fragments * fragment_size (clamped to it otherwise)
-  int sent_packets_buffer_size = 256;  // sent packets remembered for acks/RTT/loss (rounded up to 2^k)
+  int max_fragments = 16;              // fragments per packet, 1..256: exactly the number max_packet_size
+                                       // needs, ceil(max_packet_size / fragment_size)
+  int sent_packets_buffer_size = 256;  // sent packets remembered for acks/RTT/loss, >= 2 (rounded up to 2^k)
   int received_packets_buffer_size = 256;    // received sequences remembered for duplicate detection (2^k)
   int fragment_reassembly_buffer_size = 256;  // window of packet sequences that may be in reassembly (2^k);
                                               // fragments may run half of it ahead of the newest received
@@ -136,11 +163,124 @@ struct EndpointConfig {
   bool envelope = true;                      // put [crc32] in front of every datagram and check it on receive
   uint64_t protocol_id = 0;                  // folded into the crc32 (never sent); both ends must agree
 
-  // Returns nullptr when every field is in range, else a description of the first that is not.
+  // Returns nullptr when every field is in range (kEndpointConfigLimits), else the reason for the first
+  // that is not: the field, its value and its legal range (a per-thread buffer; see config_table.hpp).
   const char* check() const;
-  // This config with every field clamped into range (what the endpoint actually uses).
+  // This config with every field clamped into its range; check() accepts the result.
   EndpointConfig sanitized() const;
 };
+
+namespace detail {
+// The bytes an endpoint with exactly this config allocates (no sanitizing; fields assumed in range).
+size_t endpoint_memory_bytes(const EndpointConfig& config);
+// The most reassembly slots that keep `config` within kMaxEndpointMemoryBytes.
+int endpoint_max_reassembly_slots(const EndpointConfig& config);
+}  // namespace detail
+
+// The limits of every EndpointConfig field, in the order they are checked (a bound computed from other
+// fields reads only fields above it). check() and sanitized() are derived from this table alone.
+inline constexpr auto kEndpointConfigLimits = config_table(
+    Field<EndpointConfig, int>{.name = "fragment_size",
+                               .member = &EndpointConfig::fragment_size,
+                               .min = 1,
+                               .max = kMaxFragmentSize,
+                               .unit = "bytes"},
+    Field<EndpointConfig, int>{
+        .name = "max_packet_size",
+        .member = &EndpointConfig::max_packet_size,
+        .min = 1,
+        .max = kMaxFragmentsLimit * kMaxFragmentSize,
+        .upper = [](const EndpointConfig& c) { return kMaxFragmentsLimit * c.fragment_size; },
+        .upper_text = "256 * fragment_size",
+        .unit = "bytes"},
+    Field<EndpointConfig, int>{.name = "max_fragments",
+                               .member = &EndpointConfig::max_fragments,
+                               .min = 1,
+                               .max = kMaxFragmentsLimit,
+                               .lower =
+                                   [](const EndpointConfig& c) {
+                                     return (c.max_packet_size + c.fragment_size - 1) / c.fragment_size;
+                                   },
+                               .lower_text = "ceil(max_packet_size / fragment_size)",
+                               .upper =
+                                   [](const EndpointConfig& c) {
+                                     return (c.max_packet_size + c.fragment_size - 1) / c.fragment_size;
+                                   },
+                               .upper_text = "ceil(max_packet_size / fragment_size)"},
+    Field<EndpointConfig, int>{.name = "fragment_above",
+                               .member = &EndpointConfig::fragment_above,
+                               .min = 0,
+                               .max = kMaxFragmentAbove,
+                               .upper = [](const EndpointConfig& c) { return c.max_packet_size; },
+                               .upper_text = "max_packet_size",
+                               .unit = "bytes"},
+    Field<EndpointConfig, int>{.name = "sent_packets_buffer_size",
+                               .member = &EndpointConfig::sent_packets_buffer_size,
+                               .min = 2,
+                               .max = 32768,
+                               .power_of_two = true},
+    Field<EndpointConfig, int>{.name = "received_packets_buffer_size",
+                               .member = &EndpointConfig::received_packets_buffer_size,
+                               .min = 1,
+                               .max = 32768,
+                               .power_of_two = true},
+    Field<EndpointConfig, int>{.name = "fragment_reassembly_buffer_size",
+                               .member = &EndpointConfig::fragment_reassembly_buffer_size,
+                               .min = 1,
+                               .max = 32768,
+                               .power_of_two = true},
+    Field<EndpointConfig, int>{
+        .name = "max_sequence_jump", .member = &EndpointConfig::max_sequence_jump, .min = 1, .max = 32767},
+    Field<EndpointConfig, int>{.name = "sequence_resync_packets",
+                               .member = &EndpointConfig::sequence_resync_packets,
+                               .min = 1,
+                               .max = 64},
+    Field<EndpointConfig, int>{
+        .name = "ack_buffer_size", .member = &EndpointConfig::ack_buffer_size, .min = 1, .max = 65536},
+    Field<EndpointConfig, int>{
+        .name = "rtt_history_size", .member = &EndpointConfig::rtt_history_size, .min = 1, .max = 65536},
+    Field<EndpointConfig, float>{.name = "rtt_smoothing_factor",
+                                 .member = &EndpointConfig::rtt_smoothing_factor,
+                                 .min = 0.001f,
+                                 .max = 1.0f},
+    Field<EndpointConfig, float>{.name = "jitter_smoothing_factor",
+                                 .member = &EndpointConfig::jitter_smoothing_factor,
+                                 .min = 0.001f,
+                                 .max = 1.0f},
+    Field<EndpointConfig, int>{
+        .name = "packet_loss_window", .member = &EndpointConfig::packet_loss_window, .min = 1, .max = 65536},
+    Field<EndpointConfig, double>{.name = "packet_loss_min_age",
+                                  .member = &EndpointConfig::packet_loss_min_age,
+                                  .min = 0.001,
+                                  .max = 60.0,
+                                  .unit = "s"},
+    Field<EndpointConfig, double>{.name = "packet_loss_unknown_rtt_age",
+                                  .member = &EndpointConfig::packet_loss_unknown_rtt_age,
+                                  .min = 0.001,
+                                  .max = 60.0,
+                                  .unit = "s"},
+    Field<EndpointConfig, float>{.name = "bandwidth_smoothing_factor",
+                                 .member = &EndpointConfig::bandwidth_smoothing_factor,
+                                 .min = 0.001f,
+                                 .max = 1.0f},
+    Field<EndpointConfig, double>{.name = "bandwidth_sample_interval",
+                                  .member = &EndpointConfig::bandwidth_sample_interval,
+                                  .min = 0.001,
+                                  .max = 60.0,
+                                  .unit = "s"},
+    Field<EndpointConfig, int>{.name = "packet_header_size",
+                               .member = &EndpointConfig::packet_header_size,
+                               .min = 0,
+                               .max = 256,
+                               .unit = "bytes"},
+    // Last: the memory cap reads every other field.
+    Field<EndpointConfig, int>{
+        .name = "reassembly_slots",
+        .member = &EndpointConfig::reassembly_slots,
+        .min = 1,
+        .max = 1024,
+        .upper = &detail::endpoint_max_reassembly_slots,
+        .upper_text = "what keeps memory_required() within kMaxEndpointMemoryBytes (64 MiB)"});
 
 // ---- Callbacks ----------------------------------------------------------------------------------------
 
@@ -175,6 +315,7 @@ enum class ReceiveResult : uint8_t {
   kFragmentTooFarAhead,  // beyond the reassembly margin after the newest received  (fragments_too_far_ahead)
   kFragmentConflict,     // disagrees with its packet's stored fragments; that reassembly is dropped
                          //                                                       (fragments_conflicting)
+  kEndpointFailed,       // the endpoint failed at construction and refuses every call   (calls_refused)
 };
 const char* to_string(ReceiveResult result);
 
@@ -202,6 +343,9 @@ struct EndpointCounters {
   uint64_t fragments_too_far_ahead = 0;       // dropped: fragment beyond the reassembly margin
   uint64_t fragments_conflicting = 0;         // dropped with their reassembly: count or bytes disagree
   uint64_t sequence_resyncs = 0;              // receive side moved to a far-away peer sequence
+  uint64_t time_invalid = 0;                  // update() times ignored: non-finite or beyond kMaxTimeSeconds
+  uint64_t time_backwards = 0;                // update() times earlier than the current one (time kept)
+  uint64_t calls_refused = 0;                 // calls refused because the endpoint failed() at construction
   friend bool operator==(const EndpointCounters&, const EndpointCounters&) = default;
 };
 
@@ -217,10 +361,17 @@ class Endpoint {
   Endpoint(Endpoint&&) noexcept;
   Endpoint& operator=(Endpoint&&) noexcept;
 
-  // Replaces the callbacks (e.g. once the owning object has its final address).
-  void set_callbacks(const EndpointCallbacks& callbacks);
+  // Replaces the callbacks (e.g. once the owning object has its final address). Returns false and keeps
+  // the old ones when transmit or process is null.
+  bool set_callbacks(const EndpointCallbacks& callbacks);
 
-  // Sets the current time (seconds, any origin, non-decreasing) and advances the statistics.
+  // True when construction refused the config or the callbacks (see the contracts above); sticky.
+  bool failed() const;
+  // Why the endpoint failed, or nullptr.
+  const char* error_reason() const;
+
+  // Sets the current time (seconds, any origin) and advances the statistics. A non-finite or out-of-range
+  // time is ignored and a step back is no time passing; both are counted (see the contracts above).
   void update(double now);
 
   // Sends one packet: assigns the next sequence, writes the ack header, records it for acks and RTT, and
@@ -261,13 +412,15 @@ class Endpoint {
   double acked_kbps() const;           // datagram bytes of packets newly acked, smoothed
   const EndpointCounters& counters() const;
 
-  const EndpointConfig& config() const;  // the sanitized config in use
+  const EndpointConfig& config() const;  // the config in use (a minimal placeholder when failed())
   // Bytes this endpoint allocated at construction (every buffer; excludes sizeof(Endpoint)).
   size_t memory_bytes() const;
-  // What an endpoint with this config allocates, without building one.
+  // What an endpoint with this config allocates, without building one (the sanitized config's figure for
+  // a config check() refuses). Never above kMaxEndpointMemoryBytes.
   static size_t memory_required(const EndpointConfig& config);
 
  private:
+  friend size_t detail::endpoint_memory_bytes(const EndpointConfig& config);
   struct State;
   std::unique_ptr<State> state_;
 };

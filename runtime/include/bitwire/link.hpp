@@ -62,8 +62,8 @@ class Link {
   // The simulator of the direction leaving `from` (conditions, statistics).
   NetworkSimulator& leaving(LinkSide from) { return from == LinkSide::kA ? a_to_b_ : b_to_a_; }
   const NetworkSimulator& leaving(LinkSide from) const { return from == LinkSide::kA ? a_to_b_ : b_to_a_; }
-  // Sets the conditions of both directions.
-  void set_conditions(const NetworkConditions& conditions);
+  // Sets the conditions of both directions; false (nothing changed) when conditions.check() refuses them.
+  bool set_conditions(const NetworkConditions& conditions);
 
   double time() const { return now_; }
 
