@@ -42,6 +42,9 @@ const char* EndpointConfig::check() const {
   if (!(packet_loss_unknown_rtt_age >= 0.0)) return "packet_loss_unknown_rtt_age must be >= 0";
   if (!(bandwidth_sample_interval > 0.0)) return "bandwidth_sample_interval must be > 0";
   if (packet_header_size < 0) return "packet_header_size must be >= 0";
+  if (static_cast<uint8_t>(ack_delay) > static_cast<uint8_t>(AckDelayMode::kOff)) {
+    return "ack_delay must be kWithEnvelope, kOn or kOff";
+  }
   return nullptr;
 }
 
@@ -69,6 +72,7 @@ EndpointConfig EndpointConfig::sanitized() const {
     c.packet_loss_unknown_rtt_age = defaults.packet_loss_unknown_rtt_age;
   if (!(c.bandwidth_sample_interval > 0.0)) c.bandwidth_sample_interval = defaults.bandwidth_sample_interval;
   c.packet_header_size = std::max(c.packet_header_size, 0);
+  if (static_cast<uint8_t>(c.ack_delay) > static_cast<uint8_t>(AckDelayMode::kOff)) c.ack_delay = defaults.ack_delay;
   return c;
 }
 
