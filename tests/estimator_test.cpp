@@ -161,6 +161,7 @@ struct AccuracyCase {
 struct AccuracyResult {
   double rtt[2] = {0, 0};     // averaged rtt_ms() of A, B
   double jitter[2] = {0, 0};  // averaged jitter_ms() of A, B
+  double loss[2] = {0, 0};    // averaged packet_loss_percent() of A, B
 };
 
 class TwoRateLoop {
@@ -213,12 +214,14 @@ class TwoRateLoop {
       if (now >= measure_from) {
         result.rtt[side] += endpoint.rtt_ms();
         result.jitter[side] += endpoint.jitter_ms();
+        result.loss[side] += endpoint.packet_loss_percent();
         ++readings[side];
       }
     }
     for (int i = 0; i < 2; ++i) {
       result.rtt[i] /= static_cast<double>(std::max(readings[i], 1L));
       result.jitter[i] /= static_cast<double>(std::max(readings[i], 1L));
+      result.loss[i] /= static_cast<double>(std::max(readings[i], 1L));
     }
     return result;
   }
@@ -252,8 +255,9 @@ TEST(Estimator, RttAndJitterMatchTheSimulator) {
       {120, 120, 50, 0, 0}, {120, 120, 50, 50, 50}, {10, 120, 50, 0, 0}, {120, 10, 50, 25, 25},
       {60, 20, 100, 10, 10}, {20, 60, 50, 50, 50}, {120, 10, 100, 50, 0},
   };
-  std::printf("%5s %5s %6s %5s %6s | %9s %9s %9s | %9s %9s %9s\n", "A Hz", "B Hz", "lat", "loss",
-              "jitter", "rtt true", "rtt A", "rtt B", "jit true", "jit A", "jit B");
+  std::printf("%5s %5s %6s %5s %6s | %8s %7s %7s | %8s %6s %6s | %6s %6s | %8s\n", "A Hz", "B Hz", "lat", "loss",
+              "jitter", "rtt true", "rtt A", "rtt B", "jit true", "jit A", "jit B", "loss A", "loss B",
+              "rtt A*");
   int failed = 0;
   for (const AccuracyCase& c : cases) {
     TwoRateLoop loop(c, seed);
@@ -266,9 +270,13 @@ TEST(Estimator, RttAndJitterMatchTheSimulator) {
       ok = ok && std::fabs(r.rtt[i] - rtt_truth) <= 0.1 * rtt_truth;
       ok = ok && std::fabs(r.jitter[i] - jitter_truth) <= 5.0;
     }
-    std::printf("%5.0f %5.0f %6.0f %5.0f %6.0f | %9.1f %9.1f %9.1f | %9.1f %9.1f %9.1f %s\n", c.a_hz, c.b_hz,
-                c.latency_ms, c.loss_percent, c.jitter_ms, rtt_truth, r.rtt[0], r.rtt[1], jitter_truth,
-                r.jitter[0], r.jitter[1], ok ? "" : "<- outside");
+    // For comparison (not checked): the same loop without arrival times, where the wait for the tick
+    // at each end is part of every sample.
+    TwoRateLoop polled(c, seed, false);
+    const AccuracyResult p = polled.run(10.0 + 6000.0 / std::min(c.a_hz, c.b_hz), 10.0);
+    std::printf("%5.0f %5.0f %6.0f %5.0f %6.0f | %8.1f %7.1f %7.1f | %8.1f %6.1f %6.1f | %6.1f %6.1f | %8.1f %s\n",
+                c.a_hz, c.b_hz, c.latency_ms, c.loss_percent, c.jitter_ms, rtt_truth, r.rtt[0], r.rtt[1],
+                jitter_truth, r.jitter[0], r.jitter[1], r.loss[0], r.loss[1], p.rtt[0], ok ? "" : "<- outside");
     for (int i = 0; i < 2; ++i) {
       EXPECT_NEAR(r.rtt[i], rtt_truth, 0.1 * rtt_truth)
           << (i == 0 ? "A" : "B") << " at " << c.a_hz << "/" << c.b_hz << " Hz, loss " << c.loss_percent

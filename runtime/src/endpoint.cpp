@@ -108,6 +108,9 @@ struct Endpoint::State {
   uint64_t processed_at_send = 0;  // packets_sent when the processed window was last updated
 
   RttEstimator rtt;
+  // How long acks take to come back: (time the first ack was seen - sent), the peer's hold and lost acks
+  // included. Not the RTT; it sets the age at which an unacked packet is judged lost.
+  RttEstimator ack_wait;
 
   // Loss: each sent packet is judged once, in sequence order, when old enough or about to be evicted.
   uint16_t judge_cursor = 0;  // oldest sent sequence not yet judged
@@ -126,6 +129,7 @@ struct Endpoint::State {
         received(static_cast<size_t>(c.received_packets_buffer_size)),
         reassembly(static_cast<size_t>(c.fragment_reassembly_buffer_size)),
         rtt(static_cast<size_t>(c.rtt_history_size), c.rtt_smoothing_factor, c.jitter_smoothing_factor),
+        ack_wait(0, c.rtt_smoothing_factor, c.jitter_smoothing_factor),
         loss(static_cast<size_t>(c.packet_loss_window)),
         sent_meter(c.bandwidth_sample_interval, c.bandwidth_smoothing_factor, now),
         received_meter(c.bandwidth_sample_interval, c.bandwidth_smoothing_factor, now),
@@ -196,6 +200,7 @@ struct Endpoint::State {
     processed_ack_bits = 0;
     processed_at_send = 0;
     rtt.reset();
+    ack_wait.reset();
     judge_cursor = 0;
     loss.reset();
     sent_meter.reset(time);
@@ -207,8 +212,11 @@ struct Endpoint::State {
   // ---- Loss ----
 
   double judging_age() const {
-    if (!rtt.has_sample()) return std::max(config.packet_loss_min_age, config.packet_loss_unknown_rtt_age);
-    return std::max(config.packet_loss_min_age, (rtt.smoothed_ms() + 4.0 * rtt.jitter_ms()) * 1.25 / 1000.0);
+    if (!ack_wait.has_sample()) {
+      return std::max(config.packet_loss_min_age, config.packet_loss_unknown_rtt_age);
+    }
+    return std::max(config.packet_loss_min_age,
+                    (ack_wait.smoothed_ms() + 4.0 * ack_wait.jitter_ms()) * 1.25 / 1000.0);
   }
 
   void judge(SentPacket& packet) {
@@ -294,6 +302,7 @@ struct Endpoint::State {
       packet.judged_lost = false;
       loss.take_back(packet.judge_index);
     }
+    ack_wait.add_sample((time - packet.time) * 1000.0);
     if (!ack_delay_on) rtt.add_sample((receive_time - packet.time) * 1000.0);
     if (callbacks.on_ack != nullptr) callbacks.on_ack(callbacks.context, sequence_acked);
   }

@@ -4,16 +4,14 @@
 #include <algorithm>
 #include <cmath>
 
-#include "bitwire/config.hpp"
 
 namespace bitwire {
 
 RttEstimator::RttEstimator(size_t history_size, double rtt_smoothing, double jitter_smoothing)
-    : history_size_(std::max<size_t>(history_size, 1)),
+    : history_size_(history_size),
       rtt_smoothing_(rtt_smoothing),
       jitter_smoothing_(jitter_smoothing),
-      history_(new float[std::max<size_t>(history_size, 1)]) {
-  BITWIRE_ASSERT(history_size >= 1);
+      history_(history_size > 0 ? new float[history_size] : nullptr) {
   reset();
 }
 
@@ -26,7 +24,7 @@ bool RttEstimator::add_sample(double sample_ms) {
     jitter_ += (std::fabs(sample_ms - smoothed_) - jitter_) * jitter_smoothing_;
     smoothed_ += (sample_ms - smoothed_) * rtt_smoothing_;
   }
-  history_[samples_ % history_size_] = static_cast<float>(sample_ms);
+  if (history_size_ > 0) history_[samples_ % history_size_] = static_cast<float>(sample_ms);
   ++samples_;
   summary_dirty_ = true;
   return true;

@@ -10,7 +10,8 @@
 // - jitter_ms: 0 at the first sample, then jitter += (|sample - smoothed| - jitter) * jitter_smoothing, with
 //   the smoothed RTT from before the sample moves it: the smoothed mean absolute deviation of the samples
 //   around their mean. It says how much one sample varies, so it reads 0 when every sample is the same.
-// - min / max / avg: over the last `history_size` samples (0 before any), computed when asked.
+// - min / max / avg: over the last `history_size` samples (0 before any), computed when asked. A history
+//   size of 0 keeps none (they read 0) and allocates nothing.
 // - A negative, NaN or infinite sample is refused (add_sample returns false) and changes nothing.
 // - Memory: the history (history_size floats) is allocated by the constructor; nothing allocates after.
 //   The estimator itself does not know where samples come from: the endpoint decides what a sample is
@@ -25,7 +26,7 @@ namespace bitwire {
 
 class RttEstimator {
  public:
-  // history_size >= 1; smoothing factors in (0, 1] (the caller's config validates them).
+  // Smoothing factors in (0, 1] (the caller's config validates them).
   RttEstimator(size_t history_size, double rtt_smoothing, double jitter_smoothing);
 
   RttEstimator(const RttEstimator&) = delete;
