@@ -17,7 +17,8 @@
 //
 //   each tick:
 //     endpoint.update(now);                                  // sets the time every send/receive uses
-//     for each datagram from the socket: endpoint.receive_packet(data, size);
+//     for each datagram from the socket: endpoint.receive_packet(data, size, arrival_time);
+//                                            // arrival_time: when the transport got it (or leave it out)
 //     for (uint16_t acked : endpoint.acks()) { ... }         // or use callbacks.on_ack
 //     endpoint.clear_acks();
 //     endpoint.send_packet(payload, payload_size);           // header + fragmentation + transmit
@@ -25,7 +26,9 @@
 //
 // Contracts:
 // - Wire: reliable 1.0 (wire-format.md section 2; docs/packets.md has every byte), optionally inside the
-//   integrity envelope (envelope.hpp): [crc32 LE][packet].
+//   integrity envelope (envelope.hpp): [crc32 LE][packet]. With the envelope (by default) packets also
+//   carry the ack delay extension (PacketHeader), which makes RTT samples exact; with the envelope off
+//   the bytes are raw reliable 1.0.
 // - Memory: every buffer is sized from the config and allocated in the constructor; send_packet,
 //   receive_packet, update, reset and the getters never allocate, whatever a peer sends.
 // - Untrusted input: receive_packet() accepts any bytes. A bad datagram is dropped with a ReceiveResult that
