@@ -46,6 +46,17 @@ std::vector<T> probes(const Field<Config, T>& field, const Config& base) {
     values.push_back(std::numeric_limits<T>::denorm_min());
     values.push_back(-std::numeric_limits<T>::max());
     values.push_back(std::numeric_limits<T>::max());
+  } else if constexpr (std::is_enum_v<T>) {
+    // The enumerators' underlying values, and values cast in from just outside and far outside them.
+    using U = std::underlying_type_t<T>;
+    for (T end : {field.min, field.low(base)}) {
+      if (static_cast<U>(end) > std::numeric_limits<U>::min()) values.push_back(static_cast<T>(static_cast<U>(end) - 1));
+    }
+    for (T end : {field.max, field.high(base)}) {
+      if (static_cast<U>(end) < std::numeric_limits<U>::max()) values.push_back(static_cast<T>(static_cast<U>(end) + 1));
+    }
+    values.push_back(static_cast<T>(std::numeric_limits<U>::min()));
+    values.push_back(static_cast<T>(std::numeric_limits<U>::max()));
   } else {
     for (T end : {field.min, field.low(base)}) {
       if (end > std::numeric_limits<T>::min()) values.push_back(static_cast<T>(end - 1));
@@ -72,7 +83,7 @@ void exercise_table(const char* config_name, const Table& table, const Config& b
       const std::string shown = detail::config_value_text(value);
       SCOPED_TRACE(std::string(field.name) + " = " + shown);
       const bool legal = value >= field.low(base) && value <= field.high(base);  // false for NaN
-      const bool zero = field.zero_allowed && value == 0;
+      const bool zero = field.zero_allowed && value == decltype(value){};
       const char* reason = check_config(config_name, config, table);
       const Config clamped = sanitize_config(config, table);
       // Fields below this one may have bounds that move with it; only compare this field for them.
@@ -91,7 +102,11 @@ void exercise_table(const char* config_name, const Table& table, const Config& b
         EXPECT_TRUE(text.find(" is outside ") != std::string::npos ||
                     text.find(" must be ") != std::string::npos)
             << text;
-        if (!std::isnan(static_cast<double>(value))) {
+        if constexpr (std::is_floating_point_v<std::decay_t<decltype(value)>>) {
+          if (!std::isnan(value)) {
+            EXPECT_NE(text.find(shown), std::string::npos) << text;
+          }
+        } else {
           EXPECT_NE(text.find(shown), std::string::npos) << text;
         }
         if constexpr (std::is_floating_point_v<std::decay_t<decltype(value)>>) {

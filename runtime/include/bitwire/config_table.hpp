@@ -19,6 +19,8 @@
 // - `lower` / `upper`: a bound computed from other fields (a cross-field rule). It may read only fields
 //   that come earlier in the table: check() has already validated them, and sanitize() has already
 //   clamped them, when the bound is evaluated. The effective range is the intersection with [min, max].
+// - An enumeration field's range is its enumerators' underlying values, [min, max]; a value cast in from
+//   outside that range is refused, and sanitized to the field's default (then clamped, like a NaN).
 // - `power_of_two`: the value is legal as given; the user of it rounds it up to a power of two (stated in
 //   the docs and counted in memory figures). It does not change check or sanitize.
 //
@@ -28,8 +30,8 @@
 //   "EndpointConfig.max_packet_size = 20000 is outside [1, 4096] (max: 256 * fragment_size)",
 //   "EndpointConfig.max_fragments = 16 must be 2 (ceil(max_packet_size / fragment_size))".
 // The reason lives in a per-thread buffer, valid until the next check on the same thread; copy it to keep it.
-// sanitize_config() clamps each field, in table order, into its effective range (a NaN becomes the field's
-// default, then is clamped). Consequences the tests pin for every table: check(c) == nullptr implies
+// sanitize_config() clamps each field, in table order, into its effective range (a NaN or an unknown
+// enumerator becomes the field's default, then is clamped). Consequences the tests pin for every table: check(c) == nullptr implies
 // sanitize(c) == c, and check(sanitize(c)) == nullptr for any c.
 #pragma once
 
@@ -49,7 +51,8 @@ inline constexpr size_t kConfigReasonBytes = 256;
 
 template <typename Config, typename T>
 struct Field {
-  static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>, "a limited field is a number");
+  static_assert((std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) || std::is_enum_v<T>,
+                "a limited field is a number or an enumeration (a range of its enumerators' values)");
   using ConfigType = Config;
   using ValueType = T;
 
@@ -94,6 +97,10 @@ struct Field {
     if constexpr (std::is_floating_point_v<T>) {
       if (std::isnan(value)) value = Config{}.*member;
     }
+    if constexpr (std::is_enum_v<T>) {
+      // An unknown enumerator has no nearest one: the default replaces it.
+      if (!accepts(config, value)) value = Config{}.*member;
+    }
     if (accepts(config, value)) return value;
     const T lo = low(config);
     const T hi = high(config);
@@ -124,6 +131,8 @@ inline std::string config_value_text(T value) {
       std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(value));
       if (static_cast<T>(std::strtod(text, nullptr)) == value) break;
     }
+  } else if constexpr (std::is_enum_v<T>) {
+    return config_value_text(static_cast<std::underlying_type_t<T>>(value));
   } else if constexpr (std::is_signed_v<T>) {
     std::snprintf(text, sizeof text, "%lld", static_cast<long long>(value));
   } else {
@@ -191,7 +200,7 @@ void for_each_field(const std::tuple<Fields...>& table, Fn&& fn) {
 }
 
 // The legal range of a field as the docs print it, e.g. "1 .. 256", "0 or 1 .. 1e+09",
-// "1 .. 16765184 bytes, <= 256 * fragment_size", "1 .. 32768, rounded up to 2^k".
+// "1 .. 16764672 bytes, <= 256 * fragment_size", "1 .. 32768, rounded up to 2^k".
 template <typename Config, typename T>
 std::string describe_range(const Field<Config, T>& field) {
   std::string text = field.zero_allowed ? "0 or " : "";

@@ -17,7 +17,8 @@
 //
 //   each tick:
 //     endpoint.update(now);                                  // sets the time every send/receive uses
-//     for each datagram from the socket: endpoint.receive_packet(data, size);
+//     for each datagram from the socket: endpoint.receive_packet(data, size, arrival_time);
+//                                            // arrival_time: when the transport got it (or leave it out)
 //     for (uint16_t acked : endpoint.acks()) { ... }         // or use callbacks.on_ack
 //     endpoint.clear_acks();
 //     endpoint.send_packet(payload, payload_size);           // header + fragmentation + transmit
@@ -25,7 +26,9 @@
 //
 // Contracts:
 // - Wire: reliable 1.0 (wire-format.md section 2; docs/packets.md has every byte), optionally inside the
-//   integrity envelope (envelope.hpp): [crc32 LE][packet].
+//   integrity envelope (envelope.hpp): [crc32 LE][packet]. With the envelope (by default) packets also
+//   carry the ack delay extension (PacketHeader), which makes RTT samples exact; with the envelope off
+//   the bytes are raw reliable 1.0.
 // - Memory: every buffer is sized from the config and allocated in the constructor; send_packet,
 //   receive_packet, update, reset and the getters never allocate, whatever a peer sends.
 // - Untrusted input: receive_packet() accepts any bytes. A bad datagram is dropped with a ReceiveResult that
@@ -81,26 +84,46 @@ inline constexpr size_t kMinPacketHeaderBytes = 4;  // prefix, sequence (2), one
 inline constexpr size_t kMaxPacketHeaderBytes = 9;  // prefix, sequence (2), ack (2), ack_bits (4)
 inline constexpr size_t kFragmentHeaderBytes = 5;   // prefix (= 1), sequence (2), id, count - 1
 inline constexpr int kMaxFragmentsLimit = 256;      // the count byte stores count - 1
+inline constexpr size_t kAckDelayBytes = 2;         // the ack delay extension (not reliable 1.0)
 
 // The acknowledgment state a packet carries. ack_bits bit n set means sequence (ack - n) mod 65536 was
 // received (bit 0 is `ack` itself), as reliable 1.0 defines it.
+//
+// The ack delay extension (bitwire's, docs/packets.md section 1.5; never in raw reliable 1.0): prefix bit 6
+// set and two bytes after ack_bits. They name one received packet, (ack - ack_delay_offset) mod 65536,
+// and how long it waited at this end before this packet was sent; the peer turns that into an exact RTT
+// sample: (arrival of this packet - when it sent the named one) - the delay.
 struct PacketHeader {
   uint16_t sequence = 0;
   uint16_t ack = 0;
   uint32_t ack_bits = 0;
+  bool has_ack_delay = false;    // the extension is present
+  uint8_t ack_delay_offset = 0;  // the packet timed is ack - ack_delay_offset
+  uint8_t ack_delay = 0;         // its wait, as a code: ack_delay_ms(ack_delay)
   friend bool operator==(const PacketHeader&, const PacketHeader&) = default;
 };
 
-// Writes the one canonical encoding of `header` (4..9 bytes) to `out` (room for kMaxPacketHeaderBytes).
-// Returns the number of bytes written.
+// Ack delay code <-> milliseconds: codes 0..127 are 0..127 ms (1 ms steps), codes 128..255 are
+// 128 + 8 * (code - 128) ms, i.e. 128..1144 ms (8 ms steps).
+inline constexpr double kMaxAckDelayMs = 1144.0;
+double ack_delay_ms(uint8_t code);
+// The step of the code's scale at `code` (1 or 8 ms): a decoded delay is within half of it of the truth.
+double ack_delay_step_ms(uint8_t code);
+// The code nearest to `delay_ms`; -1 when it is negative beyond rounding, NaN, or above what the code
+// holds (kMaxAckDelayMs + 4 ms): the extension is then left out and the peer takes no sample.
+int ack_delay_code(double delay_ms);
+
+// Writes the one canonical encoding of `header` (4..9 bytes, + kAckDelayBytes with the extension) to
+// `out` (room for kMaxPacketHeaderBytes + kAckDelayBytes). Returns the number of bytes written.
 size_t write_packet_header(const PacketHeader& header, uint8_t* out);
 
-// Reads a regular packet header from untrusted bytes. Returns the header's size in bytes (4..9), or 0 when
-// the bytes are shorter than the header they announce, the prefix marks a fragment or sets bits 6..7, or
-// the encoding is not the canonical one (reserved prefix bits, an ack_bits byte sent although it is 0xFF,
-// a two-byte ack whose difference fits one byte). `reason`, when given, receives a static description.
+// Reads a regular packet header from untrusted bytes. Returns the header's size in bytes (4..10), or 0
+// when the bytes are shorter than the header they announce, the prefix marks a fragment or sets bit 7 (or
+// bit 6 when `ack_delay` is false: the extension is refused unless enabled), or the encoding is not the
+// canonical one (an ack_bits byte sent although it is 0xFF, a two-byte ack whose difference fits one
+// byte). `reason`, when given, receives a static description.
 size_t read_packet_header(const uint8_t* data, size_t size, PacketHeader& header,
-                          const char** reason = nullptr);
+                          const char** reason = nullptr, bool ack_delay = false);
 
 // The fixed part of a fragment (5 bytes): the sequence of the whole packet, this fragment's index, and the
 // number of fragments (1..256, stored minus one).
@@ -116,13 +139,22 @@ void write_fragment_header(const FragmentHeader& header, uint8_t* out);
 
 // ---- Configuration ------------------------------------------------------------------------------------
 
+// Whether packets carry the ack delay extension (PacketHeader). Both ends must agree, as on the envelope.
+enum class AckDelayMode : uint8_t {
+  kWithEnvelope,  // on exactly when the envelope is on: raw reliable 1.0 (envelope off) stays byte-exact
+  kOn,            // always (e.g. under a transport that replaces the envelope)
+  kOff,           // never: RTT samples then include the time each ack waited at the peer
+};
+
 // The largest fragment_size: a fragment datagram (envelope, fragment header, embedded packet header, data)
 // must fit one UDP datagram.
-inline constexpr int kMaxFragmentSize =
-    static_cast<int>(kMaxUdpPayloadBytes - Envelope::kBytes - kFragmentHeaderBytes - kMaxPacketHeaderBytes);
+// The header counted is the largest, with the ack delay extension, whatever the config's ack_delay.
+inline constexpr int kMaxFragmentSize = static_cast<int>(kMaxUdpPayloadBytes - Envelope::kBytes -
+                                                         kFragmentHeaderBytes - kMaxPacketHeaderBytes -
+                                                         kAckDelayBytes);
 // The largest fragment_above: a regular packet datagram must fit one UDP datagram.
 inline constexpr int kMaxFragmentAbove =
-    static_cast<int>(kMaxUdpPayloadBytes - Envelope::kBytes - kMaxPacketHeaderBytes);
+    static_cast<int>(kMaxUdpPayloadBytes - Envelope::kBytes - kMaxPacketHeaderBytes - kAckDelayBytes);
 // The most memory one endpoint may allocate (Endpoint::memory_required); a config above it is refused.
 // 64 MiB: 64 reassembly slots of 1 MiB packets, or the largest sequence buffers many times over.
 inline constexpr size_t kMaxEndpointMemoryBytes = size_t{64} << 20;
@@ -162,6 +194,7 @@ struct EndpointConfig {
   int packet_header_size = 28;               // bytes of IP + UDP header counted per datagram in bandwidth
   bool envelope = true;                      // put [crc32] in front of every datagram and check it on receive
   uint64_t protocol_id = 0;                  // folded into the crc32 (never sent); both ends must agree
+  AckDelayMode ack_delay = AckDelayMode::kWithEnvelope;  // the ack delay extension: exact RTT samples
 
   // Returns nullptr when every field is in range (kEndpointConfigLimits), else the reason for the first
   // that is not: the field, its value and its legal range (a per-thread buffer; see config_table.hpp).
@@ -273,6 +306,11 @@ inline constexpr auto kEndpointConfigLimits = config_table(
                                .min = 0,
                                .max = 256,
                                .unit = "bytes"},
+    // Before reassembly_slots: the transmit buffer's size (in the memory cap) depends on it.
+    Field<EndpointConfig, AckDelayMode>{.name = "ack_delay",
+                                        .member = &EndpointConfig::ack_delay,
+                                        .min = AckDelayMode::kWithEnvelope,
+                                        .max = AckDelayMode::kOff},
     // Last: the memory cap reads every other field.
     Field<EndpointConfig, int>{
         .name = "reassembly_slots",
@@ -346,6 +384,8 @@ struct EndpointCounters {
   uint64_t time_invalid = 0;                  // update() times ignored: non-finite or beyond kMaxTimeSeconds
   uint64_t time_backwards = 0;                // update() times earlier than the current one (time kept)
   uint64_t calls_refused = 0;                 // calls refused because the endpoint failed() at construction
+  uint64_t ack_delays_unusable = 0;  // ack delay reports that gave no RTT sample: the packet named is not
+                                     // in the sent window, or the delay exceeds the time since it was sent
   friend bool operator==(const EndpointCounters&, const EndpointCounters&) = default;
 };
 
@@ -385,6 +425,11 @@ class Endpoint {
   ReceiveResult receive_packet(std::span<const uint8_t> data) {
     return receive_packet(data.data(), data.size());
   }
+  // The same, for a datagram that reached the host at `arrival_time` (same clock as update(), <= the
+  // current time; a later, NaN or infinite one is read as the current time). A game that drains its
+  // socket once per tick passes the arrival time its transport recorded, so that the time a datagram
+  // waited for the tick is not counted in the RTT (nor in the ack delay this endpoint reports).
+  ReceiveResult receive_packet(const uint8_t* data, size_t size, double arrival_time);
 
   // Newly acked sequences since the last clear_acks(), oldest first (at most ack_buffer_size).
   std::span<const uint16_t> acks() const;
@@ -401,11 +446,13 @@ class Endpoint {
 
   // ---- Statistics (feed congestion control with rtt_ms() and packet_loss_percent()) ----
   double time() const;
+  // RTT samples: see docs/packets.md section 4 (with the ack delay extension each is exact: the peer's
+  // hold time is subtracted). Arrival times are those given to receive_packet (default: time()).
   double rtt_ms() const;      // smoothed RTT (exponential moving average); 0 before the first sample
   double rtt_min_ms() const;  // over the last rtt_history_size samples; 0 when there are none
   double rtt_max_ms() const;
   double rtt_avg_ms() const;
-  double jitter_ms() const;            // smoothed |RTT sample - smoothed RTT|
+  double jitter_ms() const;            // smoothed |RTT sample - smoothed RTT|: ~0 on a steady link
   double packet_loss_percent() const;  // lost / judged over the loss window, 0..100
   double sent_kbps() const;            // datagram bytes sent (+ packet_header_size each), smoothed
   double received_kbps() const;        // datagram bytes of accepted packets received, smoothed

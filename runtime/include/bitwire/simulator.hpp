@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "bitwire/config_table.hpp"
@@ -178,10 +179,11 @@ class NetworkSimulator {
     send(now, std::span<const std::byte>(static_cast<const std::byte*>(data), size));
   }
 
-  // Hands every packet due at `now` to `fn(std::span<const std::byte>)`, earliest due first (ties in the
-  // order they were sent). The span is valid during the call only. `fn` may call send() on this
-  // simulator; packets sent during the call are not delivered by it, so a zero-latency echo terminates.
-  // Returns the number of packets delivered.
+  // Hands every packet due at `now` to `fn(std::span<const std::byte>)`, or to
+  // `fn(std::span<const std::byte>, double arrival)` with the time it arrived (its due time, <= now),
+  // earliest due first (ties in the order they were sent). The span is valid during the call only. `fn`
+  // may call send() on this simulator; packets sent during the call are not delivered by it, so a
+  // zero-latency echo terminates. Returns the number of packets delivered.
   template <typename Fn>
   int deliver(double now, Fn&& fn) {
     if (!take_time(deliver_clock_, now)) return 0;
@@ -190,7 +192,12 @@ class NetworkSimulator {
     int count = 0;
     for (int slot = pop_due(now, serial_limit); slot >= 0; slot = pop_due(now, serial_limit)) {
       const SlotRelease release{this, slot};
-      fn(std::span<const std::byte>(slot_bytes(slot), static_cast<size_t>(slots_[slot].size)));
+      const std::span<const std::byte> bytes(slot_bytes(slot), static_cast<size_t>(slots_[slot].size));
+      if constexpr (std::is_invocable_v<Fn&, std::span<const std::byte>, double>) {
+        fn(bytes, slots_[slot].due);
+      } else {
+        fn(bytes);
+      }
       ++count;
     }
     return count;
