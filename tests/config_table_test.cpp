@@ -50,10 +50,12 @@ std::vector<T> probes(const Field<Config, T>& field, const Config& base) {
     // The enumerators' underlying values, and values cast in from just outside and far outside them.
     using U = std::underlying_type_t<T>;
     for (T end : {field.min, field.low(base)}) {
-      if (static_cast<U>(end) > std::numeric_limits<U>::min()) values.push_back(static_cast<T>(static_cast<U>(end) - 1));
+      if (static_cast<U>(end) > std::numeric_limits<U>::min())
+        values.push_back(static_cast<T>(static_cast<U>(end) - 1));
     }
     for (T end : {field.max, field.high(base)}) {
-      if (static_cast<U>(end) < std::numeric_limits<U>::max()) values.push_back(static_cast<T>(static_cast<U>(end) + 1));
+      if (static_cast<U>(end) < std::numeric_limits<U>::max())
+        values.push_back(static_cast<T>(static_cast<U>(end) + 1));
     }
     values.push_back(static_cast<T>(std::numeric_limits<U>::min()));
     values.push_back(static_cast<T>(std::numeric_limits<U>::max()));
