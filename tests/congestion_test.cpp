@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 namespace bitwire {
@@ -207,9 +208,9 @@ TEST(BinaryCongestion, AHugeTimeJumpIsBoundedWork) {
   config.initial_recover_time = 60.0;
   BinaryCongestionController controller(config);
   controller.update(0.0, kGoodRtt, 0.0);
-  controller.update(1e15, kGoodRtt, 0.0);  // 1e14 halving periods
+  controller.update(1e11, kGoodRtt, 0.0);  // 1e10 halving periods (times beyond kMaxTimeSeconds are ignored)
   EXPECT_EQ(controller.recover_time(), 1.0);
-  controller.update(1e15 + 5.0, kBadRtt, 0.0);
+  controller.update(1e11 + 5.0, kBadRtt, 0.0);
   EXPECT_EQ(controller.mode(), CongestionMode::kBad);
   EXPECT_EQ(controller.recover_time(), 1.0);  // good mode lasted far longer than the relapse window
 }
@@ -286,6 +287,87 @@ TEST(SendPacer, APauseDoesNotCauseABurst) {
   for (int tick = 600; tick < 610; ++tick) sent_in_first_tenth += pacer.due(tick * 0.01, 30.0);
   EXPECT_LE(sent_in_first_tenth, 3);
   EXPECT_GE(sent_in_first_tenth, 2);
+}
+
+// ---- Configs and times that cannot break it ----
+
+// halving_period = 0 used to be asserted in debug builds; in release the halving loop's fmod made the
+// anchor NaN, and good mode never halved again.
+TEST(BinaryCongestion, HalvingPeriodZeroIsRefusedAndCannotPoisonTheAnchor) {
+  BinaryCongestionConfig config;
+  config.start_good = true;
+  config.halving_period = 0.0;
+  config.initial_recover_time = 8.0;
+  EXPECT_NE(config.check(), nullptr);
+  BinaryCongestionController controller(config);
+  ASSERT_NE(controller.error_reason(), nullptr);
+  EXPECT_NE(std::string(controller.error_reason()).find("halving_period = 0"), std::string::npos);
+  EXPECT_EQ(controller.config().halving_period, 0.001);
+  for (int tick = 0; tick <= 640; ++tick) controller.update(tick * kTick, kGoodRtt, 0.0);
+  EXPECT_EQ(controller.mode(), CongestionMode::kGood);
+  EXPECT_EQ(controller.recover_time(), 1.0);  // halved down to the minimum, every value finite
+  controller.update(10.5, kBadRtt, 0.0);
+  EXPECT_EQ(controller.mode(), CongestionMode::kBad);
+  EXPECT_TRUE(std::isfinite(controller.recover_time()));
+
+  BinaryCongestionController good(BinaryCongestionConfig{});
+  EXPECT_EQ(good.error_reason(), nullptr);
+}
+
+TEST(BinaryCongestion, NonFiniteAndOutOfRangeTimesAreIgnoredAndCounted) {
+  BinaryCongestionController controller;
+  controller.update(1.0, kGoodRtt, 0.0);
+  for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                     -std::numeric_limits<double>::infinity(), 1e300, -1e300}) {
+    controller.update(bad, kGoodRtt, 0.0);
+  }
+  EXPECT_EQ(controller.time_invalid(), 5u);
+  controller.update(0.5, kGoodRtt, 0.0);
+  EXPECT_EQ(controller.time_backwards(), 1u);
+  controller.update(4.99, kGoodRtt, 0.0);
+  EXPECT_EQ(controller.mode(), CongestionMode::kBad);
+  controller.update(5.0, kGoodRtt, 0.0);  // 4 s of good conditions since 1.0: the bad times moved nothing
+  EXPECT_EQ(controller.mode(), CongestionMode::kGood);
+}
+
+// A zero or negative rate used to be asserted (debug) or return false for as long as it lasted; a tiny
+// positive rate scheduled the next packet centuries ahead, and the pacer stayed frozen after the rate
+// came back.
+TEST(SendPacer, ZeroNegativeOrTinyRatesDoNotFreezeIt) {
+  for (double bad : {0.0, -30.0, 1e-300, std::numeric_limits<double>::quiet_NaN(),
+                     -std::numeric_limits<double>::infinity()}) {
+    SendPacer pacer;
+    int sent = 0;
+    for (int tick = 0; tick < 64 * 30; ++tick) sent += pacer.due(tick * kTick, bad);  // 30 s
+    EXPECT_GE(sent, 3) << "rate " << bad << ": at least kMinSendRate";
+    EXPECT_LE(sent, 4) << "rate " << bad;
+    EXPECT_EQ(pacer.rates_clamped(), 64u * 30u);
+    // The rate comes back: sending resumes at once, not after the slow schedule.
+    int resumed = 0;
+    for (int tick = 64 * 30; tick < 64 * 31; ++tick) resumed += pacer.due(tick * kTick, 30.0);
+    EXPECT_NEAR(resumed, 30, 1) << "rate " << bad;
+  }
+}
+
+TEST(SendPacer, HugeRatesAreClampedNotABurstForever) {
+  SendPacer pacer;
+  int sent = 0;
+  for (int tick = 0; tick < 64; ++tick)
+    sent += pacer.due(tick * kTick, std::numeric_limits<double>::infinity());
+  EXPECT_EQ(sent, 64);  // at most one per call
+  EXPECT_EQ(pacer.rates_clamped(), 64u);
+}
+
+TEST(SendPacer, BadTimesAreIgnoredOrClamped) {
+  SendPacer pacer;
+  EXPECT_TRUE(pacer.due(1.0, 10.0));
+  EXPECT_FALSE(pacer.due(std::numeric_limits<double>::quiet_NaN(), 10.0));
+  EXPECT_FALSE(pacer.due(std::numeric_limits<double>::infinity(), 10.0));
+  EXPECT_FALSE(pacer.due(0.5, 10.0));  // a step back: no time passed
+  EXPECT_EQ(pacer.time_invalid(), 2u);
+  EXPECT_EQ(pacer.time_backwards(), 1u);
+  EXPECT_FALSE(pacer.due(1.09, 10.0));
+  EXPECT_TRUE(pacer.due(1.1, 10.0));
 }
 
 }  // namespace

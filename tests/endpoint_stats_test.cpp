@@ -149,12 +149,13 @@ TEST(EndpointStats, BandwidthSentReceivedAcked) {
     b->send({});
     deliver_all(*b, *a);
   }
-  // a's datagrams: 4 (envelope) + 4 (steady header: everything acked) + 100 + 28 (IP/UDP) = 136 bytes, 100/s.
-  EXPECT_NEAR(a->endpoint.sent_kbps(), 136 * 8 * 100 / 1000.0, 2.0);
-  EXPECT_NEAR(b->endpoint.received_kbps(), 136 * 8 * 100 / 1000.0, 2.0);
-  EXPECT_NEAR(a->endpoint.acked_kbps(), 136 * 8 * 100 / 1000.0, 2.0);
-  // b sends 4 + 4 + 0 + 28 = 36 bytes per packet.
-  EXPECT_NEAR(b->endpoint.sent_kbps(), 36 * 8 * 100 / 1000.0, 1.0);
+  // a's datagrams: 4 (envelope) + 4 (steady header: everything acked) + 2 (ack delay extension, on with
+  // the envelope) + 100 + 28 (IP/UDP) = 138 bytes, 100/s.
+  EXPECT_NEAR(a->endpoint.sent_kbps(), 138 * 8 * 100 / 1000.0, 2.0);
+  EXPECT_NEAR(b->endpoint.received_kbps(), 138 * 8 * 100 / 1000.0, 2.0);
+  EXPECT_NEAR(a->endpoint.acked_kbps(), 138 * 8 * 100 / 1000.0, 2.0);
+  // b sends 4 + 4 + 2 + 0 + 28 = 38 bytes per packet.
+  EXPECT_NEAR(b->endpoint.sent_kbps(), 38 * 8 * 100 / 1000.0, 1.0);
 }
 
 // A one-way delay line with random loss: datagrams come out `delay` seconds after they went in.

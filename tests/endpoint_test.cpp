@@ -501,7 +501,11 @@ TEST(EndpointLifecycle, ResetReturnsToFreshState) {
 TEST(EndpointLifecycle, ConstructionAllocatesExactlyMemoryRequired) {
   const EndpointConfig config;
   const auto before = test::counting_allocations;
-  Endpoint endpoint(config, EndpointCallbacks{});
+  // Both required callbacks (null ones are refused, and a refused endpoint allocates only a placeholder).
+  const EndpointCallbacks callbacks{nullptr, [](void*, uint16_t, const uint8_t*, size_t) {},
+                                    [](void*, uint16_t, const uint8_t*, size_t) { return true; }, nullptr};
+  Endpoint endpoint(config, callbacks);
+  ASSERT_FALSE(endpoint.failed()) << endpoint.error_reason();
   const auto after = test::counting_allocations;
   EXPECT_EQ(after.bytes - before.bytes, Endpoint::memory_required(config));
   EXPECT_EQ(endpoint.memory_bytes(), Endpoint::memory_required(config));
@@ -627,11 +631,12 @@ TEST(EndpointConfigCheck, ReportsAndClampsBadFields) {
   EXPECT_EQ(config.check(), nullptr);
   config.max_fragments = 300;
   EXPECT_NE(config.check(), nullptr);
-  EXPECT_EQ(config.sanitized().max_fragments, 256);
+  EXPECT_EQ(config.sanitized().max_fragments, 16);  // exactly ceil(max_packet_size / fragment_size)
   config = EndpointConfig{};
   config.max_packet_size = config.max_fragments * config.fragment_size + 1;
   EXPECT_NE(config.check(), nullptr);
-  EXPECT_EQ(config.sanitized().max_packet_size, config.max_fragments * config.fragment_size);
+  // max_fragments follows max_packet_size (it must be exactly the count the packet size needs).
+  EXPECT_EQ(config.sanitized().max_fragments, config.max_fragments + 1);
   config = EndpointConfig{};
   config.rtt_smoothing_factor = 0.0f;
   EXPECT_NE(config.check(), nullptr);

@@ -57,8 +57,8 @@ TEST(Reassembler, CompletesInAnyOrderWithTheRightBytesAndHeader) {
     const ReassembledPacket& packet = r.completed();
     EXPECT_EQ(packet.sequence, sequence);
     EXPECT_EQ(Bytes(packet.data, packet.data + packet.size), bytes(size, static_cast<uint8_t>(sequence)));
-    EXPECT_EQ(packet.ack, sequence);
-    EXPECT_EQ(packet.ack_bits, 3u);
+    EXPECT_EQ(packet.header.ack, sequence);
+    EXPECT_EQ(packet.header.ack_bits, 3u);
     EXPECT_EQ(packet.wire_bytes, 100u * count);
     EXPECT_EQ(r.busy_slots(), 0);
   }
@@ -87,6 +87,30 @@ TEST(Reassembler, SameBytesAreADuplicateDifferentBytesAConflict) {
   EXPECT_EQ(add_part(r, 4, 1, 80, 1), FragmentResult::kConflict);
   EXPECT_EQ(r.conflicts(), 4u);
   EXPECT_EQ(r.busy_slots(), 0);
+}
+
+// Fragment 0's embedded header may carry the ack delay extension: the completed packet carries it, and
+// a repeated fragment 0 whose extension differs is a conflict like a different ack.
+TEST(Reassembler, CarriesFragmentZerosAckDelayExtension) {
+  Reassembler r(small_config());
+  const Bytes all = bytes(25, 4);
+  const EmbeddedAck with_delay{40, 0xFFFF, true, 3, 200};
+  EXPECT_EQ(r.add(9, 1, 3, all.data() + 10, 10, EmbeddedAck{}, 100), FragmentResult::kStored);
+  EXPECT_EQ(r.add(9, 0, 3, all.data(), 10, with_delay, 100), FragmentResult::kStored);
+  EXPECT_EQ(r.add(9, 0, 3, all.data(), 10, with_delay, 100), FragmentResult::kDuplicate);
+  EXPECT_EQ(r.add(9, 2, 3, all.data() + 20, 5, EmbeddedAck{}, 100), FragmentResult::kComplete);
+  EXPECT_EQ(r.completed().header, with_delay);
+  EXPECT_EQ(Bytes(r.completed().data, r.completed().data + r.completed().size), all);
+
+  EXPECT_EQ(r.add(10, 0, 3, all.data(), 10, with_delay, 100), FragmentResult::kStored);
+  EmbeddedAck other_code = with_delay;
+  other_code.ack_delay = 201;
+  EXPECT_EQ(r.add(10, 0, 3, all.data(), 10, other_code, 100), FragmentResult::kConflict);
+  EXPECT_EQ(r.add(11, 0, 3, all.data(), 10, with_delay, 100), FragmentResult::kStored);
+  EmbeddedAck without = with_delay;
+  without.has_ack_delay = false;
+  EXPECT_EQ(r.add(11, 0, 3, all.data(), 10, without, 100), FragmentResult::kConflict);
+  EXPECT_EQ(r.conflicts(), 2u);
 }
 
 TEST(Reassembler, AConflictTouchesNoOtherPacket) {

@@ -10,7 +10,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "bitwire/random.hpp"
@@ -598,6 +600,108 @@ TEST(Random, SequenceIsPinned) {
   EXPECT_EQ(answer.next(), 0x15780B2E0C2EC716ull);
   EXPECT_EQ(answer.next(), 0x6104D9866D113A7Eull);
   EXPECT_EQ(answer.next(), 0xAE17533239E499A1ull);
+}
+
+// ---- Configs and times that cannot break it ----
+
+// corrupt_max_bits > 64 used to write past the 64-entry stack array of flip positions in a release build
+// (an assertion in debug builds).
+TEST(NetworkSimulator, CorruptMaxBitsAbove64IsRefusedNotOverflowed) {
+  NetworkConditions conditions;
+  conditions.corrupt_percent = 100.0;
+  conditions.corrupt_max_bits = 1000;
+  NetworkSimulatorConfig config;
+  config.conditions = conditions;
+  NetworkSimulator simulator(config);
+  ASSERT_TRUE(simulator.failed());
+  EXPECT_NE(std::string(simulator.error_reason()).find("corrupt_max_bits = 1000 is outside [1, 64]"),
+            std::string::npos)
+      << simulator.error_reason();
+  const auto packet = make_packet(1, 1000);
+  simulator.send(0.0, packet);
+  EXPECT_EQ(simulator.stats().refused, 1u);
+  EXPECT_EQ(simulator.in_flight(), 0);
+  EXPECT_EQ(simulator.capacity(), 1);  // a placeholder: refusing needs no room
+  EXPECT_EQ(simulator.mtu(), 1);
+
+  // set_conditions refuses it too, and keeps the old conditions.
+  NetworkSimulator healthy;
+  EXPECT_FALSE(healthy.failed());
+  EXPECT_EQ(healthy.error_reason(), nullptr);
+  EXPECT_FALSE(healthy.set_conditions(conditions));
+  EXPECT_EQ(healthy.conditions().corrupt_max_bits, 3);
+
+  // At the limit, 64 distinct bits flip (the array's size exactly).
+  conditions.corrupt_max_bits = 64;
+  ASSERT_TRUE(healthy.set_conditions(conditions));
+  int flipped_max = 0;
+  for (int i = 0; i < 400; ++i) {
+    healthy.send(0.0, packet);
+    healthy.deliver(0.0, [&](std::span<const std::byte> bytes) {
+      int flipped = 0;
+      for (size_t b = 0; b < bytes.size(); ++b)
+        flipped += std::popcount(static_cast<unsigned>(bytes[b] ^ packet[b]));
+      EXPECT_GE(flipped, 1);
+      EXPECT_LE(flipped, 64);
+      flipped_max = std::max(flipped_max, flipped);
+    });
+  }
+  EXPECT_EQ(flipped_max, 64);
+}
+
+TEST(NetworkSimulator, AbsurdMemoryIsRefused) {
+  NetworkSimulatorConfig config;
+  config.capacity = 1 << 20;
+  config.mtu = 65507;  // 64 GiB of slots
+  const std::string expected =
+      "capacity = 1048576 is outside [1, " + std::to_string(kMaxSimulatorBytes / 65507) + "]";
+  EXPECT_NE(std::string(config.check()).find(expected), std::string::npos) << config.check();
+  const NetworkSimulatorConfig clamped = config.sanitized();
+  EXPECT_EQ(clamped.check(), nullptr);
+  EXPECT_LE(static_cast<int64_t>(clamped.capacity) * clamped.mtu, kMaxSimulatorBytes);
+}
+
+// A NaN time used to become a NaN due time: the packet's heap order was undefined and it never arrived.
+TEST(NetworkSimulator, NonFiniteTimesAreIgnoredAndBackwardStepsClamped) {
+  NetworkConditions conditions;
+  conditions.latency_ms = 100.0;
+  NetworkSimulator simulator(config_with(1, 64, conditions));
+  simulator.send(1.0, make_packet(1, 10));
+  simulator.send(std::numeric_limits<double>::quiet_NaN(), make_packet(2, 10));  // sent at 1.0
+  simulator.send(0.5, make_packet(3, 10));                                       // a step back: at 1.0
+  EXPECT_EQ(simulator.stats().time_invalid, 1u);
+  EXPECT_EQ(simulator.stats().time_backwards, 1u);
+  EXPECT_EQ(simulator.deliver(std::numeric_limits<double>::infinity(), [](auto) {}), 0);
+  EXPECT_EQ(simulator.deliver(1e300, [](auto) {}), 0);
+  EXPECT_EQ(simulator.stats().time_invalid, 3u);
+  std::vector<uint32_t> ids;
+  EXPECT_EQ(
+      simulator.deliver(1.0999, [&](std::span<const std::byte> bytes) { ids.push_back(packet_id(bytes)); }),
+      0);
+  EXPECT_EQ(
+      simulator.deliver(1.1, [&](std::span<const std::byte> bytes) { ids.push_back(packet_id(bytes)); }), 3);
+  EXPECT_EQ(ids, (std::vector<uint32_t>{1, 2, 3}));
+}
+
+TEST(Random, RangeCoversExtremeRangesWithoutOverflow) {
+  Random random(7);
+  bool negative = false, positive = false;
+  for (int i = 0; i < 1000; ++i) {
+    const int64_t value = random.range(INT64_MIN, INT64_MAX);
+    negative |= value < 0;
+    positive |= value > 0;
+  }
+  EXPECT_TRUE(negative && positive) << "the whole int64 range must be drawn from";
+  for (int i = 0; i < 1000; ++i) {
+    const int64_t value = random.range(INT64_MIN, INT64_MIN + 1);
+    EXPECT_TRUE(value == INT64_MIN || value == INT64_MIN + 1);
+    const int64_t high = random.range(INT64_MAX - 2, INT64_MAX);
+    EXPECT_GE(high, INT64_MAX - 2);
+    EXPECT_EQ(random.range(-5, -5), -5);
+    const int64_t swapped = random.range(3, -3);  // bounds given the wrong way round
+    EXPECT_GE(swapped, -3);
+    EXPECT_LE(swapped, 3);
+  }
 }
 
 }  // namespace

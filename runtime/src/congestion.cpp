@@ -2,19 +2,28 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "bitwire/config.hpp"
 #include "bitwire/log.hpp"
 
 namespace bitwire {
 
+const char* BinaryCongestionConfig::check() const {
+  return check_config("BinaryCongestionConfig", *this, kBinaryCongestionConfigLimits);
+}
+
+BinaryCongestionConfig BinaryCongestionConfig::sanitized() const {
+  return sanitize_config(*this, kBinaryCongestionConfigLimits);
+}
+
 BinaryCongestionController::BinaryCongestionController(const BinaryCongestionConfig& config)
-    : config_(config) {
-  BITWIRE_ASSERT(config.good_send_rate > 0.0 && config.bad_send_rate > 0.0);
-  BITWIRE_ASSERT(config.min_recover_time > 0.0 && config.min_recover_time <= config.max_recover_time);
-  BITWIRE_ASSERT(config.initial_recover_time >= config.min_recover_time &&
-                 config.initial_recover_time <= config.max_recover_time);
-  BITWIRE_ASSERT(config.halving_period > 0.0 && config.relapse_window >= 0.0);
+    : config_(config.sanitized()) {
+  if (const char* reason = config.check(); reason != nullptr) {
+    std::snprintf(error_reason_, sizeof error_reason_, "%s", reason);
+    BITWIRE_LOG(LogLevel::kError, "congestion: config refused, running on its sanitized copy: %s",
+                error_reason_);
+  }
   reset();
 }
 
@@ -22,7 +31,7 @@ void BinaryCongestionController::reset() {
   mode_ = config_.start_good ? CongestionMode::kGood : CongestionMode::kBad;
   recover_time_ = config_.initial_recover_time;
   started_ = false;
-  last_update_ = 0.0;
+  clock_ = MonotonicTime();
   mode_entered_ = 0.0;
   good_since_ = 0.0;
   good_streak_ = false;
@@ -38,20 +47,19 @@ bool BinaryCongestionController::conditions_bad(const CongestionSignal& signal) 
 }
 
 void BinaryCongestionController::update(double now, const CongestionSignal& signal) {
-  if (!std::isfinite(now)) return;
+  if (!clock_.advance(now)) return;
+  now = clock_.now();
   if (!started_) {
     started_ = true;
     mode_entered_ = now;
     halving_anchor_ = now;
-  } else {
-    now = std::max(now, last_update_);  // a step back in time counts as no time passing
   }
-  last_update_ = now;
   const bool bad = conditions_bad(signal);
 
   if (mode_ == CongestionMode::kGood) {
     // Halvings earned so far come first: they belong to the good time before this update.
-    while (now - halving_anchor_ >= config_.halving_period) {
+    // The period is at least the table's minimum; the first test keeps the loop finite even if it were not.
+    while (config_.halving_period > 0.0 && now - halving_anchor_ >= config_.halving_period) {
       halving_anchor_ += config_.halving_period;
       if (recover_time_ <= config_.min_recover_time) {
         // Nothing left to halve: skip the remaining periods in one step (bounded work for any jump).
@@ -96,15 +104,24 @@ void BinaryCongestionController::update(double now, const CongestionSignal& sign
 }
 
 bool SendPacer::due(double now, double packets_per_second) {
-  BITWIRE_ASSERT(packets_per_second > 0.0);
-  if (!(packets_per_second > 0.0)) return false;
-  const double interval = 1.0 / packets_per_second;
+  if (!clock_.advance(now)) return false;
+  now = clock_.now();
+  double rate = packets_per_second;
+  if (!(rate >= kMinSendRate && rate <= kMaxSendRate)) {
+    ++rates_clamped_;
+    rate = rate > kMaxSendRate ? kMaxSendRate : kMinSendRate;  // NaN, zero and negatives: the minimum
+  }
+  const double interval = 1.0 / rate;
   if (!started_) {
     started_ = true;
+    last_send_ = now;
     next_send_ = now + interval;
     return true;
   }
+  // A schedule made at a lower rate must not hold back the higher one.
+  next_send_ = std::min(next_send_, last_send_ + interval);
   if (now < next_send_) return false;
+  last_send_ = now;
   next_send_ += interval;
   // Fell behind by more than an interval (a pause, or the rate went up): restart the schedule from now
   // rather than sending a burst to catch up.

@@ -134,12 +134,17 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
 
   EndpointConfig endpoint = config_.endpoint;
   endpoint.protocol_id = protocol_id_;
-  endpoint.max_packet_size = std::max(endpoint.max_packet_size, config_.max_packet_size);
+  if (endpoint.max_packet_size < config_.max_packet_size && endpoint.fragment_size > 0) {
+    // Raised to hold a whole connection packet; max_fragments must then be exactly the count it needs
+    // (EndpointConfig's limits). A config left as given is checked by the endpoint itself.
+    endpoint.max_packet_size = config_.max_packet_size;
+    endpoint.max_fragments = (endpoint.max_packet_size + endpoint.fragment_size - 1) / endpoint.fragment_size;
+  }
   // A connection packet up to 1200 bytes (the default: a 1 KiB block fragment and its headers) is sent
   // whole: splitting it would double its exposure to loss. Larger packets are the endpoint's to fragment.
-  if (config_.max_packet_size <= 1200) endpoint.fragment_above = std::max(endpoint.fragment_above, config_.max_packet_size);
-  endpoint.max_fragments = std::max(endpoint.max_fragments,
-                                    (endpoint.max_packet_size + endpoint.fragment_size - 1) / endpoint.fragment_size);
+  if (config_.max_packet_size <= 1200) {
+    endpoint.fragment_above = std::max(endpoint.fragment_above, config_.max_packet_size);
+  }
   endpoint_ = std::make_unique<Endpoint>(endpoint, endpoint_callbacks(), now);
 }
 

@@ -5,10 +5,15 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
+#include "bitwire/bandwidth_meter.hpp"
 #include "bitwire/log.hpp"
 #include "bitwire/reassembler.hpp"
+#include "bitwire/loss_window.hpp"
+#include "bitwire/random.hpp"
+#include "bitwire/rtt_estimator.hpp"
 #include "endpoint_internal.hpp"
 
 namespace bitwire {
@@ -19,6 +24,10 @@ using namespace endpoint_detail;
 
 namespace {
 
+// Seed of the generator that picks which received packet an ack delay report times. Any value works; a
+// fixed one keeps runs reproducible.
+constexpr uint64_t kReportSeed = 0x41636b44656c6179ull;
+
 struct SentPacket {
   double time = 0.0;         // when send_packet ran
   uint32_t wire_bytes = 0;   // every datagram of the packet, plus packet_header_size each
@@ -26,6 +35,15 @@ struct SentPacket {
   bool acked = false;
   bool judged = false;  // counted in the loss window (as lost or received)
   bool judged_lost = false;
+};
+
+// The acknowledgment part of a received packet's header.
+struct AckInfo {
+  uint16_t ack = 0;
+  uint32_t ack_bits = 0;
+  bool has_delay = false;    // the ack delay extension was present
+  uint8_t delay_offset = 0;  // it times packet ack - delay_offset
+  uint8_t delay = 0;         // its code (ack_delay_ms)
 };
 
 struct ReceivedPacket {
@@ -41,11 +59,17 @@ ReassemblerConfig reassembler_config(const EndpointConfig& c) {
 
 struct Endpoint::State {
   EndpointConfig config;
+  char name[kEndpointNameBytes] = {};          // config.name points here
+  char error_reason[kConfigReasonBytes] = {};  // empty unless failed
+  bool failed = false;
   EndpointCallbacks callbacks;
   Envelope envelope;
   size_t envelope_bytes = 0;
+  bool ack_delay_on = false;  // packets carry (and must carry) the ack delay extension
+  size_t max_header = 0;      // kMaxPacketHeaderBytes, + kAckDelayBytes when ack_delay_on
   size_t max_datagram = 0;
   double time = 0.0;
+  double receive_time = 0.0;  // arrival time of the datagram being received (<= time)
 
   // Sending.
   uint16_t sequence = 0;
@@ -57,6 +81,15 @@ struct Endpoint::State {
   SequenceBuffer<ReceivedPacket> received;
   uint16_t ack = 0xFFFF;  // newest received (65535 before anything, as reliable 1.0 does)
   uint32_t ack_bits = 0;
+
+  // The received packet the next ack delay report times: one chosen uniformly among the packets accepted
+  // since the last send (reservoir sampling), so that which packet is timed does not depend on its
+  // latency (the newest or the first arrival would favour fast packets and read the RTT low).
+  bool has_report = false;
+  uint16_t report_sequence = 0;
+  double report_arrival = 0.0;
+  uint32_t report_candidates = 0;
+  Random report_random;
   Reassembler reassembly;
   // The newest sequence accepted: new sequences are measured from here. 65535 on a fresh session (the
   // peer's first packet is expected at 0, as reliable 1.0's ack starts); moved by every newer packet
@@ -76,26 +109,16 @@ struct Endpoint::State {
   uint32_t processed_ack_bits = 0;
   uint64_t processed_at_send = 0;  // packets_sent when the processed window was last updated
 
-  // RTT.
-  bool has_rtt = false;
-  double rtt = 0.0;
-  double jitter = 0.0;
-  std::unique_ptr<float[]> rtt_history;
-  size_t rtt_samples = 0;  // total pushed (only min(rtt_samples, size) are in the ring)
-  bool rtt_summary_dirty = false;
-  double rtt_min = 0.0, rtt_max = 0.0, rtt_avg = 0.0;
+  RttEstimator rtt;
+  // How long acks take to come back: (time the first ack was seen - sent), the peer's hold and lost acks
+  // included. Not the RTT; it sets the age at which an unacked packet is judged lost.
+  RttEstimator ack_wait;
 
   // Loss: each sent packet is judged once, in sequence order, when old enough or about to be evicted.
-  uint16_t judge_cursor = 0;             // oldest sent sequence not yet judged
-  std::unique_ptr<uint8_t[]> loss_ring;  // 1 = judged lost, by judge index % window
-  uint64_t judged_total = 0;
-  uint32_t lost_in_window = 0;
+  uint16_t judge_cursor = 0;  // oldest sent sequence not yet judged
+  LossWindow loss;
 
-  // Bandwidth.
-  double bandwidth_sample_start = 0.0;
-  uint64_t sent_bytes_acc = 0, received_bytes_acc = 0, acked_bytes_acc = 0;
-  bool has_bandwidth = false;
-  double sent_kbps = 0.0, received_kbps = 0.0, acked_kbps = 0.0;
+  BandwidthMeter sent_meter, received_meter, acked_meter;
 
   EndpointCounters counters;
 
@@ -106,36 +129,51 @@ struct Endpoint::State {
         time(now),
         sent(static_cast<size_t>(c.sent_packets_buffer_size)),
         received(static_cast<size_t>(c.received_packets_buffer_size)),
-        reassembly(reassembler_config(c)) {
+        reassembly(reassembler_config(c)),
+        rtt(static_cast<size_t>(c.rtt_history_size), c.rtt_smoothing_factor, c.jitter_smoothing_factor),
+        ack_wait(0, c.rtt_smoothing_factor, c.jitter_smoothing_factor),
+        loss(static_cast<size_t>(c.packet_loss_window)),
+        sent_meter(c.bandwidth_sample_interval, c.bandwidth_smoothing_factor, now),
+        received_meter(c.bandwidth_sample_interval, c.bandwidth_smoothing_factor, now),
+        acked_meter(c.bandwidth_sample_interval, c.bandwidth_smoothing_factor, now) {
+    // Truncated at a byte boundary; a cut UTF-8 sequence in a log label is harmless.
+    std::strncpy(name, c.name != nullptr ? c.name : "endpoint", kEndpointNameBytes - 1);
+    config.name = name;
     envelope_bytes = c.envelope ? Envelope::kBytes : 0;
     // Half the reassembly window may lie ahead of the newest received packet, so a fragment can never
     // push the window past packets the peer is still completing; never more than max_sequence_jump.
     const unsigned window = std::bit_ceil(static_cast<unsigned>(c.fragment_reassembly_buffer_size));
     fragment_margin = std::clamp(static_cast<int>(window / 2), 1, c.max_sequence_jump);
-    const size_t regular = kMaxPacketHeaderBytes + static_cast<size_t>(c.fragment_above);
-    const size_t fragment =
-        kFragmentHeaderBytes + kMaxPacketHeaderBytes + static_cast<size_t>(c.fragment_size);
+    ack_delay_on = ack_delay_enabled(c);
+    max_header = header_capacity(c);
+    const size_t regular = max_header + static_cast<size_t>(c.fragment_above);
+    const size_t fragment = kFragmentHeaderBytes + max_header + static_cast<size_t>(c.fragment_size);
     transmit_capacity = envelope_bytes + std::max(regular, fragment);
     transmit.reset(new uint8_t[transmit_capacity]);
-    max_datagram =
-        envelope_bytes + std::max(kMaxPacketHeaderBytes + static_cast<size_t>(c.max_packet_size), fragment);
+    max_datagram = envelope_bytes + std::max(max_header + static_cast<size_t>(c.max_packet_size), fragment);
     acks.reset(new uint16_t[static_cast<size_t>(c.ack_buffer_size)]);
-    rtt_history.reset(new float[static_cast<size_t>(c.rtt_history_size)]);
-    loss_ring.reset(new uint8_t[static_cast<size_t>(c.packet_loss_window)]);
     reset();
   }
 
+  static bool ack_delay_enabled(const EndpointConfig& c) {
+    return c.ack_delay == AckDelayMode::kOn || (c.ack_delay == AckDelayMode::kWithEnvelope && c.envelope);
+  }
+  static size_t header_capacity(const EndpointConfig& c) {
+    return kMaxPacketHeaderBytes + (ack_delay_enabled(c) ? kAckDelayBytes : 0);
+  }
+
   static size_t memory_required(const EndpointConfig& c) {
+    // Keep in step with the constructor: every allocation it makes is counted here.
     const size_t envelope = c.envelope ? Envelope::kBytes : 0;
-    const size_t regular = kMaxPacketHeaderBytes + static_cast<size_t>(c.fragment_above);
-    const size_t fragment =
-        kFragmentHeaderBytes + kMaxPacketHeaderBytes + static_cast<size_t>(c.fragment_size);
+    const size_t header = header_capacity(c);
+    const size_t regular = header + static_cast<size_t>(c.fragment_above);
+    const size_t fragment = kFragmentHeaderBytes + header + static_cast<size_t>(c.fragment_size);
     return sizeof(State) + buffer_bytes<SentPacket>(c.sent_packets_buffer_size) +
            buffer_bytes<ReceivedPacket>(c.received_packets_buffer_size) +
            Reassembler::memory_required(reassembler_config(c)) + envelope + std::max(regular, fragment) +
            static_cast<size_t>(c.ack_buffer_size) * sizeof(uint16_t) +
-           static_cast<size_t>(c.rtt_history_size) * sizeof(float) +
-           static_cast<size_t>(c.packet_loss_window);
+           RttEstimator::memory_required(static_cast<size_t>(c.rtt_history_size)) +
+           LossWindow::memory_required(static_cast<size_t>(c.packet_loss_window));
   }
 
   template <typename T>
@@ -151,6 +189,11 @@ struct Endpoint::State {
     received.reset();
     ack = 0xFFFF;
     ack_bits = 0;
+    has_report = false;
+    report_sequence = 0;
+    report_arrival = 0.0;
+    report_candidates = 0;
+    report_random.reseed(kReportSeed);
     reassembly.reset();
     horizon = 0xFFFF;
     resync_count = 0;
@@ -159,39 +202,30 @@ struct Endpoint::State {
     processed_ack = 0;
     processed_ack_bits = 0;
     processed_at_send = 0;
-    has_rtt = false;
-    rtt = jitter = 0.0;
-    rtt_samples = 0;
-    rtt_summary_dirty = false;
-    rtt_min = rtt_max = rtt_avg = 0.0;
+    rtt.reset();
+    ack_wait.reset();
     judge_cursor = 0;
-    std::memset(loss_ring.get(), 0, static_cast<size_t>(config.packet_loss_window));
-    judged_total = 0;
-    lost_in_window = 0;
-    bandwidth_sample_start = time;
-    sent_bytes_acc = received_bytes_acc = acked_bytes_acc = 0;
-    has_bandwidth = false;
-    sent_kbps = received_kbps = acked_kbps = 0.0;
+    loss.reset();
+    sent_meter.reset(time);
+    received_meter.reset(time);
+    acked_meter.reset(time);
     counters = EndpointCounters{};
   }
 
   // ---- Loss ----
 
   double judging_age() const {
-    if (!has_rtt) return std::max(config.packet_loss_min_age, config.packet_loss_unknown_rtt_age);
-    return std::max(config.packet_loss_min_age, (rtt + 4.0 * jitter) * 1.25 / 1000.0);
+    if (!ack_wait.has_sample()) {
+      return std::max(config.packet_loss_min_age, config.packet_loss_unknown_rtt_age);
+    }
+    return std::max(config.packet_loss_min_age,
+                    (ack_wait.smoothed_ms() + 4.0 * ack_wait.jitter_ms()) * 1.25 / 1000.0);
   }
 
   void judge(SentPacket& packet) {
-    const uint64_t window = static_cast<uint64_t>(config.packet_loss_window);
-    const uint64_t index = judged_total++;
-    uint8_t& slot = loss_ring[index % window];
-    if (index >= window) lost_in_window -= slot;
-    slot = packet.acked ? 0 : 1;
-    lost_in_window += slot;
+    packet.judge_index = loss.judge(!packet.acked);
     packet.judged = true;
     packet.judged_lost = !packet.acked;
-    packet.judge_index = index;
   }
 
   // Judges the packets the next insert would evict (a packet whose ack can no longer be reported is lost).
@@ -217,6 +251,46 @@ struct Endpoint::State {
 
   // ---- Acks ----
 
+  // RTT samples. Without the ack delay extension every newly acked packet gives (arrival - sent), which
+  // includes the time the ack waited at the peer for its next send. With it, each received report gives
+  // one exact sample, (arrival - sent) - the delay the peer reports, for the packet it names (acked now
+  // or earlier), and acks give none.
+  void sample_reported_delay(const AckInfo& info) {
+    const uint16_t timed = static_cast<uint16_t>(info.ack - info.delay_offset);
+    const SentPacket* packet = sent.find(timed);
+    if (packet == nullptr) {
+      unusable_delay("the packet it names is not in the sent window", timed);
+      return;
+    }
+    const double delay = ack_delay_ms(info.delay);
+    double sample = (receive_time - packet->time) * 1000.0 - delay;
+    if (sample < 0.0) {
+      // Within the code's rounding (half a step) the sample is just short: read it as 0.
+      if (sample < -0.5 * ack_delay_step_ms(info.delay)) {
+        unusable_delay("the delay exceeds the time since the packet was sent", timed);
+        return;
+      }
+      sample = 0.0;
+    }
+    rtt.add_sample(sample);
+  }
+
+  void unusable_delay(const char* why, uint16_t timed) {
+    ++counters.ack_delays_unusable;
+    BITWIRE_LOG(LogLevel::kDebug, "[%s] no RTT sample from the ack delay of packet %u: %s", config.name,
+                static_cast<unsigned>(timed), why);
+  }
+
+  // Offers an accepted packet to the next report (reservoir sampling over the packets since the last send).
+  void offer_report(uint16_t packet_sequence) {
+    ++report_candidates;
+    if (report_candidates == 1 || report_random.next() % report_candidates == 0) {
+      has_report = true;
+      report_sequence = packet_sequence;
+      report_arrival = receive_time;
+    }
+  }
+
   void on_acked(uint16_t sequence_acked, SentPacket& packet) {
     packet.acked = true;
     ++counters.packets_acked;
@@ -225,35 +299,20 @@ struct Endpoint::State {
     } else {
       ++counters.acks_overflowed;
     }
-    acked_bytes_acc += packet.wire_bytes;
+    acked_meter.add(packet.wire_bytes);
     if (packet.judged_lost) {
       // A late ack: take the packet back out of the lost count while it is still in the window.
       packet.judged_lost = false;
-      const uint64_t window = static_cast<uint64_t>(config.packet_loss_window);
-      if (judged_total - packet.judge_index <= window) {
-        uint8_t& slot = loss_ring[packet.judge_index % window];
-        if (slot) {
-          slot = 0;
-          --lost_in_window;
-        }
-      }
+      loss.take_back(packet.judge_index);
     }
-    const double sample = (time - packet.time) * 1000.0;
-    if (!has_rtt) {
-      has_rtt = true;
-      rtt = sample;
-      jitter = 0.0;
-    } else {
-      jitter += (std::fabs(sample - rtt) - jitter) * config.jitter_smoothing_factor;
-      rtt += (sample - rtt) * config.rtt_smoothing_factor;
-    }
-    rtt_history[rtt_samples % static_cast<size_t>(config.rtt_history_size)] = static_cast<float>(sample);
-    ++rtt_samples;
-    rtt_summary_dirty = true;
+    ack_wait.add_sample((time - packet.time) * 1000.0);
+    if (!ack_delay_on) rtt.add_sample((receive_time - packet.time) * 1000.0);
     if (callbacks.on_ack != nullptr) callbacks.on_ack(callbacks.context, sequence_acked);
   }
 
-  void process_acks(uint16_t peer_ack, uint32_t peer_ack_bits) {
+  void process_acks(const AckInfo& info) {
+    const uint16_t peer_ack = info.ack;
+    const uint32_t peer_ack_bits = info.ack_bits;
     const uint16_t last_sent = static_cast<uint16_t>(sequence - 1);
     if (sequence_greater_than(peer_ack, last_sent)) {
       // Acks for packets never sent (or sent more than 32768 packets ago): none can be trusted.
@@ -291,6 +350,7 @@ struct Endpoint::State {
       SentPacket* packet = sent.find(acked);
       if (packet != nullptr && !packet->acked) on_acked(acked, *packet);
     }
+    if (info.has_delay) sample_reported_delay(info);
   }
 
   // ---- Sequence range and resync ----
@@ -359,8 +419,8 @@ struct Endpoint::State {
   }
 
   // A whole packet (regular, or reassembled) whose header is valid and whose sequence is in range.
-  ReceiveResult process_packet(uint16_t packet_sequence, uint16_t peer_ack, uint32_t peer_ack_bits,
-                               const uint8_t* payload, size_t payload_size, uint32_t wire_bytes) {
+  ReceiveResult process_packet(uint16_t packet_sequence, const AckInfo& info, const uint8_t* payload,
+                               size_t payload_size, uint32_t wire_bytes) {
     if (!received.can_insert(packet_sequence)) {
       return drop(ReceiveResult::kStale, counters.packets_stale, "older than the received-packets window");
     }
@@ -391,8 +451,9 @@ struct Endpoint::State {
       if (back < 32) ack_bits |= 1u << back;
     }
     ++counters.packets_received;
-    received_bytes_acc += wire_bytes;
-    process_acks(peer_ack, peer_ack_bits);
+    received_meter.add(wire_bytes);
+    if (ack_delay_on) offer_report(packet_sequence);
+    process_acks(info);
     return ReceiveResult::kDelivered;
   }
 
@@ -420,7 +481,7 @@ struct Endpoint::State {
     PacketHeader header;
     if (fragment_id == 0) {
       const char* reason = nullptr;
-      const size_t header_bytes = read_packet_header(body, body_size, header, &reason);
+      const size_t header_bytes = read_packet_header(body, body_size, header, &reason, ack_delay_on);
       if (header_bytes == 0) return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid, reason);
       if (header.sequence != packet_sequence) {
         return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
@@ -461,8 +522,12 @@ struct Endpoint::State {
     }
 
     const uint64_t evicted_before = reassembly.evicted();
+    // Fragment 0's embedded acknowledgment fields, the ack delay extension included, travel with the
+    // reassembly (other fragments carry none: `header` is then unused).
+    const EmbeddedAck embedded{header.ack, header.ack_bits, header.has_ack_delay, header.ack_delay_offset,
+                               header.ack_delay};
     const FragmentResult result = reassembly.add(packet_sequence, fragment_id, fragment_count, body,
-                                                 body_size, header.ack, header.ack_bits, wire_bytes);
+                                                 body_size, embedded, wire_bytes);
     counters.reassemblies_evicted += reassembly.evicted() - evicted_before;
     switch (result) {
       case FragmentResult::kStale:
@@ -489,11 +554,14 @@ struct Endpoint::State {
       return drop(ReceiveResult::kReassembledTooLarge, counters.packets_too_large_to_receive,
                   "reassembled packet above max_packet_size");
     }
-    return process_packet(packet_sequence, packet.ack, packet.ack_bits, packet.data, packet.size,
-                          packet.wire_bytes);
+    const AckInfo info{packet.header.ack, packet.header.ack_bits, packet.header.has_ack_delay,
+                       packet.header.ack_delay_offset, packet.header.ack_delay};
+    return process_packet(packet_sequence, info, packet.data, packet.size, packet.wire_bytes);
   }
 
-  ReceiveResult receive(const uint8_t* data, size_t size) {
+  ReceiveResult receive(const uint8_t* data, size_t size, double arrival) {
+    // An arrival time in the future, NaN or infinite is read as now.
+    receive_time = arrival <= time ? arrival : time;
     if (data == nullptr) size = 0;
     if (size > max_datagram) {
       return drop(ReceiveResult::kTooLarge, counters.packets_too_large_to_receive,
@@ -511,7 +579,7 @@ struct Endpoint::State {
     if (data[0] & kPrefixFragment) return receive_fragment(data, size, wire_bytes);
     PacketHeader header;
     const char* reason = nullptr;
-    const size_t header_bytes = read_packet_header(data, size, header, &reason);
+    const size_t header_bytes = read_packet_header(data, size, header, &reason, ack_delay_on);
     if (header_bytes == 0) return drop(ReceiveResult::kHeaderInvalid, counters.packets_invalid, reason);
     if (size - header_bytes > static_cast<size_t>(config.max_packet_size)) {
       return drop(ReceiveResult::kTooLarge, counters.packets_too_large_to_receive,
@@ -528,8 +596,9 @@ struct Endpoint::State {
       }
       resync(header.sequence, range);
     }
-    return process_packet(header.sequence, header.ack, header.ack_bits, data + header_bytes,
-                          size - header_bytes, wire_bytes);
+    const AckInfo info{header.ack, header.ack_bits, header.has_ack_delay, header.ack_delay_offset,
+                       header.ack_delay};
+    return process_packet(header.sequence, info, data + header_bytes, size - header_bytes, wire_bytes);
   }
 
   // ---- Send ----
@@ -556,7 +625,20 @@ struct Endpoint::State {
     SentPacket* record = sent.insert(packet_sequence);
     record->time = time;
 
-    const PacketHeader header{packet_sequence, ack, ack_bits};
+    PacketHeader header{packet_sequence, ack, ack_bits};
+    if (ack_delay_on && has_report) {
+      // How long the chosen packet waited for this one; left out when it does not fit the code, or is
+      // more than 255 behind `ack`. Each packet is reported once at most.
+      const uint16_t offset = static_cast<uint16_t>(ack - report_sequence);
+      const int code = ack_delay_code((time - report_arrival) * 1000.0);
+      if (offset <= 255 && code >= 0) {
+        header.has_ack_delay = true;
+        header.ack_delay_offset = static_cast<uint8_t>(offset);
+        header.ack_delay = static_cast<uint8_t>(code);
+      }
+      has_report = false;
+      report_candidates = 0;
+    }
     uint8_t* packet = transmit.get() + envelope_bytes;
     uint32_t wire_bytes = 0;
     if (size <= static_cast<size_t>(config.fragment_above)) {
@@ -567,7 +649,7 @@ struct Endpoint::State {
       const size_t fragment_size = static_cast<size_t>(config.fragment_size);
       const size_t count = (size + fragment_size - 1) / fragment_size;
       BITWIRE_ASSERT(count >= 1 && count <= static_cast<size_t>(config.max_fragments));
-      uint8_t embedded[kMaxPacketHeaderBytes];
+      uint8_t embedded[kMaxPacketHeaderBytes + kAckDelayBytes];
       const size_t embedded_bytes = write_packet_header(header, embedded);
       for (size_t id = 0; id < count; ++id) {
         write_fragment_header(
@@ -585,85 +667,130 @@ struct Endpoint::State {
       }
     }
     record->wire_bytes = wire_bytes;
-    sent_bytes_acc += wire_bytes;
+    sent_meter.add(wire_bytes);
     ++counters.packets_sent;
     return true;
   }
 
   // ---- Statistics ----
 
-  void update_bandwidth() {
-    const double elapsed = time - bandwidth_sample_start;
-    if (elapsed < config.bandwidth_sample_interval) return;
-    const double to_kbps = 8.0 / 1000.0 / elapsed;
-    const double sent_sample = static_cast<double>(sent_bytes_acc) * to_kbps;
-    const double received_sample = static_cast<double>(received_bytes_acc) * to_kbps;
-    const double acked_sample = static_cast<double>(acked_bytes_acc) * to_kbps;
-    if (!has_bandwidth) {
-      has_bandwidth = true;
-      sent_kbps = sent_sample;
-      received_kbps = received_sample;
-      acked_kbps = acked_sample;
-    } else {
-      const double f = config.bandwidth_smoothing_factor;
-      sent_kbps += (sent_sample - sent_kbps) * f;
-      received_kbps += (received_sample - received_kbps) * f;
-      acked_kbps += (acked_sample - acked_kbps) * f;
-    }
-    sent_bytes_acc = received_bytes_acc = acked_bytes_acc = 0;
-    bandwidth_sample_start = time;
-  }
-
-  void refresh_rtt_summary() {
-    if (!rtt_summary_dirty) return;
-    rtt_summary_dirty = false;
-    const size_t count = std::min(rtt_samples, static_cast<size_t>(config.rtt_history_size));
-    if (count == 0) {
-      rtt_min = rtt_max = rtt_avg = 0.0;
-      return;
-    }
-    double lo = rtt_history[0], hi = rtt_history[0], sum = 0.0;
-    for (size_t i = 0; i < count; ++i) {
-      const double v = rtt_history[i];
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-      sum += v;
-    }
-    rtt_min = lo;
-    rtt_max = hi;
-    rtt_avg = sum / static_cast<double>(count);
+  void update_statistics() {
+    judge_old_packets();
+    sent_meter.update(time);
+    received_meter.update(time);
+    acked_meter.update(time);
   }
 };
 
 // ---- Endpoint -----------------------------------------------------------------------------------------
 
+namespace {
+
+// What a failed endpoint allocates: the smallest legal config.
+EndpointConfig placeholder_config(const EndpointConfig& refused) {
+  EndpointConfig c;
+  c.name = refused.name;
+  c.max_packet_size = 1;
+  c.fragment_above = 0;
+  c.fragment_size = 1;
+  c.max_fragments = 1;
+  c.sent_packets_buffer_size = 2;
+  c.received_packets_buffer_size = 1;
+  c.fragment_reassembly_buffer_size = 1;
+  c.reassembly_slots = 1;
+  c.ack_buffer_size = 1;
+  c.rtt_history_size = 1;
+  c.packet_loss_window = 1;
+  c.envelope = false;
+  return c;
+}
+
+const char* callbacks_problem(const EndpointCallbacks& callbacks) {
+  if (callbacks.transmit == nullptr) return "EndpointCallbacks.transmit is null: packets could not be sent";
+  if (callbacks.process == nullptr)
+    return "EndpointCallbacks.process is null: packets could not be delivered";
+  return nullptr;
+}
+
+}  // namespace
+
+size_t detail::endpoint_memory_bytes(const EndpointConfig& config) {
+  return Endpoint::State::memory_required(config);
+}
+
 Endpoint::Endpoint(const EndpointConfig& config, const EndpointCallbacks& callbacks, double now) {
-  BITWIRE_ASSERT(config.check() == nullptr);
-  state_.reset(new State(config.sanitized(), callbacks, now));
+  const char* reason = config.check();
+  if (reason == nullptr) reason = callbacks_problem(callbacks);
+  const MonotonicTime start(now);
+  if (reason == nullptr) {
+    state_.reset(new State(config, callbacks, start.now()));
+  } else {
+    state_.reset(new State(placeholder_config(config), callbacks, start.now()));
+    State& s = *state_;
+    s.failed = true;
+    std::snprintf(s.error_reason, sizeof s.error_reason, "%s", reason);
+    BITWIRE_LOG(LogLevel::kError, "[%s] endpoint not created: %s", s.name, s.error_reason);
+  }
+  if (!valid_time(now)) ++state_->counters.time_invalid;
 }
 
 Endpoint::~Endpoint() = default;
 Endpoint::Endpoint(Endpoint&&) noexcept = default;
 Endpoint& Endpoint::operator=(Endpoint&&) noexcept = default;
 
-void Endpoint::set_callbacks(const EndpointCallbacks& callbacks) {
+bool Endpoint::set_callbacks(const EndpointCallbacks& callbacks) {
+  if (const char* reason = callbacks_problem(callbacks); reason != nullptr) {
+    BITWIRE_LOG(LogLevel::kError, "[%s] set_callbacks refused: %s", state_->name, reason);
+    return false;
+  }
   state_->callbacks = callbacks;
+  return true;
+}
+
+bool Endpoint::failed() const {
+  return state_->failed;
+}
+const char* Endpoint::error_reason() const {
+  return state_->failed ? state_->error_reason : nullptr;
 }
 
 void Endpoint::update(double now) {
   State& s = *state_;
-  BITWIRE_ASSERT(!(now < s.time));
+  if (s.failed) {
+    ++s.counters.calls_refused;
+    return;
+  }
+  if (!valid_time(now)) {
+    ++s.counters.time_invalid;
+    BITWIRE_LOG(LogLevel::kDebug, "[%s] update(%g) ignored: not a valid time", s.name, now);
+    return;
+  }
+  if (now < s.time) {
+    ++s.counters.time_backwards;
+    now = s.time;
+  }
   s.time = now;
-  s.judge_old_packets();
-  s.update_bandwidth();
+  s.update_statistics();
 }
 
 bool Endpoint::send_packet(const uint8_t* payload, size_t size) {
+  if (state_->failed) {
+    ++state_->counters.calls_refused;
+    return false;
+  }
   return state_->send(payload, size);
 }
 
 ReceiveResult Endpoint::receive_packet(const uint8_t* data, size_t size) {
-  return state_->receive(data, size);
+  return receive_packet(data, size, state_->time);
+}
+
+ReceiveResult Endpoint::receive_packet(const uint8_t* data, size_t size, double arrival_time) {
+  if (state_->failed) {
+    ++state_->counters.calls_refused;
+    return ReceiveResult::kEndpointFailed;
+  }
+  return state_->receive(data, size, arrival_time);
 }
 
 std::span<const uint16_t> Endpoint::acks() const {
@@ -688,37 +815,31 @@ double Endpoint::time() const {
   return state_->time;
 }
 double Endpoint::rtt_ms() const {
-  return state_->rtt;
+  return state_->rtt.smoothed_ms();
 }
 double Endpoint::rtt_min_ms() const {
-  state_->refresh_rtt_summary();
-  return state_->rtt_min;
+  return state_->rtt.min_ms();
 }
 double Endpoint::rtt_max_ms() const {
-  state_->refresh_rtt_summary();
-  return state_->rtt_max;
+  return state_->rtt.max_ms();
 }
 double Endpoint::rtt_avg_ms() const {
-  state_->refresh_rtt_summary();
-  return state_->rtt_avg;
+  return state_->rtt.avg_ms();
 }
 double Endpoint::jitter_ms() const {
-  return state_->jitter;
+  return state_->rtt.jitter_ms();
 }
 double Endpoint::packet_loss_percent() const {
-  const State& s = *state_;
-  const uint64_t judged =
-      std::min<uint64_t>(s.judged_total, static_cast<uint64_t>(s.config.packet_loss_window));
-  return judged == 0 ? 0.0 : 100.0 * static_cast<double>(s.lost_in_window) / static_cast<double>(judged);
+  return state_->loss.loss_percent();
 }
 double Endpoint::sent_kbps() const {
-  return state_->sent_kbps;
+  return state_->sent_meter.kbps();
 }
 double Endpoint::received_kbps() const {
-  return state_->received_kbps;
+  return state_->received_meter.kbps();
 }
 double Endpoint::acked_kbps() const {
-  return state_->acked_kbps;
+  return state_->acked_meter.kbps();
 }
 const EndpointCounters& Endpoint::counters() const {
   return state_->counters;

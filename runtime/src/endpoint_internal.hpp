@@ -8,7 +8,8 @@ namespace bitwire::endpoint_detail {
 inline constexpr uint8_t kPrefixFragment = 0x01;
 inline constexpr uint8_t kPrefixAckBitsMask = 0x1E;  // bits 1..4: ack_bits byte k present
 inline constexpr uint8_t kPrefixShortAck = 0x20;     // bit 5: ack sent as a one-byte difference
-inline constexpr uint8_t kPrefixReserved = 0xC0;     // bits 6..7: zero
+inline constexpr uint8_t kPrefixAckDelay = 0x40;     // bit 6: ack delay extension byte (bitwire's)
+inline constexpr uint8_t kPrefixReserved = 0x80;     // bit 7: zero
 
 inline uint16_t load_le16(const uint8_t* p) {
   return static_cast<uint16_t>(p[0] | (p[1] << 8));

@@ -1,5 +1,7 @@
 // The reliable 1.0 packet header codec (wire-format.md section 2, docs/packets.md section 1).
+#include <algorithm>
 #include <bit>
+#include <cmath>
 
 #include "bitwire/endpoint.hpp"
 #include "endpoint_internal.hpp"
@@ -7,6 +9,20 @@
 namespace bitwire {
 
 using namespace endpoint_detail;
+
+double ack_delay_ms(uint8_t code) {
+  return code < 128 ? static_cast<double>(code) : 128.0 + 8.0 * static_cast<double>(code - 128);
+}
+
+double ack_delay_step_ms(uint8_t code) {
+  return code < 128 ? 1.0 : 8.0;
+}
+
+int ack_delay_code(double delay_ms) {
+  if (!(delay_ms >= -0.5) || !(delay_ms < kMaxAckDelayMs + 4.0)) return -1;  // NaN fails both
+  if (delay_ms < 127.5) return static_cast<int>(std::lround(std::max(delay_ms, 0.0)));
+  return 128 + static_cast<int>(std::lround((delay_ms - 128.0) / 8.0));
+}
 
 size_t write_packet_header(const PacketHeader& header, uint8_t* out) {
   BITWIRE_ASSERT(out != nullptr);
@@ -16,6 +32,7 @@ size_t write_packet_header(const PacketHeader& header, uint8_t* out) {
   }
   const uint16_t difference = static_cast<uint16_t>(header.sequence - header.ack);
   if (difference <= 255) prefix |= kPrefixShortAck;
+  if (header.has_ack_delay) prefix |= kPrefixAckDelay;
   out[0] = prefix;
   store_le16(out + 1, header.sequence);
   size_t size = 3;
@@ -28,10 +45,15 @@ size_t write_packet_header(const PacketHeader& header, uint8_t* out) {
   for (int k = 0; k < 4; ++k) {
     if (prefix & (2u << k)) out[size++] = static_cast<uint8_t>(header.ack_bits >> (8 * k));
   }
+  if (header.has_ack_delay) {
+    out[size++] = header.ack_delay_offset;
+    out[size++] = header.ack_delay;
+  }
   return size;
 }
 
-size_t read_packet_header(const uint8_t* data, size_t size, PacketHeader& header, const char** reason) {
+size_t read_packet_header(const uint8_t* data, size_t size, PacketHeader& header, const char** reason,
+                          bool ack_delay) {
   const char* unused = nullptr;
   const char*& why = reason != nullptr ? *reason : unused;
   if (data == nullptr || size < 1) {
@@ -44,12 +66,18 @@ size_t read_packet_header(const uint8_t* data, size_t size, PacketHeader& header
     return 0;
   }
   if (prefix & kPrefixReserved) {
-    why = "reserved prefix bits 6..7 are set";
+    why = "reserved prefix bit 7 is set";
+    return 0;
+  }
+  const bool has_delay = (prefix & kPrefixAckDelay) != 0;
+  if (has_delay && !ack_delay) {
+    why = "prefix bit 6 (ack delay extension) is set but the extension is not enabled";
     return 0;
   }
   const size_t needed =
       3 + ((prefix & kPrefixShortAck) ? 1u : 2u) +
-      static_cast<size_t>(std::popcount(static_cast<unsigned>(prefix & kPrefixAckBitsMask)));
+      static_cast<size_t>(std::popcount(static_cast<unsigned>(prefix & kPrefixAckBitsMask))) +
+      (has_delay ? kAckDelayBytes : 0u);
   if (size < needed) {
     why = "truncated header";
     return 0;
@@ -80,6 +108,11 @@ size_t read_packet_header(const uint8_t* data, size_t size, PacketHeader& header
     }
   }
   read.ack_bits = ack_bits;
+  if (has_delay) {
+    read.has_ack_delay = true;
+    read.ack_delay_offset = data[at++];
+    read.ack_delay = data[at++];
+  }
   header = read;
   return at;
 }

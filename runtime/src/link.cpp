@@ -39,9 +39,11 @@ void Link::connect(Endpoint* a, Endpoint* b) {
   endpoints_[1] = b;
 }
 
-void Link::set_conditions(const NetworkConditions& conditions) {
+bool Link::set_conditions(const NetworkConditions& conditions) {
+  if (conditions.check() != nullptr) return false;
   a_to_b_.set_conditions(conditions);
   b_to_a_.set_conditions(conditions);
+  return true;
 }
 
 int Link::update(double now) {
@@ -49,9 +51,9 @@ int Link::update(double now) {
   int delivered = 0;
   for (const LinkSide from : {LinkSide::kA, LinkSide::kB}) {
     Endpoint* receiver = endpoints_[from == LinkSide::kA ? 1 : 0];
-    delivered += leaving(from).deliver(now, [receiver](std::span<const std::byte> bytes) {
+    delivered += leaving(from).deliver(now, [receiver](std::span<const std::byte> bytes, double arrival) {
       if (receiver != nullptr)
-        receiver->receive_packet(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+        receiver->receive_packet(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), arrival);
     });
   }
   return delivered;

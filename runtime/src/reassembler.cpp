@@ -100,7 +100,7 @@ int Reassembler::acquire(uint16_t sequence) {
 }
 
 FragmentResult Reassembler::add(uint16_t sequence, uint32_t id, uint32_t count, const uint8_t* body,
-                                size_t body_size, uint16_t ack, uint32_t ack_bits, uint32_t wire_bytes) {
+                                size_t body_size, const EmbeddedAck& header, uint32_t wire_bytes) {
   BITWIRE_ASSERT(count >= 1 && count <= static_cast<uint32_t>(config_.max_fragments) && id < count);
   BITWIRE_ASSERT(body_size <= static_cast<size_t>(config_.fragment_size));
   ++operations_;
@@ -132,7 +132,7 @@ FragmentResult Reassembler::add(uint16_t sequence, uint32_t id, uint32_t count, 
       // A repeat: the same bytes are a harmless duplicate, different bytes a conflict.
       agrees = std::memcmp(slot_bytes(s) + id * fragment_size, body, body_size) == 0 &&
                (!last || slot.last_size == body_size) &&
-               (id != 0 || (slot.ack == ack && slot.ack_bits == ack_bits));
+               (id != 0 || slot.header == header);
       if (agrees) return FragmentResult::kDuplicate;
     }
     if (!agrees) {
@@ -144,10 +144,7 @@ FragmentResult Reassembler::add(uint16_t sequence, uint32_t id, uint32_t count, 
 
   Slot& slot = slot_[s];
   if (body_size > 0) std::memcpy(slot_bytes(s) + id * fragment_size, body, body_size);
-  if (id == 0) {
-    slot.ack = ack;
-    slot.ack_bits = ack_bits;
-  }
+  if (id == 0) slot.header = header;
   if (last) slot.last_size = static_cast<uint32_t>(body_size);
   slot.have[id >> 6] |= bit;
   slot.wire_bytes += wire_bytes;
@@ -157,8 +154,7 @@ FragmentResult Reassembler::add(uint16_t sequence, uint32_t id, uint32_t count, 
   completed_.data = slot_bytes(s);
   completed_.size = (static_cast<size_t>(slot.fragment_count) - 1) * fragment_size + slot.last_size;
   completed_.sequence = sequence;
-  completed_.ack = slot.ack;
-  completed_.ack_bits = slot.ack_bits;
+  completed_.header = slot.header;
   completed_.wire_bytes = slot.wire_bytes;
   release(s);  // the bytes stay in place until the slot is handed out again
   return FragmentResult::kComplete;

@@ -1,43 +1,67 @@
 #include "bitwire/simulator.hpp"
 
-#include "bitwire/config.hpp"
-
 #include <algorithm>
+#include <cstdio>
 #include <utility>
+
+#include "bitwire/config.hpp"
+#include "bitwire/log.hpp"
 
 namespace bitwire {
 
 namespace {
-
-[[maybe_unused]] bool valid_percent(double value) {
-  return value >= 0.0 && value <= 100.0;
-}
-
-[[maybe_unused]] bool valid_conditions(const NetworkConditions& c) {
-  return c.latency_ms >= 0.0 && c.jitter_ms >= 0.0 && valid_percent(c.loss_percent) &&
-         valid_percent(c.burst_enter_percent) && valid_percent(c.burst_exit_percent) &&
-         valid_percent(c.burst_loss_percent) && valid_percent(c.duplicate_percent) &&
-         valid_percent(c.reorder_percent) && c.reorder_delay_ms >= 0.0 && valid_percent(c.corrupt_percent) &&
-         c.corrupt_max_bits >= 1 && c.corrupt_max_bits <= 64 && c.bandwidth_kbps >= 0.0 && c.queue_bytes >= 0;
-}
 
 // Stream seeds are spread apart so that the streams never overlap in practice.
 constexpr uint64_t kStreamSalt = 0xD1B54A32D192ED03ull;
 
 }  // namespace
 
-NetworkSimulator::NetworkSimulator(const NetworkSimulatorConfig& config)
-    : capacity_(std::max(config.capacity, 1)), mtu_(std::max(config.mtu, 1)), conditions_(config.conditions) {
-  // The configuration is the caller's contract.
-  BITWIRE_ASSERT(config.capacity >= 1 && config.mtu >= 1);
-  BITWIRE_ASSERT(valid_conditions(config.conditions));
+const char* NetworkConditions::check() const {
+  return check_config("NetworkConditions", *this, kNetworkConditionsLimits);
+}
+NetworkConditions NetworkConditions::sanitized() const {
+  return sanitize_config(*this, kNetworkConditionsLimits);
+}
+
+const char* NetworkSimulatorConfig::check() const {
+  const char* reason = check_config("NetworkSimulatorConfig", *this, kNetworkSimulatorConfigLimits);
+  return reason != nullptr ? reason : conditions.check();
+}
+NetworkSimulatorConfig NetworkSimulatorConfig::sanitized() const {
+  NetworkSimulatorConfig c = sanitize_config(*this, kNetworkSimulatorConfigLimits);
+  c.conditions = conditions.sanitized();
+  return c;
+}
+
+NetworkSimulator::NetworkSimulator(const NetworkSimulatorConfig& requested)
+    : capacity_(requested.sanitized().capacity),
+      mtu_(requested.sanitized().mtu),
+      conditions_(requested.conditions.sanitized()) {
+  if (const char* reason = requested.check(); reason != nullptr) {
+    failed_ = true;
+    std::snprintf(error_reason_, sizeof error_reason_, "%s", reason);
+    BITWIRE_LOG(LogLevel::kError, "network simulator refuses every packet: %s", error_reason_);
+    // Refusing every packet needs no room: a one-byte placeholder, not the sanitized config's memory.
+    capacity_ = 1;
+    mtu_ = 1;
+  }
   bytes_.resize(static_cast<size_t>(capacity_) * static_cast<size_t>(mtu_));
   slots_.resize(static_cast<size_t>(capacity_));
   free_.resize(static_cast<size_t>(capacity_));
   heap_.resize(static_cast<size_t>(capacity_));
   queue_.resize(static_cast<size_t>(capacity_));
-  seed_streams(config.seed);
+  seed_streams(requested.seed);
   clear();
+}
+
+bool NetworkSimulator::take_time(MonotonicTime& clock, double now) {
+  const uint64_t backwards = clock.backwards();
+  if (!clock.advance(now)) {
+    ++stats_.time_invalid;
+    return false;
+  }
+  if (clock.backwards() != backwards) ++stats_.time_backwards;
+  return true;
 }
 
 void NetworkSimulator::seed_streams(uint64_t seed) {
@@ -60,14 +84,20 @@ void NetworkSimulator::clear() {
 
 void NetworkSimulator::reset(uint64_t seed) {
   clear();
+  send_clock_ = MonotonicTime();
+  deliver_clock_ = MonotonicTime();
   seed_streams(seed);
   next_serial_ = 0;
   stats_ = {};
 }
 
-void NetworkSimulator::set_conditions(const NetworkConditions& conditions) {
-  BITWIRE_ASSERT(valid_conditions(conditions));
+bool NetworkSimulator::set_conditions(const NetworkConditions& conditions) {
+  if (const char* reason = conditions.check(); reason != nullptr) {
+    BITWIRE_LOG(LogLevel::kError, "network simulator keeps its conditions: %s", reason);
+    return false;
+  }
   conditions_ = conditions;
+  return true;
 }
 
 std::optional<double> NetworkSimulator::next_due() const {
@@ -76,7 +106,7 @@ std::optional<double> NetworkSimulator::next_due() const {
 }
 
 int NetworkSimulator::queued_bytes(double now) {
-  drain_queue(now);
+  if (take_time(send_clock_, now)) drain_queue(send_clock_.now());
   return queue_bytes_;
 }
 
@@ -98,6 +128,12 @@ double NetworkSimulator::draw_delay() {
 
 void NetworkSimulator::send(double now, std::span<const std::byte> packet) {
   ++stats_.sent;
+  if (failed_) {
+    ++stats_.refused;
+    return;
+  }
+  take_time(send_clock_, now);  // an invalid time sends at the latest valid one
+  now = send_clock_.now();
   if (packet.size() > static_cast<size_t>(mtu_)) {
     ++stats_.too_large;
     return;
@@ -173,10 +209,13 @@ bool NetworkSimulator::enqueue(double due, std::span<const std::byte> packet) {
       streams_[kCorrupt].chance_percent(conditions_.corrupt_percent)) {
     Random& random = streams_[kCorrupt];
     const uint64_t bit_count = packet.size() * 8;
-    const int flips = static_cast<int>(
-        std::min<uint64_t>(static_cast<uint64_t>(random.range(1, conditions_.corrupt_max_bits)), bit_count));
+    // Bounded by the array whatever the conditions say (they are checked, but this write must not depend
+    // on it).
+    const int max_bits = std::clamp(conditions_.corrupt_max_bits, 1, kMaxCorruptBits);
+    const int flips =
+        static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(random.range(1, max_bits)), bit_count));
     // Distinct positions, so exactly `flips` bits differ from what was sent.
-    uint64_t positions[64];
+    uint64_t positions[kMaxCorruptBits];
     for (int i = 0; i < flips; ++i) {
       uint64_t position;
       do {

@@ -101,6 +101,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   endpoint.fragment_above = endpoint.fragment_size;
   endpoint.max_fragments = kMaxFragments[(shape >> 2) & 3];
   endpoint.max_packet_size = std::min(16 * 1024, endpoint.fragment_size * endpoint.max_fragments);
+  // Exactly the fragments max_packet_size needs (EndpointConfig's limits refuse more).
+  endpoint.max_fragments = (endpoint.max_packet_size + endpoint.fragment_size - 1) / endpoint.fragment_size;
   endpoint.sent_packets_buffer_size = kBuffers[(shape >> 4) & 3];
   endpoint.received_packets_buffer_size = kBuffers[(shape >> 6) & 3];
   const uint8_t shape2 = script.byte();

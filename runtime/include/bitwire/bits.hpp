@@ -38,8 +38,8 @@ constexpr int bits_required(T min, T max) {
   }
 }
 
-// All-ones in the low `bits` bits, bits in [1, 64].
-constexpr uint64_t low_mask(int bits) { return ~uint64_t{0} >> (64 - bits); }
+// All-ones in the low `bits` bits, bits in [0, 64] (0 for anything below 1; never a shift by 64).
+constexpr uint64_t low_mask(int bits) { return bits <= 0 ? 0 : ~uint64_t{0} >> (64 - (bits > 64 ? 64 : bits)); }
 
 class BitWriter {
  public:
@@ -140,9 +140,12 @@ class BitReader {
     return true;
   }
 
-  // Precondition: bits in [1, 64] and can_read(bits).
+  // Precondition: bits in [0, 64] and can_read(bits). Reading 0 bits returns 0 and consumes nothing. In a
+  // release build a count outside [0, 64] also returns 0 and consumes nothing (no shift is ever undefined).
   BITWIRE_FORCE_INLINE uint64_t read_bits(int bits) {
+    BITWIRE_ASSERT(bits >= 0 && bits <= 64);
     BITWIRE_ASSERT(can_read(static_cast<size_t>(bits)));
+    if (static_cast<unsigned>(bits) - 1u >= 64u) [[unlikely]] return 0;
     uint64_t value = 0;
     try_read(value, bits);
     return value;

@@ -9,6 +9,9 @@
 
 #include <cstdint>
 
+#include "bitwire/config_table.hpp"
+#include "bitwire/monotonic_time.hpp"
+
 namespace bitwire {
 
 // What a controller sees of the network each tick (all from the endpoint's statistics).
@@ -22,7 +25,8 @@ class CongestionController {
  public:
   virtual ~CongestionController() = default;
 
-  // Feeds the statistics at time `now` (seconds; should not decrease, a step back counts as no time).
+  // Feeds the statistics at time `now` (seconds). A non-finite or out-of-range time is ignored and a step
+  // back counts as no time passing (monotonic_time.hpp).
   virtual void update(double now, const CongestionSignal& signal) = 0;
   // The same with the two figures every controller needs, e.g.
   // update(now, endpoint.rtt_ms(), endpoint.packet_loss_percent()).
@@ -34,6 +38,11 @@ class CongestionController {
   // Back to the state of a new connection.
   virtual void reset() = 0;
 };
+
+// The send rates a controller may publish and a pacer accepts (packets per second): from one packet every
+// ten seconds (a keep-alive) to far beyond any game's tick rate.
+inline constexpr double kMinSendRate = 0.1;
+inline constexpr double kMaxSendRate = 100000.0;
 
 // Every field is a default from the article, or marked where the article leaves the choice to us.
 struct BinaryCongestionConfig {
@@ -51,7 +60,65 @@ struct BinaryCongestionConfig {
   double relapse_window = 10.0;       // falling back to bad within this long of reaching good doubles it
   double halving_period = 10.0;       // each period spent in good mode halves it
   bool start_good = false;            // a new connection starts in bad mode and earns the high rate
+
+  // nullptr when every field is within kBinaryCongestionConfigLimits, else the reason (config_table.hpp).
+  const char* check() const;
+  BinaryCongestionConfig sanitized() const;
 };
+
+inline constexpr auto kBinaryCongestionConfigLimits = config_table(
+    Field<BinaryCongestionConfig, double>{.name = "good_send_rate",
+                                          .member = &BinaryCongestionConfig::good_send_rate,
+                                          .min = kMinSendRate,
+                                          .max = kMaxSendRate,
+                                          .unit = "packets/s"},
+    Field<BinaryCongestionConfig, double>{.name = "bad_send_rate",
+                                          .member = &BinaryCongestionConfig::bad_send_rate,
+                                          .min = kMinSendRate,
+                                          .max = kMaxSendRate,
+                                          .unit = "packets/s"},
+    Field<BinaryCongestionConfig, double>{.name = "rtt_threshold_ms",
+                                          .member = &BinaryCongestionConfig::rtt_threshold_ms,
+                                          .min = 1.0,
+                                          .max = 60000.0,
+                                          .unit = "ms"},
+    Field<BinaryCongestionConfig, double>{.name = "loss_threshold_percent",
+                                          .member = &BinaryCongestionConfig::loss_threshold_percent,
+                                          .min = 0.0,
+                                          .max = 100.0},
+    Field<BinaryCongestionConfig, double>{.name = "min_recover_time",
+                                          .member = &BinaryCongestionConfig::min_recover_time,
+                                          .min = 0.001,
+                                          .max = 3600.0,
+                                          .unit = "s"},
+    Field<BinaryCongestionConfig, double>{
+        .name = "max_recover_time",
+        .member = &BinaryCongestionConfig::max_recover_time,
+        .min = 0.001,
+        .max = 3600.0,
+        .lower = [](const BinaryCongestionConfig& c) { return c.min_recover_time; },
+        .lower_text = "min_recover_time",
+        .unit = "s"},
+    Field<BinaryCongestionConfig, double>{
+        .name = "initial_recover_time",
+        .member = &BinaryCongestionConfig::initial_recover_time,
+        .min = 0.001,
+        .max = 3600.0,
+        .lower = [](const BinaryCongestionConfig& c) { return c.min_recover_time; },
+        .lower_text = "min_recover_time",
+        .upper = [](const BinaryCongestionConfig& c) { return c.max_recover_time; },
+        .upper_text = "max_recover_time",
+        .unit = "s"},
+    Field<BinaryCongestionConfig, double>{.name = "relapse_window",
+                                          .member = &BinaryCongestionConfig::relapse_window,
+                                          .min = 0.0,
+                                          .max = 3600.0,
+                                          .unit = "s"},
+    Field<BinaryCongestionConfig, double>{.name = "halving_period",
+                                          .member = &BinaryCongestionConfig::halving_period,
+                                          .min = 0.001,
+                                          .max = 3600.0,
+                                          .unit = "s"});
 
 enum class CongestionMode : uint8_t { kGood, kBad };
 
@@ -61,6 +128,9 @@ enum class CongestionMode : uint8_t { kGood, kBad };
 // - bad mode: return to good once conditions have stayed good for the recover time without a break;
 // - every halving_period in good mode halves the recover time (clamped to min_recover_time).
 // Conditions are bad when the RTT is above its threshold, the loss above its threshold, or either is NaN.
+//
+// A config check() refuses is not fatal (a controller must always publish a rate): the controller runs on
+// config.sanitized(), logs an error, and error_reason() says what was refused.
 class BinaryCongestionController final : public CongestionController {
  public:
   explicit BinaryCongestionController(const BinaryCongestionConfig& config = {});
@@ -78,16 +148,23 @@ class BinaryCongestionController final : public CongestionController {
   // Times the controller dropped to bad / returned to good since creation or reset.
   uint64_t drops() const { return drops_; }
   uint64_t recoveries() const { return recoveries_; }
+  // The config in use (sanitized).
   const BinaryCongestionConfig& config() const { return config_; }
+  // Why the config given to the constructor was refused, or nullptr.
+  const char* error_reason() const { return error_reason_[0] != 0 ? error_reason_ : nullptr; }
+  // Times update() ignored (non-finite or out of range) or clamped (a step back), since creation or reset.
+  uint64_t time_invalid() const { return clock_.ignored(); }
+  uint64_t time_backwards() const { return clock_.backwards(); }
 
  private:
   bool conditions_bad(const CongestionSignal& signal) const;
 
   BinaryCongestionConfig config_;
+  char error_reason_[kConfigReasonBytes] = {};
+  MonotonicTime clock_;
   CongestionMode mode_ = CongestionMode::kBad;
   double recover_time_ = 0.0;
-  bool started_ = false;  // an update has set `last_update_`
-  double last_update_ = 0.0;
+  bool started_ = false;       // an update has run since creation or reset
   double mode_entered_ = 0.0;  // when the current mode began
   bool good_streak_ = false;   // bad mode: conditions have been good since `good_since_`
   double good_since_ = 0.0;
@@ -98,15 +175,26 @@ class BinaryCongestionController final : public CongestionController {
 
 // Turns a rate into send decisions at tick granularity: due() says whether to send a packet now, and
 // keeps the average at the rate while the caller polls at least as often as it is asked to send.
+// A rate outside [kMinSendRate, kMaxSendRate] (zero, negative, NaN, infinite) is clamped into it (NaN to
+// the minimum) and counted, so no input freezes the pacer; a rate increase applies from the last send, not
+// from a schedule made at the old rate. Time: as CongestionController::update (an invalid time: not due).
 class SendPacer {
  public:
-  // True when a packet should go out at `now` for `packets_per_second` (> 0).
+  // True when a packet should go out at `now` for `packets_per_second`.
   bool due(double now, double packets_per_second);
+  // Forgets the schedule (the next due() sends); keeps the counters.
   void reset() { started_ = false; }
 
+  uint64_t rates_clamped() const { return rates_clamped_; }  // due() calls with a rate outside the limits
+  uint64_t time_invalid() const { return clock_.ignored(); }
+  uint64_t time_backwards() const { return clock_.backwards(); }
+
  private:
+  MonotonicTime clock_;
   bool started_ = false;
+  double last_send_ = 0.0;
   double next_send_ = 0.0;
+  uint64_t rates_clamped_ = 0;
 };
 
 }  // namespace bitwire

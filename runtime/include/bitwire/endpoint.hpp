@@ -17,7 +17,8 @@
 //
 //   each tick:
 //     endpoint.update(now);                                  // sets the time every send/receive uses
-//     for each datagram from the socket: endpoint.receive_packet(data, size);
+//     for each datagram from the socket: endpoint.receive_packet(data, size, arrival_time);
+//                                            // arrival_time: when the transport got it (or leave it out)
 //     for (uint16_t acked : endpoint.acks()) { ... }         // or use callbacks.on_ack
 //     endpoint.clear_acks();
 //     endpoint.send_packet(payload, payload_size);           // header + fragmentation + transmit
@@ -25,13 +26,26 @@
 //
 // Contracts:
 // - Wire: reliable 1.0 (wire-format.md section 2; docs/packets.md has every byte), optionally inside the
-//   integrity envelope (envelope.hpp): [crc32 LE][packet].
+//   integrity envelope (envelope.hpp): [crc32 LE][packet]. With the envelope (by default) packets also
+//   carry the ack delay extension (PacketHeader), which makes RTT samples exact; with the envelope off
+//   the bytes are raw reliable 1.0.
 // - Memory: every buffer is sized from the config and allocated in the constructor; send_packet,
 //   receive_packet, update, reset and the getters never allocate, whatever a peer sends.
 // - Untrusted input: receive_packet() accepts any bytes. A bad datagram is dropped with a ReceiveResult that
 //   says why, one counter incremented and a debug-level log line; it never asserts, throws or crashes.
 // - A payload above max_packet_size is refused by send_packet (false, packets_too_large_to_send, an
-//   error log line). A bad config is asserted in debug builds and clamped into range in release.
+//   error log line).
+// - Construction never aborts and never clamps silently. A config that fails check() (the limits are in
+//   kEndpointConfigLimits and docs/packets.md), or a null transmit or process callback, leaves the endpoint
+//   failed: failed() is true and error_reason() says which field or callback, its value and the legal
+//   range. A failed endpoint allocates only a minimal placeholder, never calls a callback, and refuses
+//   every call: send_packet returns false, receive_packet returns kEndpointFailed, update does nothing;
+//   each refusal counts in calls_refused. The state is sticky: build a new endpoint with a good config.
+// - Time: update(now) ignores a non-finite time or one beyond +-kMaxTimeSeconds (time_invalid) and treats
+//   a step back as no time passing (time_backwards); see monotonic_time.hpp. The constructor's `now` is
+//   taken the same way (0 when invalid).
+// - The config's name is copied (at most kEndpointNameBytes - 1 bytes, truncated beyond); the caller's
+//   string need not outlive the constructor.
 // - A moved-from Endpoint may only be destroyed or assigned to.
 // - Callbacks are plain function pointers plus a context pointer; they run synchronously inside
 //   send_packet / receive_packet. The bytes they are given are valid only during the call. process and
@@ -56,7 +70,10 @@
 #include <memory>
 #include <span>
 
+#include "bitwire/config_table.hpp"
+#include "bitwire/datagram.hpp"
 #include "bitwire/envelope.hpp"
+#include "bitwire/monotonic_time.hpp"
 #include "bitwire/sequence.hpp"
 
 namespace bitwire {
@@ -67,26 +84,46 @@ inline constexpr size_t kMinPacketHeaderBytes = 4;  // prefix, sequence (2), one
 inline constexpr size_t kMaxPacketHeaderBytes = 9;  // prefix, sequence (2), ack (2), ack_bits (4)
 inline constexpr size_t kFragmentHeaderBytes = 5;   // prefix (= 1), sequence (2), id, count - 1
 inline constexpr int kMaxFragmentsLimit = 256;      // the count byte stores count - 1
+inline constexpr size_t kAckDelayBytes = 2;         // the ack delay extension (not reliable 1.0)
 
 // The acknowledgment state a packet carries. ack_bits bit n set means sequence (ack - n) mod 65536 was
 // received (bit 0 is `ack` itself), as reliable 1.0 defines it.
+//
+// The ack delay extension (bitwire's, docs/packets.md section 1.5; never in raw reliable 1.0): prefix bit 6
+// set and two bytes after ack_bits. They name one received packet, (ack - ack_delay_offset) mod 65536,
+// and how long it waited at this end before this packet was sent; the peer turns that into an exact RTT
+// sample: (arrival of this packet - when it sent the named one) - the delay.
 struct PacketHeader {
   uint16_t sequence = 0;
   uint16_t ack = 0;
   uint32_t ack_bits = 0;
+  bool has_ack_delay = false;    // the extension is present
+  uint8_t ack_delay_offset = 0;  // the packet timed is ack - ack_delay_offset
+  uint8_t ack_delay = 0;         // its wait, as a code: ack_delay_ms(ack_delay)
   friend bool operator==(const PacketHeader&, const PacketHeader&) = default;
 };
 
-// Writes the one canonical encoding of `header` (4..9 bytes) to `out` (room for kMaxPacketHeaderBytes).
-// Returns the number of bytes written.
+// Ack delay code <-> milliseconds: codes 0..127 are 0..127 ms (1 ms steps), codes 128..255 are
+// 128 + 8 * (code - 128) ms, i.e. 128..1144 ms (8 ms steps).
+inline constexpr double kMaxAckDelayMs = 1144.0;
+double ack_delay_ms(uint8_t code);
+// The step of the code's scale at `code` (1 or 8 ms): a decoded delay is within half of it of the truth.
+double ack_delay_step_ms(uint8_t code);
+// The code nearest to `delay_ms`; -1 when it is negative beyond rounding, NaN, or above what the code
+// holds (kMaxAckDelayMs + 4 ms): the extension is then left out and the peer takes no sample.
+int ack_delay_code(double delay_ms);
+
+// Writes the one canonical encoding of `header` (4..9 bytes, + kAckDelayBytes with the extension) to
+// `out` (room for kMaxPacketHeaderBytes + kAckDelayBytes). Returns the number of bytes written.
 size_t write_packet_header(const PacketHeader& header, uint8_t* out);
 
-// Reads a regular packet header from untrusted bytes. Returns the header's size in bytes (4..9), or 0 when
-// the bytes are shorter than the header they announce, the prefix marks a fragment or sets bits 6..7, or
-// the encoding is not the canonical one (reserved prefix bits, an ack_bits byte sent although it is 0xFF,
-// a two-byte ack whose difference fits one byte). `reason`, when given, receives a static description.
+// Reads a regular packet header from untrusted bytes. Returns the header's size in bytes (4..10), or 0
+// when the bytes are shorter than the header they announce, the prefix marks a fragment or sets bit 7 (or
+// bit 6 when `ack_delay` is false: the extension is refused unless enabled), or the encoding is not the
+// canonical one (an ack_bits byte sent although it is 0xFF, a two-byte ack whose difference fits one
+// byte). `reason`, when given, receives a static description.
 size_t read_packet_header(const uint8_t* data, size_t size, PacketHeader& header,
-                          const char** reason = nullptr);
+                          const char** reason = nullptr, bool ack_delay = false);
 
 // The fixed part of a fragment (5 bytes): the sequence of the whole packet, this fragment's index, and the
 // number of fragments (1..256, stored minus one).
@@ -102,14 +139,36 @@ void write_fragment_header(const FragmentHeader& header, uint8_t* out);
 
 // ---- Configuration ------------------------------------------------------------------------------------
 
+// Whether packets carry the ack delay extension (PacketHeader). Both ends must agree, as on the envelope.
+enum class AckDelayMode : uint8_t {
+  kWithEnvelope,  // on exactly when the envelope is on: raw reliable 1.0 (envelope off) stays byte-exact
+  kOn,            // always (e.g. under a transport that replaces the envelope)
+  kOff,           // never: RTT samples then include the time each ack waited at the peer
+};
+
+// The largest fragment_size: a fragment datagram (envelope, fragment header, embedded packet header, data)
+// must fit one UDP datagram.
+// The header counted is the largest, with the ack delay extension, whatever the config's ack_delay.
+inline constexpr int kMaxFragmentSize = static_cast<int>(kMaxUdpPayloadBytes - Envelope::kBytes -
+                                                         kFragmentHeaderBytes - kMaxPacketHeaderBytes -
+                                                         kAckDelayBytes);
+// The largest fragment_above: a regular packet datagram must fit one UDP datagram.
+inline constexpr int kMaxFragmentAbove =
+    static_cast<int>(kMaxUdpPayloadBytes - Envelope::kBytes - kMaxPacketHeaderBytes - kAckDelayBytes);
+// The most memory one endpoint may allocate (Endpoint::memory_required); a config above it is refused.
+// 64 MiB: 64 reassembly slots of 1 MiB packets, or the largest sequence buffers many times over.
+inline constexpr size_t kMaxEndpointMemoryBytes = size_t{64} << 20;
+// Bytes of the endpoint's copy of its name, terminating zero included.
+inline constexpr size_t kEndpointNameBytes = 32;
+
 struct EndpointConfig {
-  const char* name = "endpoint";       // label in log lines (not copied: must outlive the endpoint)
+  const char* name = "endpoint";       // label in log lines; copied, truncated to kEndpointNameBytes - 1
   int max_packet_size = 16 * 1024;     // largest payload send_packet accepts / reassembly delivers (bytes)
   int fragment_above = 1024;           // payloads larger than this are sent as fragments (bytes)
   int fragment_size = 1024;            // payload bytes per fragment; all but the last carry exactly this
-  int max_fragments = 16;              // fragments per packet, 1..256; max_packet_size must fit in
-                                       // max_fragments * fragment_size (clamped to it otherwise)
-  int sent_packets_buffer_size = 256;  // sent packets remembered for acks/RTT/loss (rounded up to 2^k)
+  int max_fragments = 16;              // fragments per packet, 1..256: exactly the number max_packet_size
+                                       // needs, ceil(max_packet_size / fragment_size)
+  int sent_packets_buffer_size = 256;  // sent packets remembered for acks/RTT/loss, >= 2 (rounded up to 2^k)
   int received_packets_buffer_size = 256;    // received sequences remembered for duplicate detection (2^k)
   int fragment_reassembly_buffer_size = 256;  // window of packet sequences that may be in reassembly (2^k);
                                               // fragments may run half of it ahead of the newest received
@@ -135,12 +194,131 @@ struct EndpointConfig {
   int packet_header_size = 28;               // bytes of IP + UDP header counted per datagram in bandwidth
   bool envelope = true;                      // put [crc32] in front of every datagram and check it on receive
   uint64_t protocol_id = 0;                  // folded into the crc32 (never sent); both ends must agree
+  AckDelayMode ack_delay = AckDelayMode::kWithEnvelope;  // the ack delay extension: exact RTT samples
 
-  // Returns nullptr when every field is in range, else a description of the first that is not.
+  // Returns nullptr when every field is in range (kEndpointConfigLimits), else the reason for the first
+  // that is not: the field, its value and its legal range (a per-thread buffer; see config_table.hpp).
   const char* check() const;
-  // This config with every field clamped into range (what the endpoint actually uses).
+  // This config with every field clamped into its range; check() accepts the result.
   EndpointConfig sanitized() const;
 };
+
+namespace detail {
+// The bytes an endpoint with exactly this config allocates (no sanitizing; fields assumed in range).
+size_t endpoint_memory_bytes(const EndpointConfig& config);
+// The most reassembly slots that keep `config` within kMaxEndpointMemoryBytes.
+int endpoint_max_reassembly_slots(const EndpointConfig& config);
+}  // namespace detail
+
+// The limits of every EndpointConfig field, in the order they are checked (a bound computed from other
+// fields reads only fields above it). check() and sanitized() are derived from this table alone.
+inline constexpr auto kEndpointConfigLimits = config_table(
+    Field<EndpointConfig, int>{.name = "fragment_size",
+                               .member = &EndpointConfig::fragment_size,
+                               .min = 1,
+                               .max = kMaxFragmentSize,
+                               .unit = "bytes"},
+    Field<EndpointConfig, int>{
+        .name = "max_packet_size",
+        .member = &EndpointConfig::max_packet_size,
+        .min = 1,
+        .max = kMaxFragmentsLimit * kMaxFragmentSize,
+        .upper = [](const EndpointConfig& c) { return kMaxFragmentsLimit * c.fragment_size; },
+        .upper_text = "256 * fragment_size",
+        .unit = "bytes"},
+    Field<EndpointConfig, int>{.name = "max_fragments",
+                               .member = &EndpointConfig::max_fragments,
+                               .min = 1,
+                               .max = kMaxFragmentsLimit,
+                               .lower =
+                                   [](const EndpointConfig& c) {
+                                     return (c.max_packet_size + c.fragment_size - 1) / c.fragment_size;
+                                   },
+                               .lower_text = "ceil(max_packet_size / fragment_size)",
+                               .upper =
+                                   [](const EndpointConfig& c) {
+                                     return (c.max_packet_size + c.fragment_size - 1) / c.fragment_size;
+                                   },
+                               .upper_text = "ceil(max_packet_size / fragment_size)"},
+    Field<EndpointConfig, int>{.name = "fragment_above",
+                               .member = &EndpointConfig::fragment_above,
+                               .min = 0,
+                               .max = kMaxFragmentAbove,
+                               .upper = [](const EndpointConfig& c) { return c.max_packet_size; },
+                               .upper_text = "max_packet_size",
+                               .unit = "bytes"},
+    Field<EndpointConfig, int>{.name = "sent_packets_buffer_size",
+                               .member = &EndpointConfig::sent_packets_buffer_size,
+                               .min = 2,
+                               .max = 32768,
+                               .power_of_two = true},
+    Field<EndpointConfig, int>{.name = "received_packets_buffer_size",
+                               .member = &EndpointConfig::received_packets_buffer_size,
+                               .min = 1,
+                               .max = 32768,
+                               .power_of_two = true},
+    Field<EndpointConfig, int>{.name = "fragment_reassembly_buffer_size",
+                               .member = &EndpointConfig::fragment_reassembly_buffer_size,
+                               .min = 1,
+                               .max = 32768,
+                               .power_of_two = true},
+    Field<EndpointConfig, int>{
+        .name = "max_sequence_jump", .member = &EndpointConfig::max_sequence_jump, .min = 1, .max = 32767},
+    Field<EndpointConfig, int>{.name = "sequence_resync_packets",
+                               .member = &EndpointConfig::sequence_resync_packets,
+                               .min = 1,
+                               .max = 64},
+    Field<EndpointConfig, int>{
+        .name = "ack_buffer_size", .member = &EndpointConfig::ack_buffer_size, .min = 1, .max = 65536},
+    Field<EndpointConfig, int>{
+        .name = "rtt_history_size", .member = &EndpointConfig::rtt_history_size, .min = 1, .max = 65536},
+    Field<EndpointConfig, float>{.name = "rtt_smoothing_factor",
+                                 .member = &EndpointConfig::rtt_smoothing_factor,
+                                 .min = 0.001f,
+                                 .max = 1.0f},
+    Field<EndpointConfig, float>{.name = "jitter_smoothing_factor",
+                                 .member = &EndpointConfig::jitter_smoothing_factor,
+                                 .min = 0.001f,
+                                 .max = 1.0f},
+    Field<EndpointConfig, int>{
+        .name = "packet_loss_window", .member = &EndpointConfig::packet_loss_window, .min = 1, .max = 65536},
+    Field<EndpointConfig, double>{.name = "packet_loss_min_age",
+                                  .member = &EndpointConfig::packet_loss_min_age,
+                                  .min = 0.001,
+                                  .max = 60.0,
+                                  .unit = "s"},
+    Field<EndpointConfig, double>{.name = "packet_loss_unknown_rtt_age",
+                                  .member = &EndpointConfig::packet_loss_unknown_rtt_age,
+                                  .min = 0.001,
+                                  .max = 60.0,
+                                  .unit = "s"},
+    Field<EndpointConfig, float>{.name = "bandwidth_smoothing_factor",
+                                 .member = &EndpointConfig::bandwidth_smoothing_factor,
+                                 .min = 0.001f,
+                                 .max = 1.0f},
+    Field<EndpointConfig, double>{.name = "bandwidth_sample_interval",
+                                  .member = &EndpointConfig::bandwidth_sample_interval,
+                                  .min = 0.001,
+                                  .max = 60.0,
+                                  .unit = "s"},
+    Field<EndpointConfig, int>{.name = "packet_header_size",
+                               .member = &EndpointConfig::packet_header_size,
+                               .min = 0,
+                               .max = 256,
+                               .unit = "bytes"},
+    // Before reassembly_slots: the transmit buffer's size (in the memory cap) depends on it.
+    Field<EndpointConfig, AckDelayMode>{.name = "ack_delay",
+                                        .member = &EndpointConfig::ack_delay,
+                                        .min = AckDelayMode::kWithEnvelope,
+                                        .max = AckDelayMode::kOff},
+    // Last: the memory cap reads every other field.
+    Field<EndpointConfig, int>{
+        .name = "reassembly_slots",
+        .member = &EndpointConfig::reassembly_slots,
+        .min = 1,
+        .max = 1024,
+        .upper = &detail::endpoint_max_reassembly_slots,
+        .upper_text = "what keeps memory_required() within kMaxEndpointMemoryBytes (64 MiB)"});
 
 // ---- Callbacks ----------------------------------------------------------------------------------------
 
@@ -175,6 +353,7 @@ enum class ReceiveResult : uint8_t {
   kFragmentTooFarAhead,  // beyond the reassembly margin after the newest received  (fragments_too_far_ahead)
   kFragmentConflict,     // disagrees with its packet's stored fragments; that reassembly is dropped
                          //                                                       (fragments_conflicting)
+  kEndpointFailed,       // the endpoint failed at construction and refuses every call   (calls_refused)
 };
 const char* to_string(ReceiveResult result);
 
@@ -202,6 +381,11 @@ struct EndpointCounters {
   uint64_t fragments_too_far_ahead = 0;       // dropped: fragment beyond the reassembly margin
   uint64_t fragments_conflicting = 0;         // dropped with their reassembly: count or bytes disagree
   uint64_t sequence_resyncs = 0;              // receive side moved to a far-away peer sequence
+  uint64_t time_invalid = 0;                  // update() times ignored: non-finite or beyond kMaxTimeSeconds
+  uint64_t time_backwards = 0;                // update() times earlier than the current one (time kept)
+  uint64_t calls_refused = 0;                 // calls refused because the endpoint failed() at construction
+  uint64_t ack_delays_unusable = 0;  // ack delay reports that gave no RTT sample: the packet named is not
+                                     // in the sent window, or the delay exceeds the time since it was sent
   friend bool operator==(const EndpointCounters&, const EndpointCounters&) = default;
 };
 
@@ -217,10 +401,17 @@ class Endpoint {
   Endpoint(Endpoint&&) noexcept;
   Endpoint& operator=(Endpoint&&) noexcept;
 
-  // Replaces the callbacks (e.g. once the owning object has its final address).
-  void set_callbacks(const EndpointCallbacks& callbacks);
+  // Replaces the callbacks (e.g. once the owning object has its final address). Returns false and keeps
+  // the old ones when transmit or process is null.
+  bool set_callbacks(const EndpointCallbacks& callbacks);
 
-  // Sets the current time (seconds, any origin, non-decreasing) and advances the statistics.
+  // True when construction refused the config or the callbacks (see the contracts above); sticky.
+  bool failed() const;
+  // Why the endpoint failed, or nullptr.
+  const char* error_reason() const;
+
+  // Sets the current time (seconds, any origin) and advances the statistics. A non-finite or out-of-range
+  // time is ignored and a step back is no time passing; both are counted (see the contracts above).
   void update(double now);
 
   // Sends one packet: assigns the next sequence, writes the ack header, records it for acks and RTT, and
@@ -234,6 +425,11 @@ class Endpoint {
   ReceiveResult receive_packet(std::span<const uint8_t> data) {
     return receive_packet(data.data(), data.size());
   }
+  // The same, for a datagram that reached the host at `arrival_time` (same clock as update(), <= the
+  // current time; a later, NaN or infinite one is read as the current time). A game that drains its
+  // socket once per tick passes the arrival time its transport recorded, so that the time a datagram
+  // waited for the tick is not counted in the RTT (nor in the ack delay this endpoint reports).
+  ReceiveResult receive_packet(const uint8_t* data, size_t size, double arrival_time);
 
   // Newly acked sequences since the last clear_acks(), oldest first (at most ack_buffer_size).
   std::span<const uint16_t> acks() const;
@@ -250,24 +446,28 @@ class Endpoint {
 
   // ---- Statistics (feed congestion control with rtt_ms() and packet_loss_percent()) ----
   double time() const;
+  // RTT samples: see docs/packets.md section 4 (with the ack delay extension each is exact: the peer's
+  // hold time is subtracted). Arrival times are those given to receive_packet (default: time()).
   double rtt_ms() const;      // smoothed RTT (exponential moving average); 0 before the first sample
   double rtt_min_ms() const;  // over the last rtt_history_size samples; 0 when there are none
   double rtt_max_ms() const;
   double rtt_avg_ms() const;
-  double jitter_ms() const;            // smoothed |RTT sample - smoothed RTT|
+  double jitter_ms() const;            // smoothed |RTT sample - smoothed RTT|: ~0 on a steady link
   double packet_loss_percent() const;  // lost / judged over the loss window, 0..100
   double sent_kbps() const;            // datagram bytes sent (+ packet_header_size each), smoothed
   double received_kbps() const;        // datagram bytes of accepted packets received, smoothed
   double acked_kbps() const;           // datagram bytes of packets newly acked, smoothed
   const EndpointCounters& counters() const;
 
-  const EndpointConfig& config() const;  // the sanitized config in use
+  const EndpointConfig& config() const;  // the config in use (a minimal placeholder when failed())
   // Bytes this endpoint allocated at construction (every buffer; excludes sizeof(Endpoint)).
   size_t memory_bytes() const;
-  // What an endpoint with this config allocates, without building one.
+  // What an endpoint with this config allocates, without building one (the sanitized config's figure for
+  // a config check() refuses). Never above kMaxEndpointMemoryBytes.
   static size_t memory_required(const EndpointConfig& config);
 
  private:
+  friend size_t detail::endpoint_memory_bytes(const EndpointConfig& config);
   struct State;
   std::unique_ptr<State> state_;
 };

@@ -12,7 +12,9 @@
 //   the caller's context. A caller's transmit, when given, is called as well (after the datagram is on
 //   the link) to observe what was sent.
 // - Time: update(now) sets the link's clock; datagrams sent afterwards leave at that time. Update the
-//   endpoints first, so that what the link delivers is received at the current time.
+//   endpoints first: the link hands each datagram over with the time it arrived (its due time, <= now),
+//   as a transport that timestamps arrivals does, so the endpoints' RTT does not include the wait for
+//   the tick.
 // - The link must outlive the endpoints whose callbacks it made; it cannot move (they point into it).
 // - Memory is fixed at construction (the two simulators); nothing allocates afterwards.
 #pragma once
@@ -62,8 +64,8 @@ class Link {
   // The simulator of the direction leaving `from` (conditions, statistics).
   NetworkSimulator& leaving(LinkSide from) { return from == LinkSide::kA ? a_to_b_ : b_to_a_; }
   const NetworkSimulator& leaving(LinkSide from) const { return from == LinkSide::kA ? a_to_b_ : b_to_a_; }
-  // Sets the conditions of both directions.
-  void set_conditions(const NetworkConditions& conditions);
+  // Sets the conditions of both directions; false (nothing changed) when conditions.check() refuses them.
+  bool set_conditions(const NetworkConditions& conditions);
 
   double time() const { return now_; }
 

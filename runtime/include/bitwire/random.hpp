@@ -54,9 +54,18 @@ class Random {
     }
   }
 
-  // Uniform in [low, high], both included; requires low <= high.
+  // Uniform in [low, high], both included, for any pair including [INT64_MIN, INT64_MAX]. The distance is
+  // taken in unsigned arithmetic, so no extreme range overflows. low > high is a caller bug: the bounds are
+  // swapped.
   int64_t range(int64_t low, int64_t high) {
-    return low + static_cast<int64_t>(below(static_cast<uint64_t>(high - low) + 1));
+    if (low > high) {
+      const int64_t swap = low;
+      low = high;
+      high = swap;
+    }
+    const uint64_t span = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);  // exact mod 2^64
+    const uint64_t offset = span == UINT64_MAX ? next() : below(span + 1);
+    return static_cast<int64_t>(static_cast<uint64_t>(low) + offset);  // in [low, high]: no wrap in int64
   }
 
   // True with the given probability in percent (<= 0: never, >= 100: always).

@@ -10,7 +10,7 @@
 // - Fragments are validated by the caller (id < count <= max_fragments, non-final fragments exactly
 //   fragment_size bytes, the final one 1..fragment_size). The reassembler checks that every fragment of
 //   one sequence agrees with the first stored: a fragment whose count differs, or that repeats an index
-//   with different bytes (or, for fragment 0, a different embedded ack header), is a conflict. A conflict
+//   with different bytes (or, for fragment 0, a different embedded ack header, ack delay extension included), is a conflict. A conflict
 //   drops that one reassembly and the fragment; no other packet is touched, and the conflicting bytes are
 //   never delivered. Fragments that agree are indistinguishable from the genuine ones: without
 //   authentication a forged fragment that arrives first and agrees on the count is delivered as part of
@@ -42,13 +42,23 @@ enum class FragmentResult : uint8_t {
   kConflict,   // disagrees with the fragments already stored: that reassembly was dropped
 };
 
+// The acknowledgment part of the header embedded in fragment 0 (PacketHeader without the sequence):
+// carried into the completed packet, and compared when fragment 0 repeats.
+struct EmbeddedAck {
+  uint16_t ack = 0;
+  uint32_t ack_bits = 0;
+  bool has_ack_delay = false;    // the ack delay extension was present
+  uint8_t ack_delay_offset = 0;  // it times packet ack - ack_delay_offset
+  uint8_t ack_delay = 0;         // its code (ack_delay_ms)
+  friend bool operator==(const EmbeddedAck&, const EmbeddedAck&) = default;
+};
+
 // A completed packet: its payload and the ack header fragment 0 carried.
 struct ReassembledPacket {
   const uint8_t* data = nullptr;
   size_t size = 0;
   uint16_t sequence = 0;
-  uint16_t ack = 0;
-  uint32_t ack_bits = 0;
+  EmbeddedAck header;       // fragment 0's embedded acknowledgment fields
   uint32_t wire_bytes = 0;  // the sum of the wire_bytes passed with its fragments
 };
 
@@ -61,10 +71,15 @@ class Reassembler {
   Reassembler(Reassembler&&) noexcept = default;
   Reassembler& operator=(Reassembler&&) noexcept = default;
 
-  // Stores fragment `id` of `count` of packet `sequence`. `ack`/`ack_bits` are fragment 0's embedded
-  // header (ignored for other ids). `wire_bytes` is added up for the packet's bandwidth accounting.
+  // Stores fragment `id` of `count` of packet `sequence`. `header` is fragment 0's embedded acknowledgment
+  // fields (ignored for other ids). `wire_bytes` is added up for the packet's bandwidth accounting.
   FragmentResult add(uint16_t sequence, uint32_t id, uint32_t count, const uint8_t* body, size_t body_size,
-                     uint16_t ack, uint32_t ack_bits, uint32_t wire_bytes);
+                     const EmbeddedAck& header, uint32_t wire_bytes);
+  // The same, for a header without the ack delay extension.
+  FragmentResult add(uint16_t sequence, uint32_t id, uint32_t count, const uint8_t* body, size_t body_size,
+                     uint16_t ack, uint32_t ack_bits, uint32_t wire_bytes) {
+    return add(sequence, id, count, body, body_size, EmbeddedAck{ack, ack_bits}, wire_bytes);
+  }
 
   // The packet the last add() completed (valid after kComplete, until the next add() or reset()).
   const ReassembledPacket& completed() const { return completed_; }
@@ -93,8 +108,7 @@ class Reassembler {
     uint64_t have[4] = {};   // bit i: fragment i stored
     uint32_t last_size = 0;  // payload bytes of the final fragment, once stored
     uint32_t wire_bytes = 0;
-    uint32_t ack_bits = 0;
-    uint16_t ack = 0;
+    EmbeddedAck header;  // fragment 0's, once stored
     uint16_t sequence = 0;
     uint16_t fragment_count = 0;
     uint16_t fragments_stored = 0;

@@ -1,9 +1,14 @@
 // 16-bit wrapping sequence numbers and SequenceBuffer<T>, the ring the endpoint keeps its sent, received and
 // reassembly records in.
 //
-// Sequence numbers wrap at 65536. `a` is newer than `b` when it is ahead by 1..32768 steps going forward
-// (reliable 1.0, wire-format.md section 2); exactly 32768 apart, each counts as newer than the other going
-// forward from the smaller, which is the published rule and kept as is.
+// Sequence numbers wrap at 65536. One rule decides order, and both functions below derive from it:
+//   sequence_difference(a, b) is the signed step count from b to a of smallest magnitude, in
+//   [-32767, 32767]; at exactly half the range (32768 apart) both directions are equally short, and the
+//   numerically larger sequence counts as the newer one: +32768 when a > b, -32768 when a < b.
+//   sequence_greater_than(a, b) == (sequence_difference(a, b) > 0).
+// This is reliable 1.0's comparison (wire-format.md section 2) exactly, including its half-range case, so
+// interop is unchanged; the difference agrees with it everywhere and is antisymmetric:
+// sequence_difference(a, b) == -sequence_difference(b, a), and b + sequence_difference(a, b) == a mod 65536.
 #pragma once
 
 #include <cstddef>
@@ -14,20 +19,22 @@
 
 namespace bitwire {
 
+// Signed distance from s2 to s1 by the rule above, in [-32768, 32768]: positive when s1 is newer.
+constexpr int sequence_difference(uint16_t s1, uint16_t s2) {
+  const int forward = static_cast<uint16_t>(s1 - s2);  // 0..65535 steps forward from s2 to s1
+  if (forward < 32768) return forward;
+  if (forward > 32768) return forward - 65536;
+  return s1 > s2 ? 32768 : -32768;
+}
+
 // True when s1 is newer than s2 (modulo 65536).
 constexpr bool sequence_greater_than(uint16_t s1, uint16_t s2) {
-  return (s1 > s2 && s1 - s2 <= 32768) || (s1 < s2 && s2 - s1 > 32768);
+  return sequence_difference(s1, s2) > 0;
 }
 
 // True when s1 is older than s2 (modulo 65536).
 constexpr bool sequence_less_than(uint16_t s1, uint16_t s2) {
   return sequence_greater_than(s2, s1);
-}
-
-// Signed distance from s2 forward to s1, in [-32768, 32767]: positive when s1 is newer. For two sequences
-// exactly 32768 apart the result is -32768.
-constexpr int sequence_difference(uint16_t s1, uint16_t s2) {
-  return static_cast<int16_t>(static_cast<uint16_t>(s1 - s2));
 }
 
 // A ring of `capacity` entries indexed by 16-bit sequence number: O(1) insert, find and remove.

@@ -333,11 +333,30 @@ BITWIRE_FORCE_INLINE bool serialize_fixed(Stream& stream, T& raw, int64_t min_un
 }
 
 // Converts a real value to a Q-format raw value, rounding ties half away from zero (the wire never
-// rounds; this is the one place a value is quantized). Precondition: the result fits T.
+// rounds; this is the one place a value is quantized). A result beyond T saturates at T's minimum or
+// maximum, and NaN gives 0, in every build (a cast of an out-of-range double to an integer would be
+// undefined behaviour).
 template <int FractionBits, typename T>
 inline T to_fixed(double value) {
   // std::round is exact and rounds halfway cases away from zero; floor(x + 0.5) would round the sum first.
-  return static_cast<T>(std::round(std::ldexp(value, FractionBits)));
+  const double scaled = std::round(std::ldexp(value, FractionBits));
+  if (std::isnan(scaled)) return T{0};
+  // T's limits as doubles: the minimum (0 or -2^(n-1)) is exact, and 2^(n-1) or 2^n is the first value
+  // past the maximum, so the comparisons are exact too.
+  constexpr bool kSigned = std::is_signed_v<T> || std::is_same_v<T, int128_t>;
+  constexpr int kValueBits = static_cast<int>(sizeof(T) * 8) - (kSigned ? 1 : 0);
+  constexpr double kLimit = [] {
+    double limit = 1.0;
+    for (int i = 0; i < kValueBits; ++i) limit *= 2.0;
+    return limit;
+  }();
+  constexpr double kMin = kSigned ? -kLimit : 0.0;
+  // 2^kValueBits - 1, built without overflow (the double kLimit - 1 is not exact for 64 bits and more).
+  constexpr T kHalf = static_cast<T>(1) << (kValueBits - 1);
+  constexpr T kMax = static_cast<T>(kHalf - 1 + kHalf);
+  if (scaled < kMin) return static_cast<T>(kMin);
+  if (scaled >= kLimit) return kMax;
+  return static_cast<T>(scaled);
 }
 
 template <int FractionBits, typename T>
@@ -635,16 +654,6 @@ BITWIRE_FORCE_INLINE bool serialize_check(Stream& stream, uint32_t magic = kChec
 
 // ---- whole objects ----
 
-// Writes `object` (anything with `template <typename S> bool serialize(S&)`) into `buffer` and returns the
-// bytes used. Precondition: the buffer holds the object (measure_bits or a generated MaxBytes tells).
-template <typename T>
-inline size_t write_object(std::span<std::byte> buffer, T& object) {
-  WriteStream stream(buffer);
-  object.serialize(stream);
-  stream.flush();
-  return stream.bytes_processed();
-}
-
 struct ValidateResult {
   WriteError error = WriteError::kNone;
   size_t error_bit = 0;  // bits counted before the refused operation
@@ -671,6 +680,18 @@ inline size_t measure_bits(T& object) {
   MeasureStream stream;
   object.serialize(stream);
   return stream.bits_processed();
+}
+
+// Writes `object` (anything with `template <typename S> bool serialize(S&)`) into `buffer` and returns the
+// bytes used, or 0 (nothing written) when the buffer is smaller than measure_bits(object): never a byte
+// past the span, in any build. A generated MaxBytes is a size that always fits.
+template <typename T>
+inline size_t write_object(std::span<std::byte> buffer, T& object) {
+  if (measure_bits(object) > buffer.size() * 8) return 0;
+  WriteStream stream(buffer);
+  object.serialize(stream);
+  stream.flush();
+  return stream.bytes_processed();
 }
 
 struct ReadResult {
