@@ -9,7 +9,8 @@
 #   dispatch.cpp  includes the header, builds a MessagePool on message_factory() and writes and reads a
 #                 message of a type chosen at run time through serialize_message(stream, pool, handle):
 #                 the file that instantiates every message's serialize for the four stream kinds
-# Prints wall time and peak memory (GNU time) per compiler and file. Measures; asserts nothing.
+# Prints CPU time (user + system: the figure to read on a shared machine), wall time and peak memory (GNU
+# time) per compiler and file. Measures; asserts nothing.
 set -euo pipefail
 
 if [[ $# -lt 1 ]]; then
@@ -69,9 +70,11 @@ CPP
 
 for compiler in "${compilers[@]}"; do
   for file in include dispatch; do
-    /usr/bin/time -f "%e s %M KB" -o "$work/time.txt" \
+    /usr/bin/time -f "%U %S %e %M" -o "$work/time.txt" \
       "$compiler" -std=c++20 -O2 -c -I"$work" -I"$root/runtime/include" "$work/$file.cpp" -o "$work/$file.o"
-    read -r seconds _ kb _ <"$work/time.txt"
-    echo "$compiler -O2 $file.cpp: ${seconds} s wall, $(( kb / 1024 )) MB peak, object $(wc -c <"$work/$file.o") bytes"
+    read -r user system wall kb <"$work/time.txt"
+    cpu=$(awk -v u="$user" -v s="$system" 'BEGIN { printf "%.1f", u + s }')
+    echo "$compiler -O2 $file.cpp: ${cpu} s CPU (${wall} s wall), $(( kb / 1024 )) MB peak," \
+         "object $(wc -c <"$work/$file.o") bytes"
   done
 done
