@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <variant>
+#include <type_traits>
 
 #include "bitwire/fixed_string.hpp"
 #include "bitwire/fixed_vector.hpp"

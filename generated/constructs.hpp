@@ -5,12 +5,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <variant>
+#include <type_traits>
 
 #include "bitwire/fixed_string.hpp"
 #include "bitwire/fixed_vector.hpp"
 #include "bitwire/format.hpp"
 #include "bitwire/serialize.hpp"
+#include "bitwire/message.hpp"
 #include "common.hpp"
 
 /// Every construct of the .net schema language, once or more. idlc's tests check that this file
@@ -246,23 +247,11 @@ struct Scalars {
       BITWIRE_TRY(bitwire::serialize_bytes(stream_, blob.data(), blob.size()));
     }
     BITWIRE_TRY(bitwire::serialize_enum(stream_, mode, static_cast<Mode>(std::uint8_t{0}), static_cast<Mode>(std::uint8_t{11})));
-    if constexpr (Stream_::kIsReading) {
-      if (to_string(mode) == nullptr) {
-        return stream_.fail_at(bitwire::ReadError::kInvalidEnum, stream_.bits_processed() - 4);
-      }
-    }
+    BITWIRE_TRY(bitwire::serialize_enum_member(stream_, to_string(mode) != nullptr, 4));
     BITWIRE_TRY(bitwire::serialize_enum(stream_, offset, static_cast<Offset>(std::int8_t{-2}), static_cast<Offset>(std::int8_t{2})));
-    if constexpr (Stream_::kIsReading) {
-      if (to_string(offset) == nullptr) {
-        return stream_.fail_at(bitwire::ReadError::kInvalidEnum, stream_.bits_processed() - 3);
-      }
-    }
+    BITWIRE_TRY(bitwire::serialize_enum_member(stream_, to_string(offset) != nullptr, 3));
     BITWIRE_TRY(bitwire::serialize_enum(stream_, code, static_cast<Code>(std::uint16_t{200}), static_cast<Code>(std::uint16_t{404})));
-    if constexpr (Stream_::kIsReading) {
-      if (to_string(code) == nullptr) {
-        return stream_.fail_at(bitwire::ReadError::kInvalidEnum, stream_.bits_processed() - 8);
-      }
-    }
+    BITWIRE_TRY(bitwire::serialize_enum_member(stream_, to_string(code) != nullptr, 8));
     BITWIRE_TRY(bitwire::serialize_enum(stream_, only, static_cast<Only>(std::uint8_t{0}), static_cast<Only>(std::uint8_t{0})));
     {
       auto mask_ = static_cast<std::uint8_t>(toggles);
@@ -581,11 +570,7 @@ struct Conditions {
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     BITWIRE_TRY(bitwire::serialize_bool(stream_, moving));
     BITWIRE_TRY(bitwire::serialize_enum(stream_, mode, static_cast<Mode>(std::uint8_t{0}), static_cast<Mode>(std::uint8_t{11})));
-    if constexpr (Stream_::kIsReading) {
-      if (to_string(mode) == nullptr) {
-        return stream_.fail_at(bitwire::ReadError::kInvalidEnum, stream_.bits_processed() - 4);
-      }
-    }
+    BITWIRE_TRY(bitwire::serialize_enum_member(stream_, to_string(mode) != nullptr, 4));
     if constexpr (Stream_::kIsReading) {
       // Every field under this if starts at its initial value; the side taken reads over its own.
       velocity = ::common::Velocity{};
@@ -775,6 +760,7 @@ inline std::string to_string(const Everything& value_) {
 // Fingerprint of the package's wire shape: peers built from different schemas have different ids.
 inline constexpr std::uint64_t ProtocolId = bitwire::kSerializeChecks ? 0xbfbf62076756b60cull : 0x46010c3db2409e30ull;
 
+// The message's name, or nullptr for a value outside MessageType.
 inline constexpr const char* message_name(MessageType type_) {
   switch (type_) {
     case MessageType::Conditions: return "Conditions";
@@ -785,37 +771,70 @@ inline constexpr const char* message_name(MessageType type_) {
   return nullptr;
 }
 
-// Any message of the package; the alternative's index is its type id.
-using Message = std::variant<Conditions, Directives, Ping, Everything>;
-
-// The factory: makes `message_` a default-constructed message of `type_`. False for an unknown type.
-inline bool create_message(MessageType type_, Message& message_) {
-  switch (type_) {
-    case MessageType::Conditions: message_.emplace<Conditions>(); return true;
-    case MessageType::Directives: message_.emplace<Directives>(); return true;
-    case MessageType::Ping: message_.emplace<Ping>(); return true;
-    case MessageType::Everything: message_.emplace<Everything>(); return true;
-  }
-  return false;
-}
-
-// The message's type in 2 bits, then its body. A read replaces `message_` with the type it finds.
-template <typename Stream_>
-bool serialize_message(Stream_& stream_, Message& message_) {
-  auto type_ = static_cast<std::uint32_t>(message_.index());
-  BITWIRE_TRY(bitwire::serialize_int(stream_, type_, 0u, 3u));
-  if constexpr (Stream_::kIsReading) {
-    if (message_.index() != type_) create_message(static_cast<MessageType>(type_), message_);
-  }
-  return std::visit([&stream_](auto& body_) { return body_.serialize(stream_); }, message_);
-}
-
 // The largest message, in bits, including its type.
 inline constexpr std::size_t kMaxMessageBits = kMessageTypeBits + [] {
   std::size_t largest_ = 0;
-  for (std::size_t bits_ : {Conditions::MaxBits, Directives::MaxBits, Ping::MaxBits, Everything::MaxBits}) largest_ = bits_ > largest_ ? bits_ : largest_;
+  for (std::size_t bits_ : {
+           Conditions::MaxBits,
+           Directives::MaxBits,
+           Ping::MaxBits,
+           Everything::MaxBits
+       }) {
+    largest_ = bits_ > largest_ ? bits_ : largest_;
+  }
   return largest_;
 }();
+
+// The package's message factory for bitwire::Connection and bitwire::MessagePool: one entry per
+// message type, indexed by type id, so dispatch by type is one array index. A template only so that
+// the table (and every message's serialize for every stream kind) is instantiated in the files that
+// call it, not in every file that includes this header; call it as message_factory().
+template <typename Unused_ = void>
+const bitwire::MessageFactory& message_factory() {
+  static constexpr bitwire::MessageTypeInfo types_[] = {
+      bitwire::describe_message<Conditions>("Conditions"),
+      bitwire::describe_message<Directives>("Directives"),
+      bitwire::describe_message<Ping>("Ping"),
+      bitwire::describe_message<Everything>("Everything"),
+  };
+  static constexpr bitwire::MessageFactory factory_{types_};
+  return factory_;
+}
+
+// One message of a known type: its type in 2 bits, then its body. A read refuses any other type
+// (kInvalidEnum, where the type starts); read a message of any type with the handle overload.
+template <typename Stream_, typename Message_>
+  requires std::is_same_v<decltype(Message_::kType), const MessageType>
+bool serialize_message(Stream_& stream_, Message_& message_) {
+  std::uint32_t type_ = Message_::kTypeId;
+  BITWIRE_TRY(bitwire::serialize_int(stream_, type_, 0u, 3u));
+  if constexpr (Stream_::kIsReading) {
+    if (type_ != Message_::kTypeId) {
+      return stream_.fail_at(bitwire::ReadError::kInvalidEnum, stream_.bits_processed() - static_cast<std::size_t>(kMessageTypeBits));
+    }
+  }
+  return message_.serialize(stream_);
+}
+
+// A message of any type, held by a handle of a MessagePool built on message_factory(): its type in
+// 2 bits, then its body through the factory's table. Writing, measuring and validating need a
+// non-empty handle and leave `pool_` alone; a read replaces `message_` with a new message from
+// `pool_` and refuses a type the pool cannot create (kInvalidData: unknown type or pool exhausted).
+template <typename Stream_>
+bool serialize_message(Stream_& stream_, bitwire::MessagePool& pool_, bitwire::MessageHandle& message_) {
+  std::uint32_t type_ = 0;
+  if constexpr (!Stream_::kIsReading) type_ = message_.type();
+  BITWIRE_TRY(bitwire::serialize_int(stream_, type_, 0u, 3u));
+  if constexpr (Stream_::kIsReading) {
+    message_ = pool_.create(type_);
+    if (!message_) {
+      return stream_.fail_at(bitwire::ReadError::kInvalidData, stream_.bits_processed() - static_cast<std::size_t>(kMessageTypeBits));
+    }
+  } else {
+    (void)pool_;
+  }
+  return bitwire::serialize_message_body(stream_, message_);
+}
 
 }  // inline namespace
 }  // namespace demo::constructs

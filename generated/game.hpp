@@ -5,12 +5,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <variant>
+#include <type_traits>
 
 #include "bitwire/fixed_string.hpp"
 #include "bitwire/fixed_vector.hpp"
 #include "bitwire/format.hpp"
 #include "bitwire/serialize.hpp"
+#include "bitwire/message.hpp"
 #include "common.hpp"
 
 /// The demo game's protocol: what a client sends every tick, what the server sends back, and the
@@ -749,6 +750,7 @@ inline std::string to_string(const LevelLoad& value_) {
 // Fingerprint of the package's wire shape: peers built from different schemas have different ids.
 inline constexpr std::uint64_t ProtocolId = 0x6d7899471ebe0036ull;
 
+// The message's name, or nullptr for a value outside MessageType.
 inline constexpr const char* message_name(MessageType type_) {
   switch (type_) {
     case MessageType::PlayerInput: return "PlayerInput";
@@ -761,38 +763,73 @@ inline constexpr const char* message_name(MessageType type_) {
   return nullptr;
 }
 
-// Any message of the package; the alternative's index is its type id.
-using Message = std::variant<PlayerInput, Snapshot, Events, ScoreUpdate, Chat, LevelLoad>;
-
-// The factory: makes `message_` a default-constructed message of `type_`. False for an unknown type.
-inline bool create_message(MessageType type_, Message& message_) {
-  switch (type_) {
-    case MessageType::PlayerInput: message_.emplace<PlayerInput>(); return true;
-    case MessageType::Snapshot: message_.emplace<Snapshot>(); return true;
-    case MessageType::Events: message_.emplace<Events>(); return true;
-    case MessageType::ScoreUpdate: message_.emplace<ScoreUpdate>(); return true;
-    case MessageType::Chat: message_.emplace<Chat>(); return true;
-    case MessageType::LevelLoad: message_.emplace<LevelLoad>(); return true;
-  }
-  return false;
-}
-
-// The message's type in 3 bits, then its body. A read replaces `message_` with the type it finds.
-template <typename Stream_>
-bool serialize_message(Stream_& stream_, Message& message_) {
-  auto type_ = static_cast<std::uint32_t>(message_.index());
-  BITWIRE_TRY(bitwire::serialize_int(stream_, type_, 0u, 5u));
-  if constexpr (Stream_::kIsReading) {
-    if (message_.index() != type_) create_message(static_cast<MessageType>(type_), message_);
-  }
-  return std::visit([&stream_](auto& body_) { return body_.serialize(stream_); }, message_);
-}
-
 // The largest message, in bits, including its type.
 inline constexpr std::size_t kMaxMessageBits = kMessageTypeBits + [] {
   std::size_t largest_ = 0;
-  for (std::size_t bits_ : {PlayerInput::MaxBits, Snapshot::MaxBits, Events::MaxBits, ScoreUpdate::MaxBits, Chat::MaxBits, LevelLoad::MaxBits}) largest_ = bits_ > largest_ ? bits_ : largest_;
+  for (std::size_t bits_ : {
+           PlayerInput::MaxBits,
+           Snapshot::MaxBits,
+           Events::MaxBits,
+           ScoreUpdate::MaxBits,
+           Chat::MaxBits,
+           LevelLoad::MaxBits
+       }) {
+    largest_ = bits_ > largest_ ? bits_ : largest_;
+  }
   return largest_;
 }();
+
+// The package's message factory for bitwire::Connection and bitwire::MessagePool: one entry per
+// message type, indexed by type id, so dispatch by type is one array index. A template only so that
+// the table (and every message's serialize for every stream kind) is instantiated in the files that
+// call it, not in every file that includes this header; call it as message_factory().
+template <typename Unused_ = void>
+const bitwire::MessageFactory& message_factory() {
+  static constexpr bitwire::MessageTypeInfo types_[] = {
+      bitwire::describe_message<PlayerInput>("PlayerInput"),
+      bitwire::describe_message<Snapshot>("Snapshot"),
+      bitwire::describe_message<Events>("Events"),
+      bitwire::describe_message<ScoreUpdate>("ScoreUpdate"),
+      bitwire::describe_message<Chat>("Chat"),
+      bitwire::describe_message<LevelLoad>("LevelLoad"),
+  };
+  static constexpr bitwire::MessageFactory factory_{types_};
+  return factory_;
+}
+
+// One message of a known type: its type in 3 bits, then its body. A read refuses any other type
+// (kInvalidEnum, where the type starts); read a message of any type with the handle overload.
+template <typename Stream_, typename Message_>
+  requires std::is_same_v<decltype(Message_::kType), const MessageType>
+bool serialize_message(Stream_& stream_, Message_& message_) {
+  std::uint32_t type_ = Message_::kTypeId;
+  BITWIRE_TRY(bitwire::serialize_int(stream_, type_, 0u, 5u));
+  if constexpr (Stream_::kIsReading) {
+    if (type_ != Message_::kTypeId) {
+      return stream_.fail_at(bitwire::ReadError::kInvalidEnum, stream_.bits_processed() - static_cast<std::size_t>(kMessageTypeBits));
+    }
+  }
+  return message_.serialize(stream_);
+}
+
+// A message of any type, held by a handle of a MessagePool built on message_factory(): its type in
+// 3 bits, then its body through the factory's table. Writing, measuring and validating need a
+// non-empty handle and leave `pool_` alone; a read replaces `message_` with a new message from
+// `pool_` and refuses a type the pool cannot create (kInvalidData: unknown type or pool exhausted).
+template <typename Stream_>
+bool serialize_message(Stream_& stream_, bitwire::MessagePool& pool_, bitwire::MessageHandle& message_) {
+  std::uint32_t type_ = 0;
+  if constexpr (!Stream_::kIsReading) type_ = message_.type();
+  BITWIRE_TRY(bitwire::serialize_int(stream_, type_, 0u, 5u));
+  if constexpr (Stream_::kIsReading) {
+    message_ = pool_.create(type_);
+    if (!message_) {
+      return stream_.fail_at(bitwire::ReadError::kInvalidData, stream_.bits_processed() - static_cast<std::size_t>(kMessageTypeBits));
+    }
+  } else {
+    (void)pool_;
+  }
+  return bitwire::serialize_message_body(stream_, message_);
+}
 
 }  // namespace game

@@ -6,8 +6,7 @@
 // message draws ten or so fields from every construct of the language in turn: raw and ranged integers,
 // explicit widths, compressed floats, fixed point, 128-bit integers, strings, bytes, fixed, variable,
 // sparse and optional arrays, enums, flags, nested structs, if/else on a bool and on an enum, align and
-// check. The first 256 "messages" are messages, the rest structs of the same shape: idlc refuses more
-// than 256 messages in a package. The output depends only on MESSAGES.
+// check. The output depends only on MESSAGES.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -102,8 +101,7 @@ std::string field(int m, int k) {
 
 void append_messages(std::string& out, int messages) {
   for (int m = 0; m < messages; ++m) {
-    // A package holds at most 256 messages (idlc refuses more); the rest are structs of the same shape.
-    out += "/// Message " + num(m) + ".\n" + (m < 256 ? "message" : "struct") + " Msg" + num(m) + " {\n";
+    out += "/// Message " + num(m) + ".\nmessage Msg" + num(m) + " {\n";
     const int fields = 8 + m % 5;
     for (int j = 0; j < fields; ++j) out += field(m, m + j);
     if (m % 50 == 0) out += "    check;\n";

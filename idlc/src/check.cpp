@@ -400,7 +400,7 @@ void Checker::finish_package(Scope& scope) {
       error(scope, s.source_offset,
             "package " + package.name + " declares more than " + std::to_string(kMaxMessagesPerPackage) +
                 " messages (this is message " + std::to_string(next_id + 1) +
-                "), more than the generated Message variant can hold: move messages into another package");
+                "): message type ids are 16 bits; move messages into another package");
     }
     s.type_id = next_id++;
     package.messages.push_back(&s);

@@ -30,8 +30,8 @@ using Int = __int128;
 // Declarations refer to each other at most this deep (constants, enums, nested structs).
 inline constexpr std::size_t kMaxResolveDepth = 256;
 inline constexpr std::size_t kMaxEnumerators = 65536;
-// The generated std::variant of a package's messages does not compile with clang++ above 256 types.
-inline constexpr std::size_t kMaxMessagesPerPackage = 256;
+// Message type ids are 16 bits (the generated MessageType and the factory table index by them).
+inline constexpr std::size_t kMaxMessagesPerPackage = 65536;
 // The C++ storage of one generated struct (Struct::storage_bytes); compilers fail on far less than the
 // 2^64 that nested if/else blocks could otherwise reach.
 inline constexpr std::uint64_t kMaxStorageBytes = std::uint64_t{64} << 20;

@@ -1,5 +1,11 @@
-// What a package declares once: MessageType, ProtocolId, message names, the Message variant, the
-// factory, serialize_message and kMaxMessageBits.
+// What a package declares once: MessageType, ProtocolId, message names, the message factory the runtime's
+// channels and connections take, serialize_message and kMaxMessageBits.
+//
+// Nothing here instantiates one template over every message of the package, so the output scales to
+// thousands of message types: the factory is a table of function pointers indexed by type id (built in a
+// function template, so only a file that asks for the factory instantiates every message's serialize),
+// names and bit counts are switches, and serialize_message is one template per message type plus one that
+// dispatches through the factory's table.
 #include "emit_cpp_emitter.hpp"
 
 namespace idlc::cpp {
@@ -32,6 +38,9 @@ void Emitter::package_footer() {
 
   std::vector<std::string> names;
   for (const model::Struct* message : package_.messages) names.push_back(message->name);
+  const std::string last = std::to_string(names.size() - 1);
+
+  p_.print("// The message's name, or nullptr for a value outside MessageType.\n");
   p_.print("inline constexpr const char* message_name(MessageType type_) {\n");
   {
     Indent in(p_);
@@ -42,46 +51,79 @@ void Emitter::package_footer() {
   }
   p_.print("}\n\n");
 
-  p_.print("// Any message of the package; the alternative's index is its type id.\n");
-  p_.print("using Message = std::variant<$list$>;\n\n", {{"list", join(names, ", ")}});
-
-  p_.print("// The factory: makes `message_` a default-constructed message of `type_`. False for an unknown type.\n");
-  p_.print("inline bool create_message(MessageType type_, Message& message_) {\n");
-  {
-    Indent in(p_);
-    p_.print("switch (type_) {\n");
-    for (const std::string& name : names) {
-      p_.print("  case MessageType::$n$: message_.emplace<$n$>(); return true;\n", {{"n", name}});
-    }
-    p_.print("}\n");
-    p_.print("return false;\n");
-  }
-  p_.print("}\n\n");
-
-  p_.print("// The message's type in $bits$ bits, then its body. A read replaces `message_` with the type it finds.\n",
-           {{"bits", std::to_string(package_.message_type_bits)}});
-  p_.print("template <typename Stream_>\n");
-  p_.print("bool serialize_message(Stream_& stream_, Message& message_) {\n");
-  {
-    Indent in(p_);
-    p_.print("auto type_ = static_cast<std::uint32_t>(message_.index());\n");
-    p_.print("BITWIRE_TRY(bitwire::serialize_int(stream_, type_, 0u, $last$u));\n",
-             {{"last", std::to_string(names.size() - 1)}});
-    p_.print("if constexpr (Stream_::kIsReading) {\n");
-    p_.print("  if (message_.index() != type_) create_message(static_cast<MessageType>(type_), message_);\n");
-    p_.print("}\n");
-    p_.print("return std::visit([&stream_](auto& body_) { return body_.serialize(stream_); }, message_);\n");
-  }
-  p_.print("}\n\n");
-
   p_.print("// The largest message, in bits, including its type.\n");
-  std::vector<std::string> maxes;
-  for (const std::string& name : names) maxes.push_back(name + "::MaxBits");
   p_.print("inline constexpr std::size_t kMaxMessageBits = kMessageTypeBits + [] {\n");
   p_.print("  std::size_t largest_ = 0;\n");
-  p_.print("  for (std::size_t bits_ : {$list$}) largest_ = bits_ > largest_ ? bits_ : largest_;\n", {{"list", join(maxes, ", ")}});
+  p_.print("  for (std::size_t bits_ : {\n");
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    p_.print("           $n$::MaxBits$sep$\n", {{"n", names[i]}, {"sep", i + 1 < names.size() ? "," : ""}});
+  }
+  p_.print("       }) {\n");
+  p_.print("    largest_ = bits_ > largest_ ? bits_ : largest_;\n");
+  p_.print("  }\n");
   p_.print("  return largest_;\n");
   p_.print("}();\n\n");
+
+  p_.print("// The package's message factory for bitwire::Connection and bitwire::MessagePool: one entry per\n");
+  p_.print("// message type, indexed by type id, so dispatch by type is one array index. A template only so that\n");
+  p_.print("// the table (and every message's serialize for every stream kind) is instantiated in the files that\n");
+  p_.print("// call it, not in every file that includes this header; call it as message_factory().\n");
+  p_.print("template <typename Unused_ = void>\n");
+  p_.print("const bitwire::MessageFactory& message_factory() {\n");
+  {
+    Indent in(p_);
+    p_.print("static constexpr bitwire::MessageTypeInfo types_[] = {\n");
+    for (const std::string& name : names) {
+      p_.print("    bitwire::describe_message<$n$>(\"$n$\"),\n", {{"n", name}});
+    }
+    p_.print("};\n");
+    p_.print("static constexpr bitwire::MessageFactory factory_{types_};\n");
+    p_.print("return factory_;\n");
+  }
+  p_.print("}\n\n");
+
+  p_.print("// One message of a known type: its type in $bits$ bits, then its body. A read refuses any other type\n",
+           {{"bits", std::to_string(package_.message_type_bits)}});
+  p_.print("// (kInvalidEnum, where the type starts); read a message of any type with the handle overload.\n");
+  p_.print("template <typename Stream_, typename Message_>\n");
+  p_.print("  requires std::is_same_v<decltype(Message_::kType), const MessageType>\n");
+  p_.print("bool serialize_message(Stream_& stream_, Message_& message_) {\n");
+  {
+    Indent in(p_);
+    p_.print("std::uint32_t type_ = Message_::kTypeId;\n");
+    p_.print("BITWIRE_TRY(bitwire::serialize_int(stream_, type_, 0u, $last$u));\n", {{"last", last}});
+    p_.print("if constexpr (Stream_::kIsReading) {\n");
+    p_.print("  if (type_ != Message_::kTypeId) {\n");
+    p_.print("    return stream_.fail_at(bitwire::ReadError::kInvalidEnum, stream_.bits_processed() - static_cast<std::size_t>(kMessageTypeBits));\n");
+    p_.print("  }\n");
+    p_.print("}\n");
+    p_.print("return message_.serialize(stream_);\n");
+  }
+  p_.print("}\n\n");
+
+  p_.print("// A message of any type, held by a handle of a MessagePool built on message_factory(): its type in\n");
+  p_.print("// $bits$ bits, then its body through the factory's table. Writing, measuring and validating need a\n",
+           {{"bits", std::to_string(package_.message_type_bits)}});
+  p_.print("// non-empty handle and leave `pool_` alone; a read replaces `message_` with a new message from\n");
+  p_.print("// `pool_` and refuses a type the pool cannot create (kInvalidData: unknown type or pool exhausted).\n");
+  p_.print("template <typename Stream_>\n");
+  p_.print("bool serialize_message(Stream_& stream_, bitwire::MessagePool& pool_, bitwire::MessageHandle& message_) {\n");
+  {
+    Indent in(p_);
+    p_.print("std::uint32_t type_ = 0;\n");
+    p_.print("if constexpr (!Stream_::kIsReading) type_ = message_.type();\n");
+    p_.print("BITWIRE_TRY(bitwire::serialize_int(stream_, type_, 0u, $last$u));\n", {{"last", last}});
+    p_.print("if constexpr (Stream_::kIsReading) {\n");
+    p_.print("  message_ = pool_.create(type_);\n");
+    p_.print("  if (!message_) {\n");
+    p_.print("    return stream_.fail_at(bitwire::ReadError::kInvalidData, stream_.bits_processed() - static_cast<std::size_t>(kMessageTypeBits));\n");
+    p_.print("  }\n");
+    p_.print("} else {\n");
+    p_.print("  (void)pool_;\n");
+    p_.print("}\n");
+    p_.print("return bitwire::serialize_message_body(stream_, message_);\n");
+  }
+  p_.print("}\n\n");
 }
 
 }  // namespace idlc::cpp

@@ -120,13 +120,10 @@ void Emitter::element(const Type& type, const std::string& ref) {
       p_.print("BITWIRE_TRY(bitwire::serialize_enum(stream_, $r$, static_cast<$t$>($u${$min$}), static_cast<$t$>($u${$max$})));\n",
                {{"r", ref}, {"t", t}, {"u", u}, {"min", int64_literal(e.min)}, {"max", int64_literal(e.max)}});
       if (!e.contiguous) {
-        p_.print("if constexpr (Stream_::kIsReading) {\n");
-        // Refused where the value starts, like every other refusal.
-        p_.print("  if (to_string($r$) == nullptr) {\n", {{"r", ref}});
-        p_.print("    return stream_.fail_at(bitwire::ReadError::kInvalidEnum, stream_.bits_processed() - $bits$);\n",
-                 {{"bits", std::to_string(e.bits)}});
-        p_.print("  }\n");
-        p_.print("}\n");
+        // A value between the declared ones: a read refuses it where it starts, a validating stream
+        // refuses it at send (so a peer never sees it), a write asserts.
+        p_.print("BITWIRE_TRY(bitwire::serialize_enum_member(stream_, to_string($r$) != nullptr, $bits$));\n",
+                 {{"r", ref}, {"bits", std::to_string(e.bits)}});
       }
       return;
     }

@@ -363,7 +363,7 @@ inline const std::vector<std::string>& reserved_package_names() {
   static const std::vector<std::string> names = {
       "MessageType",       "ProtocolId",     "kProtocolId",    "kMessageTypeBits",
       "kMessageTypeCount", "MessageFactory", "create_message", "serialize_message",
-      "message_name",      "Message",        "kMaxMessageBits", "format_value",
+      "message_name",      "Message",        "kMaxMessageBits", "message_factory", "format_value",
       "has_flag",          "bitwire",        "std",             "to_string",
       "format",            "operator"};
   return names;

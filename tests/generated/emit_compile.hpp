@@ -82,13 +82,19 @@ inline Emitted emit_all(const std::vector<Schema>& schemas, const fs::path& dir)
     std::string ns;
     for (const std::string& part : root.name_parts) ns += "::" + part;
     for (const idlc::model::Struct& s : root.structs) body += instantiate_struct(root, s);
-    if (!root.messages.empty()) body += "  sum += instantiate_messages<" + ns + "::Message>(" + ns +
-                                        "::MessageType{}, [](auto& s_, " + ns + "::Message& m_) { return " + ns +
-                                        "::serialize_message(s_, m_); });\n";
+    if (!root.messages.empty()) {
+      const std::string first = ns + "::" + root.messages.front()->name;
+      body += "  sum += instantiate_messages<" + first + ">(" + ns + "::message_factory(), " + ns +
+              "::MessageType{},\n      [](auto& s_, " + first + "& m_) { return " + ns +
+              "::serialize_message(s_, m_); },\n      [](auto& s_, bitwire::MessagePool& p_, bitwire::MessageHandle& m_) "
+              "{ return " + ns + "::serialize_message(s_, p_, m_); });\n";
+    }
   }
   std::string tu = R"(#include <cstddef>
 #include <string>
 #include <vector>
+
+#include "bitwire/message.hpp"
 )" + includes + R"(
 namespace {
 
@@ -106,17 +112,27 @@ std::size_t instantiate() {
   return to_string(value).size() + measure.bits_processed() + (read ? 1u : 0u) + (value == T{} ? 1u : 0u);
 }
 
-template <typename Message, typename Type, typename Serialize>
-std::size_t instantiate_messages(Type type, Serialize serialize_message) {
-  Message message;
+// The package's message layer: the factory table (every message's serialize for every stream kind),
+// serialize_message of one known type and of a handle of any type.
+template <typename First, typename Type, typename Typed, typename Any>
+std::size_t instantiate_messages(const bitwire::MessageFactory& factory, Type type, Typed typed, Any any) {
+  First first;
   std::vector<std::byte> buffer(65536);
   bitwire::WriteStream writer(buffer);
-  serialize_message(writer, message);
+  typed(writer, first);
   bitwire::ReadStream reader(buffer);
+  const bool typed_read = typed(reader, first);
+  bitwire::MessagePool pool(factory, bitwire::MessagePoolConfig{});
+  bitwire::MessageHandle message = pool.create(0);
+  bitwire::WriteStream any_writer(buffer);
+  any(any_writer, pool, message);
   bitwire::MeasureStream measure;
-  serialize_message(measure, message);
-  return (serialize_message(reader, message) ? 1u : 0u) + measure.bits_processed() + message.index() +
-         static_cast<std::size_t>(type);
+  any(measure, pool, message);
+  bitwire::ValidateStream validate;
+  any(validate, pool, message);
+  bitwire::ReadStream any_reader(buffer);
+  return (typed_read ? 1u : 0u) + (any(any_reader, pool, message) ? 1u : 0u) + measure.bits_processed() +
+         static_cast<std::size_t>(type) + static_cast<std::size_t>(factory.type_count());
 }
 
 }  // namespace

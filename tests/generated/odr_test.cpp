@@ -21,6 +21,7 @@ TEST(GeneratedOdr, TwoUnitsAgreeOnBytesTextAndConstants) {
   EXPECT_EQ(a.constructs_protocol_id, b.constructs_protocol_id);
   EXPECT_EQ(a.common_protocol_id, b.common_protocol_id);
   EXPECT_EQ(a.snapshot_max_bits, b.snapshot_max_bits);
+  EXPECT_EQ(a.game_factory, b.game_factory);
 }
 
 }  // namespace

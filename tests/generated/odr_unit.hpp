@@ -20,6 +20,7 @@ struct UnitReport {
   const void* constructs_protocol_id = nullptr;
   const void* common_protocol_id = nullptr;
   const void* snapshot_max_bits = nullptr;
+  const void* game_factory = nullptr;  // &game::message_factory(): one table per package per program
 };
 
 UnitReport run_unit_a(uint64_t seed);

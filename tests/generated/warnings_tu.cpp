@@ -3,6 +3,7 @@
 // generated_warnings_* tests with -Wall -Wextra -Werror -Wconversion -Wsign-conversion -Wshadow: warnings
 // in templates appear only once they are instantiated. Not linked into any program.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "common.hpp"
@@ -24,17 +25,27 @@ std::size_t instantiate(T& value) {
   return to_string(value).size() + measure.bits_processed() + (read ? 1u : 0u) + (value == T{} ? 1u : 0u);
 }
 
-template <typename Message, typename Type, typename Serialize>
-std::size_t instantiate_messages(Serialize serialize_message, Type type) {
+// The package's message layer: the factory table (every message's serialize for every stream kind),
+// serialize_message of one known type and of a handle of any type.
+template <typename Message, typename Type, typename Typed, typename Any>
+std::size_t instantiate_messages(const bitwire::MessageFactory& factory, Type type, Typed typed, Any any) {
   Message message;
   std::byte buffer[16384] = {};
   bitwire::WriteStream writer(buffer);
-  serialize_message(writer, message);
+  typed(writer, message);
   bitwire::ReadStream reader(buffer);
+  const bool typed_read = typed(reader, message);
+  bitwire::MessagePool pool(factory, bitwire::MessagePoolConfig{});
+  bitwire::MessageHandle handle = pool.create(static_cast<std::uint32_t>(type));
+  bitwire::WriteStream any_writer(buffer);
+  any(any_writer, pool, handle);
   bitwire::MeasureStream measure;
-  serialize_message(measure, message);
-  return (serialize_message(reader, message) ? 1u : 0u) + measure.bits_processed() + message.index() +
-         static_cast<std::size_t>(type);
+  any(measure, pool, handle);
+  bitwire::ValidateStream validate;
+  any(validate, pool, handle);
+  bitwire::ReadStream any_reader(buffer);
+  return (typed_read ? 1u : 0u) + (any(any_reader, pool, handle) ? 1u : 0u) + measure.bits_processed() +
+         static_cast<std::size_t>(type) + static_cast<std::size_t>(factory.type_count());
 }
 
 }  // namespace
@@ -56,11 +67,12 @@ std::size_t bitwire_generated_warnings_tu() {
   game::LevelLoad level;
   sum += instantiate(entity) + instantiate(event) + instantiate(input) + instantiate(snapshot) +
          instantiate(events) + instantiate(scores) + instantiate(chat) + instantiate(level);
-  sum += instantiate_messages<game::Message>(
-      [](auto& stream, game::Message& message) { return game::serialize_message(stream, message); },
-      game::MessageType::Chat);
-  game::Message game_message;
-  sum += game::create_message(game::MessageType::Snapshot, game_message) ? 1u : 0u;
+  sum += instantiate_messages<game::Chat>(
+      game::message_factory(), game::MessageType::Chat,
+      [](auto& stream, game::Chat& message) { return game::serialize_message(stream, message); },
+      [](auto& stream, bitwire::MessagePool& pool, bitwire::MessageHandle& message) {
+        return game::serialize_message(stream, pool, message);
+      });
   sum += std::string(game::message_name(game::MessageType::LevelLoad)).size() + game::kMaxMessageBits;
   sum += static_cast<std::size_t>(
       game::has_flag(game::InputButtons::Jump | game::InputButtons::Fire, game::InputButtons::Fire));
@@ -73,14 +85,12 @@ std::size_t bitwire_generated_warnings_tu() {
   demo::constructs::Everything everything;
   sum += instantiate(scalars) + instantiate(shapes) + instantiate(conditions) + instantiate(directives) +
          instantiate(ping) + instantiate(everything);
-  sum += instantiate_messages<demo::constructs::Message>(
-      [](auto& stream, demo::constructs::Message& message) {
-        return demo::constructs::serialize_message(stream, message);
-      },
-      demo::constructs::MessageType::Ping);
-  demo::constructs::Message constructs_message;
-  sum += demo::constructs::create_message(demo::constructs::MessageType::Everything, constructs_message) ? 1u
-                                                                                                         : 0u;
+  sum += instantiate_messages<demo::constructs::Ping>(
+      demo::constructs::message_factory(), demo::constructs::MessageType::Ping,
+      [](auto& stream, demo::constructs::Ping& message) { return demo::constructs::serialize_message(stream, message); },
+      [](auto& stream, bitwire::MessagePool& pool, bitwire::MessageHandle& message) {
+        return demo::constructs::serialize_message(stream, pool, message);
+      });
   sum += static_cast<std::size_t>(game::ProtocolId ^ common::ProtocolId ^ demo::constructs::ProtocolId);
   return sum;
 }

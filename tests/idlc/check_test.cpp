@@ -357,6 +357,16 @@ TEST(Check, MessagesGetTypeIdsAndTheFewestTypeBits) {
   EXPECT_EQ(two->package().message_type_bits, 1);
 }
 
+TEST(Check, MoreThan65536MessagesInAPackageAreRefused) {
+  std::string text = "package t;\n";
+  for (int i = 0; i <= 65536; ++i) text += "message M" + std::to_string(i) + " {}\n";
+  auto c = compile_text(text);
+  EXPECT_EQ(c->schema, nullptr);
+  EXPECT_NE(c->errors.find("65538:1: package t declares more than 65536 messages (this is message 65537)"),
+            std::string::npos)
+      << c->errors.substr(0, 300);
+}
+
 TEST(Check, PacketBudgets) {
   auto c = compile_text(
       "package t;\noption budget = 100;\n"

@@ -132,9 +132,9 @@ struct S {
 
 TEST(Model, MessageTypeStorageIsTheModelsChoice) {
   std::string text = "package t;\n";
-  for (int i = 0; i < 256; ++i) text += "message M" + std::to_string(i) + " {}\n";
-  IDLC_COMPILE_OK(many, text);  // the most messages a package may declare today
-  EXPECT_EQ(many->package().message_type_storage.bits, 8);
+  for (int i = 0; i < 257; ++i) text += "message M" + std::to_string(i) + " {}\n";
+  IDLC_COMPILE_OK(many, text);
+  EXPECT_EQ(many->package().message_type_storage.bits, 16);
   IDLC_COMPILE_OK(few, "package t;\nmessage A {}\nmessage B {}\n");
   EXPECT_EQ(few->package().message_type_storage.bits, 8);
   EXPECT_FALSE(few->package().message_type_storage.is_signed);

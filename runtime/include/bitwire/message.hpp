@@ -184,6 +184,23 @@ class MessageHandle {
   uint32_t slot_ = 0;
 };
 
+// The body of the handle's message through its type's table entry (no type id): the one call that
+// dispatches a stream over a message of any type in constant time. The handle must not be empty.
+template <typename Stream>
+bool serialize_message_body(Stream& stream, MessageHandle& message) {
+  const MessageTypeInfo& info = message.info();
+  if constexpr (std::is_same_v<Stream, WriteStream>) {
+    return info.write(message.data(), stream);
+  } else if constexpr (std::is_same_v<Stream, ReadStream>) {
+    return info.read(message.data(), stream);
+  } else if constexpr (std::is_same_v<Stream, MeasureStream>) {
+    return info.measure(message.data(), stream);
+  } else {
+    static_assert(std::is_same_v<Stream, ValidateStream>, "a message table serves the four stream kinds");
+    return info.validate(message.data(), stream);
+  }
+}
+
 struct MessagePoolConfig {
   int capacity = 1024;               // messages alive at once (queued, in flight, received, held by the user)
   int block_count = 0;               // block buffers (one per message carrying a block); 0 = no blocks
