@@ -45,7 +45,7 @@ TEST(EmitCompile, CarriageReturnInDocCommentCannotInjectCode) {
   fs::remove_all(dir);
 
   for (const std::string& line : std::initializer_list<std::string>{"harmless\r#error injected", "a\nb", "a\r\nb", "ends in \\", "trigraph ?" "?/",
-                                 std::string("nul \0 and \x1b escape", 20)}) {
+                                 std::string("nul \0 and \x1b escape", sizeof "nul \0 and \x1b escape" - 1)}) {
     const std::string comment = idlc::cpp::comment_text(line);
     EXPECT_EQ(comment.find_first_of("\r\n"), std::string::npos) << comment;
     EXPECT_NE(comment.back(), '\\') << comment;
