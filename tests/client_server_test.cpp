@@ -627,6 +627,8 @@ TEST(ClientServer, ConfigIsValidatedWithAReason) {
   StackConfig config = stack_test_config();
   EXPECT_EQ(config.check(), nullptr);
   config.connection.endpoint.fragment_size = 1190;  // 1190 + 5 + 9 > 1200
+  // (max_fragments must be exactly what max_packet_size needs, or the endpoint's own rule fails first.)
+  config.connection.endpoint.max_fragments = (config.connection.endpoint.max_packet_size + 1189) / 1190;
   ASSERT_NE(config.check(), nullptr);
   EXPECT_NE(std::strstr(config.check(), "1200"), nullptr) << config.check();
   EXPECT_EQ(config.sanitized().check(), nullptr);

@@ -39,7 +39,7 @@ constexpr int bits_required(T min, T max) {
 }
 
 // All-ones in the low `bits` bits, bits in [0, 64] (0 for anything below 1; never a shift by 64).
-constexpr uint64_t low_mask(int bits) { return bits <= 0 ? 0 : ~uint64_t{0} >> (64 - (bits > 64 ? 64 : bits)); }
+BITWIRE_FORCE_INLINE constexpr uint64_t low_mask(int bits) { return bits <= 0 ? 0 : ~uint64_t{0} >> (64 - (bits > 64 ? 64 : bits)); }
 
 class BitWriter {
  public:
@@ -127,8 +127,13 @@ class BitReader {
   BITWIRE_FORCE_INLINE bool can_read(size_t bits) const { return bits <= total_bits_ - position_; }
 
   // Reads `bits` in [1, 64] into `value` when they are inside the buffer; false (value untouched) when not.
+  // A count of 0 reads nothing and yields 0; a count outside [0, 64] (a caller bug) reads nothing and fails.
   BITWIRE_FORCE_INLINE bool try_read(uint64_t& value, int bits) {
-    BITWIRE_ASSERT(bits >= 1 && bits <= 64);
+    BITWIRE_ASSERT(bits >= 0 && bits <= 64);
+    if (static_cast<unsigned>(bits) - 1u >= 64u) [[unlikely]] {
+      value = 0;
+      return bits == 0;
+    }
     if (bits <= kFastBits) return read_narrow(value, bits);
     // Wider than one load serves: two reads, after one bounds check for both.
     uint64_t low = 0;
