@@ -31,12 +31,14 @@ std::string name(ReadError error) {
 // Untrusted input in its own allocation of exactly its size.
 class Exact {
  public:
+  // Byte loops rather than memcpy: g++ 12 at -O1 with sanitizers reports a false -Warray-bounds for a
+  // guarded memcpy into a zero-length allocation.
   explicit Exact(const Bytes& bytes) : size_(bytes.size()), data_(new std::byte[bytes.size()]) {
-    if (size_ != 0) std::memcpy(data_.get(), bytes.data(), size_);
+    for (size_t i = 0; i < size_; ++i) data_[i] = std::byte{bytes[i]};
   }
   template <size_t N>
   Exact(const std::array<uint8_t, N>& bytes, size_t size) : size_(size), data_(new std::byte[size]) {
-    if (size_ != 0) std::memcpy(data_.get(), bytes.data(), size_);
+    for (size_t i = 0; i < size_; ++i) data_[i] = std::byte{bytes[i]};
   }
   std::span<const std::byte> span() const { return {data_.get(), size_}; }
 
