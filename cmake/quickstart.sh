@@ -62,6 +62,10 @@ run_fuzzers() {
     [ -x "$f" ] || continue
     found=1
     local name; name=$(basename "$f")
+    if grep -q "^$name " tests/fuzz/quarantine.txt 2>/dev/null; then
+      echo "-- $name: QUARANTINED, not fuzzed (tests/fuzz/quarantine.txt: $(grep "^$name " tests/fuzz/quarantine.txt | cut -d' ' -f3-))"
+      continue
+    fi
     local corpus=tests/fuzz/corpus/${name%_fuzz}
     local work; work=$(mktemp -d)
     echo "-- $name"

@@ -815,7 +815,8 @@ bool serialize_message(Stream_& stream_, Message_& message_) {
 // A message of any type, held by a handle of a MessagePool built on message_factory(): its type in
 // 3 bits, then its body through the factory's table. Writing, measuring and validating need a
 // non-empty handle and leave `pool_` alone; a read replaces `message_` with a new message from
-// `pool_` and refuses a type the pool cannot create (kInvalidData: unknown type or pool exhausted).
+// `pool_` and refuses a type the pool cannot create (kInvalidData: unknown type or pool exhausted);
+// a refused body leaves `message_` empty.
 template <typename Stream_>
 bool serialize_message(Stream_& stream_, bitwire::MessagePool& pool_, bitwire::MessageHandle& message_) {
   std::uint32_t type_ = 0;
@@ -826,10 +827,15 @@ bool serialize_message(Stream_& stream_, bitwire::MessagePool& pool_, bitwire::M
     if (!message_) {
       return stream_.fail_at(bitwire::ReadError::kInvalidData, stream_.bits_processed() - static_cast<std::size_t>(kMessageTypeBits));
     }
+    if (!bitwire::serialize_message_body(stream_, message_)) {
+      message_ = bitwire::MessageHandle();  // a refused read leaves no half-read message behind
+      return false;
+    }
+    return true;
   } else {
     (void)pool_;
+    return bitwire::serialize_message_body(stream_, message_);
   }
-  return bitwire::serialize_message_body(stream_, message_);
 }
 
 }  // namespace game

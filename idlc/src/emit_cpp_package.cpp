@@ -105,7 +105,8 @@ void Emitter::package_footer() {
   p_.print("// $bits$ bits, then its body through the factory's table. Writing, measuring and validating need a\n",
            {{"bits", std::to_string(package_.message_type_bits)}});
   p_.print("// non-empty handle and leave `pool_` alone; a read replaces `message_` with a new message from\n");
-  p_.print("// `pool_` and refuses a type the pool cannot create (kInvalidData: unknown type or pool exhausted).\n");
+  p_.print("// `pool_` and refuses a type the pool cannot create (kInvalidData: unknown type or pool exhausted);\n");
+  p_.print("// a refused body leaves `message_` empty.\n");
   p_.print("template <typename Stream_>\n");
   p_.print("bool serialize_message(Stream_& stream_, bitwire::MessagePool& pool_, bitwire::MessageHandle& message_) {\n");
   {
@@ -118,10 +119,15 @@ void Emitter::package_footer() {
     p_.print("  if (!message_) {\n");
     p_.print("    return stream_.fail_at(bitwire::ReadError::kInvalidData, stream_.bits_processed() - static_cast<std::size_t>(kMessageTypeBits));\n");
     p_.print("  }\n");
+    p_.print("  if (!bitwire::serialize_message_body(stream_, message_)) {\n");
+    p_.print("    message_ = bitwire::MessageHandle();  // a refused read leaves no half-read message behind\n");
+    p_.print("    return false;\n");
+    p_.print("  }\n");
+    p_.print("  return true;\n");
     p_.print("} else {\n");
     p_.print("  (void)pool_;\n");
+    p_.print("  return bitwire::serialize_message_body(stream_, message_);\n");
     p_.print("}\n");
-    p_.print("return bitwire::serialize_message_body(stream_, message_);\n");
   }
   p_.print("}\n\n");
 }

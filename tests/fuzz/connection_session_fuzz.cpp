@@ -16,6 +16,7 @@
 // Checked on every input (a violation traps): reliable messages arrive in order, exactly once, equal to
 // what was sent (blocks byte for byte), both ways; neither connection ever enters its error state; after the run and a reset, no
 // message is left in either pool.
+#include <cstdio>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -83,6 +84,7 @@ struct Session {
     drain(b, received_by_b);
     drain(a, received_by_a);
     if (a.error() != bitwire::ConnectionError::kNone || b.error() != bitwire::ConnectionError::kNone) {
+      std::fprintf(stderr, "connection error: a: %s / b: %s\n", a.error_reason(), b.error_reason());
       __builtin_trap();
     }
   }
