@@ -37,8 +37,9 @@ EndpointConfig window_config() {
 
 // A datagram forged by someone who knows the protocol id (or on a raw link): the packet sealed.
 Bytes sealed(const Bytes& packet) {
-  Bytes out(Envelope::kBytes);
-  out.insert(out.end(), packet.begin(), packet.end());
+  // Sized once and filled by index: g++ 12 -O3 reports a false -Warray-bounds for vector::insert here.
+  Bytes out(Envelope::kBytes + packet.size());
+  for (size_t i = 0; i < packet.size(); ++i) out[Envelope::kBytes + i] = packet[i];
   Envelope(kProtocolId).seal(out.data(), packet.size());
   return out;
 }
