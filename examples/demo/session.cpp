@@ -51,6 +51,10 @@ bitwire::StackConfig make_config(int clients, double rate_hz) {
   // the link is good, a quarter of them while it is bad.
   config.congestion.good_send_rate = rate_hz;
   config.congestion.bad_send_rate = rate_hz / 4.0;
+  // Bad means clearly worse than the default conditions (about 230 ms RTT and 5% loss as measured here):
+  // the --scenario loss burst and latency spike cross these, the default network does not.
+  config.congestion.rtt_threshold_ms = 300.0;
+  config.congestion.loss_threshold_percent = 12.0;
   bitwire::ConnectionConfig& c = config.connection;
   // A 64-entity snapshot is about 1 KiB: with acks and the other channels a packet often exceeds the
   // endpoint's 1 KiB fragment threshold and travels as fragments.

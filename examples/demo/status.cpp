@@ -13,18 +13,21 @@ std::string progress_bar(double percent, int width) {
 
 }  // namespace
 
+std::string status_header() {
+  return "  client   rtt ms  jitter  loss %  up kbps  down kbps    sent    recv  resent  level               congestion";
+}
+
 std::string status_line(int client, const ConnectionView& v) {
   char line[256];
   if (!v.connected) {
-    std::snprintf(line, sizeof line, "client %-2d  connecting...", client);
+    std::snprintf(line, sizeof line, "  %6d   connecting...", client);
     return line;
   }
   std::snprintf(line, sizeof line,
-                "client %-2d  rtt %6.1f ms  jitter %5.1f ms  loss %5.1f%%  up %6.0f kbps  down %6.0f kbps  "
-                "msgs %6" PRIu64 " sent %6" PRIu64 " recv %4" PRIu64 " resent  level %s %3.0f%%  %s",
+                "  %6d  %7.1f  %6.1f  %6.1f  %7.0f  %9.0f  %6" PRIu64 "  %6" PRIu64 "  %6" PRIu64 "  %s %3.0f%%  %s",
                 client, v.rtt_ms, v.jitter_ms, v.loss_percent, v.up_kbps, v.down_kbps, v.messages_sent,
-                v.messages_received, v.messages_resent, progress_bar(v.block_percent, 20).c_str(),
-                v.block_percent, v.congestion_good ? "good" : "bad");
+                v.messages_received, v.messages_resent, progress_bar(v.block_percent, 10).c_str(), v.block_percent,
+                v.congestion_good ? "good" : "bad");
   return line;
 }
 
@@ -33,10 +36,11 @@ void print_status(std::FILE* out, bool terminal, double time_s, const std::strin
   if (terminal && lines_drawn > 0) std::fprintf(out, "\x1b[%dA", lines_drawn);  // back to the view's top
   const char* clear = terminal ? "\x1b[2K" : "";
   std::fprintf(out, "%st = %5.1f s  network: %s\n", clear, time_s, phase.c_str());
+  std::fprintf(out, "%s%s\n", clear, status_header().c_str());
   for (size_t c = 0; c < views.size(); ++c) {
-    std::fprintf(out, "%s  %s\n", clear, status_line(static_cast<int>(c), views[c]).c_str());
+    std::fprintf(out, "%s%s\n", clear, status_line(static_cast<int>(c), views[c]).c_str());
   }
-  lines_drawn = static_cast<int>(views.size()) + 1;
+  lines_drawn = static_cast<int>(views.size()) + 2;
   std::fflush(out);
 }
 
@@ -60,6 +64,24 @@ void print_summary(std::FILE* out, const Session& session) {
                  v.messages_received, v.messages_resent, t.up_received, t.up_sent, t.down_received, t.down_sent,
                  t.inputs_received, t.snapshots_received, level);
   }
+  // What the simulated network did, over every link and both directions: the truth the estimates above
+  // are compared with.
+  uint64_t sent = 0, lost = 0, duplicated = 0, queue_full = 0, dropped = 0;
+  for (int c = 0; c < session.clients(); ++c) {
+    for (const bitwire::NetworkSimulator* sim : {&session.link(c).up(), &session.link(c).down()}) {
+      sent += sim->stats().sent;
+      lost += sim->stats().lost + sim->stats().burst_lost;
+      duplicated += sim->stats().duplicated;
+      queue_full += sim->stats().queue_full;
+      dropped += sim->stats().overflow + sim->stats().too_large;
+    }
+    dropped += session.link(c).ring_dropped();
+  }
+  std::fprintf(out,
+               "\nsimulated network, all links both ways: %" PRIu64 " packets, %" PRIu64 " lost (%.1f%%), %" PRIu64
+               " duplicated, %" PRIu64 " dropped by the bandwidth queue, %" PRIu64 " by full buffers\n",
+               sent, lost, sent == 0 ? 0.0 : 100.0 * static_cast<double>(lost) / static_cast<double>(sent), duplicated,
+               queue_full, dropped);
 }
 
 }  // namespace demo

@@ -9,7 +9,9 @@
 
 namespace demo {
 
-// One status line for connection `client`.
+// The column names above the status lines, and one status line for connection `client` (sent / recv /
+// resent: messages, both ends of the connection, every channel).
+std::string status_header();
 std::string status_line(int client, const ConnectionView& view);
 
 // Prints the status view. On a terminal it redraws in place: `lines_drawn` is what the previous call
