@@ -1,5 +1,8 @@
 #include "status.hpp"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cinttypes>
 
@@ -11,10 +14,17 @@ std::string progress_bar(double percent, int width) {
   return "[" + std::string(static_cast<size_t>(filled), '#') + std::string(static_cast<size_t>(width - filled), '-') + "]";
 }
 
+// Columns of the terminal on `out`, or 0 when unknown.
+size_t terminal_width(std::FILE* out) {
+  winsize size{};
+  if (ioctl(fileno(out), TIOCGWINSZ, &size) != 0) return 0;
+  return size.ws_col;
+}
+
 }  // namespace
 
 std::string status_header() {
-  return "  client   rtt ms  jitter  loss %  up kbps  down kbps    sent    recv  resent  level               congestion";
+  return "  client  rtt ms  jitter  loss %  up kbps  down kbps  level              congestion    sent    recv  resent";
 }
 
 std::string status_line(int client, const ConnectionView& v) {
@@ -24,10 +34,10 @@ std::string status_line(int client, const ConnectionView& v) {
     return line;
   }
   std::snprintf(line, sizeof line,
-                "  %6d  %7.1f  %6.1f  %6.1f  %7.0f  %9.0f  %6" PRIu64 "  %6" PRIu64 "  %6" PRIu64 "  %s %3.0f%%  %s",
-                client, v.rtt_ms, v.jitter_ms, v.loss_percent, v.up_kbps, v.down_kbps, v.messages_sent,
-                v.messages_received, v.messages_resent, progress_bar(v.block_percent, 10).c_str(), v.block_percent,
-                v.congestion_good ? "good" : "bad");
+                "  %6d  %6.1f  %6.1f  %6.1f  %7.0f  %9.0f  %s %3.0f%%  %-10s  %6" PRIu64 "  %6" PRIu64 "  %6" PRIu64,
+                client, v.rtt_ms, v.jitter_ms, v.loss_percent, v.up_kbps, v.down_kbps,
+                progress_bar(v.block_percent, 10).c_str(), v.block_percent, v.congestion_good ? "good" : "bad",
+                v.messages_sent, v.messages_received, v.messages_resent);
   return line;
 }
 
@@ -35,11 +45,17 @@ void print_status(std::FILE* out, bool terminal, double time_s, const std::strin
                   const std::vector<ConnectionView>& views, int& lines_drawn) {
   if (terminal && lines_drawn > 0) std::fprintf(out, "\x1b[%dA", lines_drawn);  // back to the view's top
   const char* clear = terminal ? "\x1b[2K" : "";
-  std::fprintf(out, "%st = %5.1f s  network: %s\n", clear, time_s, phase.c_str());
-  std::fprintf(out, "%s%s\n", clear, status_header().c_str());
-  for (size_t c = 0; c < views.size(); ++c) {
-    std::fprintf(out, "%s%s\n", clear, status_line(static_cast<int>(c), views[c]).c_str());
-  }
+  // A line wider than the terminal would wrap and break the redraw: on a terminal, cut lines to its width.
+  const size_t width = terminal ? terminal_width(out) : 0;
+  auto put = [&](std::string line) {
+    if (width > 1 && line.size() >= width) line.resize(width - 1);
+    std::fprintf(out, "%s%s\n", clear, line.c_str());
+  };
+  char title[256];
+  std::snprintf(title, sizeof title, "t = %5.1f s  network: %s", time_s, phase.c_str());
+  put(title);
+  put(status_header());
+  for (size_t c = 0; c < views.size(); ++c) put(status_line(static_cast<int>(c), views[c]));
   lines_drawn = static_cast<int>(views.size()) + 2;
   std::fflush(out);
 }
