@@ -7,8 +7,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
+
+#include "support/xml_check.hpp"
 
 namespace {
 
@@ -78,14 +81,22 @@ TEST(Demo, ShortRunDeliversEverythingAndWritesOneSeriesPerConnection) {
   EXPECT_EQ(count_lines(read_text(csv)), 1 + 3 * kClients);
   // SVG: one series per connection in each chart, none more.
   ASSERT_TRUE(std::filesystem::exists(svg));
-  const std::string plot = read_text(svg);
+  const bitwire::test::XmlCheck xml = bitwire::test::check_xml(read_text(svg));
+  ASSERT_TRUE(xml.ok) << xml.error << " at byte " << xml.offset;
+  EXPECT_EQ(xml.root().name, "svg");
+  // Every polyline with an id of a chart series: exactly one per chart and connection, each with points.
+  std::map<std::string, int> series;
+  for (const bitwire::test::XmlElement& e : xml.elements) {
+    const std::string* id = e.attribute("id");
+    const std::string* points = e.attribute("points");
+    if (e.name == "polyline" && id != nullptr && points != nullptr && !points->empty()) ++series[*id];
+  }
   for (int c = 0; c < kClients; ++c) {
     for (const char* chart : {"rtt-", "loss-", "up-", "down-"}) {
-      EXPECT_NE(plot.find("id=\"" + std::string(chart) + std::to_string(c) + "\""), std::string::npos)
-          << chart << c;
+      EXPECT_EQ(series[std::string(chart) + std::to_string(c)], 1) << chart << c;
     }
   }
-  EXPECT_EQ(plot.find("id=\"rtt-" + std::to_string(kClients) + "\""), std::string::npos);
+  EXPECT_EQ(series.count("rtt-" + std::to_string(kClients)), 0u);
   std::filesystem::remove_all(dir.parent_path());
 }
 
