@@ -707,3 +707,53 @@ TEST(ClientServer, InsecureLanConnectOnlyWhenEnabled) {
 
 }  // namespace
 }  // namespace bitwire::test
+
+namespace bitwire::test {
+namespace {
+
+inline constexpr MessageTypeInfo kBlockStackTypes[] = {describe_message<Small>("Small"), describe_message<Tiny>("Tiny"),
+                                                      describe_message<Numbered>("Numbered"),
+                                                      describe_message<WithBlock>("WithBlock")};
+inline constexpr MessageFactory kBlockStackFactory{kBlockStackTypes};
+
+// Server::send_packets and Client::send_packets go through Connection::send_packets: a block is sent at its
+// channel's block budget (several fragment packets per update), not one fragment per update.
+TEST(ClientServer, ABlockTravelsAtItsBudgetNotOneFragmentPerUpdate) {
+  StackConfig config = stack_test_config(2);
+  config.connection.channels[kReliable].disable_blocks = false;
+  config.connection.channels[kReliable].max_block_size = 64 * 1024;
+  StackHarness h(config, 16384, kBlockStackFactory);
+  Client& client = h.add_client();
+  h.connect(0);
+  ASSERT_TRUE(h.run_until([&] { return h.all_connected(); }, 300));
+  // 64 fragments of 1 KiB each way; the default block budget (256 KiB/s) pays about four a tick at 60 Hz.
+  constexpr size_t kBlockBytes = 64 * 1024;
+  std::vector<std::byte> bytes(kBlockBytes);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::byte>(i * 7 + 3);
+  auto down = h.server->create<WithBlock>(0);
+  ASSERT_TRUE(down.attach_block(bytes));
+  ASSERT_TRUE(h.server->send(0, kReliable, std::move(down)));
+  auto up = client.create<WithBlock>();
+  ASSERT_TRUE(up.attach_block(bytes));
+  ASSERT_TRUE(client.send(kReliable, std::move(up)));
+  bool down_done = false, up_done = false;
+  int steps = 0;
+  for (; steps < 200 && !(down_done && up_done); ++steps) {
+    h.step();
+    while (auto m = client.receive(kReliable)) {
+      down_done = m.block().size() == kBlockBytes && std::equal(bytes.begin(), bytes.end(), m.block().begin());
+    }
+    while (auto m = h.server->receive(0, kReliable)) {
+      up_done = m.block().size() == kBlockBytes && std::equal(bytes.begin(), bytes.end(), m.block().begin());
+    }
+  }
+  EXPECT_TRUE(down_done);
+  EXPECT_TRUE(up_done);
+  // One fragment per update would need at least 64 updates.
+  EXPECT_LT(steps, 40);
+  EXPECT_GT(h.server->connection(0).counters().extra_packets, 0u);
+  EXPECT_GT(client.connection().counters().extra_packets, 0u);
+}
+
+}  // namespace
+}  // namespace bitwire::test

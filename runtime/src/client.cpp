@@ -134,7 +134,7 @@ void Client::update(double now) {
 }
 
 void Client::send_packets() {
-  if (is_ok() && netcode_.is_connected() && was_connected_) connection_.send_packet();
+  if (is_ok() && netcode_.is_connected() && was_connected_) connection_.send_packets();
 }
 
 void Client::disconnect(double now) {

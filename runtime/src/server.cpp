@@ -156,7 +156,7 @@ void Server::update(double now, uint64_t unix_now) {
 void Server::send_packets() {
   if (!is_ok()) return;
   for (int i = 0; i < config_.max_clients; ++i) {
-    if (netcode_->is_connected(i)) slots_[static_cast<size_t>(i)]->connection.send_packet();
+    if (netcode_->is_connected(i)) slots_[static_cast<size_t>(i)]->connection.send_packets();
   }
 }
 

@@ -51,15 +51,19 @@ class StackHarness {
  public:
   explicit StackHarness(int max_clients = 8, size_t network_capacity = 16384)
       : StackHarness(stack_test_config(max_clients), network_capacity) {}
-  StackHarness(const StackConfig& stack_config, size_t network_capacity)
-      : network(network_capacity), server_transport(network, server_address), config(stack_config) {
+  StackHarness(const StackConfig& stack_config, size_t network_capacity,
+               const MessageFactory& message_factory = kStackFactory)
+      : network(network_capacity),
+        server_transport(network, server_address),
+        config(stack_config),
+        factory(message_factory) {
     start_server();
   }
 
   void start_server() {
     server.reset();
     server =
-        std::make_unique<Server>(config, kStackFactory, private_key, server_transport, server_address, now);
+        std::make_unique<Server>(config, factory, private_key, server_transport, server_address, now);
     EXPECT_TRUE(server->is_ok()) << server->error();
   }
 
@@ -67,7 +71,7 @@ class StackHarness {
 
   StackToken token(uint64_t client_id, int32_t timeout_seconds = 5, uint64_t protocol_id = 0) const {
     netcode::ConnectTokenParams params;
-    params.protocol_id = protocol_id != 0 ? protocol_id : stack_protocol_id(kStackFactory, config);
+    params.protocol_id = protocol_id != 0 ? protocol_id : stack_protocol_id(factory, config);
     params.client_id = client_id;
     params.create_timestamp = unix_now();
     params.timeout_seconds = timeout_seconds;
@@ -87,7 +91,7 @@ class StackHarness {
     const Address address =
         Address::ipv4(10, 0, static_cast<uint8_t>(1 + n / 250), static_cast<uint8_t>(1 + n % 250), 50000);
     transports.push_back(std::make_unique<LoopbackTransport>(network, address));
-    clients.push_back(std::make_unique<Client>(client_config ? *client_config : config, kStackFactory,
+    clients.push_back(std::make_unique<Client>(client_config ? *client_config : config, factory,
                                                *transports.back(), now));
     EXPECT_TRUE(clients.back()->is_ok()) << clients.back()->error();
     return *clients.back();
@@ -138,6 +142,7 @@ class StackHarness {
   LoopbackTransport server_transport;
   netcode::Key private_key = netcode::random_key();
   StackConfig config;
+  MessageFactory factory;  // both ends' message types
   std::unique_ptr<Server> server;
   bool server_running = true;
   std::vector<std::unique_ptr<LoopbackTransport>> transports;

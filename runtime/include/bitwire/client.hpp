@@ -9,7 +9,7 @@
 //     while (client.next_event(event)) ...              // connected / disconnected (with the final state)
 //     while (auto message = client.receive(0)) ...
 //     if (client.is_connected()) { auto m = client.create<Input>(); ...; client.send(1, std::move(m)); }
-//     client.send_packets();                            // one connection packet while connected
+//     client.send_packets();                            // a connection packet while connected (+ block fragments)
 //   client.disconnect(now);
 //
 // Contracts:
@@ -66,7 +66,8 @@ class Client {
   bool connect_insecure_lan(const netcode::ConnectTokenParams& params, const netcode::Key& private_key,
                             double now, const char** reason = nullptr);
   void update(double now);
-  // Sends one connection packet (acks plus whatever the channels fit) while connected.
+  // Sends one connection packet (acks plus whatever the channels fit) while connected, plus extra packets
+  // while a block fragment is ready within its channel's block budget (Connection::send_packets).
   void send_packets();
   // Sends netcode's redundant disconnect packets; the next event is kDisconnected.
   void disconnect(double now);

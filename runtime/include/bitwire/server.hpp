@@ -17,7 +17,7 @@
 //     for each connected client i, each channel c:
 //       while (auto message = server.receive(i, c)) ...
 //     auto message = server.create<Snapshot>(i);  ... fill ...;  server.send(i, 1, std::move(message));
-//     server.send_packets();                            // one packet per connected client
+//     server.send_packets();                            // a packet per connected client (+ block fragments)
 //
 // Contracts:
 // - Time is passed in: `now` (seconds, any monotonic origin) and `unix_now` (unix seconds, for token
@@ -69,7 +69,9 @@ class Server {
   // Receives every datagram waiting (bounded by server.max_receive_per_update), handles connects,
   // disconnects and timeouts, and advances every slot's connection and statistics to `now`.
   void update(double now, uint64_t unix_now);
-  // Sends one connection packet (acks plus whatever the channels fit) to every connected client.
+  // Sends one connection packet (acks plus whatever the channels fit) to every connected client, plus extra
+  // packets while a block fragment is ready within its channel's block budget (Connection::send_packets,
+  // at most connection.max_packets_per_update in all).
   void send_packets();
   bool next_event(ServerEvent& event);
   uint64_t events_dropped() const { return events_dropped_; }

@@ -1,0 +1,467 @@
+#include "session.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "bitwire/crc32.hpp"
+#include "bitwire/netcode_token.hpp"
+#include "bitwire/random.hpp"
+#include "game.hpp"
+
+namespace demo {
+namespace {
+
+// LevelLoad carries the level file as a block. game.net cannot declare a block message yet, so the demo
+// marks the generated type with the runtime's block flag and lists it in its own factory table (the
+// generated table without the flag would refuse attach_block).
+struct LevelBlock : game::LevelLoad {
+  static constexpr bool kHasBlock = true;
+};
+
+inline constexpr bitwire::MessageTypeInfo kTypes[] = {
+    bitwire::describe_message<game::PlayerInput>("PlayerInput"),
+    bitwire::describe_message<game::Snapshot>("Snapshot"),
+    bitwire::describe_message<game::Events>("Events"),
+    bitwire::describe_message<game::ScoreUpdate>("ScoreUpdate"),
+    bitwire::describe_message<game::Chat>("Chat"),
+    bitwire::describe_message<LevelBlock>("LevelLoad"),
+};
+inline constexpr bitwire::MessageFactory kFactory{kTypes};
+
+constexpr int kReliable = 0;
+constexpr int kUnreliable = 1;
+constexpr int kLevel = 2;
+constexpr uint64_t kFirstClientId = 1000;
+constexpr int kConnectTimeoutSeconds = 10;
+
+const char* const kPhrases[] = {"rotate to B", "need ammo", "nice shot", "hold the bridge", "gg",
+                                "push now \xF0\x9F\x9A\x80", "one left, low", "regroup at spawn"};
+
+float on_grid(float value, float step) { return std::round(value / step) * step; }
+
+bitwire::StackConfig make_config(int clients, double rate_hz) {
+  bitwire::StackConfig config;
+  config.protocol_id = game::ProtocolId;
+  config.max_clients = clients;
+  // The server sends each client snapshots at the rate its congestion controller advises: every tick while
+  // the link is good, a quarter of them while it is bad.
+  config.congestion.good_send_rate = rate_hz;
+  config.congestion.bad_send_rate = rate_hz / 4.0;
+  // Bad means clearly worse than the default conditions (about 230 ms RTT and 5% loss as measured here):
+  // the --scenario loss burst and latency spike cross these, the default network does not.
+  config.congestion.rtt_threshold_ms = 300.0;
+  config.congestion.loss_threshold_percent = 12.0;
+  bitwire::ConnectionConfig& c = config.connection;
+  // A 64-entity snapshot is about 1 KiB: with acks and the other channels a packet often exceeds the
+  // endpoint's 1 KiB fragment threshold and travels as fragments.
+  c.max_packet_size = 2400;
+  c.channel_count = 3;
+  c.channels[kReliable].type = bitwire::ChannelType::kReliableOrdered;
+  c.channels[kReliable].disable_blocks = true;
+  c.channels[kReliable].send_queue_size = 256;
+  c.channels[kReliable].receive_queue_size = 256;
+  c.channels[kUnreliable].type = bitwire::ChannelType::kUnreliableUnordered;
+  c.channels[kUnreliable].priority = 1;  // the newest input / snapshot goes first
+  c.channels[kUnreliable].send_queue_size = 64;
+  c.channels[kUnreliable].receive_queue_size = 64;
+  c.channels[kLevel].type = bitwire::ChannelType::kReliableOrdered;
+  c.channels[kLevel].send_queue_size = 4;
+  c.channels[kLevel].receive_queue_size = 4;
+  // Resend a fragment only after about an RTT at the default conditions, not every 100 ms.
+  c.channels[kLevel].block_resend_time = 0.25;
+  c.channels[kLevel].block_bandwidth_bytes_per_second = 512 * 1024;
+  c.block_pool_size = 2;
+  // Every queue (256 + 256 + 64 + 64 + 4 + 4) plus what one received packet may hold: far below the default
+  // (every queue + 256 + 64), whose slots each hold a whole Snapshot.
+  c.message_pool_size = 768;
+  // Acks only match packets the endpoint still remembers. While a block is in flight a slot sends up to
+  // 16 packets a tick; the default 256 would cover only about 250 ms of them, and with a longer RTT no
+  // ack would ever match again (nothing acked, everything resent). 1024 covers the demo's 1.2 s worst RTT.
+  c.endpoint.sent_packets_buffer_size = 1024;
+  c.endpoint.received_packets_buffer_size = 1024;
+  c.endpoint.max_packet_size = 2400;
+  c.endpoint.max_fragments = 3;
+  return config;
+}
+
+// Entities move on circles; values sit on the schema's quanta so what arrives equals what was sent.
+void fill_snapshot(game::Snapshot& snapshot, uint32_t tick, uint32_t last_input_tick) {
+  snapshot.tick = tick;
+  snapshot.last_input_tick = last_input_tick;
+  snapshot.entities.clear();
+  for (uint32_t i = 0; i < 64; ++i) {
+    game::EntityState e;
+    e.id = static_cast<uint8_t>(i);
+    e.kind = static_cast<game::EntityKind>(i % 4);
+    const float angle = static_cast<float>(i) * 0.1f + static_cast<float>(tick % 3600) * 0.01f;
+    e.position = {on_grid(300.0f * std::cos(angle), 0.125f), on_grid(12.5f + static_cast<float>(i), 0.125f),
+                  on_grid(-300.0f * std::sin(angle), 0.125f)};
+    e.orientation = {static_cast<uint8_t>(i % 4), static_cast<int16_t>(i * 7 - 200), -35, 480};
+    e.at_rest = i % 5 == 0;
+    if (!e.at_rest) {
+      e.velocity = {on_grid(std::sin(angle) * 8.0f, 0.03125f), 0.0f, on_grid(std::cos(angle) * 8.0f, 0.03125f)};
+    }
+    if (e.kind == game::EntityKind::Player) {
+      e.health = static_cast<int8_t>(100 - i);
+      e.weapon = game::Weapon::Rifle;
+      e.clips = 3;
+    } else if (e.kind == game::EntityKind::Vehicle) {
+      e.fuel = 60;
+      e.occupants = 2;
+    }
+    snapshot.entities.push_back(e);
+  }
+}
+
+void fill_events(game::Events& events, uint32_t sequence, bitwire::Random& random) {
+  events.tick = sequence;  // the sequence number the receiver checks
+  const int count = 1 + static_cast<int>(random.next() % 3);
+  for (int i = 0; i < count; ++i) {
+    game::GameEvent event;
+    event.kind = static_cast<game::EventKind>(random.next() % 4);
+    event.subject = static_cast<uint8_t>(random.next() % 64);
+    if (event.kind == game::EventKind::Hit) {
+      event.attacker = static_cast<uint8_t>(random.next() % 64);
+      event.damage = static_cast<int16_t>(1 + random.next() % 250);
+    } else if (event.kind == game::EventKind::Death) {
+      event.killer = static_cast<uint8_t>(random.next() % 64);
+      event.weapon = static_cast<game::Weapon>(random.next() % 5);
+    } else {
+      event.where = {on_grid(static_cast<float>(random.uniform(-500.0, 500.0)), 0.125f), 0.0f, 0.0f};
+    }
+    events.events.push_back(event);
+  }
+}
+
+void fill_chat(game::Chat& chat, uint32_t sequence, uint8_t sender, bitwire::Random& random) {
+  chat.sender = sender;
+  chat.channel = game::ChatChannel::Team;
+  char text[96];
+  std::snprintf(text, sizeof text, "#%u %s", sequence, kPhrases[random.next() % std::size(kPhrases)]);
+  chat.text = text;
+}
+
+// The sequence number a reliable message carries, or -1 for a message that is not Events or Chat.
+int64_t sequence_of(bitwire::MessageHandle& message) {
+  if (const auto* events = message.as<game::Events>()) return events->tick;
+  if (const auto* chat = message.as<game::Chat>()) {
+    const char* text = chat->text.c_str();
+    if (text[0] != '#') return -1;
+    char* end = nullptr;
+    const unsigned long value = std::strtoul(text + 1, &end, 10);
+    return end != text + 1 ? static_cast<int64_t>(value) : -1;
+  }
+  return -1;
+}
+
+double sum_percent(uint64_t part, uint64_t whole) {
+  return whole == 0 ? 0.0 : std::min(100.0, 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+}  // namespace
+
+void fill_level(uint64_t seed, uint64_t client_id, uint8_t* out, size_t size) {
+  bitwire::Random random(seed * 0x9E3779B97F4A7C15ull + client_id);
+  for (size_t i = 0; i < size; i += 8) {
+    const uint64_t word = random.next();
+    for (size_t b = 0; b < 8 && i + b < size; ++b) out[i + b] = static_cast<uint8_t>(word >> (8 * b));
+  }
+}
+
+struct Session::ClientEnd {
+  bitwire::UdpSocket socket;
+  std::unique_ptr<SimulatedTransport> transport;
+  std::unique_ptr<bitwire::Client> client;
+  bitwire::Random random{0};
+  uint32_t input_tick = 0;
+};
+
+Session::Session(const Options& options) : options_(options), config_(make_config(options.clients, options.rate_hz)) {
+  simulator_config_.capacity = 2048;
+  simulator_config_.mtu = static_cast<int>(SimulatedTransport::kMaxDatagram);
+  simulator_config_.conditions.latency_ms = options.latency_ms;
+  simulator_config_.conditions.jitter_ms = options.jitter_ms;
+  simulator_config_.conditions.loss_percent = options.loss_percent;
+  simulator_config_.conditions.duplicate_percent = options.dup_percent;
+  simulator_config_.conditions.bandwidth_kbps = options.bandwidth_kbps;
+  level_.resize(kLevelBytes);
+}
+
+Session::~Session() = default;
+
+bool Session::start(double now, uint64_t unix_now, std::string& error) {
+  start_ = now;
+  if (const char* reason = config_.check()) {
+    error = std::string("stack config: ") + reason;
+    return false;
+  }
+  if (const char* reason = simulator_config_.check()) {
+    error = std::string("simulator config: ") + reason;
+    return false;
+  }
+  const bitwire::Address loopback = bitwire::Address::ipv4(127, 0, 0, 1, 0);
+  if (const bitwire::SocketStatus status = server_socket_.open(loopback); status != bitwire::SocketStatus::kOk) {
+    error = std::string("server socket: ") + bitwire::to_string(status) + " " + server_socket_.system_error();
+    return false;
+  }
+  // The private key is random per run, from libsodium (tokens are minted in-process, as a backend would).
+  const bitwire::netcode::Key key = bitwire::netcode::random_key();
+  server_transport_ = std::make_unique<bitwire::UdpTransport>(server_socket_);
+  server_ = std::make_unique<bitwire::Server>(config_, kFactory, key, *server_transport_,
+                                              server_socket_.local_address(), now);
+  if (!server_->is_ok()) {
+    error = std::string("server: ") + server_->error();
+    return false;
+  }
+  slot_client_.assign(static_cast<size_t>(options_.clients), -1);
+  tallies_.resize(static_cast<size_t>(options_.clients));
+  snapshot_credit_.assign(static_cast<size_t>(options_.clients), 0.0);
+  for (int c = 0; c < options_.clients; ++c) {
+    auto end = std::make_unique<ClientEnd>();
+    if (const bitwire::SocketStatus status = end->socket.open(loopback); status != bitwire::SocketStatus::kOk) {
+      error = std::string("client socket: ") + bitwire::to_string(status) + " " + end->socket.system_error();
+      return false;
+    }
+    bitwire::NetworkSimulatorConfig up = simulator_config_;
+    bitwire::NetworkSimulatorConfig down = simulator_config_;
+    up.seed = options_.seed * 1000 + static_cast<uint64_t>(c) * 2;
+    down.seed = up.seed + 1;
+    end->transport = std::make_unique<SimulatedTransport>(end->socket, server_socket_.local_address(), up, down);
+    end->client = std::make_unique<bitwire::Client>(config_, kFactory, *end->transport, now);
+    end->random.reseed(options_.seed * 7919 + static_cast<uint64_t>(c));
+    if (!end->client->is_ok()) {
+      error = std::string("client: ") + end->client->error();
+      return false;
+    }
+    const uint64_t client_id = kFirstClientId + static_cast<uint64_t>(c);
+    tallies_[static_cast<size_t>(c)].client_id = client_id;
+    bitwire::netcode::ConnectTokenParams params;
+    params.protocol_id = bitwire::stack_protocol_id(kFactory, config_);
+    params.client_id = client_id;
+    params.create_timestamp = unix_now;
+    params.expire_seconds = 60;
+    params.timeout_seconds = kConnectTimeoutSeconds;
+    params.server_addresses.count = 1;
+    params.server_addresses.items[0] = server_socket_.local_address();
+    bitwire::netcode::ConnectToken token;
+    std::array<uint8_t, bitwire::netcode::kConnectTokenBytes> bytes{};
+    const char* reason = nullptr;
+    if (!bitwire::netcode::generate_connect_token(params, key, token, &reason) ||
+        !bitwire::netcode::write_connect_token(token, bytes.data(), &reason) ||
+        !end->client->connect(bytes, now, &reason)) {
+      error = std::string("connect token: ") + (reason != nullptr ? reason : "refused");
+      return false;
+    }
+    clients_.push_back(std::move(end));
+  }
+  return true;
+}
+
+void Session::set_conditions(const bitwire::NetworkConditions& conditions) {
+  for (auto& end : clients_) end->transport->set_conditions(conditions);
+}
+
+void Session::fail(int c, const std::string& reason) {
+  ConnectionTally& t = tallies_[static_cast<size_t>(c)];
+  if (t.failure.empty()) t.failure = reason;
+}
+
+bool Session::refused(int c, const char* what, const bitwire::SendStatus& status) {
+  if (status) return true;
+  ++tallies_[static_cast<size_t>(c)].refused_sends;
+  fail(c, std::string(what) + " send refused: " + bitwire::to_string(status.result));
+  return false;
+}
+
+void Session::tick(double now, uint64_t unix_now, bool send_reliable) {
+  for (int c = 0; c < clients(); ++c) client_tick(c, now, send_reliable);
+  server_tick(now, unix_now, send_reliable);
+  ++tick_;
+}
+
+void Session::client_tick(int c, double now, bool send_reliable) {
+  ClientEnd& end = *clients_[static_cast<size_t>(c)];
+  ConnectionTally& t = tallies_[static_cast<size_t>(c)];
+  bitwire::Client& client = *end.client;
+  end.transport->pump(now);
+  client.update(now);
+  bitwire::ClientEvent event;
+  while (client.next_event(event)) {
+    if (event.kind == bitwire::ClientEvent::Kind::kConnected) {
+      t.connected_once = true;
+    } else {
+      ++t.disconnects;
+      fail(c, std::string("client disconnected: ") + bitwire::netcode::to_string(event.state) +
+                  (event.protocol_error != nullptr ? std::string(", protocol error: ") + event.protocol_error : ""));
+    }
+  }
+  if (client.is_connected()) {
+    while (auto message = client.receive(kReliable)) {
+      const int64_t sequence = sequence_of(message);
+      if (sequence != static_cast<int64_t>(t.down_received)) ++t.down_out_of_order;
+      ++t.down_received;
+    }
+    while (auto message = client.receive(kUnreliable)) {
+      const auto* snapshot = message.as<game::Snapshot>();
+      ++t.snapshots_received;
+      if (snapshot == nullptr || snapshot->entities.size() != 64 || snapshot->last_input_tick > end.input_tick) {
+        ++t.snapshots_bad;
+      }
+    }
+    while (auto message = client.receive(kLevel)) {
+      ++t.blocks_received;
+      const auto* level = message.as<LevelBlock>();
+      const std::span<const std::byte> block = message.block();
+      fill_level(options_.seed, t.client_id, level_.data(), level_.size());
+      t.block_exact = level != nullptr && block.size() == level_.size() &&
+                      std::memcmp(block.data(), level_.data(), level_.size()) == 0 &&
+                      bitwire::crc32(block.data(), block.size()) == level->checksum;
+      t.block_done_s = now - start_;
+    }
+
+    auto input = client.create<game::PlayerInput>();
+    if (auto* in = input.as<game::PlayerInput>()) {
+      in->tick = ++end.input_tick;
+      in->buttons = (end.input_tick / 30) % 2 == 0 ? game::InputButtons::Forward
+                                                    : game::InputButtons::Forward | game::InputButtons::Fire;
+      in->yaw = on_grid(static_cast<float>(std::fmod(end.input_tick * 0.5, 360.0) - 180.0), 0.01f);
+      in->pitch = on_grid(static_cast<float>(end.random.uniform(-10.0, 10.0)), 0.01f);
+      refused(c, "client input", client.send(kUnreliable, std::move(input)));
+    }
+    // Events 5 per second and chat once a second, client to server.
+    const uint64_t period = static_cast<uint64_t>(std::max(1.0, options_.rate_hz / 5.0));
+    if (send_reliable && (tick_ + static_cast<uint64_t>(c)) % period == 0) {
+      const bool chat = (tick_ / period) % 5 == 0;
+      auto message = chat ? client.create<game::Chat>() : client.create<game::Events>();
+      if (auto* m = message.as<game::Chat>()) fill_chat(*m, t.up_sent, static_cast<uint8_t>(c), end.random);
+      if (auto* m = message.as<game::Events>()) fill_events(*m, t.up_sent, end.random);
+      if (refused(c, "client reliable", client.send(kReliable, std::move(message)))) ++t.up_sent;
+    }
+  }
+  client.send_packets();
+  end.transport->pump(now);
+}
+
+void Session::server_tick(double now, uint64_t unix_now, bool send_reliable) {
+  bitwire::Server& server = *server_;
+  server.update(now, unix_now);
+  bitwire::ServerEvent event;
+  while (server.next_event(event)) {
+    const int c = static_cast<int>(event.client_id - kFirstClientId);
+    if (c < 0 || c >= clients()) continue;
+    ConnectionTally& t = tallies_[static_cast<size_t>(c)];
+    if (event.kind == bitwire::ServerEvent::Kind::kConnected) {
+      t.slot = event.client_index;
+      slot_client_[static_cast<size_t>(event.client_index)] = c;
+      // The level, at connect: a LevelLoad whose block is the level file.
+      auto message = server.create<LevelBlock>(event.client_index);
+      auto* level = message.as<LevelBlock>();
+      const std::span<std::byte> block = message ? message.allocate_block(kLevelBytes) : std::span<std::byte>();
+      if (level == nullptr || block.size() != kLevelBytes) {
+        fail(c, "server: no message or block buffer for the level");
+        continue;
+      }
+      fill_level(options_.seed, t.client_id, reinterpret_cast<uint8_t*>(block.data()), block.size());
+      level->level = "harbor_night";
+      level->checksum = bitwire::crc32(block.data(), block.size());
+      level->max_players = static_cast<uint8_t>(std::min(64, options_.clients));
+      const bitwire::SendStatus status = server.send(event.client_index, kLevel, std::move(message));
+      if (!status) fail(c, std::string("server refused the level: ") + bitwire::to_string(status.result));
+    } else {
+      ++t.disconnects;
+      slot_client_[static_cast<size_t>(event.client_index)] = -1;
+      fail(c, std::string("server dropped the client: ") + bitwire::netcode::to_string(event.reason) +
+                  (event.protocol_error != nullptr ? std::string(", protocol error: ") + event.protocol_error : ""));
+    }
+  }
+  const uint64_t period = static_cast<uint64_t>(std::max(1.0, options_.rate_hz / 10.0));
+  for (int slot = 0; slot < server.max_clients(); ++slot) {
+    const int c = slot_client_[static_cast<size_t>(slot)];
+    if (c < 0 || !server.is_connected(slot)) continue;
+    ConnectionTally& t = tallies_[static_cast<size_t>(c)];
+    ClientEnd& end = *clients_[static_cast<size_t>(c)];
+    while (auto message = server.receive(slot, kReliable)) {
+      if (sequence_of(message) != static_cast<int64_t>(t.up_received)) ++t.up_out_of_order;
+      ++t.up_received;
+    }
+    uint32_t last_input = 0;
+    while (auto message = server.receive(slot, kUnreliable)) {
+      if (const auto* input = message.as<game::PlayerInput>()) last_input = std::max(last_input, input->tick);
+      ++t.inputs_received;
+    }
+    // Snapshots at the advised rate: a credit of (advised rate / tick rate) per tick, one snapshot per credit.
+    double& credit = snapshot_credit_[static_cast<size_t>(c)];
+    credit = std::min(1.0, credit + server.stats(slot).congestion_send_rate / options_.rate_hz);
+    if (credit >= 1.0 - 1e-9) {
+      credit -= 1.0;
+      auto snapshot = server.create<game::Snapshot>(slot);
+      if (auto* s = snapshot.as<game::Snapshot>()) fill_snapshot(*s, static_cast<uint32_t>(tick_), last_input);
+      if (refused(c, "server snapshot", server.send(slot, kUnreliable, std::move(snapshot)))) ++t.snapshots_sent;
+    }
+    // Events 10 per second, every fifth a chat line instead, server to client.
+    if (send_reliable && (tick_ + static_cast<uint64_t>(slot)) % period == 0) {
+      const bool chat = (tick_ / period) % 5 == 0;
+      auto message = chat ? server.create<game::Chat>(slot) : server.create<game::Events>(slot);
+      if (auto* m = message.as<game::Chat>()) fill_chat(*m, t.down_sent, 63, end.random);
+      if (auto* m = message.as<game::Events>()) fill_events(*m, t.down_sent, end.random);
+      if (refused(c, "server reliable", server.send(slot, kReliable, std::move(message)))) ++t.down_sent;
+    }
+  }
+  server.send_packets();
+}
+
+ConnectionView Session::view(int c) const {
+  ConnectionView v;
+  const ClientEnd& end = *clients_[static_cast<size_t>(c)];
+  const ConnectionTally& t = tallies_[static_cast<size_t>(c)];
+  const bitwire::Client& client = *end.client;
+  v.connected = client.is_connected();
+  const bitwire::StackStats stats = client.stats();
+  v.rtt_ms = stats.rtt_ms;
+  v.jitter_ms = stats.jitter_ms;
+  v.loss_percent = stats.packet_loss_percent;
+  v.up_kbps = stats.sent_kbps;
+  v.down_kbps = stats.received_kbps;
+  v.congestion_good = stats.congestion_mode == bitwire::CongestionMode::kGood;
+  auto add = [&v](const bitwire::Connection& connection) {
+    for (int ch = 0; ch < connection.channel_count(); ++ch) {
+      const bitwire::ChannelCounters& counters = connection.channel_counters(ch);
+      v.messages_sent += counters.messages_sent;
+      v.messages_received += counters.messages_received;
+      v.messages_resent += counters.messages_resent;
+    }
+  };
+  add(client.connection());
+  if (t.slot >= 0 && server_->is_connected(t.slot)) {
+    add(server_->connection(t.slot));
+    const uint64_t fragments = (kLevelBytes + 1023) / 1024;
+    v.block_percent = sum_percent(server_->connection(t.slot).channel_counters(kLevel).block_fragments_acked, fragments);
+  }
+  if (t.blocks_received > 0) v.block_percent = 100.0;
+  return v;
+}
+
+bool Session::settled() const {
+  for (const ConnectionTally& t : tallies_) {
+    if (t.up_received < t.up_sent || t.down_received < t.down_sent || t.blocks_received == 0) return false;
+  }
+  return true;
+}
+
+uint64_t Session::invalid_packets(int c) const {
+  const ConnectionTally& t = tallies_[static_cast<size_t>(c)];
+  uint64_t invalid = clients_[static_cast<size_t>(c)]->client->connection().counters().packets_invalid;
+  if (t.slot >= 0 && server_->is_connected(t.slot)) invalid += server_->connection(t.slot).counters().packets_invalid;
+  return invalid;
+}
+
+const SimulatedTransport& Session::link(int c) const { return *clients_[static_cast<size_t>(c)]->transport; }
+
+size_t Session::server_memory_bytes() const { return server_ ? server_->memory_bytes() : 0; }
+size_t Session::client_memory_bytes() const { return clients_.empty() ? 0 : clients_.front()->client->memory_bytes(); }
+
+}  // namespace demo

@@ -1,0 +1,168 @@
+// The demo binary (BITWIRE_DEMO_PATH, from CMake) run as a user runs it: short runs on the simulated clock
+// (--fast) with fixed seeds, and its command line. What it prints and writes is checked here; the checks
+// it makes itself decide its exit code (0 all passed, 1 a check failed, 2 a bad command line).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "support/xml_check.hpp"
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+Result run_demo(const std::string& arguments) {
+  Result result;
+  const std::string command = std::string("\"") + BITWIRE_DEMO_PATH + "\" " + arguments + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.output.append(buffer, n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+int count_lines(const std::string& text) {
+  int lines = 0;
+  for (char c : text) lines += c == '\n' ? 1 : 0;
+  return lines;
+}
+
+std::filesystem::path scratch_dir(const char* name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("bitwire_demo_test_" + std::to_string(getpid())) / name;
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+#ifdef BITWIRE_SANITIZED
+constexpr int kClients = 2;
+#else
+constexpr int kClients = 4;
+#endif
+
+TEST(Demo, ShortRunDeliversEverythingAndWritesOneSeriesPerConnection) {
+  const auto dir = scratch_dir("short");
+  const auto csv = dir / "stats.csv";
+  const auto svg = dir / "plot.svg";
+  const Result r = run_demo("--fast --duration 3 --seed 7 --clients " + std::to_string(kClients) + " --csv \"" +
+                            csv.string() + "\" --svg \"" + svg.string() + "\"");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("every check passed"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("FAIL"), std::string::npos) << r.output;
+  // The checks it reports, each passed.
+  for (const char* check : {"[ ok ] every client connected", "[ ok ] reliable messages delivered exactly once and in order",
+                            "[ ok ] level block", "[ ok ] nothing refused by a peer", "[ ok ] RTT",
+                            "[ ok ] packet loss"}) {
+    EXPECT_NE(r.output.find(check), std::string::npos) << check << "\n" << r.output;
+  }
+  // The summary table has one row per client.
+  EXPECT_NE(r.output.find("client  rtt ms"), std::string::npos);
+
+  // CSV: a header and one row per connection per second.
+  ASSERT_TRUE(std::filesystem::exists(csv));
+  EXPECT_EQ(count_lines(read_text(csv)), 1 + 3 * kClients);
+  // SVG: one series per connection in each chart, none more.
+  ASSERT_TRUE(std::filesystem::exists(svg));
+  const bitwire::test::XmlCheck xml = bitwire::test::check_xml(read_text(svg));
+  ASSERT_TRUE(xml.ok) << xml.error << " at byte " << xml.offset;
+  EXPECT_EQ(xml.root().name, "svg");
+  // Every polyline with an id of a chart series: exactly one per chart and connection, each with points.
+  std::map<std::string, int> series;
+  for (const bitwire::test::XmlElement& e : xml.elements) {
+    const std::string* id = e.attribute("id");
+    const std::string* points = e.attribute("points");
+    if (e.name == "polyline" && id != nullptr && points != nullptr && !points->empty()) ++series[*id];
+  }
+  for (int c = 0; c < kClients; ++c) {
+    for (const char* chart : {"rtt-", "loss-", "up-", "down-"}) {
+      EXPECT_EQ(series[std::string(chart) + std::to_string(c)], 1) << chart << c;
+    }
+  }
+  EXPECT_EQ(series.count("rtt-" + std::to_string(kClients)), 0u);
+  std::filesystem::remove_all(dir.parent_path());
+}
+
+TEST(Demo, SameSeedSameChecks) {
+  // The simulated network draws from the seed only: two runs agree on what was sent and delivered.
+  const std::string args = "--fast --duration 2 --seed 11 --clients 2";
+  const Result a = run_demo(args);
+  const Result b = run_demo(args);
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  const auto line = [](const std::string& text) {
+    const size_t at = text.find("reliable messages delivered");
+    return text.substr(at, text.find('\n', at) - at);
+  };
+  EXPECT_EQ(line(a.output), line(b.output));
+}
+
+TEST(Demo, ScenarioChangesTheNetworkAndStillDeliversEverything) {
+  const Result r = run_demo("--fast --scenario --duration 8 --seed 3 --clients 2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("loss burst"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("latency spike"), std::string::npos) << r.output;
+}
+
+TEST(Demo, AFailedCheckExitsOne) {
+  // 100 kbit/s cannot carry a snapshot every tick and the level block in 2 seconds: the block check fails.
+  const Result r = run_demo("--fast --duration 2 --seed 1 --clients 1 --bandwidth 100");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("[FAIL] level block"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("SOME CHECKS FAILED"), std::string::npos) << r.output;
+}
+
+TEST(Demo, HelpDocumentsEveryOptionWithItsDefault) {
+  const Result r = run_demo("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* option : {"--duration S", "--clients N", "--latency MS", "--jitter MS", "--loss PCT", "--dup PCT",
+                             "--bandwidth KBPS", "--seed N", "--rate HZ", "--csv FILE", "--svg FILE", "--plot FILE",
+                             "--scenario", "--fast", "--help"}) {
+    EXPECT_NE(r.output.find(option), std::string::npos) << option;
+  }
+  for (const char* fallback : {"[30]", "[4]", "[100]", "[20]", "[5]", "[1]", "[60]", "[none]"}) {
+    EXPECT_NE(r.output.find(fallback), std::string::npos) << fallback;
+  }
+}
+
+TEST(Demo, BadOptionsExitTwoWithAMessage) {
+  const struct {
+    const char* args;
+    const char* message;
+  } cases[] = {
+      {"--bogus", "unknown option '--bogus'"},
+      {"--loss 150", "--loss: '150' is not a number from 0 to 90"},
+      {"--latency 900", "--latency: '900' is not a number from 0 to 500"},
+      {"--loss", "option --loss needs a value"},
+      {"--clients 0", "--clients: '0' is not a number from 1 to 64"},
+      {"--clients 2.5", "--clients: a whole number"},
+      {"--duration abc", "--duration: 'abc'"},
+      {"--seed -1", "--seed: '-1' is not an unsigned 64-bit integer"},
+      {"--bandwidth 10", "--bandwidth: 0 (no cap) or from 100"},
+      {"--svg \"\"", "--svg: the file name is empty"},
+  };
+  for (const auto& c : cases) {
+    const Result r = run_demo(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+  }
+}
+
+}  // namespace
