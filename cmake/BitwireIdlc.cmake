@@ -1,15 +1,22 @@
-# idlc_generate(TARGET name SCHEMAS a.net [b.net ...] [OUT dir])
+# idlc_generate(TARGET name SCHEMAS a.net [b.net ...] [OUT dir] [RANDOM] [BENCHMARK])
 #
 # Compiles .net schemas to C++ headers at build time and makes `name` an INTERFACE library that carries
 # their include directory and the bitwire runtime headers: target_link_libraries(game PRIVATE name).
 # Headers are regenerated when a listed schema, any schema it imports, or idlc itself changes (idlc writes
 # a depfile naming every schema it read).
+#
+#   RANDOM     also generate <schema>_random.hpp: bitwire::random_fill(rng, value) for every struct and
+#              message (random valid instances, for property and fuzz tests; docs/benchmarking.md).
+#   BENCHMARK  RANDOM, plus an executable `name_bench`: a Google Benchmark program that times write, read
+#              and measure of every message of the listed schemas and reports their wire bytes. Needs
+#              Google Benchmark (find_package(benchmark); Debian: libbenchmark-dev).
 include_guard(GLOBAL)
 
 function(idlc_generate)
-  cmake_parse_arguments(ARG "" "TARGET;OUT" "SCHEMAS" ${ARGN})
+  cmake_parse_arguments(ARG "RANDOM;BENCHMARK" "TARGET;OUT" "SCHEMAS" ${ARGN})
   if(NOT ARG_TARGET OR NOT ARG_SCHEMAS)
-    message(FATAL_ERROR "idlc_generate: usage: idlc_generate(TARGET name SCHEMAS a.net ... [OUT dir])")
+    message(FATAL_ERROR
+            "idlc_generate: usage: idlc_generate(TARGET name SCHEMAS a.net ... [OUT dir] [RANDOM] [BENCHMARK])")
   endif()
   if(NOT TARGET bitwire::idlc)
     message(FATAL_ERROR "idlc_generate: the idlc executable (target bitwire::idlc) is not available")
@@ -19,25 +26,39 @@ function(idlc_generate)
   endif()
   get_filename_component(out_dir "${ARG_OUT}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
 
+  set(idlc_flags)
+  if(ARG_BENCHMARK)
+    set(idlc_flags --bench)
+  elseif(ARG_RANDOM)
+    set(idlc_flags --random)
+  endif()
+
   set(schemas)
   set(headers)
+  set(bench_sources)
   foreach(schema IN LISTS ARG_SCHEMAS)
     get_filename_component(path "${schema}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     # idlc names a header after the file name without its last extension: proto.v2.net -> proto.v2.hpp.
     get_filename_component(stem "${path}" NAME_WLE)
     list(APPEND schemas "${path}")
     list(APPEND headers "${out_dir}/${stem}.hpp")
+    if(ARG_RANDOM OR ARG_BENCHMARK)
+      list(APPEND headers "${out_dir}/${stem}_random.hpp")
+    endif()
+    if(ARG_BENCHMARK)
+      list(APPEND bench_sources "${out_dir}/${stem}_bench.cpp")
+    endif()
   endforeach()
 
   set(depfile "${CMAKE_CURRENT_BINARY_DIR}/${ARG_TARGET}.idlc.d")
   add_custom_command(
-    OUTPUT ${headers}
-    COMMAND bitwire::idlc -o "${out_dir}" --depfile "${depfile}" ${schemas}
+    OUTPUT ${headers} ${bench_sources}
+    COMMAND bitwire::idlc -o "${out_dir}" --depfile "${depfile}" ${idlc_flags} ${schemas}
     DEPENDS ${schemas} bitwire::idlc
     DEPFILE "${depfile}"
     COMMENT "idlc: generating ${ARG_TARGET} from ${ARG_SCHEMAS}"
     VERBATIM)
-  add_custom_target(${ARG_TARGET}_generate DEPENDS ${headers})
+  add_custom_target(${ARG_TARGET}_generate DEPENDS ${headers} ${bench_sources})
 
   add_library(${ARG_TARGET} INTERFACE)
   add_dependencies(${ARG_TARGET} ${ARG_TARGET}_generate)
@@ -48,4 +69,23 @@ function(idlc_generate)
     message(FATAL_ERROR "idlc_generate: the bitwire runtime headers (target bitwire::headers) are not available")
   endif()
   target_link_libraries(${ARG_TARGET} INTERFACE bitwire::headers)
+
+  if(ARG_BENCHMARK)
+    if(NOT TARGET benchmark::benchmark)
+      find_package(benchmark CONFIG QUIET)
+    endif()
+    if(NOT TARGET benchmark::benchmark OR NOT TARGET benchmark::benchmark_main)
+      message(FATAL_ERROR "idlc_generate: BENCHMARK needs Google Benchmark (find_package(benchmark); Debian: "
+                          "apt-get install libbenchmark-dev)")
+    endif()
+    # The runtime library: bitwire in bitwire's own tree, bitwire::bitwire after find_package(bitwire).
+    if(TARGET bitwire::bitwire)
+      set(runtime bitwire::bitwire)
+    else()
+      set(runtime bitwire)
+    endif()
+    add_executable(${ARG_TARGET}_bench ${bench_sources})
+    target_link_libraries(${ARG_TARGET}_bench PRIVATE ${ARG_TARGET} ${runtime} benchmark::benchmark
+                                                      benchmark::benchmark_main)
+  endif()
 endfunction()

@@ -11,6 +11,7 @@
 
 #include "check.hpp"
 #include "diagnostics.hpp"
+#include "emit_cpp_bench.hpp"
 #include "layout.hpp"
 #include "loader.hpp"
 #include "output.hpp"
@@ -31,6 +32,10 @@ const char kUsage[] =
     "options:\n"
     "  -o DIR             write the generated C++ headers into DIR\n"
     "  --depfile FILE     with -o: also write a Makefile-style depfile naming every schema read\n"
+    "  --random           with -o: also write NAME_random.hpp per schema file: random valid instances of\n"
+    "                     every struct (bitwire::random_fill), for property tests and benchmarks\n"
+    "  --bench            with -o: --random, and NAME_bench.cpp per schema file named here: a Google\n"
+    "                     Benchmark program timing write, read and measure of every message\n"
     "  -I DIR             also look for imported files in DIR (after the importing file's directory)\n"
     "  --allow-import-outside\n"
     "                     let imports name files outside the directories of the given schema files\n"
@@ -58,6 +63,8 @@ int run(int argc, char** argv) {
   std::vector<std::string> files;
   std::string out_dir;
   std::string depfile;
+  bool random = false;
+  bool bench = false;
   idlc::LoadOptions load_options;
   bool options_done = false;
   for (int i = 1; i < argc; ++i) {
@@ -83,6 +90,11 @@ int run(int argc, char** argv) {
       load_options.include_paths.push_back(dir);
     } else if (arg == "--allow-import-outside") {
       load_options.allow_outside = true;
+    } else if (arg == "--random") {
+      random = true;
+    } else if (arg == "--bench") {
+      random = true;
+      bench = true;
     } else if (arg == "--check") {
       // Checking is what every run does; the flag states it explicitly.
     } else if (arg == "--layout" || arg == "--layout=text") {
@@ -97,6 +109,7 @@ int run(int argc, char** argv) {
   }
   if (files.empty()) return usage_error("no schema files given");
   if (!depfile.empty() && out_dir.empty()) return usage_error("--depfile needs -o DIR");
+  if (random && out_dir.empty()) return usage_error(std::string(bench ? "--bench" : "--random") + " needs -o DIR");
   for (const std::string& file : files) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(file, ec)) {
@@ -116,7 +129,8 @@ int run(int argc, char** argv) {
   }
   if (!out_dir.empty()) {
     std::string error;
-    if (!idlc::write_cpp_headers(*schema, out_dir, depfile, error)) {
+    if (!idlc::write_cpp_headers(*schema, out_dir, depfile, error) ||
+        (random && !idlc::write_cpp_bench_files(*schema, out_dir, bench, error))) {
       std::cerr << "idlc: error: " << error << "\n";
       return kExitSchemaError;
     }

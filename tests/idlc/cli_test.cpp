@@ -151,6 +151,36 @@ TEST_F(Cli, SeveralFilesAreCheckedTogether) {
   EXPECT_NE(clash.err.find("package 'a' is also declared by a.net"), std::string::npos) << clash.err;
 }
 
+// --random / --bench: need -o; write the random header of every package (imports included) and the
+// benchmark program of each file named; refuse a schema file whose header name is another's random header.
+TEST_F(Cli, RandomAndBenchWriteTheirFilesAndNeedAnOutputDirectory) {
+  write("shared.net", "package shared;\nstruct Point { int<-5 .. 5> x; }\n");
+  write("game.net", "package game;\nimport \"shared.net\";\nmessage Move { shared.Point to; bool run; }\n");
+  for (const char* flag : {"--random", "--bench"}) {
+    Result r = run(std::string(flag) + " game.net");
+    EXPECT_EQ(r.status, 2) << flag;
+    EXPECT_NE(r.err.find(std::string(flag) + " needs -o DIR"), std::string::npos) << r.err;
+  }
+  ASSERT_EQ(run("-o random --random game.net").status, 0);
+  EXPECT_TRUE(fs::exists(dir_ / "random" / "game_random.hpp"));
+  EXPECT_TRUE(fs::exists(dir_ / "random" / "shared_random.hpp"));
+  EXPECT_FALSE(fs::exists(dir_ / "random" / "game_bench.cpp"));
+  ASSERT_EQ(run("-o bench --bench game.net").status, 0);
+  EXPECT_TRUE(fs::exists(dir_ / "bench" / "game_random.hpp"));
+  EXPECT_FALSE(fs::exists(dir_ / "bench" / "shared_bench.cpp")) << "only the files named get a program";
+  const std::string program = slurp(dir_ / "bench" / "game_bench.cpp");
+  EXPECT_NE(program.find("\"game.Move/write\""), std::string::npos);
+  EXPECT_NE(program.find("\"game.Move/read\""), std::string::npos);
+  EXPECT_NE(program.find("\"game.Move/measure\""), std::string::npos);
+  EXPECT_NE(slurp(dir_ / "bench" / "shared_random.hpp").find("::shared::Point& value_"), std::string::npos);
+
+  write("game_random.net", "package other;\nmessage O { bool x; }\n");
+  Result clash = run("-o clash --random game.net game_random.net");
+  EXPECT_EQ(clash.status, 1);
+  EXPECT_NE(clash.err.find("rename one of the schema files"), std::string::npos) << clash.err;
+  EXPECT_EQ(run("-o plain game.net game_random.net").status, 0) << "without --random the names do not meet";
+}
+
 TEST_F(Cli, TheShippedSchemasCheckClean) {
   for (const char* name : {"game.net", "constructs.net", "common.net"}) {
     std::string path = (fs::path(IDLC_SCHEMAS_DIR) / name).string();

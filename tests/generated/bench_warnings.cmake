@@ -1,0 +1,47 @@
+# The files idlc --bench writes (random headers and Google Benchmark programs) compile warning-free:
+# run idlc on SCHEMAS ('|'-separated) into WORK_DIR, then compile with COMPILER at -Werror, -fsyntax-only,
+# one translation unit including every random header, and the benchmark program of each package named in
+# PROGRAMS ('|'-separated stems; every program, when unset), which instantiates random_fill and serialize
+# for every message of its package. The harness text is the same in every program, so one package that
+# uses every construct covers it.
+foreach(var IDLC COMPILER SCHEMAS RUNTIME_INCLUDE WORK_DIR)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "bench_warnings.cmake: ${var} is not set")
+  endif()
+endforeach()
+string(REPLACE "|" ";" schemas "${SCHEMAS}")
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+execute_process(COMMAND "${IDLC}" -o "${WORK_DIR}" --bench ${schemas} RESULT_VARIABLE result)
+if(NOT result EQUAL 0)
+  message(FATAL_ERROR "idlc --bench failed (${result})")
+endif()
+
+set(flags -std=c++20 -fsyntax-only -Wall -Wextra -Werror -Wconversion -Wsign-conversion -Wshadow
+          -I${WORK_DIR} -I${RUNTIME_INCLUDE})
+file(GLOB random_headers RELATIVE "${WORK_DIR}" "${WORK_DIR}/*_random.hpp")
+file(GLOB bench_sources "${WORK_DIR}/*_bench.cpp")
+if(DEFINED PROGRAMS)
+  string(REPLACE "|" ";" programs "${PROGRAMS}")
+  set(bench_sources)
+  foreach(stem IN LISTS programs)
+    list(APPEND bench_sources "${WORK_DIR}/${stem}_bench.cpp")
+  endforeach()
+endif()
+list(LENGTH bench_sources count)
+if(count EQUAL 0)
+  message(FATAL_ERROR "idlc --bench wrote no benchmark program")
+endif()
+set(tu "${WORK_DIR}/all_random.cpp")
+set(text "")
+foreach(header IN LISTS random_headers)
+  string(APPEND text "#include \"${header}\"\n")
+endforeach()
+file(WRITE "${tu}" "${text}")
+foreach(source "${tu}" ${bench_sources})
+  execute_process(COMMAND "${COMPILER}" ${flags} "${source}" RESULT_VARIABLE result)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "${COMPILER} reported warnings or errors in ${source}")
+  endif()
+  message(STATUS "clean: ${source}")
+endforeach()
