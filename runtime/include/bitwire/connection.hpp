@@ -116,6 +116,7 @@ struct ConnectionCounters {
   uint64_t packets_processed = 0;       // connection packets read and applied
   uint64_t packets_invalid = 0;         // refused: unreadable or breaking the window (sets the error)
   uint64_t packets_pool_exhausted = 0;  // refused: no message slot (or block buffer) to read into (peer resends)
+  uint64_t packets_window_busy = 0;     // refused: reliable ids past a receive window still held (peer resends)
   uint64_t extra_packets = 0;           // packets send_packets() sent after the first of a call (block fragments)
   uint64_t packets_after_error = 0;     // refused: the connection was already in its error state
   uint64_t sends_refused = 0;           // send() calls that returned anything but kQueued
