@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "bitwire/block.hpp"
+#include "bitwire/chunk.hpp"
 #include "bitwire/congestion.hpp"
 #include "bitwire/endpoint.hpp"
 #include "bitwire/simulator.hpp"
@@ -147,6 +149,25 @@ TEST(ConfigTable, BinaryCongestionConfigEveryFieldAtAndPastBothEnds) {
   exercise_table("BinaryCongestionConfig", kBinaryCongestionConfigLimits, BinaryCongestionConfig{});
 }
 
+TEST(ConfigTable, BlockConfigEveryFieldAtAndPastBothEnds) {
+  exercise_table("BlockConfig", kBlockConfigLimits, BlockConfig{});
+  BlockConfig small;
+  small.fragment_size = 1;
+  small.max_block_size = 65536;
+  small.fragment_overhead_bytes = 0;
+  small.max_budget_bytes = 1;
+  exercise_table("BlockConfig", kBlockConfigLimits, small);
+}
+
+TEST(ConfigTable, ChunkConfigEveryFieldAtAndPastBothEnds) {
+  exercise_table("ChunkConfig", kChunkConfigLimits, ChunkConfig{});
+  ChunkConfig many_slices;  // the ack of 65536 slices, not the slice, sets the smallest datagram
+  many_slices.block.fragment_size = 1;
+  many_slices.block.max_block_size = 65536;
+  many_slices.max_packet_size = 8192 + 5;
+  exercise_table("ChunkConfig", kChunkConfigLimits, many_slices);
+}
+
 // The members check() and sanitized() are the table's: the same answers as the generic functions.
 TEST(ConfigTable, MemberFunctionsAreTheTables) {
   EndpointConfig endpoint;
@@ -247,6 +268,11 @@ TEST(ConfigTableDocs, PacketsDocPrintsEndpointLimits) {
 TEST(ConfigTableDocs, SimulatorDocPrintsSimulatorLimits) {
   expect_doc_matches("docs/simulator.md", "", kNetworkConditionsLimits);
   expect_doc_matches("docs/simulator.md", "", kNetworkSimulatorConfigLimits);
+}
+
+TEST(ConfigTableDocs, BlocksDocPrintsBlockAndChunkLimits) {
+  expect_doc_matches("docs/blocks.md", "", kBlockConfigLimits);
+  expect_doc_matches("docs/blocks.md", "", kChunkConfigLimits);
 }
 
 TEST(ConfigTableDocs, CongestionDocPrintsCongestionLimits) {
