@@ -16,8 +16,10 @@
 #include "bitwire/block.hpp"
 #include "bitwire/chunk.hpp"
 #include "bitwire/congestion.hpp"
+#include "bitwire/connection.hpp"
 #include "bitwire/endpoint.hpp"
 #include "bitwire/simulator.hpp"
+#include "bitwire/stack_config.hpp"
 
 namespace bitwire {
 namespace {
@@ -65,6 +67,11 @@ std::vector<T> probes(const Field<Config, T>& field, const Config& base) {
     for (T end : {field.min, field.low(base)}) {
       if (end > std::numeric_limits<T>::min()) values.push_back(static_cast<T>(end - 1));
     }
+    // Inside the range but not of the required form: just past the low end, just below the high end.
+    if (field.exact_power_of_two || field.multiple_of != nullptr) {
+      values.push_back(static_cast<T>(field.low(base) + 1));
+      values.push_back(static_cast<T>(field.high(base) - 1));
+    }
     for (T end : {field.max, field.high(base)}) {
       if (end < std::numeric_limits<T>::max()) values.push_back(static_cast<T>(end + 1));
     }
@@ -86,7 +93,12 @@ void exercise_table(const char* config_name, const Table& table, const Config& b
       config.*field.member = value;
       const std::string shown = detail::config_value_text(value);
       SCOPED_TRACE(std::string(field.name) + " = " + shown);
-      const bool legal = value >= field.low(base) && value <= field.high(base);  // false for NaN
+      // False for NaN. A field with a form rule (a power of two, a multiple) is also legal only in that form.
+      bool legal = value >= field.low(base) && value <= field.high(base);
+      if constexpr (std::is_integral_v<std::decay_t<decltype(value)>>) {
+        if (field.exact_power_of_two && (value & (value - 1)) != 0) legal = false;
+        if (field.multiple_of != nullptr && value % field.multiple_of(base) != 0) legal = false;
+      }
       const bool zero = field.zero_allowed && value == decltype(value){};
       const char* reason = check_config(config_name, config, table);
       const Config clamped = sanitize_config(config, table);
@@ -166,6 +178,26 @@ TEST(ConfigTable, ChunkConfigEveryFieldAtAndPastBothEnds) {
   many_slices.block.max_block_size = 65536;
   many_slices.max_packet_size = 8192 + 5;
   exercise_table("ChunkConfig", kChunkConfigLimits, many_slices);
+}
+
+TEST(ConfigTable, ChannelConfigEveryFieldAtAndPastBothEnds) {
+  exercise_table("ChannelConfig", kChannelConfigLimits, ChannelConfig{});
+  ChannelConfig odd;  // a fragment size that is not a power of two: multiples are sparse
+  odd.block_fragment_size = 1000;
+  odd.max_block_size = 250000;
+  odd.send_queue_size = 1;
+  odd.receive_queue_size = 32768;
+  odd.max_messages_per_packet = 4096;
+  odd.sent_message_ids = 4096;
+  exercise_table("ChannelConfig", kChannelConfigLimits, odd);
+}
+
+TEST(ConfigTable, StackConfigEveryFieldAtAndPastBothEnds) {
+  exercise_table("StackConfig", kStackConfigLimits, StackConfig{});
+}
+
+TEST(ConfigTable, ConnectionConfigEveryFieldAtAndPastBothEnds) {
+  exercise_table("ConnectionConfig", kConnectionConfigLimits, ConnectionConfig{});
 }
 
 // The members check() and sanitized() are the table's: the same answers as the generic functions.
@@ -273,6 +305,15 @@ TEST(ConfigTableDocs, SimulatorDocPrintsSimulatorLimits) {
 TEST(ConfigTableDocs, BlocksDocPrintsBlockAndChunkLimits) {
   expect_doc_matches("docs/blocks.md", "", kBlockConfigLimits);
   expect_doc_matches("docs/blocks.md", "", kChunkConfigLimits);
+}
+
+TEST(ConfigTableDocs, ChannelsDocPrintsChannelAndConnectionLimits) {
+  expect_doc_matches("docs/channels.md", "", kChannelConfigLimits);
+  expect_doc_matches("docs/channels.md", "", kConnectionConfigLimits);
+}
+
+TEST(ConfigTableDocs, ClientServerDocPrintsStackLimits) {
+  expect_doc_matches("docs/client-server.md", "", kStackConfigLimits);
 }
 
 TEST(ConfigTableDocs, CongestionDocPrintsCongestionLimits) {
