@@ -96,8 +96,9 @@ void exercise_table(const char* config_name, const Table& table, const Config& b
       // False for NaN. A field with a form rule (a power of two, a multiple) is also legal only in that form.
       bool legal = value >= field.low(base) && value <= field.high(base);
       if constexpr (std::is_integral_v<std::decay_t<decltype(value)>>) {
-        if (field.exact_power_of_two && (value & (value - 1)) != 0) legal = false;
-        if (field.multiple_of != nullptr && value % field.multiple_of(base) != 0) legal = false;
+        // Only for values in range (at least 1 for these fields): value - 1 cannot overflow.
+        if (legal && field.exact_power_of_two && (value & (value - 1)) != 0) legal = false;
+        if (legal && field.multiple_of != nullptr && value % field.multiple_of(base) != 0) legal = false;
       }
       const bool zero = field.zero_allowed && value == decltype(value){};
       const char* reason = check_config(config_name, config, table);
