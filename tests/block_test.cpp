@@ -73,7 +73,7 @@ TEST(BlockConfig, EachBadFieldIsNamed) {
          c.fragment_size = 1;
          c.max_block_size = 65537;
        },
-       "65536 fragments"},
+       "(max: fragment_size * 65536)"},
   };
   for (const Case& c : cases) {
     BlockConfig config;

@@ -13,9 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "bitwire/block.hpp"
+#include "bitwire/chunk.hpp"
 #include "bitwire/congestion.hpp"
+#include "bitwire/connection.hpp"
 #include "bitwire/endpoint.hpp"
 #include "bitwire/simulator.hpp"
+#include "bitwire/stack_config.hpp"
 
 namespace bitwire {
 namespace {
@@ -63,6 +67,11 @@ std::vector<T> probes(const Field<Config, T>& field, const Config& base) {
     for (T end : {field.min, field.low(base)}) {
       if (end > std::numeric_limits<T>::min()) values.push_back(static_cast<T>(end - 1));
     }
+    // Inside the range but not of the required form: just past the low end, just below the high end.
+    if (field.exact_power_of_two || field.multiple_of != nullptr) {
+      values.push_back(static_cast<T>(field.low(base) + 1));
+      values.push_back(static_cast<T>(field.high(base) - 1));
+    }
     for (T end : {field.max, field.high(base)}) {
       if (end < std::numeric_limits<T>::max()) values.push_back(static_cast<T>(end + 1));
     }
@@ -84,7 +93,13 @@ void exercise_table(const char* config_name, const Table& table, const Config& b
       config.*field.member = value;
       const std::string shown = detail::config_value_text(value);
       SCOPED_TRACE(std::string(field.name) + " = " + shown);
-      const bool legal = value >= field.low(base) && value <= field.high(base);  // false for NaN
+      // False for NaN. A field with a form rule (a power of two, a multiple) is also legal only in that form.
+      bool legal = value >= field.low(base) && value <= field.high(base);
+      if constexpr (std::is_integral_v<std::decay_t<decltype(value)>>) {
+        // Only for values in range (at least 1 for these fields): value - 1 cannot overflow.
+        if (legal && field.exact_power_of_two && (value & (value - 1)) != 0) legal = false;
+        if (legal && field.multiple_of != nullptr && value % field.multiple_of(base) != 0) legal = false;
+      }
       const bool zero = field.zero_allowed && value == decltype(value){};
       const char* reason = check_config(config_name, config, table);
       const Config clamped = sanitize_config(config, table);
@@ -145,6 +160,45 @@ TEST(ConfigTable, NetworkSimulatorConfigEveryFieldAtAndPastBothEnds) {
 
 TEST(ConfigTable, BinaryCongestionConfigEveryFieldAtAndPastBothEnds) {
   exercise_table("BinaryCongestionConfig", kBinaryCongestionConfigLimits, BinaryCongestionConfig{});
+}
+
+TEST(ConfigTable, BlockConfigEveryFieldAtAndPastBothEnds) {
+  exercise_table("BlockConfig", kBlockConfigLimits, BlockConfig{});
+  BlockConfig small;
+  small.fragment_size = 1;
+  small.max_block_size = 65536;
+  small.fragment_overhead_bytes = 0;
+  small.max_budget_bytes = 1;
+  exercise_table("BlockConfig", kBlockConfigLimits, small);
+}
+
+TEST(ConfigTable, ChunkConfigEveryFieldAtAndPastBothEnds) {
+  exercise_table("ChunkConfig", kChunkConfigLimits, ChunkConfig{});
+  ChunkConfig many_slices;  // the ack of 65536 slices, not the slice, sets the smallest datagram
+  many_slices.block.fragment_size = 1;
+  many_slices.block.max_block_size = 65536;
+  many_slices.max_packet_size = 8192 + 5;
+  exercise_table("ChunkConfig", kChunkConfigLimits, many_slices);
+}
+
+TEST(ConfigTable, ChannelConfigEveryFieldAtAndPastBothEnds) {
+  exercise_table("ChannelConfig", kChannelConfigLimits, ChannelConfig{});
+  ChannelConfig odd;  // a fragment size that is not a power of two: multiples are sparse
+  odd.block_fragment_size = 1000;
+  odd.max_block_size = 250000;
+  odd.send_queue_size = 1;
+  odd.receive_queue_size = 32768;
+  odd.max_messages_per_packet = 4096;
+  odd.sent_message_ids = 4096;
+  exercise_table("ChannelConfig", kChannelConfigLimits, odd);
+}
+
+TEST(ConfigTable, StackConfigEveryFieldAtAndPastBothEnds) {
+  exercise_table("StackConfig", kStackConfigLimits, StackConfig{});
+}
+
+TEST(ConfigTable, ConnectionConfigEveryFieldAtAndPastBothEnds) {
+  exercise_table("ConnectionConfig", kConnectionConfigLimits, ConnectionConfig{});
 }
 
 // The members check() and sanitized() are the table's: the same answers as the generic functions.
@@ -247,6 +301,20 @@ TEST(ConfigTableDocs, PacketsDocPrintsEndpointLimits) {
 TEST(ConfigTableDocs, SimulatorDocPrintsSimulatorLimits) {
   expect_doc_matches("docs/simulator.md", "", kNetworkConditionsLimits);
   expect_doc_matches("docs/simulator.md", "", kNetworkSimulatorConfigLimits);
+}
+
+TEST(ConfigTableDocs, BlocksDocPrintsBlockAndChunkLimits) {
+  expect_doc_matches("docs/blocks.md", "", kBlockConfigLimits);
+  expect_doc_matches("docs/blocks.md", "", kChunkConfigLimits);
+}
+
+TEST(ConfigTableDocs, ChannelsDocPrintsChannelAndConnectionLimits) {
+  expect_doc_matches("docs/channels.md", "", kChannelConfigLimits);
+  expect_doc_matches("docs/channels.md", "", kConnectionConfigLimits);
+}
+
+TEST(ConfigTableDocs, ClientServerDocPrintsStackLimits) {
+  expect_doc_matches("docs/client-server.md", "", kStackConfigLimits);
 }
 
 TEST(ConfigTableDocs, CongestionDocPrintsCongestionLimits) {

@@ -217,14 +217,25 @@ TEST(ConnectionObligations, RejectsRelativeIdThatNoWriterProduces) {
 }
 
 TEST(ConnectionObligations, RejectsReliableIdBeyondTheReceiveWindow) {
-  // Window 1024 from the next expected id (0): 1023 is the last id the sender may use.
+  // Window 1024 from the next expected id (0): 1023 is the last id buffered. A correct sender can reach
+  // up to 2047 when its acks ran ahead of what this side released (a block waiting for a buffer, or the
+  // application not receiving): refused unacked, not an error. 2048 and beyond no correct sender writes.
   Receiver ok(test::kOneType, {reliable()});
   EXPECT_TRUE(ok.process({bits(1, 1), bits(0, 1), bits(1, 1), bits(0, 8), bits(1023, 16), bits(9, 8)}));
   EXPECT_EQ(ok.connection->error(), ConnectionError::kNone);
   EXPECT_EQ(ok.connection->receive_queue_depth(0), 1);
 
+  for (const uint32_t held : {1024u, 2047u}) {
+    Receiver busy(test::kOneType, {reliable()});
+    EXPECT_FALSE(busy.process({bits(1, 1), bits(0, 1), bits(1, 1), bits(0, 8), bits(held, 16), bits(9, 8)}));
+    EXPECT_EQ(busy.connection->error(), ConnectionError::kNone) << held;
+    EXPECT_EQ(busy.connection->counters().packets_window_busy, 1u) << held;
+    EXPECT_EQ(busy.connection->receive_queue_depth(0), 0) << held;
+    EXPECT_EQ(busy.connection->pool().live(), 0) << held;
+  }
+
   Receiver r(test::kOneType, {reliable()});
-  EXPECT_FALSE(r.process({bits(1, 1), bits(0, 1), bits(1, 1), bits(0, 8), bits(1024, 16), bits(9, 8)}));
+  EXPECT_FALSE(r.process({bits(1, 1), bits(0, 1), bits(1, 1), bits(0, 8), bits(2048, 16), bits(9, 8)}));
   EXPECT_EQ(r.connection->error(), ConnectionError::kMessageIdOutsideWindow);
   EXPECT_FALSE(r.connection->receive(0));
   EXPECT_EQ(r.connection->pool().live(), 0);

@@ -185,6 +185,53 @@ TEST(EndpointWindow, GenuinePeerThatJumpedRecoversWithinResyncPackets) {
   }
 }
 
+// A link that delays or duplicates datagrams can hand b three of a's old datagrams, in increasing order,
+// from behind the received window. They used to complete a backward resync: the window restarted at them,
+// the third was delivered a second time, and the genuine stream, now 500 ahead, was refused until it won
+// the window back. A backward run must ack something new (a stale datagram never does): all refused.
+TEST(EndpointWindow, StaleRunFromBehindTheWindowNeverResyncsOrIsDeliveredTwice) {
+  for (const size_t size : {size_t{10}, size_t{350}}) {  // regular and fragmented
+    Pair pair;
+    std::vector<Bytes> delayed;
+    ASSERT_EQ(pair.run(600, size, [&](int i, std::vector<Bytes>& datagrams) {
+      if (i >= 100 && i < 110) delayed.insert(delayed.end(), datagrams.begin(), datagrams.end());
+    }), 600);
+    const size_t delivered_before = pair.b->delivered.size();
+    for (const Bytes& d : delayed) {
+      const ReceiveResult result = pair.b->endpoint.receive_packet(d.data(), d.size());
+      EXPECT_TRUE(result == ReceiveResult::kStale || result == ReceiveResult::kFragmentStale)
+          << size << ": " << to_string(result);
+    }
+    EXPECT_EQ(pair.b->delivered.size(), delivered_before) << size;
+    EXPECT_EQ(pair.b->endpoint.counters().sequence_resyncs, 0u) << size;
+    EXPECT_EQ(pair.run(100, size), 100) << size;
+  }
+}
+
+// After a backward resync the window restarts empty; a delayed copy of a packet delivered before it (here
+// the last genuine one before a forged burst moved the window forward) used to land in the new window and
+// be delivered a second time. Everything up to the resync point is refused until the window has moved on.
+TEST(EndpointWindow, BackwardResyncNeverRedeliversWhatCameBeforeIt) {
+  const int resync = window_config().sequence_resync_packets;
+  for (const size_t size : {size_t{10}, size_t{350}}) {
+    Pair pair;
+    std::vector<Bytes> last_before;
+    ASSERT_EQ(pair.run(50, size, [&](int i, std::vector<Bytes>& datagrams) {
+      if (i == 49) last_before = datagrams;
+    }), 50);
+    const uint16_t start = static_cast<uint16_t>(pair.a->endpoint.next_sequence() + 300);
+    for (int i = 0; i < resync; ++i) {
+      pair.b->endpoint.receive_packet(sealed(regular_packet(static_cast<uint16_t>(start + i), {6})));
+    }
+    EXPECT_GE(pair.run(20, size), 20 - (resync - 1)) << size;
+    EXPECT_EQ(pair.b->endpoint.counters().sequence_resyncs, 2u) << size;  // forward to the burst, and back
+    const size_t delivered_before = pair.b->delivered.size();
+    for (const Bytes& d : last_before) pair.b->endpoint.receive_packet(d.data(), d.size());
+    EXPECT_EQ(pair.b->delivered.size(), delivered_before) << size;
+    EXPECT_EQ(pair.run(300, size), 300) << size;  // and the floor does not outlive the window
+  }
+}
+
 // ---- Fragments far ahead ----
 
 // One fragment of a packet that never completes, 1,000 ahead, used to move the reassembly window and cost

@@ -22,6 +22,7 @@ const char* to_string(ChannelError error) {
     case ChannelError::kMessageIdOutsideWindow: return "reliable message id outside the receive window";
     case ChannelError::kBlockFragmentInvalid: return "block fragment rejected";
     case ChannelError::kBlockBusy: return "a completed block waits for a block buffer";
+    case ChannelError::kWindowBusy: return "the receive window is held: the message ids run past it";
   }
   return "unknown channel error";
 }
@@ -208,10 +209,7 @@ ChannelError ReliableOrderedChannel::check(IncomingPacket& packet, int entry_ind
   if (entry.block) {
     const IncomingPacket::Fragment& f = entry.fragment;
     if (sequence_less_than(f.message_id, receive_id_)) return ChannelError::kNone;  // delivered already
-    if (static_cast<uint16_t>(f.message_id - receive_id_) >= static_cast<uint32_t>(config_.receive_queue_size)) {
-      error_detail_ = to_string(ChannelError::kMessageIdOutsideWindow);
-      return ChannelError::kMessageIdOutsideWindow;
-    }
+    if (const ChannelError window = check_window(f.message_id); window != ChannelError::kNone) return window;
     const ReceiveEntry& slot = receive_queue_[f.message_id & receive_mask_];
     if (slot.message && slot.id == f.message_id) return ChannelError::kNone;  // queued already
     // The reader refuses fragments on a channel with blocks disabled; with no block type at all there is
@@ -234,12 +232,24 @@ ChannelError ReliableOrderedChannel::check(IncomingPacket& packet, int entry_ind
   for (int i = 0; i < entry.message_count; ++i) {
     const uint16_t id = packet.message(entry.first_message + i).id;
     if (sequence_less_than(id, receive_id_)) continue;  // already delivered: a resend whose ack was lost
-    if (static_cast<uint16_t>(id - receive_id_) >= static_cast<uint32_t>(config_.receive_queue_size)) {
-      error_detail_ = to_string(ChannelError::kMessageIdOutsideWindow);
-      return ChannelError::kMessageIdOutsideWindow;
-    }
+    if (const ChannelError window = check_window(id); window != ChannelError::kNone) return window;
   }
   return ChannelError::kNone;
+}
+
+ChannelError ReliableOrderedChannel::check_window(uint16_t id) const {
+  // The sender walks at most receive_queue_size ids from its oldest unacked id. Every id it saw acked is
+  // below receive_id_ + receive_queue_size (released, buffered, or the completed block waiting for a
+  // buffer), so a correct sender never reaches receive_id_ + 2 * receive_queue_size. Ids in the second
+  // window come from a correct sender whose acks ran ahead of what this side could release (a completed
+  // block waiting for a pool block buffer holds the head; so does an application that has not called
+  // receive() yet): the packet is refused unacked and resent later. Only beyond that is the peer wrong.
+  const uint32_t ahead = static_cast<uint16_t>(id - receive_id_);
+  const auto window = static_cast<uint32_t>(config_.receive_queue_size);
+  if (ahead < window) return ChannelError::kNone;
+  if (ahead < 2 * window) return ChannelError::kWindowBusy;
+  error_detail_ = to_string(ChannelError::kMessageIdOutsideWindow);
+  return ChannelError::kMessageIdOutsideWindow;
 }
 
 void ReliableOrderedChannel::apply(IncomingPacket& packet, int entry_index) {

@@ -5,37 +5,10 @@
 #include <cstring>
 
 #include "bitwire/config.hpp"
-#include "config_limits.hpp"
 
 namespace bitwire {
 
 namespace {
-
-using detail::CrossRule;
-using detail::DoubleLimit;
-using detail::IntLimit;
-
-constexpr int kMaxChunkPacketSize = 65536 + static_cast<int>(kChunkLastSliceHeaderBytes);
-
-constexpr IntLimit<ChunkConfig> kChunkInts[] = {
-    {&ChunkConfig::max_packet_size, 16, kMaxChunkPacketSize, "max_packet_size must be in [16, 65545]"},
-};
-
-constexpr DoubleLimit<ChunkConfig> kChunkDoubles[] = {
-    {&ChunkConfig::ack_interval, 0.0, 10.0, "ack_interval must be in [0, 10] seconds"},
-};
-
-// Both repairs raise max_packet_size; the block config is already sanitized, so neither leaves its range.
-constexpr CrossRule<ChunkConfig> kChunkRules[] = {
-    {[](const ChunkConfig& c) { return c.max_packet_size >= c.max_slice_packet_bytes(); },
-     [](ChunkConfig& c) { c.max_packet_size = c.max_slice_packet_bytes(); },
-     "max_packet_size must hold a whole slice: >= block.fragment_size + 9"},
-    {[](const ChunkConfig& c) { return c.max_packet_size >= c.max_ack_packet_bytes(); },
-     [](ChunkConfig& c) { c.max_packet_size = c.max_ack_packet_bytes(); },
-     "max_packet_size must hold an ack of the largest chunk: >= ceil(max_fragments / 8) + 5"},
-};
-
-constexpr detail::ConfigLimits<ChunkConfig> kChunkLimits{kChunkInts, kChunkDoubles, kChunkRules};
 
 uint16_t read_u16(const uint8_t* p) {
   return static_cast<uint16_t>(p[0] | (p[1] << 8));
@@ -80,13 +53,13 @@ ChunkResult from_fragment_result(FragmentResult result) {
 
 const char* ChunkConfig::check() const {
   if (const char* reason = block.check()) return reason;
-  return kChunkLimits.check(*this);
+  return check_config("ChunkConfig", *this, kChunkConfigLimits);
 }
 
 ChunkConfig ChunkConfig::sanitized() const {
   ChunkConfig c = *this;
   c.block = block.sanitized();
-  return kChunkLimits.sanitized(c);
+  return sanitize_config(c, kChunkConfigLimits);
 }
 
 const char* to_string(ChunkResult result) {

@@ -345,6 +345,11 @@ bool Connection::process_packet(uint16_t, std::span<const std::byte> bytes) {
       ++counters_.packets_pool_exhausted;
       return false;
     }
+    if (channel_error == ChannelError::kWindowBusy) {
+      incoming_->clear();
+      ++counters_.packets_window_busy;
+      return false;
+    }
     if (channel_error != ChannelError::kNone) {
       incoming_->clear();
       ++counters_.packets_invalid;

@@ -99,6 +99,10 @@ struct Endpoint::State {
   // another in increasing sequence order, with no datagram accepted in range in between.
   int resync_count = 0;
   uint16_t resync_newest = 0;
+  // After a backward resync the received window restarts empty: sequences not newer than resync_floor
+  // may have been delivered before it and are refused until the window has moved a whole capacity past.
+  bool has_resync_floor = false;
+  uint16_t resync_floor = 0;
   int fragment_margin = 1;  // how far after the newest received a fragment may be (see the constructor)
 
   // Acks.
@@ -197,6 +201,7 @@ struct Endpoint::State {
     reassembly.reset();
     horizon = 0xFFFF;
     resync_count = 0;
+    has_resync_floor = false;
     num_acks = 0;
     has_processed_ack = false;
     processed_ack = 0;
@@ -365,6 +370,7 @@ struct Endpoint::State {
     const uint16_t steps = static_cast<uint16_t>(packet_sequence - horizon);
     if (steps != 0 && steps < 32768)
       return steps <= static_cast<uint32_t>(limit) ? Range::kInRange : Range::kAhead;
+    if (has_resync_floor && !sequence_greater_than(packet_sequence, resync_floor)) return Range::kBehind;
     if (!received.has_newest()) return steps == 0 ? Range::kInRange : Range::kAhead;
     return received.can_insert(packet_sequence) ? Range::kInRange : Range::kBehind;
   }
@@ -390,6 +396,17 @@ struct Endpoint::State {
     return resync_count >= config.sequence_resync_packets;
   }
 
+  // Evidence that a run behind the received window is the peer's current stream, not datagrams the link
+  // delayed or duplicated: its completing packet acks one of this side's packets newer than every ack
+  // accepted so far. A stale datagram was sent before the newest packet accepted from the peer, so its ack
+  // is never newer (the peer's ack only moves forward); the genuine peer acks each packet this side sends.
+  // Nothing accepted yet: no evidence is needed. An ack ahead of what this side sent is no evidence.
+  bool acks_something_new(uint16_t peer_ack) const {
+    if (!has_processed_ack) return true;
+    return sequence_greater_than(peer_ack, processed_ack) &&
+           !sequence_greater_than(peer_ack, static_cast<uint16_t>(sequence - 1));
+  }
+
   // The receive side follows the peer to `packet_sequence`. Forward (the peer ran ahead), the windows
   // simply move on as they do for any newer packet, so everything already received stays known and
   // nothing is delivered twice. Backward (behind the received window: the peer's sequence went round,
@@ -404,6 +421,8 @@ struct Endpoint::State {
       ack_bits = 0;
       reassembly.reset();
       horizon = static_cast<uint16_t>(packet_sequence - 1);
+      has_resync_floor = true;
+      resync_floor = horizon;
     } else {
       horizon = packet_sequence;
     }
@@ -435,6 +454,10 @@ struct Endpoint::State {
     const uint16_t previous = ack;
     received.insert(packet_sequence);
     resync_count = 0;
+    if (has_resync_floor && static_cast<uint16_t>(received.newest() - resync_floor) >=
+                                static_cast<uint32_t>(config.received_packets_buffer_size)) {
+      has_resync_floor = false;  // the window itself now refuses everything up to the floor
+    }
     if (const uint16_t steps = static_cast<uint16_t>(packet_sequence - horizon);
         steps != 0 && steps < 32768) {
       horizon = packet_sequence;
@@ -506,7 +529,9 @@ struct Endpoint::State {
     }
     const Range range = classify(packet_sequence, fragment_margin);
     if (range != Range::kInRange) {
-      if (!resync_observe(packet_sequence)) {
+      // Only fragment 0 carries an ack: another fragment never completes a backward run.
+      if (!resync_observe(packet_sequence) ||
+          (range == Range::kBehind && (fragment_id != 0 || !acks_something_new(header.ack)))) {
         if (range == Range::kAhead) {
           return drop(ReceiveResult::kFragmentTooFarAhead, counters.fragments_too_far_ahead,
                       "further ahead of the newest received packet than the reassembly margin");
@@ -587,7 +612,7 @@ struct Endpoint::State {
     }
     const Range range = classify(header.sequence, config.max_sequence_jump);
     if (range != Range::kInRange) {
-      if (!resync_observe(header.sequence)) {
+      if (!resync_observe(header.sequence) || (range == Range::kBehind && !acks_something_new(header.ack))) {
         if (range == Range::kAhead) {
           return drop(ReceiveResult::kTooFarAhead, counters.packets_too_far_ahead,
                       "more than max_sequence_jump ahead of the newest received packet");

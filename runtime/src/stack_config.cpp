@@ -1,9 +1,8 @@
-// StackConfig: one table of limits (config_limits.hpp) drives check() and sanitized(); the nested configs
-// are rules whose repair is their own sanitized().
-#include <algorithm>
-
+// StackConfig checks and clamping: kStackConfigLimits, the nested configs' own, and the rule that the
+// endpoint's datagrams fit netcode's payload.
 #include "bitwire/stack_config.hpp"
-#include "config_limits.hpp"
+
+#include <algorithm>
 
 namespace bitwire {
 
@@ -34,42 +33,27 @@ netcode::ServerConfig stacked_server(const StackConfig& c) {
   return server;
 }
 
-constexpr detail::IntLimit<StackConfig> kIntLimits[] = {
-    {&StackConfig::max_clients, 1, 4096, "max_clients must be in [1, 4096]"},
-    {&StackConfig::event_queue_size, 0, 1 << 20, "event_queue_size must be in [0, 2^20]"},
-};
-
-constexpr detail::CrossRule<StackConfig> kRules[] = {
-    {[](const StackConfig& c) { return c.connection.check() == nullptr; },
-     [](StackConfig& c) { c.connection = c.connection.sanitized(); },
-     "connection config invalid (see connection.check())"},
-    {[](const StackConfig& c) { return stacked_server(c).check() == nullptr; },
-     [](StackConfig& c) { c.server = stacked_server(c).sanitized(); },
-     "server netcode config invalid (see server.check())"},
-    {[](const StackConfig& c) { return c.client.check() == nullptr; },
-     [](StackConfig& c) { c.client = c.client.sanitized(); },
-     "client netcode config invalid (see client.check())"},
-    {endpoint_fits_netcode, fit_endpoint_to_netcode,
-     "connection.endpoint fragment_above and fragment_size must fit netcode's 1200-byte payload "
-     "(fragment_size <= 1186, fragment_above <= 1191)"},
-};
-
-constexpr detail::ConfigLimits<StackConfig> kLimits{kIntLimits, {}, kRules};
+constexpr const char* kFitsNetcodeReason =
+    "StackConfig.connection.endpoint: fragment_above and fragment_size must fit netcode's 1200-byte payload "
+    "(fragment_size <= 1186, fragment_above <= 1191)";
 
 }  // namespace
 
 const char* StackConfig::check() const {
-  // The nested configs report their own first problem, which says more than the rule's summary.
-  if (const char* problem = detail::ConfigLimits<StackConfig>{kIntLimits, {}, {}}.check(*this))
-    return problem;
+  if (const char* reason = check_config("StackConfig", *this, kStackConfigLimits)) return reason;
   if (const char* problem = connection.check()) return problem;
   if (const char* problem = stacked_server(*this).check()) return problem;
   if (const char* problem = client.check()) return problem;
-  return kLimits.check(*this);
+  if (!endpoint_fits_netcode(*this)) return kFitsNetcodeReason;
+  return nullptr;
 }
 
 StackConfig StackConfig::sanitized() const {
-  StackConfig c = kLimits.sanitized(*this);
+  StackConfig c = sanitize_config(*this, kStackConfigLimits);
+  c.connection = c.connection.sanitized();
+  c.server = stacked_server(c).sanitized();
+  c.client = c.client.sanitized();
+  if (!endpoint_fits_netcode(c)) fit_endpoint_to_netcode(c);
   c.server.max_clients = c.max_clients;
   c.connection.protocol_id = c.protocol_id;
   c.connection.endpoint.envelope = false;

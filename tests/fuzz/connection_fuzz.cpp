@@ -150,7 +150,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     connection->update(sequence * 0.05);
     const size_t written = connection->generate_packet(sequence, packet);
     if (!peer->process_packet(sequence, std::span<const std::byte>(packet, written)) &&
-        peer->counters().packets_pool_exhausted == 0) {
+        peer->counters().packets_pool_exhausted == 0 && peer->counters().packets_window_busy == 0) {
       __builtin_trap();
     }
     for (int c = 0; c < peer->channel_count(); ++c) {

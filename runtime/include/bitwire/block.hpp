@@ -45,6 +45,8 @@
 #include <span>
 #include <vector>
 
+#include "bitwire/config_table.hpp"
+
 namespace bitwire {
 
 // Largest number of fragments a block may have (fragment ids and counts fit 16 bits on every wire).
@@ -64,11 +66,60 @@ struct BlockConfig {
   // Fragments of the largest block: ceil(max_block_size / fragment_size).
   int max_fragments() const { return (max_block_size + fragment_size - 1) / fragment_size; }
 
-  // nullptr when every field is in range, else a description of the first that is not.
+  // nullptr when every field is in range (kBlockConfigLimits), else the reason for the first that is
+  // not: the field, its value and its legal range (a per-thread buffer; see config_table.hpp).
   const char* check() const;
-  // This config with every field clamped into range (what the classes use).
+  // This config with every field clamped into its range (what the classes use); check() accepts it.
   BlockConfig sanitized() const;
 };
+
+// The limits of every BlockConfig field, in the order they are checked (a bound computed from other
+// fields reads only fields above it). check() and sanitized() are derived from this table alone.
+inline constexpr auto kBlockConfigLimits = config_table(
+    Field<BlockConfig, int>{.name = "fragment_size",
+                            .member = &BlockConfig::fragment_size,
+                            .min = 1,
+                            .max = 65536,
+                            .unit = "bytes"},
+    // A block has at most kMaxBlockFragments fragments.
+    Field<BlockConfig, int>{.name = "max_block_size",
+                            .member = &BlockConfig::max_block_size,
+                            .min = 1,
+                            .max = kMaxBlockSizeLimit,
+                            .upper = [](const BlockConfig& c) {
+                              const int64_t most = static_cast<int64_t>(c.fragment_size) * kMaxBlockFragments;
+                              return static_cast<int>(most < kMaxBlockSizeLimit ? most : kMaxBlockSizeLimit);
+                            },
+                            .upper_text = "fragment_size * 65536",
+                            .unit = "bytes"},
+    Field<BlockConfig, double>{.name = "min_resend_delay",
+                               .member = &BlockConfig::min_resend_delay,
+                               .min = 0.0,
+                               .max = 3600.0,
+                               .unit = "s"},
+    Field<BlockConfig, double>{.name = "bandwidth_bytes_per_second",
+                               .member = &BlockConfig::bandwidth_bytes_per_second,
+                               .min = 1.0,
+                               .max = 1e12,
+                               .unit = "bytes/s"},
+    Field<BlockConfig, int>{.name = "fragment_overhead_bytes",
+                            .member = &BlockConfig::fragment_overhead_bytes,
+                            .min = 0,
+                            .max = 65536,
+                            .unit = "bytes"},
+    Field<BlockConfig, int>{.name = "initial_burst_bytes",
+                            .member = &BlockConfig::initial_burst_bytes,
+                            .min = 0,
+                            .max = 1 << 30,
+                            .unit = "bytes"},
+    // The budget must hold one whole fragment, or nothing is ever sent.
+    Field<BlockConfig, int>{.name = "max_budget_bytes",
+                            .member = &BlockConfig::max_budget_bytes,
+                            .min = 1,
+                            .max = 1 << 30,
+                            .lower = [](const BlockConfig& c) { return c.fragment_size + c.fragment_overhead_bytes; },
+                            .lower_text = "fragment_size + fragment_overhead_bytes",
+                            .unit = "bytes"});
 
 // One fragment BlockSender chose to send: bytes [offset, offset + size) of the block.
 struct BlockFragment {

@@ -76,10 +76,14 @@ struct ChannelCounters {
 
 enum class ChannelError : uint8_t {
   kNone,
-  kMessageIdOutsideWindow,  // a reliable message id at or past next expected + receive_queue_size
+  kMessageIdOutsideWindow,  // a reliable message id at or past next expected + 2 * receive_queue_size
   kBlockFragmentInvalid,    // a block fragment the block receiver rejects (error_detail() says why)
   kBlockBusy,  // not the peer's fault: a completed block still waits for a pool block buffer, so a
                // fragment of the next block cannot be taken; the packet is dropped unacked (resent)
+  kWindowBusy,  // not the peer's fault: a reliable id in [next expected + receive_queue_size, next expected
+                // + 2 * receive_queue_size): acked messages not yet released hold the window (a completed
+                // block waiting for a block buffer, or messages the application has not received); the
+                // packet is dropped unacked (resent)
 };
 const char* to_string(ChannelError error);
 
@@ -202,6 +206,9 @@ class ReliableOrderedChannel final : public Channel {
 
   size_t plan_block(uint16_t sequence, double now, size_t available_bits, OutgoingEntry& out);
   bool block_in_flight() const;
+  // Where a reliable id not older than the next expected one falls: kNone (in the receive window),
+  // kWindowBusy or kMessageIdOutsideWindow (sets error_detail_).
+  ChannelError check_window(uint16_t id) const;
   // Queues the completed block, when a pool block buffer is free.
   void finish_block();
 

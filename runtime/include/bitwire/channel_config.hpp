@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "bitwire/block.hpp"
+#include "bitwire/config_table.hpp"
 
 namespace bitwire {
 
@@ -38,9 +39,11 @@ struct ChannelConfig {
   double block_resend_time = 0.1;          // seconds before an unacked fragment may be sent again
   int block_fragment_overhead_bytes = 40;  // bytes charged per fragment besides its data (headers, IP/UDP)
 
-  // nullptr when every field is in range, else a description of the first that is not.
+  // nullptr when every field is in range (kChannelConfigLimits, then the block fields through
+  // kBlockConfigLimits when the channel fragments blocks), else the reason for the first that is not: the
+  // field, its value and its legal range (a per-thread buffer; see config_table.hpp).
   const char* check() const;
-  // This config with every field clamped into range (what a connection actually uses).
+  // This config with every field clamped into range (what a connection actually uses); check() accepts it.
   ChannelConfig sanitized() const;
 
   // The BlockConfig of this channel's block sender and receiver (reliable channels with blocks enabled).
@@ -51,5 +54,66 @@ struct ChannelConfig {
   // maxFragmentsPerBlock of the wire format: max_block_size / block_fragment_size.
   int max_fragments_per_block() const { return max_block_size / block_fragment_size; }
 };
+
+// The limits of every ChannelConfig field but the block transfer ones (block_resend_time and the
+// block_* budget fields, checked as a BlockConfig by kBlockConfigLimits), in the order they are checked (a
+// bound computed from other fields reads only fields above it). check() and sanitized() derive from them.
+inline constexpr auto kChannelConfigLimits = config_table(
+    Field<ChannelConfig, ChannelType>{.name = "type",
+                                      .member = &ChannelConfig::type,
+                                      .min = ChannelType::kReliableOrdered,
+                                      .max = ChannelType::kUnreliableUnordered},
+    Field<ChannelConfig, int>{.name = "max_messages_per_packet",
+                              .member = &ChannelConfig::max_messages_per_packet,
+                              .min = 1,
+                              .max = 4096},
+    Field<ChannelConfig, int>{.name = "block_fragment_size",
+                              .member = &ChannelConfig::block_fragment_size,
+                              .min = 1,
+                              .max = 65536,
+                              .unit = "bytes"},
+    // Whole fragments: max_fragments_per_block() is exact.
+    Field<ChannelConfig, int>{.name = "max_block_size",
+                              .member = &ChannelConfig::max_block_size,
+                              .min = 1,
+                              .max = 1 << 30,
+                              .lower = [](const ChannelConfig& c) { return c.block_fragment_size; },
+                              .lower_text = "block_fragment_size",
+                              .multiple_of = [](const ChannelConfig& c) { return c.block_fragment_size; },
+                              .multiple_text = "block_fragment_size",
+                              .unit = "bytes"},
+    // Rings indexed by a mask.
+    Field<ChannelConfig, int>{.name = "send_queue_size",
+                              .member = &ChannelConfig::send_queue_size,
+                              .min = 1,
+                              .max = 65536,
+                              .exact_power_of_two = true},
+    Field<ChannelConfig, int>{.name = "receive_queue_size",
+                              .member = &ChannelConfig::receive_queue_size,
+                              .min = 1,
+                              .max = 32768,
+                              .exact_power_of_two = true},
+    Field<ChannelConfig, int>{.name = "sent_packets_buffer_size",
+                              .member = &ChannelConfig::sent_packets_buffer_size,
+                              .min = 1,
+                              .max = 32768},
+    // One packet's ids must fit the ring.
+    Field<ChannelConfig, int>{.name = "sent_message_ids",
+                              .member = &ChannelConfig::sent_message_ids,
+                              .min = 1,
+                              .max = 1 << 24,
+                              .lower = [](const ChannelConfig& c) { return c.max_messages_per_packet; },
+                              .lower_text = "max_messages_per_packet"},
+    Field<ChannelConfig, double>{.name = "message_resend_time",
+                                 .member = &ChannelConfig::message_resend_time,
+                                 .min = 0.0,
+                                 .max = 3600.0,
+                                 .unit = "s"},
+    Field<ChannelConfig, int>{.name = "packet_budget_bytes",
+                              .member = &ChannelConfig::packet_budget_bytes,
+                              .min = 0,
+                              .max = 1 << 20,
+                              .unit = "bytes"},
+    Field<ChannelConfig, int>{.name = "priority", .member = &ChannelConfig::priority, .min = -1000, .max = 1000});
 
 }  // namespace bitwire

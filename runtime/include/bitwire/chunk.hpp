@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "bitwire/block.hpp"
+#include "bitwire/config_table.hpp"
 
 namespace bitwire {
 
@@ -54,9 +55,36 @@ struct ChunkConfig {
     return (block.max_fragments() + 7) / 8 + static_cast<int>(kChunkAckHeaderBytes);
   }
 
+  // nullptr when `block` and every field are in range (kBlockConfigLimits, kChunkConfigLimits), else the
+  // reason for the first that is not (a per-thread buffer; see config_table.hpp).
   const char* check() const;
+  // `block` sanitized, then every field clamped into its range; check() accepts the result.
   ChunkConfig sanitized() const;
 };
+
+// The largest chunk datagram: 16 bytes up to the largest slice (65536 bytes of data plus its header).
+inline constexpr int kMaxChunkPacketSize = 65536 + static_cast<int>(kChunkLastSliceHeaderBytes);
+
+// The limits of ChunkConfig's own fields (`block` has kBlockConfigLimits, checked and sanitized first:
+// the bounds below read it). check() and sanitized() are derived from these two tables alone.
+inline constexpr auto kChunkConfigLimits = config_table(
+    // A datagram must hold a whole slice and an ack of the largest chunk.
+    Field<ChunkConfig, int>{.name = "max_packet_size",
+                            .member = &ChunkConfig::max_packet_size,
+                            .min = 16,
+                            .max = kMaxChunkPacketSize,
+                            .lower = [](const ChunkConfig& c) {
+                              const int slice = c.max_slice_packet_bytes();
+                              const int ack = c.max_ack_packet_bytes();
+                              return slice > ack ? slice : ack;
+                            },
+                            .lower_text = "max(block.fragment_size + 9, ceil(block.max_fragments() / 8) + 5)",
+                            .unit = "bytes"},
+    Field<ChunkConfig, double>{.name = "ack_interval",
+                               .member = &ChunkConfig::ack_interval,
+                               .min = 0.0,
+                               .max = 10.0,
+                               .unit = "s"});
 
 // What process_packet did with a datagram (both sides share the list; each uses its own part).
 enum class ChunkResult : uint8_t {

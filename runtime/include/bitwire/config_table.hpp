@@ -23,6 +23,10 @@
 //   outside that range is refused, and sanitized to the field's default (then clamped, like a NaN).
 // - `power_of_two`: the value is legal as given; the user of it rounds it up to a power of two (stated in
 //   the docs and counted in memory figures). It does not change check or sanitize.
+// - `exact_power_of_two` (integers): the value must itself be a power of two (a ring indexed by a mask);
+//   sanitize rounds it up, or down when that would pass the maximum.
+// - `multiple_of` (integers): the value must be a multiple of a number computed from earlier fields
+//   (`multiple_text` says which); sanitize rounds it down to one, or up when that would pass the minimum.
 //
 // check_config() returns nullptr when every field is within its effective range, else a reason naming the
 // config, the field, the value and the legal range, e.g.
@@ -66,6 +70,9 @@ struct Field {
   T (*upper)(const Config&) = nullptr;  // extra upper bound from earlier fields, or none
   const char* upper_text = nullptr;
   bool power_of_two = false;
+  bool exact_power_of_two = false;
+  T (*multiple_of)(const Config&) = nullptr;  // the value must be a multiple of this, or none
+  const char* multiple_text = nullptr;
   const char* unit = nullptr;  // for docs: "s", "ms", "bytes", ...
 
   // The effective bounds for `config` (earlier fields assumed valid).
@@ -86,10 +93,29 @@ struct Field {
     return value;
   }
 
-  // True when `value` is legal for `config`. False for NaN and infinities.
-  bool accepts(const Config& config, T value) const {
+  // True when `value` is within the effective range (the form rules aside). False for NaN and infinities.
+  bool in_range(const Config& config, T value) const {
     if (zero_allowed && value == T{}) return true;
     return value >= low(config) && value <= high(config);
+  }
+
+  // True when `value` has the form the field requires (a power of two, a multiple), or none is required.
+  bool has_form(const Config& config, T value) const {
+    if constexpr (std::is_integral_v<T>) {
+      if (exact_power_of_two && (value <= 0 || (value & (value - 1)) != 0)) return false;
+      if (multiple_of != nullptr) {
+        const T step = multiple_of(config);
+        if (step > 0 && value % step != 0) return false;
+      }
+    }
+    (void)config;
+    (void)value;
+    return true;
+  }
+
+  // True when `value` is legal for `config`. False for NaN and infinities.
+  bool accepts(const Config& config, T value) const {
+    return in_range(config, value) && has_form(config, value);
   }
 
   // The nearest legal value to `value` (the default for NaN).
@@ -104,9 +130,29 @@ struct Field {
     if (accepts(config, value)) return value;
     const T lo = low(config);
     const T hi = high(config);
-    if (value > hi) return hi;
-    if (zero_allowed && value > T{} && value < lo) return lo;
-    return value < lo ? lo : hi;
+    if (!in_range(config, value)) {
+      if (value > hi) {
+        value = hi;
+      } else if (zero_allowed && value > T{} && value < lo) {
+        value = lo;
+      } else {
+        value = value < lo ? lo : hi;
+      }
+    }
+    if constexpr (std::is_integral_v<T>) {
+      if (exact_power_of_two && !has_form(config, value)) {
+        // The smallest power of two at or above the value, or the largest within the range when none is.
+        T up = 1;
+        while (up < value && up <= hi / 2) up = static_cast<T>(up * 2);
+        value = up;
+      }
+      if (multiple_of != nullptr && !has_form(config, value)) {
+        const T step = multiple_of(config);
+        const T down = static_cast<T>(value - value % step);
+        value = down >= lo ? down : static_cast<T>(down + step);
+      }
+    }
+    return value;
   }
 };
 
@@ -151,6 +197,23 @@ const char* field_reason(const char* config_name, const Field<Config, T>& field,
   const T value = config.*field.member;
   if (field.accepts(config, value)) return nullptr;
   char* out = config_reason_buffer();
+  if (field.in_range(config, value)) {
+    // In range, but not of the required form.
+    if constexpr (std::is_integral_v<T>) {
+      if (field.multiple_of != nullptr && field.multiple_of(config) > 0 &&
+          value % field.multiple_of(config) != 0) {
+        std::snprintf(out, kConfigReasonBytes, "%s.%s = %s must be a multiple of %s (%s)", config_name,
+                      field.name, config_value_text(value).c_str(),
+                      config_value_text(field.multiple_of(config)).c_str(),
+                      field.multiple_text != nullptr ? field.multiple_text : "a computed step");
+        return out;
+      }
+    }
+    std::snprintf(out, kConfigReasonBytes, "%s.%s = %s must be a power of two in [%s, %s]", config_name,
+                  field.name, config_value_text(value).c_str(), config_value_text(field.low(config)).c_str(),
+                  config_value_text(field.high(config)).c_str());
+    return out;
+  }
   const char* lower_text = field.lower_text;
   const char* upper_text = field.upper_text;
   if (lower_text != nullptr && upper_text != nullptr && std::string(lower_text) == upper_text) {
@@ -215,6 +278,8 @@ std::string describe_range(const Field<Config, T>& field) {
     if (field.upper_text != nullptr) text += std::string(", <= ") + field.upper_text;
   }
   if (field.power_of_two) text += ", rounded up to 2^k";
+  if (field.exact_power_of_two) text += ", a power of two";
+  if (field.multiple_text != nullptr) text += std::string(", a multiple of ") + field.multiple_text;
   return text;
 }
 

@@ -69,11 +69,37 @@ struct ConnectionConfig {
   int block_pool_size = 0;      // block buffers; 0 = 4 when a type carries blocks and a channel allows them
   EndpointConfig endpoint;      // the packet layer; its protocol_id is replaced by protocol_id()
 
-  // nullptr when every field (and every used channel) is in range, else the first problem.
+  // nullptr when every field (kConnectionConfigLimits), every used channel and the endpoint are in range,
+  // else the reason for the first problem (a per-thread buffer; see config_table.hpp).
   const char* check() const;
-  // This config with every field clamped into range.
+  // This config with every field clamped into range (every channel and the endpoint sanitized too).
   ConnectionConfig sanitized() const;
 };
+
+// The limits of ConnectionConfig's own fields (channels[] have kChannelConfigLimits, endpoint has
+// kEndpointConfigLimits). check() and sanitized() are derived from these tables alone.
+inline constexpr auto kConnectionConfigLimits = config_table(
+    Field<ConnectionConfig, int>{.name = "max_packet_size",
+                                 .member = &ConnectionConfig::max_packet_size,
+                                 .min = 8,
+                                 .max = 1 << 20,
+                                 .unit = "bytes"},
+    Field<ConnectionConfig, int>{.name = "channel_count",
+                                 .member = &ConnectionConfig::channel_count,
+                                 .min = 1,
+                                 .max = kMaxChannels},
+    Field<ConnectionConfig, int>{.name = "message_pool_size",
+                                 .member = &ConnectionConfig::message_pool_size,
+                                 .min = 0,
+                                 .max = 1 << 24},
+    Field<ConnectionConfig, int>{.name = "block_pool_size",
+                                 .member = &ConnectionConfig::block_pool_size,
+                                 .min = 0,
+                                 .max = 1 << 16},
+    Field<ConnectionConfig, int>{.name = "max_packets_per_update",
+                                 .member = &ConnectionConfig::max_packets_per_update,
+                                 .min = 1,
+                                 .max = 256});
 
 struct ConnectionCallbacks {
   void* context = nullptr;
@@ -116,6 +142,7 @@ struct ConnectionCounters {
   uint64_t packets_processed = 0;       // connection packets read and applied
   uint64_t packets_invalid = 0;         // refused: unreadable or breaking the window (sets the error)
   uint64_t packets_pool_exhausted = 0;  // refused: no message slot (or block buffer) to read into (peer resends)
+  uint64_t packets_window_busy = 0;     // refused: reliable ids past a receive window still held (peer resends)
   uint64_t extra_packets = 0;           // packets send_packets() sent after the first of a call (block fragments)
   uint64_t packets_after_error = 0;     // refused: the connection was already in its error state
   uint64_t sends_refused = 0;           // send() calls that returned anything but kQueued

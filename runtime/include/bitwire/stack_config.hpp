@@ -15,6 +15,7 @@
 
 #include <cstdint>
 
+#include "bitwire/config_table.hpp"
 #include "bitwire/congestion.hpp"
 #include "bitwire/connection.hpp"
 #include "bitwire/netcode_client.hpp"
@@ -31,13 +32,24 @@ struct StackConfig {
   BinaryCongestionConfig congestion;  // per-slot congestion controller (reported in the statistics)
   int event_queue_size = 0;           // server events kept until next_event(); 0: 2 * max_clients + 16
 
-  // nullptr when every field (and every nested config) is in range and the endpoint's packets fit netcode's
-  // 1200-byte payload, else a description of the first problem.
+  // nullptr when every field is in range (kStackConfigLimits), every nested config passes its own check()
+  // and the endpoint's packets fit netcode's 1200-byte payload, else the reason for the first problem.
   const char* check() const;
-  // This config with every field clamped into range and the rules repaired (what Client and Server use,
-  // with the forced fields above applied).
+  // This config with every field clamped into range, every nested config sanitized and the endpoint fitted
+  // to netcode's payload (what Client and Server use, with the forced fields above applied).
   StackConfig sanitized() const;
 };
+
+// The limits of StackConfig's own fields (the nested configs have their own tables). check() and
+// sanitized() are derived from these tables alone, plus the one rule between two nested configs (the
+// endpoint's largest datagram fits netcode's payload), whose check and repair sit side by side in
+// stack_config.cpp.
+inline constexpr auto kStackConfigLimits = config_table(
+    Field<StackConfig, int>{.name = "max_clients", .member = &StackConfig::max_clients, .min = 1, .max = 4096},
+    Field<StackConfig, int>{.name = "event_queue_size",
+                            .member = &StackConfig::event_queue_size,
+                            .min = 0,
+                            .max = 1 << 20});
 
 // netcode's protocol id for this layout: tokens for this server must carry it.
 uint64_t stack_protocol_id(const MessageFactory& factory, const StackConfig& config);
