@@ -276,6 +276,14 @@ TEST(TypesBlocks, ReadRefusesNonZeroPaddingBeforeABlock) {
   }
 }
 
+// An array of blocks is an array of arrays: its formatting must find the array overload (declared
+// before format_range; std::array<uint8_t> brings no bitwire overload through ADL).
+TEST(TypesBlocks, FormatsArraysOfBlocks) {
+  const std::string text = describe(sample_blocks(false));
+  EXPECT_NE(text.find("hashes=[[16, 17, 18"), std::string::npos) << text;
+  EXPECT_NE(text.find("one=[170]"), std::string::npos) << text;
+}
+
 TEST(TypesBlocks, EveryTruncationFailsInsideTheBytesGiven) {
   check_truncations(sample_blocks(true), dt::Blocks{}, 0);
   check_truncations(sample_blocks(true), dt::Blocks{}, 13);
