@@ -89,11 +89,12 @@ struct TypeArgs : Positioned {
   std::vector<TypeParam> params;
 };
 
-// `name`, `name<args>`, `name:width`.
+// `name`, `name<args>`, `name:width`, `name[length]` (a fixed-length byte block: `bytes[16]`).
 struct TypeExpr : Positioned {
   QualifiedName name;
   boost::optional<TypeArgs> args;
   boost::optional<Expr> width;
+  boost::optional<Expr> block_length;
 };
 
 // `[size]` or `[min .. max]` after a field name.
@@ -174,6 +175,7 @@ struct Enumerator : Positioned {
 struct EnumDecl : Positioned {
   Identifier name;
   boost::optional<Identifier> storage;  // `: uint8`
+  boost::optional<Expr> wire_max;       // `max 15`: headroom, a wire range wider than the values
   std::vector<Enumerator> items;
 };
 

@@ -347,10 +347,36 @@ bool Checker::resolve_enum(Symbol& symbol) {
   if (!ok) return false;
   e.min = values.begin()->first;
   e.max = values.rbegin()->first;
-  e.bits = model::bits_required(e.min, e.max);
+  e.wire_max = e.max;
+  if (decl.wire_max && !enum_headroom(scope, decl, declared, e)) return false;
+  e.bits = model::bits_required(e.min, e.wire_max);
   e.storage_declared = declared.has_value();
-  e.storage = declared ? *declared : smallest_storage(e.min, e.max, false);
+  e.storage = declared ? *declared : smallest_storage(e.min, e.wire_max, false);
   e.contiguous = static_cast<Int>(e.max) - static_cast<Int>(e.min) + 1 == static_cast<Int>(e.items.size());
+  return true;
+}
+
+// `enum E max K { ... }`: the wire range reaches K, above the largest value, so values a later version
+// adds up to K are read (and kept) by this one.
+bool Checker::enum_headroom(Scope& scope, const ast::EnumDecl& decl, const std::optional<model::IntStorage>& declared,
+                            model::Enum& e) {
+  std::optional<std::int64_t> wire_max = eval_int64(*decl.wire_max, scope, "the wire maximum");
+  if (!wire_max) return false;
+  if (*wire_max < e.max) {
+    error(scope, decl.wire_max->offset,
+          "the wire maximum " + std::to_string(*wire_max) + " of enum " + e.name + " is below its largest value " +
+              std::to_string(e.max) + ": headroom (`max K`) must be at least the largest value");
+    return false;
+  }
+  if (declared && *wire_max > storage_max(*declared)) {
+    error(scope, decl.wire_max->offset,
+          "the wire maximum " + std::to_string(*wire_max) + " does not fit the enum's storage " +
+              storage_name(*declared) + " (" + to_string(storage_min(*declared)) + " .. " +
+              to_string(storage_max(*declared)) + "): widen the storage or lower the maximum");
+    return false;
+  }
+  e.wire_max = *wire_max;
+  e.headroom = true;
   return true;
 }
 

@@ -357,6 +357,25 @@ std::optional<std::int64_t> Checker::eval_int64(const ast::Expr& expr, Scope& sc
   return static_cast<std::int64_t>(*value);
 }
 
+std::optional<Int> Checker::eval_bound(const ast::Expr& expr, Scope& scope, const std::string& what,
+                                       bool may_be_unsigned) {
+  if (!may_be_unsigned) {
+    std::optional<std::int64_t> value = eval_int64(expr, scope, what);
+    if (!value) return std::nullopt;
+    return Int{*value};
+  }
+  std::optional<Int> value = eval_int(expr, scope);
+  if (!value) return std::nullopt;
+  const Int top = static_cast<Int>(std::numeric_limits<std::uint64_t>::max());
+  if (*value < kInt64Min || *value > top) {
+    error(scope, expr.offset,
+          what + " is " + to_string(*value) + ", which overflows 64 bits (-9223372036854775808 .. " +
+              "18446744073709551615 for an unsigned type)");
+    return std::nullopt;
+  }
+  return value;
+}
+
 std::optional<double> Checker::eval_number(const ast::Expr& expr, Scope& scope) {
   if (expr.rest.empty()) {
     if (const auto* number = get_if<ast::NumberLiteral>(expr.first.operand)) {

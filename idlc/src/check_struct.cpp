@@ -102,6 +102,8 @@ Storage element_storage(const model::Type& type,
       return {static_cast<std::uint64_t>(type.max_length) + 1, 1};
     case model::TypeKind::Bytes:
       return {align_up(type.max_length, 8) + 8, 8};
+    case model::TypeKind::ByteBlock:
+      return {type.max_length, 1};
     case model::TypeKind::Enum:
       return int_storage(type.enumeration->storage);
     case model::TypeKind::Flags:

@@ -73,8 +73,8 @@ std::optional<model::Type> Checker::resolve_type(const ast::TypeExpr& type, Scop
               "' is a constant, not a type: a field needs a built-in type, enum, flag set or struct");
     return std::nullopt;
   }
-  if (type.args || type.width) {
-    error(scope, type.args ? type.args->offset : type.width->offset,
+  if (type.args || type.width || type.block_length) {
+    error(scope, type.args ? type.args->offset : type.width ? type.width->offset : type.block_length->offset,
           "'" + symbol->name + "' takes no parameters: only built-in types have ranges, widths or lengths");
     return std::nullopt;
   }
@@ -111,6 +111,10 @@ std::optional<model::Type> Checker::resolve_type(const ast::TypeExpr& type, Scop
 std::optional<model::Type> Checker::builtin_type(const ast::TypeExpr& type, const std::string& name,
                                                  Scope& scope) {
   model::Type out;
+  if (type.block_length) {
+    if (!byte_block_type(type, name, scope, out)) return std::nullopt;
+    return out;
+  }
   if (is_integer_name(name)) {
     if (!integer_type(type, name, scope, out)) return std::nullopt;
     return out;
@@ -198,18 +202,20 @@ bool Checker::integer_type(const ast::TypeExpr& type, const std::string& name, S
       error(scope, args.params.front().offset, "an integer range takes no parameters after its bounds");
       return false;
     }
-    std::optional<std::int64_t> min = eval_int64(args.first, scope, "the range minimum");
-    std::optional<std::int64_t> max = eval_int64(*args.last, scope, "the range maximum");
+    // Bounds are exact up to 2^64 - 1: a uint64 range may reach the top of its storage.
+    const bool may_be_unsigned = !is_signed;
+    std::optional<Int> min = eval_bound(args.first, scope, "the range minimum", may_be_unsigned);
+    std::optional<Int> max = eval_bound(*args.last, scope, "the range maximum", may_be_unsigned);
     if (!min || !max) return false;
     if (*min > *max) {
       error(scope, args.first.offset,
-            "the range minimum " + std::to_string(*min) + " is greater than its maximum " +
-                std::to_string(*max) + ": write <min .. max>");
+            "the range minimum " + to_string(*min) + " is greater than its maximum " +
+                to_string(*max) + ": write <min .. max>");
       return false;
     }
     if (name == "uint" && *min < 0) {
       error(scope, args.first.offset,
-            "uint cannot hold the negative minimum " + std::to_string(*min) + ": use int<min .. max>");
+            "uint cannot hold the negative minimum " + to_string(*min) + ": use int<min .. max>");
       return false;
     }
     if (declared && (*min < storage_min(*declared) || *max > storage_max(*declared))) {
@@ -221,10 +227,11 @@ bool Checker::integer_type(const ast::TypeExpr& type, const std::string& name, S
       return false;
     }
     integer.encoding = model::IntEncoding::Ranged;
-    integer.min = *min;
-    integer.max = *max;
-    integer.bits = model::bits_required(*min, *max);
     integer.storage = declared ? *declared : smallest_storage(*min, *max, is_signed);
+    // Unsigned storage keeps the bounds bit for bit (model.hpp): exact up to 2^64 - 1.
+    integer.min = static_cast<std::int64_t>(static_cast<std::uint64_t>(*min));
+    integer.max = static_cast<std::int64_t>(static_cast<std::uint64_t>(*max));
+    integer.bits = model::bits_required(integer.min, integer.max);
   } else {
     if (!declared) {
       error(scope, type.offset,
@@ -417,8 +424,46 @@ bool Checker::string_type(const ast::TypeExpr& type, const std::string& name, Sc
   return true;
 }
 
+// bytes[N]: exactly N bytes, no length on the wire.
+bool Checker::byte_block_type(const ast::TypeExpr& type, const std::string& name, Scope& scope, model::Type& out) {
+  if (name != "bytes") {
+    error(scope, type.block_length->offset,
+          "only bytes takes a fixed length in brackets (bytes[16]); for an array of " + name +
+              " put the size after the field name: " + name + " values[N]");
+    return false;
+  }
+  if (type.args || type.width) {
+    error(scope, type.args ? type.args->offset : type.width->offset,
+          "bytes[N] is a block of exactly N bytes and takes nothing else: write bytes[N] alone (bytes<N> is the "
+          "variable-length form)");
+    return false;
+  }
+  std::optional<std::int64_t> length = eval_int64(*type.block_length, scope, "the block length");
+  if (!length) return false;
+  if (*length < 1 || *length > static_cast<std::int64_t>(model::kMaxByteBlockLength)) {
+    error(scope, type.block_length->offset,
+          "the length of a byte block bytes[N] must be 1 .. " + std::to_string(model::kMaxByteBlockLength) +
+              ", found " + std::to_string(*length) + " (use bytes<N> for a variable length up to " +
+              std::to_string(model::kMaxBytesLength) + ")");
+    return false;
+  }
+  out.kind = model::TypeKind::ByteBlock;
+  out.max_length = static_cast<std::uint32_t>(*length);
+  out.max_length_constant = named_constant(*type.block_length, *length, scope);
+  // align (up to 7 bits), then exactly N bytes.
+  const auto bits = 8 * static_cast<std::uint64_t>(*length);
+  out.cost = {bits, bits + 7};
+  return true;
+}
+
 std::optional<model::Value> Checker::default_value(const ast::DefaultValue& value, const model::Type& type,
                                                    Scope& scope) {
+  if (type.kind == model::TypeKind::ByteBlock) {
+    const std::uint32_t at = value.get().which() == 0 ? boost::get<ast::Expr>(value.get()).offset
+                                                      : boost::get<ast::StringLiteral>(value.get()).offset;
+    error(scope, at, "a byte block bytes[N] has no default: a new object holds N zero bytes");
+    return std::nullopt;
+  }
   model::Value out;
   if (const auto* literal = get_if<ast::StringLiteral>(value)) {
     if (type.kind != model::TypeKind::String && type.kind != model::TypeKind::Bytes) {
@@ -464,14 +509,16 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
     }
     case model::TypeKind::Integer:
     case model::TypeKind::Int128: {
-      std::optional<std::int64_t> v = eval_int64(expr, scope, "the default");
+      const bool unsigned_storage = type.kind == model::TypeKind::Integer && !type.integer.storage.is_signed;
+      std::optional<Int> v = eval_bound(expr, scope, "the default", unsigned_storage);
       if (!v) return std::nullopt;
       Int lo = std::numeric_limits<std::int64_t>::min();
       Int hi = std::numeric_limits<std::int64_t>::max();
       if (type.kind == model::TypeKind::Integer) {
         const model::IntegerType& integer = type.integer;
         if (integer.encoding == model::IntEncoding::Ranged) {
-          lo = integer.min, hi = integer.max;
+          lo = model::integer_value(integer.min, unsigned_storage);
+          hi = model::integer_value(integer.max, unsigned_storage);
         } else if (integer.storage.is_signed) {
           lo = -(Int(1) << (integer.bits - 1)), hi = (Int(1) << (integer.bits - 1)) - 1;
         } else {
@@ -482,12 +529,12 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
       }
       if (*v < lo || *v > hi) {
         error(scope, expr.offset,
-              "the default " + std::to_string(*v) + " is outside the field's range " + range_text(lo, hi) +
+              "the default " + to_string(*v) + " is outside the field's range " + range_text(lo, hi) +
                   ": change the default or widen the range");
         return std::nullopt;
       }
       out.kind = model::Value::Kind::Integer;
-      out.integer = *v;
+      out.integer = static_cast<std::int64_t>(static_cast<std::uint64_t>(*v));  // bit for bit (model.hpp)
       return out;
     }
     case model::TypeKind::Float:

@@ -116,6 +116,8 @@ class Checker {
   bool resolve_constant(Symbol& symbol);
   bool resolve_enum(Symbol& symbol);
   bool resolve_flags(Symbol& symbol);
+  bool enum_headroom(Scope& scope, const ast::EnumDecl& decl, const std::optional<model::IntStorage>& declared,
+                     model::Enum& e);
   void finish_package(Scope& scope);
   void order_definitions(Scope& scope);
 
@@ -130,6 +132,9 @@ class Checker {
   std::optional<Int> eval_name(const ast::QualifiedName& name, Scope& scope);
   // An integer expression that must fit int64 (`what` names it in the error).
   std::optional<std::int64_t> eval_int64(const ast::Expr& expr, Scope& scope, const std::string& what);
+  // A range bound or default: like eval_int64, but up to 2^64 - 1 when `may_be_unsigned` (a uint or
+  // uintN field; constants stay int64).
+  std::optional<Int> eval_bound(const ast::Expr& expr, Scope& scope, const std::string& what, bool may_be_unsigned);
   // A float literal (with signs) or an integer expression.
   std::optional<double> eval_number(const ast::Expr& expr, Scope& scope);
   // The constant an expression evaluated to `value` names when it is exactly one constant's name (no
@@ -143,6 +148,7 @@ class Checker {
   bool compressed_float_type(const ast::TypeExpr& type, Scope& scope, model::Type& out);
   bool fixed_point_type(const ast::TypeExpr& type, Scope& scope, model::Type& out);
   bool string_type(const ast::TypeExpr& type, const std::string& name, Scope& scope, model::Type& out);
+  bool byte_block_type(const ast::TypeExpr& type, const std::string& name, Scope& scope, model::Type& out);
   std::optional<model::Value> default_value(const ast::DefaultValue& value, const model::Type& type,
                                             Scope& scope);
 

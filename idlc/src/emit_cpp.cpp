@@ -97,9 +97,11 @@ void Emitter::enumeration(const model::Enum& e) {
   doc(e.doc);
   p_.print("// Wire: [$min$, $max$] in $bits$ bits$holes$.\n",
            {{"min", std::to_string(e.min)},
-            {"max", std::to_string(e.max)},
+            {"max", std::to_string(e.wire_max)},
             {"bits", std::to_string(e.bits)},
-            {"holes", e.contiguous ? "" : "; reads refuse values between the declared ones"}});
+            {"holes", e.headroom       ? "; headroom: reads keep values without an enumerator (to_string gives nullptr)"
+                      : e.contiguous ? ""
+                                     : "; reads refuse values between the declared ones"}});
   p_.print("enum class $name$ : $u$ {\n", {{"name", e.name}, {"u", storage_type(e.storage)}});
   {
     Indent in(p_);

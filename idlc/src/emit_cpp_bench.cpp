@@ -230,8 +230,12 @@ class RandomEmitter {
                     {"fn", i.storage.is_signed ? "raw_signed" : "raw_unsigned"},
                     {"bits", std::to_string(i.bits)}});
         } else {
-          p_.print("$r$ = static_cast<$t$>(random_fill_detail::range(rng_, $min$, $max$));\n",
-                   {{"r", ref}, {"t", t}, {"min", cpp::int64_literal(i.min)}, {"max", cpp::int64_literal(i.max)}});
+          p_.print("$r$ = static_cast<$t$>(random_fill_detail::$fn$(rng_, $min$, $max$));\n",
+                   {{"r", ref},
+                    {"t", t},
+                    {"fn", i.storage.is_signed ? "range" : "urange"},
+                    {"min", cpp::integer_literal(i.min, i.storage)},
+                    {"max", cpp::integer_literal(i.max, i.storage)}});
         }
         return;
       }
@@ -262,6 +266,7 @@ class RandomEmitter {
         return;
       case TypeKind::String: p_.print("random_fill_detail::string(rng_, $r$);\n", {{"r", ref}}); return;
       case TypeKind::Bytes: p_.print("random_fill_detail::bytes(rng_, $r$);\n", {{"r", ref}}); return;
+      case TypeKind::ByteBlock: p_.print("random_fill_detail::block(rng_, $r$);\n", {{"r", ref}}); return;
       case TypeKind::Enum:
       case TypeKind::Flags:
       case TypeKind::Struct: p_.print("random_fill(rng_, $r$);\n", {{"r", ref}}); return;

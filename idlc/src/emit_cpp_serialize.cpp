@@ -69,7 +69,7 @@ void Emitter::element(const Type& type, const std::string& ref) {
       } else {
         const std::string t = storage_type(i.storage);
         p_.print("BITWIRE_TRY(bitwire::serialize_int(stream_, $r$, $t${$min$}, $t${$max$}));\n",
-                 {{"r", ref}, {"t", t}, {"min", int64_literal(i.min)}, {"max", int64_literal(i.max)}});
+                 {{"r", ref}, {"t", t}, {"min", integer_literal(i.min, i.storage)}, {"max", integer_literal(i.max, i.storage)}});
       }
       return;
     }
@@ -113,13 +113,17 @@ void Emitter::element(const Type& type, const std::string& ref) {
       }
       p_.print("}\n");
       return;
+    case TypeKind::ByteBlock:
+      // One block copy after the alignment; a read fails on non-zero padding or a short span.
+      p_.print("BITWIRE_TRY(bitwire::serialize_bytes(stream_, $r$.data(), $r$.size()));\n", {{"r", ref}});
+      return;
     case TypeKind::Enum: {
       const model::Enum& e = *type.enumeration;
       const std::string t = element_type(type);
       const std::string u = storage_type(e.storage);
       p_.print("BITWIRE_TRY(bitwire::serialize_enum(stream_, $r$, static_cast<$t$>($u${$min$}), static_cast<$t$>($u${$max$})));\n",
-               {{"r", ref}, {"t", t}, {"u", u}, {"min", int64_literal(e.min)}, {"max", int64_literal(e.max)}});
-      if (!e.contiguous) {
+               {{"r", ref}, {"t", t}, {"u", u}, {"min", int64_literal(e.min)}, {"max", int64_literal(e.wire_max)}});
+      if (!e.contiguous && !e.headroom) {
         // A value between the declared ones: a read refuses it where it starts, a validating stream
         // refuses it at send (so a peer never sees it), a write asserts.
         p_.print("BITWIRE_TRY(bitwire::serialize_enum_member(stream_, to_string($r$) != nullptr, $bits$));\n",

@@ -34,6 +34,8 @@ std::string Emitter::element_type(const Type& type) const {
     case TypeKind::Bytes:
       return "bitwire::FixedVector<std::uint8_t, " + constant_or_number(type.max_length_constant, type.max_length) +
              ">";
+    case TypeKind::ByteBlock:
+      return "std::array<std::uint8_t, " + constant_or_number(type.max_length_constant, type.max_length) + ">";
     case TypeKind::Enum: return qualified(type.enumeration->package, type.enumeration->name);
     case TypeKind::Flags: return qualified(type.flags->package, type.flags->name);
     case TypeKind::Struct: return qualified(type.structure->package, type.structure->name);
@@ -59,6 +61,7 @@ std::string Emitter::value_text(const Type& type, const model::Value& value) con
     case model::Value::Kind::Bool: return value.boolean ? "true" : "false";
     case model::Value::Kind::Integer:
       if (type.kind == TypeKind::Int128) return element_type(type) + "(" + int64_literal(value.integer) + ")";
+      if (type.kind == TypeKind::Integer) return element_type(type) + "{" + integer_literal(value.integer, type.integer.storage) + "}";
       return element_type(type) + "{" + int64_literal(value.integer) + "}";
     case model::Value::Kind::Float:
       if (type.kind == TypeKind::Double) return double_literal(value.number);
@@ -113,7 +116,8 @@ std::string Emitter::wire_text(const Type& type) const {
     case TypeKind::Bool: return "bool";
     case TypeKind::Integer:
       if (type.integer.encoding == model::IntEncoding::Raw) return "raw " + std::to_string(type.integer.bits) + " bits";
-      return "[" + std::to_string(type.integer.min) + ", " + std::to_string(type.integer.max) + "]";
+      return "[" + model::integer_text(type.integer.min, !type.integer.storage.is_signed) + ", " +
+             model::integer_text(type.integer.max, !type.integer.storage.is_signed) + "]";
     case TypeKind::Float: return "float32";
     case TypeKind::Double: return "float64";
     case TypeKind::CompressedFloat:
@@ -125,6 +129,8 @@ std::string Emitter::wire_text(const Type& type) const {
     case TypeKind::Int128: return "raw 128 bits";
     case TypeKind::String: return "string, length in " + std::to_string(type.length_bits) + " bits + aligned bytes";
     case TypeKind::Bytes: return "bytes, length in " + std::to_string(type.length_bits) + " bits + aligned bytes";
+    case TypeKind::ByteBlock:
+      return std::to_string(type.max_length) + (type.max_length == 1 ? " aligned byte" : " aligned bytes") + ", no length";
     case TypeKind::Enum: return "enum " + type.enumeration->name;
     case TypeKind::Flags: return "flags " + type.flags->name;
     case TypeKind::Struct: return type.structure->name;

@@ -16,6 +16,11 @@ std::string int64_literal(std::int64_t value) {
 
 std::string uint64_literal(std::uint64_t value) { return std::to_string(value) + (value > 4294967295u ? "ULL" : "u"); }
 
+std::string integer_literal(std::int64_t stored, model::IntStorage storage) {
+  if (!storage.is_signed && stored < 0) return uint64_literal(static_cast<std::uint64_t>(stored));
+  return int64_literal(stored);
+}
+
 std::string hex64(std::uint64_t value) {
   char text[32];
   std::snprintf(text, sizeof text, "0x%016" PRIx64 "ull", value);

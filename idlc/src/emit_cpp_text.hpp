@@ -12,6 +12,9 @@ namespace idlc::cpp {
 
 std::string int64_literal(std::int64_t value);
 std::string uint64_literal(std::uint64_t value);
+// A stored bound or default of an integer storage (model.hpp: unsigned storage bit for bit): the
+// int64 spelling while the value fits int64, the unsigned one above (no narrowing, no sign flip).
+std::string integer_literal(std::int64_t stored, model::IntStorage storage);
 std::string hex64(std::uint64_t value);
 // A float literal that reads back to exactly `value` (shortest round-trip text).
 std::string float_literal(float value);

@@ -72,7 +72,8 @@ class ShapeWriter {
         const auto& i = t.integer;
         std::string storage = (i.storage.is_signed ? "s" : "u") + std::to_string(i.storage.bits);
         if (i.encoding == model::IntEncoding::Raw) return "raw " + storage + " " + std::to_string(i.bits);
-        return "ranged " + storage + " " + std::to_string(i.min) + " " + std::to_string(i.max);
+        const bool u = !i.storage.is_signed;
+        return "ranged " + storage + " " + model::integer_text(i.min, u) + " " + model::integer_text(i.max, u);
       }
       case model::TypeKind::Float:
         return "f32";
@@ -90,6 +91,8 @@ class ShapeWriter {
         return "string " + std::to_string(t.max_length);
       case model::TypeKind::Bytes:
         return "bytes " + std::to_string(t.max_length);
+      case model::TypeKind::ByteBlock:
+        return "byte block " + std::to_string(t.max_length);
       case model::TypeKind::Enum:
         return "enum " + qualified(t.enumeration->package, t.enumeration->name);
       case model::TypeKind::Flags:
@@ -149,7 +152,10 @@ class ShapeWriter {
   void enumeration(const model::Enum& e) {
     out_ += "enum " + qualified(e.package, e.name) + " bits " + std::to_string(e.bits) + " {";
     for (const auto& item : e.items) out_ += " " + item.name + "=" + std::to_string(item.value);
-    out_ += " }\n";
+    out_ += " }";
+    // Headroom changes what a reader accepts even where it leaves the width alone.
+    if (e.headroom) out_ += " wire max " + std::to_string(e.wire_max);
+    out_ += "\n";
   }
 
   void flags(const model::Flags& f) {

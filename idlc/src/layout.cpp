@@ -49,7 +49,8 @@ std::string type_name(const model::Type& t, const model::Package* context) {
       const auto& i = t.integer;
       std::string storage = (i.storage.is_signed ? "int" : "uint") + std::to_string(i.storage.bits);
       if (i.encoding == model::IntEncoding::Ranged) {
-        return storage + "<" + std::to_string(i.min) + " .. " + std::to_string(i.max) + ">";
+        return storage + "<" + model::integer_text(i.min, !i.storage.is_signed) + " .. " +
+               model::integer_text(i.max, !i.storage.is_signed) + ">";
       }
       return i.bits == i.storage.bits ? storage : storage + ":" + std::to_string(i.bits);
     }
@@ -69,6 +70,8 @@ std::string type_name(const model::Type& t, const model::Package* context) {
       return "string<" + std::to_string(t.max_length) + ">";
     case model::TypeKind::Bytes:
       return "bytes<" + std::to_string(t.max_length) + ">";
+    case model::TypeKind::ByteBlock:
+      return "bytes[" + std::to_string(t.max_length) + "]";
     case model::TypeKind::Enum:
       return qualified(t.enumeration->package, t.enumeration->name);
     case model::TypeKind::Flags:

@@ -59,8 +59,9 @@ struct Enumerator {
   std::int64_t value = 0;
 };
 
-// Wire: `int(value, min, max)` in `bits` = bits_required(min, max) bits; a read rejects any value that is
-// not one of `items` (holes between explicit values included).
+// Wire: `int(value, min, wire_max)` in `bits` = bits_required(min, wire_max) bits. Without headroom a
+// read rejects any value that is not one of `items` (holes between explicit values included); with
+// headroom it accepts every value of the wire range.
 struct Enum {
   std::string name;
   Doc doc;
@@ -68,8 +69,13 @@ struct Enum {
   std::vector<Enumerator> items;  // declaration order, values distinct, at least one
   std::int64_t min = 0;           // smallest value
   std::int64_t max = 0;           // largest value
-  int bits = 0;
-  IntStorage storage;  // the declared `: uintN` storage, or the smallest type holding min..max
+  // The top of the wire range: `max` unless the enum declares headroom (`enum E max 15 { ... }`), then
+  // the declared wire maximum (>= max). Every value in [min, wire_max] is then valid on the wire: a read
+  // keeps a value it has no enumerator for (a newer peer's), and the C++ enum holds it.
+  std::int64_t wire_max = 0;
+  bool headroom = false;  // `max K` was declared
+  int bits = 0;           // bits_required(min, wire_max)
+  IntStorage storage;  // the declared `: uintN` storage, or the smallest type holding min..wire_max
   bool storage_declared = false;
   // True when the values are exactly min, min+1, ..., max (a read needs only the range check).
   bool contiguous = true;
@@ -104,6 +110,7 @@ enum class TypeKind {
   Int128,           // 128 raw bits, low 64 first; storage is the emitter's choice
   String,           // int(len, 0, max_length) + bytes: UTF-8, no NUL inside
   Bytes,            // int(len, 0, max_length) + bytes: any octets
+  ByteBlock,        // exactly max_length bytes, no length: bytes(p, N) = align, then N raw bytes
   Enum,             // see Enum
   Flags,            // see Flags
   Struct,           // a struct or message inlined: its items, nothing of its own
@@ -115,13 +122,28 @@ enum class TypeKind {
 //   `bits` may be 0 (min == max: nothing is written).
 enum class IntEncoding { Raw, Ranged };
 
+// Bounds and defaults of an unsigned storage are kept bit for bit in the std::int64_t members, so the
+// full uint64 range is exact: 18446744073709551615 is stored as -1. integer_text() and
+// integer_value() read them back; bits_required() of two such members is already exact (it works in
+// the unsigned domain).
 struct IntegerType {
   IntEncoding encoding = IntEncoding::Raw;
   IntStorage storage;
   int bits = 0;
-  std::int64_t min = 0;  // Ranged only
-  std::int64_t max = 0;  // Ranged only
+  std::int64_t min = 0;  // Ranged only (unsigned storage: a std::uint64_t value, bit for bit)
+  std::int64_t max = 0;  // Ranged only (unsigned storage: a std::uint64_t value, bit for bit)
 };
+
+// The value a stored bound or default stands for, exactly, in 128 bits (unsigned storage: the member's
+// bits as std::uint64_t).
+inline __int128 integer_value(std::int64_t stored, bool is_unsigned) {
+  return is_unsigned ? static_cast<__int128>(static_cast<std::uint64_t>(stored)) : static_cast<__int128>(stored);
+}
+
+// The decimal text of a stored bound or default.
+inline std::string integer_text(std::int64_t stored, bool is_unsigned) {
+  return is_unsigned ? std::to_string(static_cast<std::uint64_t>(stored)) : std::to_string(stored);
+}
 
 // Wire (float32 arithmetic throughout, see wire-format.md): delta = max - min,
 // values = clamp(delta / resolution, 1, 4294967040), max_int = ceil(values), bits = bits_required(0,
@@ -154,8 +176,9 @@ struct Type {
   CompressedFloatType compressed;     // CompressedFloat
   FixedPointType fixed;               // FixedPoint
   bool int128_signed = false;         // Int128
-  std::uint32_t max_length = 0;       // String, Bytes: 1..kMaxStringLength / kMaxBytesLength
-  // String, Bytes: the constant the length was written as (`string<MaxName>`), or nullptr.
+  std::uint32_t max_length = 0;       // String, Bytes: 1..kMaxStringLength / kMaxBytesLength;
+                                      // ByteBlock: the exact length, 1..kMaxByteBlockLength
+  // String, Bytes, ByteBlock: the constant the length was written as (`string<MaxName>`), or nullptr.
   const Constant* max_length_constant = nullptr;
   int length_bits = 0;                // String, Bytes: bits_required(0, max_length)
   const Enum* enumeration = nullptr;  // Enum
@@ -182,7 +205,8 @@ struct Value {
   enum class Kind { Bool, Integer, Float, String, Enumerator };
   Kind kind = Kind::Integer;
   bool boolean = false;        // Bool
-  std::int64_t integer = 0;    // Integer (integer and Int128 fields; for FixedPoint the raw Q value)
+  std::int64_t integer = 0;    // Integer (integer and Int128 fields, unsigned storage bit for bit as in
+                               // IntegerType; for FixedPoint the raw Q value)
   double number = 0;           // Float (float fields: already rounded to float; compressed: in range)
   std::string text;            // String: the decoded bytes (string and bytes fields)
   std::size_t enumerator = 0;  // Enumerator: index into the field type's Enum::items
@@ -332,6 +356,7 @@ struct Schema {
 inline constexpr std::uint32_t kMaxArraySize = 65535;        // elements of any array
 inline constexpr std::uint32_t kMaxStringLength = 65535;     // string<N>
 inline constexpr std::uint32_t kMaxBytesLength = 1u << 20;   // bytes<N>
+inline constexpr std::uint32_t kMaxByteBlockLength = 65535;  // bytes[N], stored inline in its struct
 inline constexpr std::uint64_t kMaxStructBits = 0x7fffffff;  // MaxBits of any struct or message
 inline constexpr int kMaxFlags = 64;
 

@@ -12,13 +12,15 @@ std::optional<Value> implicit_element(const Type& type) {
   const auto nearest_zero = [](std::int64_t min, std::int64_t max) { return min > 0 ? min : max; };
   Value value;
   switch (type.kind) {
-    case TypeKind::Integer:
-      if (type.integer.encoding != IntEncoding::Ranged || (type.integer.min <= 0 && type.integer.max >= 0)) {
-        return std::nullopt;
-      }
+    case TypeKind::Integer: {
+      const bool is_unsigned = !type.integer.storage.is_signed;
+      const __int128 min = integer_value(type.integer.min, is_unsigned);
+      const __int128 max = integer_value(type.integer.max, is_unsigned);
+      if (type.integer.encoding != IntEncoding::Ranged || (min <= 0 && max >= 0)) return std::nullopt;
       value.kind = Value::Kind::Integer;
-      value.integer = nearest_zero(type.integer.min, type.integer.max);
+      value.integer = min > 0 ? type.integer.min : type.integer.max;  // the stored bits of the nearer bound
       return value;
+    }
     case TypeKind::FixedPoint:
       if (type.fixed.raw_min <= 0 && type.fixed.raw_max >= 0) return std::nullopt;
       value.kind = Value::Kind::Integer;

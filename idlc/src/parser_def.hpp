@@ -19,7 +19,7 @@ BOOST_FUSION_ADAPT_STRUCT(idlc::ast::Operation, op, operand)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::Expr, first, rest)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::TypeParam, key, value)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::TypeArgs, first, last, params)
-BOOST_FUSION_ADAPT_STRUCT(idlc::ast::TypeExpr, name, args, width)
+BOOST_FUSION_ADAPT_STRUCT(idlc::ast::TypeExpr, name, args, width, block_length)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::Dims, first, last)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::Field, sparse, type, name, dims, optional, default_value)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::Comparison, op, value)
@@ -28,7 +28,7 @@ BOOST_FUSION_ADAPT_STRUCT(idlc::ast::IfBlock, condition, then_items, else_items)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::OptionDecl, key, value)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::ConstDecl, name, value)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::Enumerator, name, value)
-BOOST_FUSION_ADAPT_STRUCT(idlc::ast::EnumDecl, name, storage, items)
+BOOST_FUSION_ADAPT_STRUCT(idlc::ast::EnumDecl, name, storage, wire_max, items)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::FlagsDecl, name, items)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::StructDecl, is_message, name, budget, items)
 
@@ -105,6 +105,8 @@ const auto kw_true = kw("true");
 const auto kw_false = kw("false");
 // Contextual: a keyword only right after a message name.
 const auto kw_budget = kw("budget");
+// Contextual: a keyword only between an enum's name (or storage) and its `{`.
+const auto kw_enum_max = kw("max");
 
 const auto keyword = lexeme[(lit("package") | lit("import") | lit("option") | lit("const") | lit("enum") |
                              lit("flags") | lit("struct") | lit("message") | lit("if") | lit("else") |
@@ -209,7 +211,7 @@ const auto expr_def = unary >> *operation;
 
 const auto type_param_def = identifier > expr;
 const auto type_args_def = '<' > expr > -(lit("..") > expr) > *(',' > type_param) > '>';
-const auto type_expr_def = qualified_name >> -type_args >> -(':' > expr);
+const auto type_expr_def = qualified_name >> -type_args >> -(':' > expr) >> -('[' > expr > ']');
 const auto dims_def = '[' > expr > -(lit("..") > expr) > ']';
 const auto default_value_def = string_literal | expr;
 
@@ -230,7 +232,7 @@ const auto import_decl_def = kw_import > string_literal > ';';
 const auto option_decl_def = kw_option > identifier > '=' > expr > ';';
 const auto const_decl_def = kw_const > identifier > '=' > expr > ';';
 const auto enumerator_def = identifier >> -('=' > expr);
-const auto enum_decl_def = kw_enum > identifier > -(':' > identifier) > '{' > -(enumerator % ',') >
+const auto enum_decl_def = kw_enum > identifier > -(':' > identifier) > -(kw_enum_max > expr) > '{' > -(enumerator % ',') >
                            -lit(',') > list_end;
 const auto flags_decl_def = kw_flags > identifier > '{' > -(identifier % ',') > -lit(',') > list_end;
 const auto struct_decl_def = ((kw_message >> x3::attr(true)) | (kw_struct >> x3::attr(false))) > identifier >

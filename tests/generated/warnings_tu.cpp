@@ -9,6 +9,7 @@
 #include "common.hpp"
 #include "constructs.hpp"
 #include "game.hpp"
+#include "types.hpp"
 
 namespace {
 
@@ -91,6 +92,17 @@ std::size_t bitwire_generated_warnings_tu() {
       [](auto& stream, bitwire::MessagePool& pool, bitwire::MessageHandle& message) {
         return demo::constructs::serialize_message(stream, pool, message);
       });
-  sum += static_cast<std::size_t>(game::ProtocolId ^ common::ProtocolId ^ demo::constructs::ProtocolId);
+  demo::types::Wide wide;
+  demo::types::Blocks blocks;
+  demo::types::Loadout loadout;
+  sum += instantiate(wide) + instantiate(blocks) + instantiate(loadout);
+  sum += instantiate_messages<demo::types::Loadout>(
+      demo::types::message_factory(), demo::types::MessageType::Loadout,
+      [](auto& stream, demo::types::Loadout& message) { return demo::types::serialize_message(stream, message); },
+      [](auto& stream, bitwire::MessagePool& pool, bitwire::MessageHandle& message) {
+        return demo::types::serialize_message(stream, pool, message);
+      });
+  sum += static_cast<std::size_t>(game::ProtocolId ^ common::ProtocolId ^ demo::constructs::ProtocolId ^
+                                  demo::types::ProtocolId);
   return sum;
 }

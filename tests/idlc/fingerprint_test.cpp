@@ -91,6 +91,13 @@ TEST(Fingerprint, ChangesForEveryWireRelevantEdit) {
       {"Vec position;\n  bool moving;", "bool moving;\n  Vec position;"},
       {"message Input", "message Input2"},
       {"message Input { uint32 tick; Buttons buttons; Kind kind = A; }\n", ""},  // fewer messages
+      // Headroom changes what a reader accepts even where the width stays (3 values and max 3: 2 bits).
+      {"enum Kind { A, B, C }", "enum Kind max 3 { A, B, C }"},
+      {"enum Kind { A, B, C }", "enum Kind max 4 { A, B, C }"},
+      {"uint32 tick;", "uint64<0 .. 18446744073709551615> tick;"},
+      {"uint32 tick;", "uint64<1 .. 18446744073709551615> tick;"},
+      {"string<16> name;", "bytes[16] name;"},
+      {"string<16> name;", "bytes[17] name;"},
   };
   std::set<std::uint64_t> seen{base};
   for (const auto& [from, to] : changes) {
@@ -100,6 +107,15 @@ TEST(Fingerprint, ChangesForEveryWireRelevantEdit) {
     seen.insert(id);
   }
   EXPECT_EQ(seen.size(), std::size(changes) + 1) << "every edit gives a distinct id";
+}
+
+// Stored bit for bit, 2^64 - 1 must not print (and hash) like -1, nor 2^63 like INT64_MIN.
+TEST(Fingerprint, UnsignedBoundsAboveInt64HashAsTheirValues) {
+  const std::string base = "package t;\nmessage M { uint64<0 .. 18446744073709551615> x; }\n";
+  auto c = idlc::test::compile_text(base);
+  ASSERT_TRUE(c->schema) << c->errors;
+  const std::string text = idlc::wire_shape_text(c->package(), false);
+  EXPECT_NE(text.find("ranged u64 0 18446744073709551615"), std::string::npos) << text;
 }
 
 TEST(Fingerprint, MessageOrderMatters) {

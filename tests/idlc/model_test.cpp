@@ -179,3 +179,88 @@ TEST(Model, ElseIfChainOutputIsLinear) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Model, EnumHeadroomWidensTheWireRangeAndTheStorage) {
+  IDLC_COMPILE_OK(compiled, R"(package t;
+enum Weapon max 300 { Fists, Pistol }
+enum Plain { A, B, C }
+enum Exact : int8 max 2 { X = -1, Y = 2 }
+)");
+  const Package& package = compiled->package();
+  const Enum& weapon = package.enums[0];
+  EXPECT_TRUE(weapon.headroom);
+  EXPECT_EQ(weapon.max, 1);
+  EXPECT_EQ(weapon.wire_max, 300);
+  EXPECT_EQ(weapon.bits, 9);
+  EXPECT_EQ(weapon.storage.bits, 16) << "the storage holds every value of the wire range";
+  const Enum& plain = package.enums[1];
+  EXPECT_FALSE(plain.headroom);
+  EXPECT_EQ(plain.wire_max, plain.max);
+  const Enum& exact = package.enums[2];
+  EXPECT_TRUE(exact.headroom);
+  EXPECT_FALSE(exact.contiguous);
+  EXPECT_EQ(exact.bits, 2);
+}
+
+// `max` is a keyword only between an enum's name (or storage) and its `{`.
+TEST(Model, MaxIsAnOrdinaryNameEverywhereElse) {
+  IDLC_COMPILE_OK(compiled, R"(package t;
+const max = 7;
+enum limit : uint8 max max { low, max }
+struct S { int<0 .. max> max_value; bytes[max] block; }
+)");
+  const Enum& e = compiled->package().enums[0];
+  EXPECT_EQ(e.wire_max, 7);
+  EXPECT_EQ(e.items[1].name, "max");
+}
+
+TEST(Model, UnsignedBoundsAboveInt64AreExact) {
+  IDLC_COMPILE_OK(compiled, R"(package t;
+struct S {
+    uint<0 .. 18446744073709551615> full;
+    uint64<18446744073709551000 .. 18446744073709551615> top;
+    int<-9223372036854775808 .. 9223372036854775807> full_signed;
+    uint64 ones = 0xFFFF_FFFF_FFFF_FFFF;
+}
+)");
+  const Struct& s = find_struct(compiled->package(), "S");
+  const IntegerType& full = find_field(s, "full").type.integer;
+  EXPECT_EQ(full.bits, 64);
+  EXPECT_FALSE(full.storage.is_signed);
+  EXPECT_EQ(full.storage.bits, 64);
+  EXPECT_EQ(integer_text(full.max, true), "18446744073709551615");
+  const Field& top = find_field(s, "top");
+  EXPECT_EQ(top.type.integer.bits, 10);
+  EXPECT_EQ(integer_text(top.type.integer.min, true), "18446744073709551000");
+  ASSERT_TRUE(top.initial.element.has_value()) << "zero is outside the range: the bound nearest zero";
+  EXPECT_EQ(static_cast<std::uint64_t>(top.initial.element->integer), 18446744073709551000ull);
+  const IntegerType& full_signed = find_field(s, "full_signed").type.integer;
+  EXPECT_EQ(full_signed.bits, 64);
+  EXPECT_TRUE(full_signed.storage.is_signed);
+  EXPECT_EQ(static_cast<std::uint64_t>(find_field(s, "ones").default_value->integer), ~std::uint64_t{0});
+}
+
+TEST(Model, ByteBlockIsAFixedLengthAlignedCopy) {
+  IDLC_COMPILE_OK(compiled, R"(package t;
+const KeyBytes = 16;
+struct S { bool b; bytes[KeyBytes] key; bytes[3] tags[2]; }
+)");
+  const Struct& s = find_struct(compiled->package(), "S");
+  const Field& key = find_field(s, "key");
+  EXPECT_EQ(key.type.kind, TypeKind::ByteBlock);
+  EXPECT_EQ(key.type.max_length, 16u);
+  ASSERT_NE(key.type.max_length_constant, nullptr);
+  EXPECT_EQ(key.type.max_length_constant->name, "KeyBytes");
+  EXPECT_EQ(key.cost.min, 128u);
+  EXPECT_EQ(key.cost.max, 135u);
+  EXPECT_EQ(find_field(s, "tags").cost.max, 2u * (24 + 7));
+  EXPECT_EQ(s.cost.max, 1u + 135 + 62);
+  EXPECT_EQ(s.storage_bytes, 1u + 16 + 6);
+  const std::string header = idlc::emit_cpp_header(compiled->package());
+  EXPECT_NE(header.find("std::array<std::uint8_t, KeyBytes> key{};"), std::string::npos);
+  EXPECT_NE(header.find("bitwire::serialize_bytes(stream_, key.data(), key.size())"), std::string::npos);
+}
+
+}  // namespace

@@ -78,6 +78,13 @@ inline void format_value(std::string& out, const FixedString<N>& value) {
   out += '"';
 }
 
+// Declared before format_range so that arrays of arrays (`bytes[20] hashes[2]`, `bytes<8> blobs[2]`) find
+// them: std::array of a standard type brings no bitwire overload in through argument-dependent lookup.
+template <typename T, size_t N>
+inline void format_value(std::string& out, const std::array<T, N>& value);
+template <typename T, size_t N>
+inline void format_value(std::string& out, const FixedVector<T, N>& value);
+
 template <typename Range>
 inline void format_range(std::string& out, const Range& range) {
   out += '[';

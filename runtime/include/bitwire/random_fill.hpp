@@ -12,6 +12,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <array>
 #include <string>
 
 #include "bitwire/fixed_string.hpp"
@@ -27,6 +28,18 @@ inline int64_t range(Random& rng, int64_t min, int64_t max) {
     case 0: return min;
     case 1: return max;
     default: return rng.range(min, max);
+  }
+}
+
+// The same for an unsigned storage whose bounds may lie above INT64_MAX (up to 2^64 - 1).
+inline uint64_t urange(Random& rng, uint64_t min, uint64_t max) {
+  switch (rng.below(8)) {
+    case 0: return min;
+    case 1: return max;
+    default: {
+      const uint64_t span = max - min;
+      return min + (span == UINT64_MAX ? rng.next() : rng.below(span + 1));
+    }
   }
 }
 
@@ -112,6 +125,12 @@ void bytes(Random& rng, FixedVector<uint8_t, N>& value) {
   const bool fits = value.resize(count(rng, 0, static_cast<uint32_t>(N)));
   BITWIRE_ASSERT(fits);
   (void)fits;
+  for (uint8_t& byte : value) byte = static_cast<uint8_t>(rng.next());
+}
+
+// A fixed-length byte block (`bytes[N]`): any octets.
+template <size_t N>
+void block(Random& rng, std::array<uint8_t, N>& value) {
   for (uint8_t& byte : value) byte = static_cast<uint8_t>(rng.next());
 }
 
