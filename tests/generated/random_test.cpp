@@ -20,6 +20,7 @@
 #include "corpus_random.hpp"
 #include "game_random.hpp"
 #include "ship_random.hpp"
+#include "types_random.hpp"
 #include "support/seed.hpp"
 
 namespace {
@@ -97,7 +98,8 @@ using Types = ::testing::Types<common::Position, common::Velocity, common::Orien
                                demo::constructs::Conditions, demo::constructs::Directives, demo::constructs::Ping,
                                demo::constructs::Everything, corpus::BenchPacket, corpus::BenchInts,
                                corpus::BenchBits, corpus::BenchMixed, ship::ShipState, ship::Weapons,
-                               ship::FleetPacket>;
+                               ship::FleetPacket, demo::types::Wide, demo::types::Blocks,
+                               demo::types::Loadout>;
 TYPED_TEST_SUITE(RandomInstances, Types);
 
 TYPED_TEST(RandomInstances, ValidateWriteMeasureReadBackEqual) {
