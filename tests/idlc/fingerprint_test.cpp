@@ -90,6 +90,7 @@ TEST(Fingerprint, ChangesForEveryWireRelevantEdit) {
       {"string<16> name;", "check;\n  string<16> name;"},
       {"Vec position;\n  bool moving;", "bool moving;\n  Vec position;"},
       {"message Input", "message Input2"},
+      {"message Input {", "message Input block {"},  // the message carries a block
       {"message Input { uint32 tick; Buttons buttons; Kind kind = A; }\n", ""},  // fewer messages
   };
   std::set<std::uint64_t> seen{base};
