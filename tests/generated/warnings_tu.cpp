@@ -9,6 +9,7 @@
 #include "common.hpp"
 #include "constructs.hpp"
 #include "game.hpp"
+#include "lang.hpp"
 
 namespace {
 
@@ -91,6 +92,21 @@ std::size_t bitwire_generated_warnings_tu() {
       [](auto& stream, bitwire::MessagePool& pool, bitwire::MessageHandle& message) {
         return demo::constructs::serialize_message(stream, pool, message);
       });
-  sum += static_cast<std::size_t>(game::ProtocolId ^ common::ProtocolId ^ demo::constructs::ProtocolId);
+  // tests/generated/lang/lang.net: block messages, wire constants, reserved bits, keyword-named names.
+  lang::LevelData level_data;
+  lang::Ready ready;
+  lang::Header header;
+  lang::budget keyword_named;
+  lang::reserved keyword_struct;
+  sum += instantiate(level_data) + instantiate(ready) + instantiate(header) + instantiate(keyword_named) +
+         instantiate(keyword_struct);
+  sum += instantiate_messages<lang::budget>(
+      lang::message_factory(), lang::MessageType::budget,
+      [](auto& stream, lang::budget& message) { return lang::serialize_message(stream, message); },
+      [](auto& stream, bitwire::MessagePool& pool, bitwire::MessageHandle& message) {
+        return lang::serialize_message(stream, pool, message);
+      });
+  sum += static_cast<std::size_t>(game::ProtocolId ^ common::ProtocolId ^ demo::constructs::ProtocolId ^
+                                  lang::ProtocolId);
   return sum;
 }
