@@ -234,7 +234,7 @@ const auto if_block_def = kw_if > '(' > condition > ')' > block >
                           -(kw_else > ((&kw_if >> x3::repeat(1)[item]) | block));
 // `reserved` is contextual: followed by '(' it is reserved bits, otherwise a name (`reserved r;` is a
 // field of a type named reserved).
-const auto wire_item_def = lexeme[(x3::string("const") | x3::string("reserved")) >> word_end] >> '(' > expr >
+const auto wire_item_def = (lexeme[(x3::string("const") | x3::string("reserved")) >> word_end] >> '(') > expr >
                            -(',' > expr) > ')' > ';';
 const auto item_def = if_block | (directive > ';') | wire_item | field;
 const auto block_def = '{' > *item > block_end;
