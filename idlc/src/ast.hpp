@@ -136,9 +136,17 @@ struct Condition : Positioned {
   boost::optional<Comparison> comparison;
 };
 
+// `const(value, bits);` or `reserved(bits);` in a struct body: bits on the wire that hold a fixed value
+// and belong to no field. The checker checks the arity (const: two arguments; reserved: one).
+struct WireItem : Positioned {
+  std::string keyword;           // "const" or "reserved"
+  Expr first;                    // const: the value; reserved: the bit count
+  boost::optional<Expr> second;  // const: the bit count
+};
+
 struct IfBlock;
 
-struct Item : x3::variant<Field, Directive, x3::forward_ast<IfBlock>> {
+struct Item : x3::variant<Field, Directive, x3::forward_ast<IfBlock>, WireItem> {
   using base_type::base_type;
   using base_type::operator=;
 };
@@ -187,6 +195,7 @@ struct FlagsDecl : Positioned {
 struct StructDecl : Positioned {
   bool is_message = false;
   Identifier name;
+  bool has_block = false;        // `message X block { ... }`: the message carries a block of bytes
   boost::optional<Expr> budget;  // `message X budget 1200 { ... }`
   std::vector<Item> items;
 };

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "checker.hpp"
+#include "lexical.hpp"
 #include "model_build.hpp"
 #include "names.hpp"
 
@@ -173,6 +174,16 @@ bool Checker::resolve_struct(Symbol& symbol) {
     }
   }
   bool ok = true;
+  if (decl.has_block) {
+    if (!decl.is_message) {
+      const std::string& text = scope.source->text;
+      error(scope, next_token_offset(text, decl.name.offset + static_cast<std::uint32_t>(decl.name.size())),
+            "only a message carries a block: make " + decl.name + " a message or drop `block`");
+      ok = false;
+    } else {
+      s.has_block = true;
+    }
+  }
   if (decl.budget) {
     if (!decl.is_message) {
       error(scope, decl.budget->offset,
@@ -247,6 +258,14 @@ bool Checker::check_items(StructBuild& build, const std::vector<ast::Item>& item
         cost = cost + Cost{model::kCheckMarkerBits, model::kCheckMarkerBits + 7, 0};
         build.model.has_checks = true;
       }
+    } else if (const auto* wire = get_if<ast::WireItem>(item)) {
+      result.source_offset = wire->offset;
+      if (!check_wire_item(build, *wire, result)) {
+        out.pop_back();
+        ok = false;
+        continue;
+      }
+      cost = cost + Cost{result.cost.min, result.cost.max, result.cost.max};
     } else if (const auto* wrapped = get_if<ast::x3::forward_ast<ast::IfBlock>>(item)) {
       const ast::IfBlock& block = wrapped->get();
       result.kind = model::ItemKind::If;
@@ -497,6 +516,51 @@ bool Checker::check_condition(StructBuild& build, const ast::Condition& conditio
   error(scope, value.back().offset,
         "'" + value.back() + "' is not a value of " + e.name + ": use one of " + values);
   return false;
+}
+
+// `const(value, bits);` and `reserved(bits);`: fixed bits that belong to no field.
+bool Checker::check_wire_item(StructBuild& build, const ast::WireItem& wire, model::Item& out) {
+  Scope& scope = build.scope;
+  const bool is_constant = wire.keyword == "const";
+  if (is_constant && !wire.second) {
+    error(scope, wire.offset,
+          "a wire constant is `const(value, bits);`: add its width in bits, e.g. const(0xAB, 8)");
+    return false;
+  }
+  if (!is_constant && wire.second) {
+    error(scope, wire.second->offset,
+          "reserved bits are `reserved(bits);` with one argument, their width: for a fixed nonzero value "
+          "write const(value, bits)");
+    return false;
+  }
+  const ast::Expr& width = is_constant ? *wire.second : wire.first;
+  std::optional<std::int64_t> bits =
+      eval_int64(width, scope, is_constant ? "a wire constant's width" : "the reserved width");
+  if (!bits) return false;
+  if (*bits < 1 || *bits > 64) {
+    error(scope, width.offset,
+          std::string(is_constant ? "a wire constant takes" : "reserved bits take") + " 1 .. 64 bits, found " +
+              std::to_string(*bits) + (is_constant || *bits < 1 ? "" : ": write several reserved items for more"));
+    return false;
+  }
+  out.bits = static_cast<int>(*bits);
+  out.cost = {static_cast<std::uint64_t>(*bits), static_cast<std::uint64_t>(*bits)};
+  if (!is_constant) {
+    out.kind = model::ItemKind::Reserved;
+    return true;
+  }
+  std::optional<Int> value = eval_int(wire.first, scope);
+  if (!value) return false;
+  const Int limit = Int(1) << *bits;
+  if (*value < 0 || *value >= limit) {
+    error(scope, wire.first.offset,
+          "the wire constant " + to_string(*value) + " does not fit " + std::to_string(*bits) + " bits (0 .. " +
+              to_string(limit - 1) + "): widen it or change the value");
+    return false;
+  }
+  out.kind = model::ItemKind::Constant;
+  out.constant = static_cast<std::uint64_t>(*value);
+  return true;
 }
 
 // The emitter may add members next to a field (has_x for optional x, x_count for a variable array,

@@ -159,6 +159,7 @@ class Checker {
                    Cost& cost);
   bool check_field(StructBuild& build, const ast::Field& field, model::Item& out, Cost& cost);
   bool check_condition(StructBuild& build, const ast::Condition& condition, model::Condition& out);
+  bool check_wire_item(StructBuild& build, const ast::WireItem& wire, model::Item& out);
   void check_companion_names(StructBuild& build);
 
   Diagnostics& diagnostics_;

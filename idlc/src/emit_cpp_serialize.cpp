@@ -1,6 +1,8 @@
 // The serialize function of a struct: one template that writes, reads and measures. Fields in wire
 // order, arrays with counted loops, optional fields behind their presence bit, ifs with the resets the
 // model lists, alignment and check directives.
+#include <cstdio>
+
 #include "emit_cpp_emitter.hpp"
 
 namespace idlc::cpp {
@@ -23,7 +25,10 @@ bool uses_stream(const std::vector<Item>& body) {
     const std::vector<Item>* items = pending.back();
     pending.pop_back();
     for (const Item& item : *items) {
-      if (item.kind == ItemKind::Field || item.kind == ItemKind::Align) return true;
+      if (item.kind == ItemKind::Field || item.kind == ItemKind::Align || item.kind == ItemKind::Constant ||
+          item.kind == ItemKind::Reserved) {
+        return true;
+      }
       if (item.kind == ItemKind::If) {
         pending.push_back(&item.then_items);
         pending.push_back(&item.else_items);
@@ -31,6 +36,14 @@ bool uses_stream(const std::vector<Item>& body) {
     }
   }
   return false;
+}
+
+// A wire constant as the schema usually spells it: hexadecimal.
+std::string hex_literal(std::uint64_t value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "0x%llX%s", static_cast<unsigned long long>(value),
+                value > 4294967295u ? "ULL" : "u");
+  return buffer;
 }
 
 }  // namespace
@@ -276,6 +289,15 @@ void Emitter::emit_item(const Struct& s, const Item& item) {
     }
     case ItemKind::Align:
       p_.print("BITWIRE_TRY(bitwire::serialize_align(stream_));\n");
+      return;
+    case ItemKind::Constant:
+      // Stored nowhere: written as the value, refused on read when different (kConstantMismatch).
+      p_.print("BITWIRE_TRY(bitwire::serialize_constant(stream_, $v$, $bits$));\n",
+               {{"v", hex_literal(item.constant)}, {"bits", std::to_string(item.bits)}});
+      return;
+    case ItemKind::Reserved:
+      // Stored nowhere: written as zeros, refused on read when any is one (kNonZeroReserved).
+      p_.print("BITWIRE_TRY(bitwire::serialize_reserved(stream_, $bits$));\n", {{"bits", std::to_string(item.bits)}});
       return;
     case ItemKind::Check:
       p_.print("if constexpr (bitwire::kSerializeChecks) {\n");

@@ -163,6 +163,10 @@ void Emitter::structure(const Struct& s) {
     if (s.is_message) {
       p_.print("static constexpr MessageType kType = MessageType::$name$;\n", {{"name", s.name}});
       p_.print("static constexpr std::uint32_t kTypeId = $id$;\n", {{"id", std::to_string(s.type_id)}});
+      if (s.has_block) {
+        p_.print("// Carries a block of bytes (MessageHandle::attach_block), sent beside the body.\n");
+        p_.print("static constexpr bool kHasBlock = true;\n");
+      }
     }
     if (s.has_checks) {
       p_.print("// Worst case, 7 bits per alignment; `check` markers count only when BITWIRE_SERIALIZE_CHECKS is on.\n");

@@ -29,7 +29,8 @@ class ShapeWriter {
            " type_bits " + std::to_string(package.message_type_bits) + "\n";
     for (const model::Struct* message : package.messages) collect(*message);
     for (const model::Struct* message : package.messages) {
-      out_ += "message " + std::to_string(message->type_id) + " " + message->name + " {" +
+      out_ += "message " + std::to_string(message->type_id) + " " + message->name +
+              (message->has_block ? " block {" : " {") +
               items(*message, message->body) + "}\n";
     }
     bool has_checks = false;
@@ -132,6 +133,12 @@ class ShapeWriter {
           break;
         case model::ItemKind::Check:
           text += " check;";
+          break;
+        case model::ItemKind::Constant:
+          text += " const " + std::to_string(item.constant) + " " + std::to_string(item.bits) + ";";
+          break;
+        case model::ItemKind::Reserved:
+          text += " reserved " + std::to_string(item.bits) + ";";
           break;
         case model::ItemKind::If: {
           const model::Condition& c = item.condition;

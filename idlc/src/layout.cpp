@@ -16,6 +16,12 @@ std::string hex64(std::uint64_t value) {
   return buffer;
 }
 
+std::string hex(std::uint64_t value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "0x%llX", static_cast<unsigned long long>(value));
+  return buffer;
+}
+
 // The shortest decimal text that reads back as the same float.
 std::string number(float value) {
   char buffer[64];
@@ -120,6 +126,13 @@ class LayoutBuilder {
           break;
         case model::ItemKind::Check:
           add({depth, "check", "(check)", "", at, item.cost});
+          break;
+        case model::ItemKind::Constant:
+          add({depth, "const", "(const)",
+               "const(" + hex(item.constant) + ", " + std::to_string(item.bits) + ")", at, item.cost});
+          break;
+        case model::ItemKind::Reserved:
+          add({depth, "reserved", "(reserved)", "reserved(" + std::to_string(item.bits) + ")", at, item.cost});
           break;
         case model::ItemKind::If: {
           // The if row shows the then side's bits, the else row the else side's.
@@ -226,6 +239,7 @@ std::string layout_text(const model::Package& package) {
     out += "\nmessage " + message->name + "  (type id " + std::to_string(message->type_id) + ")  MaxBits " +
            std::to_string(message->cost.max) + ", MaxBytes " + std::to_string(message->max_bytes);
     if (message->budget_bytes) out += ", budget " + std::to_string(*message->budget_bytes) + " bytes";
+    if (message->has_block) out += ", carries a block";
     out += "\n";
     std::size_t field_width = 5;
     for (const LayoutRow& row : layout.rows) {
@@ -276,7 +290,7 @@ std::string layout_json(const model::Package& package) {
            ", \"max_bits_without_checks\": " + std::to_string(message->max_bits_without_checks) +
            ", \"max_bytes\": " + std::to_string(message->max_bytes) + ", \"budget_bytes\": " +
            (message->budget_bytes ? std::to_string(*message->budget_bytes) : std::string("null")) +
-           ", \"truncated\": " + (layout.truncated ? "true" : "false") + ",\n     \"rows\": [";
+           ", \"block\": " + (message->has_block ? "true" : "false") + ", \"truncated\": " + (layout.truncated ? "true" : "false") + ",\n     \"rows\": [";
     bool first_row = true;
     for (const LayoutRow& row : layout.rows) {
       out += first_row ? "\n" : ",\n";

@@ -244,7 +244,9 @@ struct Field {
   std::uint32_t source_offset = 0;  // byte offset of the field in its schema file
 };
 
-enum class ItemKind { Field, Align, Check, If };
+// Constant: `const(value, bits)`: `value` in `bits` raw bits; a read refuses any other value. Reserved:
+// `reserved(bits)`: `bits` zero bits; a read refuses a one. Neither is stored in the struct.
+enum class ItemKind { Field, Align, Check, If, Constant, Reserved };
 
 // `if (subject)`, `if (!subject)`, `if (subject == Enumerator)`, `if (subject != Enumerator)`.
 // `subject` is a Scalar, non-optional bool or enum field that is read before the `if` in every path.
@@ -284,7 +286,9 @@ struct Item {
   std::vector<std::size_t> resets;
   std::vector<Run> then_runs;  // If: the runs of then_items
   std::vector<Run> else_runs;  // If: the runs of else_items
-  BitRange cost;                 // Align: {0, 7}; Check: {32, 39}; If: {min of sides, max of sides}
+  std::uint64_t constant = 0;  // Constant: the value (below 2^bits)
+  int bits = 0;                // Constant, Reserved: 1..64
+  BitRange cost;  // Align: {0, 7}; Check: {32, 39}; If: {min of sides, max of sides}; Constant, Reserved: bits
   std::uint32_t source_offset = 0;
 };
 
@@ -302,6 +306,10 @@ struct Struct {
   std::uint64_t max_bytes = 0;                // (cost.max + 7) / 8
   std::uint64_t storage_bytes = 0;            // sizeof the generated struct on 64-bit ABIs (checker)
   bool has_checks = false;                    // a `check` directive here or in any nested struct
+  // Messages declared `message X block { ... }`: the message carries a block of bytes, sent by the
+  // channel beside the body (docs/blocks.md), never by serialize. Not inherited by a struct that uses
+  // the message as a field type.
+  bool has_block = false;
   std::optional<std::uint64_t> budget_bytes;  // messages: own `budget` or the package option
   std::uint32_t source_offset = 0;
 };

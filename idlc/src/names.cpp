@@ -124,6 +124,13 @@ std::string name_problem(const std::string& name, NameContext context) {
       break;
     case NameContext::Type:
     case NameContext::Constant:
+      if (context == NameContext::Type && (name == "align" || name == "check" || name == "sparse")) {
+        // Contextual keywords that begin an item of a struct body where a field's type would.
+        return "'" + name + "' begins " +
+               (name == "sparse" ? std::string("a sparse array field (`sparse T x[N];`)")
+                                 : "the `" + name + ";` directive") +
+               " in a struct body, so a field could not use a type of that name: rename the declaration";
+      }
       if (is_builtin_type_name(name)) {
         return "'" + name + "' is a built-in type name: rename the declaration";
       }

@@ -17,16 +17,35 @@ bool is_word_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
+std::string word_at(const std::string& text, std::size_t at) {
+  std::size_t end = at;
+  while (end < text.size() && is_word_char(text[end])) ++end;
+  return text.substr(at, end - at);
+}
+
+// True when a declaration starts at `at`. `message` and `flags` are contextual (a field may have a type
+// or a name spelt so), so they count only when a name and what follows a declaration's name come next
+// (`message M {`, `message M block`, `message M budget`, `flags F {`); the other declaration keywords
+// always do.
 bool is_declaration_keyword(const std::string& text, std::size_t at, std::size_t end) {
   static const char* const kKeywords[] = {"package", "import", "option", "const",
                                           "enum",    "flags",  "struct", "message"};
   if (at > 0 && is_word_char(text[at - 1])) return false;
   std::size_t word_end = at;
   while (word_end < end && is_word_char(text[word_end])) ++word_end;
-  for (const char* keyword : kKeywords) {
-    if (text.compare(at, word_end - at, keyword) == 0) return true;
-  }
-  return false;
+  const std::string word = text.substr(at, word_end - at);
+  bool keyword = false;
+  for (const char* candidate : kKeywords) keyword = keyword || word == candidate;
+  if (!keyword) return false;
+  if (word != "message" && word != "flags") return true;
+  const std::uint32_t name = next_token_offset(text, static_cast<std::uint32_t>(word_end));
+  if (name >= text.size() || !is_word_char(text[name])) return false;
+  const std::uint32_t after =
+      next_token_offset(text, name + static_cast<std::uint32_t>(word_at(text, name).size()));
+  if (after >= text.size()) return false;
+  if (text[after] == '{') return true;
+  const std::string next = word_at(text, after);
+  return word == "message" && (next == "block" || next == "budget");
 }
 
 // The offset of the first declaration keyword at or after `from` (outside comments and string
@@ -173,6 +192,9 @@ std::optional<ast::File> parse(const SourceFile& file, Diagnostics& diagnostics)
           message = "expected ';' after '" + text.substr(previous, after - previous) + "', found " + found;
           where = after;
         }
+      } else if (expected == "'{'" && text.compare(where, 5, "block") == 0 &&
+                 token_length(text, where) == 5) {
+        message += ": `block` comes right after the message name: message Name block budget N { ... }";
       } else if (expected == "')'" && where < text.size() && text[where] == '=' &&
                  (where + 1 >= text.size() || text[where + 1] != '=')) {
         message += ": did you mean '=='? (a condition compares with == or !=)";

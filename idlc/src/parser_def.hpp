@@ -22,6 +22,7 @@ BOOST_FUSION_ADAPT_STRUCT(idlc::ast::TypeArgs, first, last, params)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::TypeExpr, name, args, width, block_length)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::Dims, first, last)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::Field, sparse, type, name, dims, optional, default_value)
+BOOST_FUSION_ADAPT_STRUCT(idlc::ast::WireItem, keyword, first, second)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::Comparison, op, value)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::Condition, negated, subject, comparison)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::IfBlock, condition, then_items, else_items)
@@ -30,7 +31,7 @@ BOOST_FUSION_ADAPT_STRUCT(idlc::ast::ConstDecl, name, value)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::Enumerator, name, value)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::EnumDecl, name, storage, wire_max, items)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::FlagsDecl, name, items)
-BOOST_FUSION_ADAPT_STRUCT(idlc::ast::StructDecl, is_message, name, budget, items)
+BOOST_FUSION_ADAPT_STRUCT(idlc::ast::StructDecl, is_message, name, has_block, budget, items)
 
 namespace idlc::parser {
 
@@ -103,14 +104,18 @@ const auto kw_check = kw("check");
 const auto kw_sparse = kw("sparse");
 const auto kw_true = kw("true");
 const auto kw_false = kw("false");
-// Contextual: a keyword only right after a message name.
+// Contextual: keywords only right after a message name (`message M block budget 64 { ... }`).
 const auto kw_budget = kw("budget");
+const auto kw_block = kw("block");
 // Contextual: a keyword only between an enum's name (or storage) and its `{`.
 const auto kw_enum_max = kw("max");
 
-const auto keyword = lexeme[(lit("package") | lit("import") | lit("option") | lit("const") | lit("enum") |
-                             lit("flags") | lit("struct") | lit("message") | lit("if") | lit("else") |
-                             lit("align") | lit("check") | lit("sparse") | lit("true") | lit("false")) >>
+// The words no name can take. Every other keyword is contextual (docs/schema-language.md, "Keywords"):
+// `package import option flags message align check sparse` (and `block budget res frac reserved max`) are
+// keywords only where a construct begins with them, and names everywhere else; these are C++ keywords,
+// which no declared name could take anyway.
+const auto keyword = lexeme[(lit("const") | lit("enum") | lit("struct") | lit("if") | lit("else") |
+                             lit("true") | lit("false")) >>
                             word_end];
 
 // Whitespace, `// line` and `/* block */` comments (`///` doc comments included: the lexical pass
@@ -136,6 +141,7 @@ struct dims_class : annotate_position {};
 struct default_value_class : annotate_position {};
 struct field_class : annotate_position {};
 struct directive_class : annotate_position {};
+struct wire_item_class : annotate_position {};
 struct comparison_class : annotate_position {};
 struct condition_class : annotate_position {};
 struct if_block_class : annotate_position {};
@@ -172,13 +178,14 @@ const x3::rule<dims_class, ast::Dims> dims = "'['";
 const x3::rule<default_value_class, ast::DefaultValue> default_value = "a default value";
 const x3::rule<field_class, ast::Field> field = "a field";
 const x3::rule<directive_class, ast::Directive> directive = "a directive";
+const x3::rule<wire_item_class, ast::WireItem> wire_item = "`const(value, bits);` or `reserved(bits);`";
 const x3::rule<comparison_class, ast::Comparison> comparison = "'==' or '!='";
 const x3::rule<condition_class, ast::Condition> condition =
     "a condition (a bool field, `!field` or `field == Value`)";
 const x3::rule<if_block_class, ast::IfBlock> if_block = "an if block";
 const x3::rule<item_class, ast::Item> item = "a field";
 const x3::rule<block_class, std::vector<ast::Item>> block = "'{'";
-const x3::rule<block_end_class> block_end = "a field, `if`, `align`, `check` or '}'";
+const x3::rule<block_end_class> block_end = "a field, `if`, `align`, `check`, `const(`, `reserved(` or '}'";
 const x3::rule<list_end_class> list_end = "',' or '}'";
 const x3::rule<package_decl_class, ast::PackageDecl> package_decl = "a package declaration";
 const x3::rule<import_decl_class, ast::ImportDecl> import_decl = "an import";
@@ -215,14 +222,23 @@ const auto type_expr_def = qualified_name >> -type_args >> -(':' > expr) >> -('[
 const auto dims_def = '[' > expr > -(lit("..") > expr) > ']';
 const auto default_value_def = string_literal | expr;
 
-const auto field_def = (x3::matches[kw_sparse] >> type_expr) > field_name > -dims > x3::matches['?'] >
+// A field's type may be named like a contextual keyword (`message m;`), but not when the words ahead read
+// as a declaration (`message Next {` after a struct whose '}' is missing): then the struct's missing '}'
+// is reported, not a malformed field.
+const auto declaration_ahead = (kw_message >> identifier >> (lit('{') | kw_block | kw_budget)) |
+                               (kw_flags >> identifier >> lit('{'));
+const auto field_def = (x3::matches[kw_sparse] >> !declaration_ahead >> type_expr) > field_name > -dims > x3::matches['?'] >
                        -('=' > default_value) > ';';
 const auto directive_def = x3::raw[kw_align | kw_check];
 const auto comparison_def = (x3::string("==") | x3::string("!=")) > qualified_name;
 const auto condition_def = x3::matches['!'] >> qualified_name >> -comparison;
 const auto if_block_def = kw_if > '(' > condition > ')' > block >
                           -(kw_else > ((&kw_if >> x3::repeat(1)[item]) | block));
-const auto item_def = if_block | (directive > ';') | field;
+// `reserved` is contextual: followed by '(' it is reserved bits, otherwise a name (`reserved r;` is a
+// field of a type named reserved).
+const auto wire_item_def = (lexeme[(x3::string("const") | x3::string("reserved")) >> word_end] >> '(') > expr >
+                           -(',' > expr) > ')' > ';';
+const auto item_def = if_block | (directive > ';') | wire_item | field;
 const auto block_def = '{' > *item > block_end;
 const auto block_end_def = lit('}');
 const auto list_end_def = lit('}');
@@ -236,13 +252,13 @@ const auto enum_decl_def = kw_enum > identifier > -(':' > identifier) > -(kw_enu
                            -lit(',') > list_end;
 const auto flags_decl_def = kw_flags > identifier > '{' > -(identifier % ',') > -lit(',') > list_end;
 const auto struct_decl_def = ((kw_message >> x3::attr(true)) | (kw_struct >> x3::attr(false))) > identifier >
-                             -(kw_budget > expr) > block;
+                             x3::matches[kw_block] > -(kw_budget > expr) > block;
 const auto declaration_def =
     package_decl | import_decl | option_decl | const_decl | enum_decl | flags_decl | struct_decl;
 
 BOOST_SPIRIT_DEFINE(identifier, field_name, qualified_name, number, bool_literal, string_literal, primary,
                     paren_expr, unary, operation, expr, type_param, type_args, type_expr, dims, default_value,
-                    field, directive, comparison, condition, if_block, item, block, block_end, list_end,
+                    field, directive, wire_item, comparison, condition, if_block, item, block, block_end, list_end,
                     package_decl, import_decl, option_decl, const_decl, enumerator, enum_decl, flags_decl,
                     struct_decl, declaration)
 

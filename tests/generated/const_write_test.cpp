@@ -48,4 +48,37 @@ TEST(ConstWrite, ConstObjectsWriteAndMeasureTheSameBytes) {
   }
 }
 
+// What game code holds: a const reference. It is written, measured and validated in place (the const
+// serialize forwards to the object itself, so nothing is copied), both by its own serialize and by
+// serialize_message with the type id, with the bytes of a mutable copy.
+bool write_input(bitwire::WriteStream& stream, const game::PlayerInput& input) {
+  return game::serialize_message(stream, input);
+}
+
+TEST(ConstWrite, ConstReferenceWritesThroughSerializeMessage) {
+  game::PlayerInput mutable_input;
+  mutable_input.tick = 123456;
+  mutable_input.buttons = game::InputButtons::Jump | game::InputButtons::Fire;
+  const game::PlayerInput& input = mutable_input;
+  std::vector<std::byte> by_reference(64);
+  bitwire::WriteStream stream(by_reference);
+  ASSERT_TRUE(write_input(stream, input));
+  stream.flush();
+  by_reference.resize(stream.bytes_processed());
+
+  game::PlayerInput copy = input;
+  std::vector<std::byte> by_copy(64);
+  bitwire::WriteStream copy_stream(by_copy);
+  ASSERT_TRUE(game::serialize_message(copy_stream, copy));
+  copy_stream.flush();
+  by_copy.resize(copy_stream.bytes_processed());
+  EXPECT_EQ(by_reference, by_copy);
+
+  bitwire::ValidateStream validate;
+  EXPECT_TRUE(input.serialize(validate));
+  bitwire::MeasureStream measure;
+  EXPECT_TRUE(game::serialize_message(measure, input));
+  EXPECT_EQ(measure.bits_processed(), static_cast<std::size_t>(game::kMessageTypeBits) + 32 + 10 + 16 + 15 + 1);
+}
+
 }  // namespace

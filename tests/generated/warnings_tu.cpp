@@ -9,6 +9,7 @@
 #include "common.hpp"
 #include "constructs.hpp"
 #include "game.hpp"
+#include "lang.hpp"
 #include "types.hpp"
 
 namespace {
@@ -102,7 +103,21 @@ std::size_t bitwire_generated_warnings_tu() {
       [](auto& stream, bitwire::MessagePool& pool, bitwire::MessageHandle& message) {
         return demo::types::serialize_message(stream, pool, message);
       });
+  // tests/generated/lang/lang.net: block messages, wire constants, reserved bits, keyword-named names.
+  lang::LevelData level_data;
+  lang::Ready ready;
+  lang::Header header;
+  lang::budget keyword_named;
+  lang::reserved keyword_struct;
+  sum += instantiate(level_data) + instantiate(ready) + instantiate(header) + instantiate(keyword_named) +
+         instantiate(keyword_struct);
+  sum += instantiate_messages<lang::budget>(
+      lang::message_factory(), lang::MessageType::budget,
+      [](auto& stream, lang::budget& message) { return lang::serialize_message(stream, message); },
+      [](auto& stream, bitwire::MessagePool& pool, bitwire::MessageHandle& message) {
+        return lang::serialize_message(stream, pool, message);
+      });
   sum += static_cast<std::size_t>(game::ProtocolId ^ common::ProtocolId ^ demo::constructs::ProtocolId ^
-                                  demo::types::ProtocolId);
+                                  lang::ProtocolId ^ demo::types::ProtocolId);
   return sum;
 }

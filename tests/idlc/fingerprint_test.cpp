@@ -90,6 +90,12 @@ TEST(Fingerprint, ChangesForEveryWireRelevantEdit) {
       {"string<16> name;", "check;\n  string<16> name;"},
       {"Vec position;\n  bool moving;", "bool moving;\n  Vec position;"},
       {"message Input", "message Input2"},
+      {"message Input {", "message Input block {"},  // the message carries a block
+      {"string<16> name;", "const(0xAB, 8);\n  string<16> name;"},
+      {"string<16> name;", "const(0xAC, 8);\n  string<16> name;"},
+      {"string<16> name;", "const(0xAB, 9);\n  string<16> name;"},
+      {"string<16> name;", "reserved(3);\n  string<16> name;"},
+      {"string<16> name;", "reserved(4);\n  string<16> name;"},
       {"message Input { uint32 tick; Buttons buttons; Kind kind = A; }\n", ""},  // fewer messages
       // Headroom changes what a reader accepts even where the width stays (3 values and max 3: 2 bits).
       {"enum Kind { A, B, C }", "enum Kind max 3 { A, B, C }"},

@@ -81,7 +81,7 @@ TEST(Layout, Json) {
   EXPECT_NE(
       json.find(
           "{\"name\": \"Move\", \"type_id\": 0, \"min_bits\": 65, \"max_bits\": 131, "
-          "\"max_bits_without_checks\": 92, \"max_bytes\": 17, \"budget_bytes\": 20, \"truncated\": false,"),
+          "\"max_bits_without_checks\": 92, \"max_bytes\": 17, \"budget_bytes\": 20, \"block\": false, \"truncated\": false,"),
       std::string::npos)
       << json;
   EXPECT_NE(
@@ -93,7 +93,7 @@ TEST(Layout, Json) {
   EXPECT_NE(
       json.find(
           "{\"name\": \"Empty\", \"type_id\": 1, \"min_bits\": 0, \"max_bits\": 0, "
-          "\"max_bits_without_checks\": 0, \"max_bytes\": 0, \"budget_bytes\": null, \"truncated\": false,\n"
+          "\"max_bits_without_checks\": 0, \"max_bytes\": 0, \"budget_bytes\": null, \"block\": false, \"truncated\": false,\n"
           "     \"rows\": []}"),
       std::string::npos)
       << json;

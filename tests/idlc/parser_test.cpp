@@ -258,7 +258,7 @@ TEST(Parser, SyntaxErrorsAreReportedInOrderWithRecovery) {
 TEST(Parser, ErrorAtEndOfFile) {
   auto p = parse_text("package t;\nstruct S { bool x;");
   EXPECT_FALSE(p->tree);
-  EXPECT_EQ(errors(*p), "2:19: expected a field, `if`, `align`, `check` or '}', found the end of the file\n");
+  EXPECT_EQ(errors(*p), "2:19: expected a field, `if`, `align`, `check`, `const(`, `reserved(` or '}', found the end of the file\n");
 }
 
 TEST(Parser, LexicalLimits) {

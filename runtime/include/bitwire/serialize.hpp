@@ -652,6 +652,28 @@ BITWIRE_FORCE_INLINE bool serialize_check(Stream& stream, uint32_t magic = kChec
   return true;
 }
 
+// A wire constant (`const(value, bits)` in a schema): `value` in `bits` bits (1..64, value < 2^bits),
+// stored nowhere. A write always writes the value; a read refuses any other with `reason` at the
+// constant's first bit.
+template <typename Stream>
+BITWIRE_FORCE_INLINE bool serialize_constant(Stream& stream, uint64_t value, int bits,
+                                             ReadError reason = ReadError::kConstantMismatch) {
+  BITWIRE_ASSERT(bits >= 1 && bits <= 64 && (bits == 64 || (value >> bits) == 0));
+  uint64_t wire = value;
+  if (!serialize_bits(stream, wire, bits)) return false;
+  if constexpr (Stream::kIsReading) {
+    if (wire != value) [[unlikely]] return stream.fail_at(reason, stream.bits_processed() - static_cast<size_t>(bits));
+  }
+  return true;
+}
+
+// Reserved bits (`reserved(bits)` in a schema): `bits` zero bits (1..64), stored nowhere; a read refuses a
+// one bit (kNonZeroReserved), so a later protocol can give them a meaning old readers notice.
+template <typename Stream>
+BITWIRE_FORCE_INLINE bool serialize_reserved(Stream& stream, int bits) {
+  return serialize_constant(stream, 0, bits, ReadError::kNonZeroReserved);
+}
+
 // ---- whole objects ----
 
 struct ValidateResult {

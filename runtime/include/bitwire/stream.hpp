@@ -33,6 +33,8 @@ enum class ReadError : uint8_t {
   kInvalidEnum,        // an enum value outside its declared set
   kInvalidCount,       // a count or length outside its declared bounds
   kInvalidData,        // a value the application's own validation refused
+  kConstantMismatch,   // a wire constant (schema `const(value, bits)`) did not hold its value
+  kNonZeroReserved,    // reserved bits (schema `reserved(bits)`) held a one bit
 };
 
 constexpr const char* to_string(ReadError error) {
@@ -48,6 +50,8 @@ constexpr const char* to_string(ReadError error) {
     case ReadError::kInvalidEnum: return "enum value not in its set";
     case ReadError::kInvalidCount: return "count out of range";
     case ReadError::kInvalidData: return "invalid data";
+    case ReadError::kConstantMismatch: return "wire constant does not hold its value";
+    case ReadError::kNonZeroReserved: return "reserved bits are not zero";
   }
   return "unknown read error";
 }
