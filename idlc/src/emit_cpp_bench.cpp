@@ -124,7 +124,9 @@ class RandomEmitter {
   void emit_item(const Struct& s, const Item& item) {
     switch (item.kind) {
       case ItemKind::Align:
-      case ItemKind::Check: return;
+      case ItemKind::Check:
+      case ItemKind::Constant:  // written as its value, nothing stored
+      case ItemKind::Reserved: return;  // written as zeros, nothing stored
       case ItemKind::Field: {
         const Field& field = s.fields[item.field];
         if (field.optional) {
