@@ -146,6 +146,12 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
     endpoint.fragment_above = std::max(endpoint.fragment_above, config_.max_packet_size);
   }
   endpoint_ = std::make_unique<Endpoint>(endpoint, endpoint_callbacks(), now);
+
+  int records = endpoint_->config().sent_packets_buffer_size;
+  for (const ChannelConfig& c : layout_.channels) {
+    if (c.type == ChannelType::kReliableOrdered) records = std::min(records, c.sent_packets_buffer_size);
+  }
+  max_packets_in_flight_ = std::max(1, records - records / 4);
 }
 
 Connection::~Connection() {
@@ -272,6 +278,10 @@ int Connection::send_packets() {
       ready = channels_[i]->fragment_ready(now_, available);
     }
     if (!ready || (error_ != ConnectionError::kNone && error_ != ConnectionError::kConfigInvalid)) break;
+    if (endpoint_->packets_in_flight() >= max_packets_in_flight_) {
+      ++counters_.packets_held_back;
+      break;
+    }
     uint64_t fragments_before = 0;
     for (int i = 0; i < config_.channel_count; ++i) fragments_before += channels_[i]->counters().block_fragments_sent;
     if (!send_packet()) break;

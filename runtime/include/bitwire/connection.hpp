@@ -117,6 +117,8 @@ struct ConnectionCounters {
   uint64_t packets_invalid = 0;         // refused: unreadable or breaking the window (sets the error)
   uint64_t packets_pool_exhausted = 0;  // refused: no message slot (or block buffer) to read into (peer resends)
   uint64_t extra_packets = 0;           // packets send_packets() sent after the first of a call (block fragments)
+  uint64_t packets_held_back = 0;       // send_packets() calls that held back a ready extra packet because
+                                        // packets in flight reached max_packets_in_flight() (one per call)
   uint64_t packets_after_error = 0;     // refused: the connection was already in its error state
   uint64_t sends_refused = 0;           // send() calls that returned anything but kQueued
   friend bool operator==(const ConnectionCounters&, const ConnectionCounters&) = default;
@@ -149,8 +151,14 @@ class Connection {
   bool send_packet();
   // send_packet(), then more packets while a channel has a block fragment ready within its budget, up to
   // max_packets_per_update in all: a block is not limited to one fragment per update. Ordinary messages
-  // never cause an extra packet. Returns the packets sent.
+  // never cause an extra packet. An extra packet waits (its budget unspent; packets_held_back) while
+  // endpoint().packets_in_flight() >= max_packets_in_flight(), so that on a slow link no packet ever
+  // overwrites the sent-packet record its own ack, or an earlier packet's, still needs. The first packet
+  // always goes: it carries the acks the peer needs to make progress. Returns the packets sent.
   int send_packets();
+  // 3/4 of the smallest sent-packet record buffer (the endpoint's, and each reliable channel's): the
+  // quarter left over absorbs the peer's delayed packets, whose acks reach below its newest ack window.
+  int max_packets_in_flight() const { return max_packets_in_flight_; }
   // One datagram from the transport.
   ReceiveResult receive_packet(const uint8_t* data, size_t size);
 
@@ -214,6 +222,7 @@ class Connection {
   PacketError packet_error_ = PacketError::kNone;
   ReadError packet_read_error_ = ReadError::kNone;
   ConnectionCounters counters_;
+  int max_packets_in_flight_ = 1;
 };
 
 }  // namespace bitwire
