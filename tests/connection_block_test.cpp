@@ -410,6 +410,67 @@ INSTANTIATE_TEST_SUITE_P(Links, InFlightOverLatency,
                          ::testing::Values(LongLink{400.0, 0.0, 0.0}, LongLink{1000.0, 0.0, 0.0},
                                            LongLink{400.0, 25.0, 50.0}, LongLink{1000.0, 25.0, 100.0}));
 
+// At 240 Hz over a 2 s round trip the first packets of the updates alone (480 a round trip) would overwrite
+// every one of the 256 records before its ack arrives: then the first packet waits too, except one probe
+// each probe interval. A 3 s outage in the middle (every packet of both ends lost, so both ends have every
+// record in flight and no ack can come) is survived through the probes. Every reliable message arrives
+// in order, both ways, and is acked (without the limit nothing is ever acked: the messages arrive only
+// because they are resent forever, and the send queues never drain).
+TEST(InFlight, HighRateLongLinkFirstPacketsWaitAndProbesSurviveAnOutage) {
+  constexpr double kFastTick = 1.0 / 240.0;
+  ConnectionConfig config;
+  NetworkConditions net;
+  net.latency_ms = 1000.0;
+  net.loss_percent = 10.0;
+  ConnectionPair pair(MessageFactory(test::kAllTypes), config, net, 5);
+  Connection* sides[2] = {&pair.a, &pair.b};
+  constexpr int kMessages = 200;
+  int queued = 0;
+  int received[2] = {0, 0};
+  int tick = 0;
+  const int cap = static_cast<int>(30.0 / kFastTick);
+  const auto acked = [&](int s) { return sides[s]->channel_counters(0).messages_acked; };
+  for (; tick < cap && !(received[0] == kMessages && received[1] == kMessages && acked(0) == kMessages &&
+                         acked(1) == kMessages);
+       ++tick) {
+    const double now = tick * kFastTick;
+    if (tick == static_cast<int>(6.0 / kFastTick)) {
+      NetworkConditions outage = net;
+      outage.loss_percent = 100.0;
+      ASSERT_TRUE(pair.link.set_conditions(outage));
+    }
+    if (tick == static_cast<int>(9.0 / kFastTick)) {
+      ASSERT_TRUE(pair.link.set_conditions(net));
+    }
+    // One message per side every 10 updates while the first 12 seconds last.
+    if (tick % 10 == 0 && queued < kMessages) {
+      for (Connection* side : sides) ASSERT_TRUE(side->send(0, small_message(*side, static_cast<uint8_t>(queued))));
+      ++queued;
+    }
+    pair.tick(now);
+    for (int s = 0; s < 2; ++s) {
+      while (MessageHandle m = sides[1 - s]->receive(0)) {
+        ASSERT_NE(m.as<Small>(), nullptr);
+        EXPECT_EQ(m.as<Small>()->value, static_cast<uint8_t>(received[s])) << "in order";
+        ++received[s];
+      }
+    }
+  }
+  std::printf("[ info ] 240 Hz, 1000 ms, 3 s outage: done at %.1f s; held back %llu, probes %llu, acked %llu\n",
+              tick * kFastTick, static_cast<unsigned long long>(pair.a.counters().packets_held_back),
+              static_cast<unsigned long long>(pair.a.counters().probes_sent),
+              static_cast<unsigned long long>(pair.a.endpoint().counters().packets_acked));
+  for (int s = 0; s < 2; ++s) {
+    EXPECT_EQ(received[s], kMessages) << "side " << s;
+    EXPECT_EQ(acked(s), static_cast<uint64_t>(kMessages)) << "side " << s;
+    EXPECT_EQ(sides[s]->send_queue_depth(0), 0);
+    EXPECT_GT(sides[s]->counters().packets_held_back, 0u);
+    EXPECT_GT(sides[s]->counters().probes_sent, 0u);
+    EXPECT_LE(sides[s]->endpoint().packets_in_flight(), sides[s]->ack_records());
+    EXPECT_EQ(sides[s]->error(), ConnectionError::kNone);
+  }
+}
+
 // Where a round trip holds few packets the limit never binds: at 0 latency a block at a 1 MiB/s budget
 // still moves its budget's worth of packets every update (16 at 60 Hz) and nothing is held back.
 TEST(InFlight, ZeroLatencyBlockKeepsSeveralPacketsPerUpdate) {
