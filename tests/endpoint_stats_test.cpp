@@ -136,6 +136,53 @@ TEST(EndpointStats, EvictedUnackedPacketsCountAsLost) {
   EXPECT_EQ(a->endpoint.packet_loss_percent(), 100.0);
 }
 
+// packets_in_flight(): sent packets whose ack may still arrive. It counts from the oldest packet that is
+// neither acked nor more than 31 before the peer's newest ack, and never beyond the sent buffer.
+TEST(EndpointStats, PacketsInFlightCountsWhatAnAckCanStillReach) {
+  EndpointConfig config;
+  config.sent_packets_buffer_size = 64;
+  auto a = Peer::make(config);
+  auto b = Peer::make(config);
+  EXPECT_EQ(a->endpoint.packets_in_flight(), 0);
+  for (int i = 0; i < 10; ++i) a->send({1});
+  EXPECT_EQ(a->endpoint.packets_in_flight(), 10);
+  // All ten arrive and are acked: nothing left in flight.
+  deliver_all(*a, *b);
+  b->send({});
+  deliver_all(*b, *a);
+  EXPECT_EQ(a->endpoint.packets_in_flight(), 0);
+
+  // Sequences 10..49 sent; 10 is lost, 11..49 arrive, then one packet of the peer: its ack (49) covers
+  // 18..49, which are acked. 10..17 are below its window, so no later packet of the peer can ack them:
+  // nothing remains in flight.
+  for (int i = 0; i < 40; ++i) a->send({1});
+  auto datagrams = a->take_outbox();
+  EXPECT_EQ(a->endpoint.packets_in_flight(), 40);
+  for (size_t i = 1; i < datagrams.size(); ++i) b->endpoint.receive_packet(datagrams[i].data(), datagrams[i].size());
+  b->send({});
+  deliver_all(*b, *a);
+  EXPECT_EQ(a->endpoint.packets_in_flight(), 0);
+
+  // Sequence 50 lost, 51..60 arrive: 50 is inside the peer's window (ack 60), it could still be acked.
+  for (int i = 0; i < 11; ++i) a->send({1});
+  datagrams = a->take_outbox();
+  for (size_t i = 1; i < datagrams.size(); ++i) b->endpoint.receive_packet(datagrams[i].data(), datagrams[i].size());
+  b->send({});
+  deliver_all(*b, *a);
+  EXPECT_EQ(a->endpoint.packets_in_flight(), 11);
+  // ... and once it arrives late and is acked, nothing is in flight.
+  b->endpoint.receive_packet(datagrams[0].data(), datagrams[0].size());
+  b->send({});
+  deliver_all(*b, *a);
+  EXPECT_EQ(a->endpoint.packets_in_flight(), 0);
+
+  // Into the void: never more than the sent buffer holds records for.
+  for (int i = 0; i < 100; ++i) a->send({1});
+  EXPECT_EQ(a->endpoint.packets_in_flight(), 64);
+  a->endpoint.reset();
+  EXPECT_EQ(a->endpoint.packets_in_flight(), 0);
+}
+
 TEST(EndpointStats, BandwidthSentReceivedAcked) {
   auto a = Peer::make(EndpointConfig{});
   auto b = Peer::make(EndpointConfig{});

@@ -78,11 +78,9 @@ bitwire::StackConfig make_config(int clients, double rate_hz) {
   // Every queue (256 + 256 + 64 + 64 + 4 + 4) plus what one received packet may hold: far below the default
   // (every queue + 256 + 64), whose slots each hold a whole Snapshot.
   c.message_pool_size = 768;
-  // Acks only match packets the endpoint still remembers. While a block is in flight a slot sends up to
-  // 16 packets a tick; the default 256 would cover only about 250 ms of them, and with a longer RTT no
-  // ack would ever match again (nothing acked, everything resent). 1024 covers the demo's 1.2 s worst RTT.
-  c.endpoint.sent_packets_buffer_size = 1024;
-  c.endpoint.received_packets_buffer_size = 1024;
+  // The endpoint's default 256 sent-packet records are enough at any latency: while a block is in flight
+  // send_packets() sends up to 16 packets a tick, but never more in flight than the records can match
+  // acks to (Connection::max_packets_in_flight); on a long link the extra packets wait.
   c.endpoint.max_packet_size = 2400;
   c.endpoint.max_fragments = 3;
   return config;

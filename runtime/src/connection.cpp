@@ -146,6 +146,12 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
     endpoint.fragment_above = std::max(endpoint.fragment_above, config_.max_packet_size);
   }
   endpoint_ = std::make_unique<Endpoint>(endpoint, endpoint_callbacks(), now);
+
+  ack_records_ = endpoint_->config().sent_packets_buffer_size;
+  for (const ChannelConfig& c : layout_.channels) {
+    if (c.type == ChannelType::kReliableOrdered) ack_records_ = std::min(ack_records_, c.sent_packets_buffer_size);
+  }
+  max_packets_in_flight_ = std::max(1, ack_records_ - ack_records_ / 4);
 }
 
 Connection::~Connection() {
@@ -256,10 +262,27 @@ void Connection::update(double now) {
 bool Connection::send_packet() {
   const size_t size = generate_packet(endpoint_->next_sequence(),
                                       std::span<std::byte>(packet_buffer_.get(), static_cast<size_t>(config_.max_packet_size)));
-  return endpoint_->send_packet(reinterpret_cast<const uint8_t*>(packet_buffer_.get()), size);
+  if (!endpoint_->send_packet(reinterpret_cast<const uint8_t*>(packet_buffer_.get()), size)) return false;
+  last_sent_ = now_;
+  has_sent_ = true;
+  return true;
+}
+
+double Connection::probe_interval() const {
+  return std::clamp(endpoint_->rtt_ms() / 2000.0, 0.1, 1.0);
 }
 
 int Connection::send_packets() {
+  // Every record in flight: the next packet would overwrite one whose ack may still come. Wait, but send
+  // a probe now and then: when both ends have all records in flight (e.g. after an outage), only a
+  // packet that reaches the peer makes its acks, and so both ends' windows, move again.
+  if (endpoint_->packets_in_flight() >= ack_records_) {
+    if (has_sent_ && now_ - last_sent_ < probe_interval()) {
+      ++counters_.packets_held_back;
+      return 0;
+    }
+    ++counters_.probes_sent;
+  }
   int sent = send_packet() ? 1 : 0;
   const size_t packet_bits = static_cast<size_t>(config_.max_packet_size) * 8;
   const size_t header = static_cast<size_t>(layout_.packet_header_bits());
@@ -272,6 +295,10 @@ int Connection::send_packets() {
       ready = channels_[i]->fragment_ready(now_, available);
     }
     if (!ready || (error_ != ConnectionError::kNone && error_ != ConnectionError::kConfigInvalid)) break;
+    if (endpoint_->packets_in_flight() >= max_packets_in_flight_) {
+      ++counters_.packets_held_back;
+      break;
+    }
     uint64_t fragments_before = 0;
     for (int i = 0; i < config_.channel_count; ++i) fragments_before += channels_[i]->counters().block_fragments_sent;
     if (!send_packet()) break;
@@ -379,6 +406,7 @@ void Connection::reset() {
   }
   packet_error_ = PacketError::kNone;
   packet_read_error_ = ReadError::kNone;
+  has_sent_ = false;
 }
 
 size_t Connection::memory_bytes() const {

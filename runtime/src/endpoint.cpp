@@ -120,6 +120,11 @@ struct Endpoint::State {
 
   // Loss: each sent packet is judged once, in sequence order, when old enough or about to be evicted.
   uint16_t judge_cursor = 0;  // oldest sent sequence not yet judged
+
+  // In flight, by send index (packets_sent when sent): the oldest packet neither acked nor more than 31
+  // before the newest ack the peer reported. No later packet of the peer can report those (its ack only
+  // moves forward and its ack_bits reach 31 back); a delayed earlier one still may.
+  uint64_t flight_floor = 0;
   LossWindow loss;
 
   BandwidthMeter sent_meter, received_meter, acked_meter;
@@ -210,6 +215,7 @@ struct Endpoint::State {
     rtt.reset();
     ack_wait.reset();
     judge_cursor = 0;
+    flight_floor = 0;
     loss.reset();
     sent_meter.reset(time);
     received_meter.reset(time);
@@ -326,6 +332,12 @@ struct Endpoint::State {
                   config.name, static_cast<unsigned>(peer_ack), static_cast<unsigned>(last_sent));
       return;
     }
+    // The peer reports nothing more than 31 before its newest ack again.
+    const auto behind = static_cast<uint16_t>(last_sent - peer_ack);
+    if (behind < counters.packets_sent) {
+      const uint64_t ack_index = counters.packets_sent - 1 - behind;
+      if (ack_index >= 31) flight_floor = std::max(flight_floor, ack_index - 31);
+    }
     // Bits already processed under an earlier ack need no second look: such a sequence was either acked
     // then, or had already left the sent window for good. Track the processed set relative to the newest
     // ack seen; an older ack (reordering) is processed in full.
@@ -355,7 +367,25 @@ struct Endpoint::State {
       SentPacket* packet = sent.find(acked);
       if (packet != nullptr && !packet->acked) on_acked(acked, *packet);
     }
+    advance_flight_floor();
     if (info.has_delay) sample_reported_delay(info);
+  }
+
+  // Past acked packets and records already overwritten: amortized O(1) per packet sent.
+  void advance_flight_floor() {
+    flight_floor = std::max(flight_floor, oldest_recorded());
+    while (flight_floor < counters.packets_sent) {
+      const auto packet_sequence = static_cast<uint16_t>(sequence - (counters.packets_sent - flight_floor));
+      const SentPacket* packet = sent.find(packet_sequence);
+      if (packet != nullptr && !packet->acked) break;
+      ++flight_floor;
+    }
+  }
+
+  // The send index of the oldest packet whose record the sent buffer still holds.
+  uint64_t oldest_recorded() const {
+    const uint64_t capacity = sent.capacity();
+    return counters.packets_sent > capacity ? counters.packets_sent - capacity : 0;
   }
 
   // ---- Sequence range and resync ----
@@ -827,6 +857,11 @@ void Endpoint::clear_acks() {
 
 void Endpoint::reset() {
   state_->reset();
+}
+
+int Endpoint::packets_in_flight() const {
+  const State& s = *state_;
+  return static_cast<int>(s.counters.packets_sent - std::max(s.flight_floor, s.oldest_recorded()));
 }
 
 uint16_t Endpoint::next_sequence() const {

@@ -149,7 +149,7 @@ TEST(Demo, BadOptionsExitTwoWithAMessage) {
   } cases[] = {
       {"--bogus", "unknown option '--bogus'"},
       {"--loss 150", "--loss: '150' is not a number from 0 to 90"},
-      {"--latency 900", "--latency: '900' is not a number from 0 to 500"},
+      {"--latency 1500", "--latency: '1500' is not a number from 0 to 1000"},
       {"--loss", "option --loss needs a value"},
       {"--clients 0", "--clients: '0' is not a number from 1 to 64"},
       {"--clients 2.5", "--clients: a whole number"},

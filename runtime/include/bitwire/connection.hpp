@@ -144,6 +144,10 @@ struct ConnectionCounters {
   uint64_t packets_pool_exhausted = 0;  // refused: no message slot (or block buffer) to read into (peer resends)
   uint64_t packets_window_busy = 0;     // refused: reliable ids past a receive window still held (peer resends)
   uint64_t extra_packets = 0;           // packets send_packets() sent after the first of a call (block fragments)
+  uint64_t packets_held_back = 0;       // packets send_packets() held back for the in-flight limit (a call
+                                        // stops at the first it holds, so at most one is counted per call)
+  uint64_t probes_sent = 0;             // first packets sent although every ack record was in flight (one
+                                        // per probe interval, so that a silent link cannot stall both ends)
   uint64_t packets_after_error = 0;     // refused: the connection was already in its error state
   uint64_t sends_refused = 0;           // send() calls that returned anything but kQueued
   friend bool operator==(const ConnectionCounters&, const ConnectionCounters&) = default;
@@ -177,7 +181,18 @@ class Connection {
   // send_packet(), then more packets while a channel has a block fragment ready within its budget, up to
   // max_packets_per_update in all: a block is not limited to one fragment per update. Ordinary messages
   // never cause an extra packet. Returns the packets sent.
+  // In-flight limit (docs/channels.md): so that on a slow link no packet overwrites the sent-packet record
+  // an ack still needs, an extra packet waits (its budget unspent; packets_held_back) while
+  // endpoint().packets_in_flight() >= max_packets_in_flight(), and the first packet waits while every
+  // record (ack_records()) is in flight, except one probe per probe_interval() (probes_sent).
   int send_packets();
+  // The smallest sent-packet record buffer: the endpoint's, and each reliable channel's.
+  int ack_records() const { return ack_records_; }
+  // 3/4 of ack_records(): the quarter left over absorbs the peer's delayed packets, whose acks reach
+  // below its newest ack window, and the first packets of the updates a round trip spans.
+  int max_packets_in_flight() const { return max_packets_in_flight_; }
+  // Seconds between probes while every record is in flight: half the smoothed RTT, within [0.1, 1].
+  double probe_interval() const;
   // One datagram from the transport.
   ReceiveResult receive_packet(const uint8_t* data, size_t size);
 
@@ -241,6 +256,10 @@ class Connection {
   PacketError packet_error_ = PacketError::kNone;
   ReadError packet_read_error_ = ReadError::kNone;
   ConnectionCounters counters_;
+  int ack_records_ = 1;
+  int max_packets_in_flight_ = 1;
+  double last_sent_ = 0.0;  // when send_packet() last sent
+  bool has_sent_ = false;
 };
 
 }  // namespace bitwire

@@ -439,6 +439,13 @@ class Endpoint {
   // callbacks and time. Does not allocate.
   void reset();
 
+  // Sent packets whose ack may still arrive: from the oldest that is neither acked nor more than 31
+  // before the newest ack the peer has reported (no later packet of the peer reports it) to the last
+  // sent, at most sent_packets_buffer_size (an older record is overwritten: its ack is ignored). A
+  // sender that keeps this below the sent buffer, with a margin for the peer's delayed packets, never
+  // overwrites the record an ack needs (docs/packets.md section 3.1). A failed endpoint reports 0.
+  int packets_in_flight() const;
+
   // The sequence the next send_packet will use.
   uint16_t next_sequence() const;
   // The ack header the next packet would carry.
