@@ -27,6 +27,7 @@
 
 #include "bitwire/bits.hpp"
 #include "bitwire/config.hpp"
+#include "bitwire/read_run.hpp"
 #include "bitwire/stream.hpp"
 #include "bitwire/utf8.hpp"
 
@@ -95,8 +96,8 @@ BITWIRE_FORCE_INLINE void write_wide(Stream& stream, U value, int bits) {
   stream.write_bits(static_cast<uint64_t>(value), bits);
 }
 
-template <typename U>
-BITWIRE_FORCE_INLINE bool read_wide(ReadStream& stream, U& value, int bits) {
+template <typename Stream, typename U>
+BITWIRE_FORCE_INLINE bool read_wide(Stream& stream, U& value, int bits) {
   if constexpr (sizeof(U) == 16) {
     if (bits > 64) {
       uint64_t low = 0;
