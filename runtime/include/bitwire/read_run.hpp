@@ -119,19 +119,22 @@ class ReadRun {
   BITWIRE_FORCE_INLINE uint64_t extract(size_t offset, int bits) const {
     const size_t k = offset / kChunkBits;
     const size_t s = offset % kChunkBits;
-    uint64_t value = chunks_[k] >> s;
+    uint64_t value = chunks_[chunk(k)] >> s;
     const auto width = static_cast<size_t>(bits);
-    if (width > kChunkBits - s) value |= chunks_[k + 1] << (kChunkBits - s);
-    if (width > 2 * kChunkBits - s) value |= chunks_[k + 2] << (2 * kChunkBits - s);
+    if (width > kChunkBits - s) value |= chunks_[chunk(k + 1)] << (kChunkBits - s);
+    if (width > 2 * kChunkBits - s) value |= chunks_[chunk(k + 2)] << (2 * kChunkBits - s);
     return value & low_mask(bits);
   }
+
+  // A chunk index, clamped into the array. Every read inside the run needs no clamp (its chunks exist);
+  // the clamp is free where the index is a constant, and it keeps paths the compiler cannot prove dead (a
+  // loop over a fixed array, widths known only at run time) visibly inside the array.
+  BITWIRE_FORCE_INLINE static size_t chunk(size_t k) { return k < kChunks ? k : kChunks - 1; }
 
   ReadStream& stream_;
   size_t start_ = 0;      // the stream's cursor at the run's first bit
   size_t offset_ = 0;     // run bits read so far
-  // Two more than the run needs, never read: extract's k + 1 and k + 2 stay inside the array even in
-  // branches the compiler cannot prove dead (a run read with widths known only at run time).
-  uint64_t chunks_[kChunks + 2] = {};
+  uint64_t chunks_[kChunks] = {};
 };
 
 }  // namespace bitwire
