@@ -542,7 +542,7 @@ inline bool serialize_string(Stream& stream, char* buffer, size_t buffer_size) {
   const auto max_length = static_cast<uint32_t>(buffer_size - 1);
   uint32_t length = 0;
   if constexpr (!Stream::kIsReading) {
-    length = static_cast<uint32_t>(strnlen(buffer, buffer_size));
+    length = static_cast<uint32_t>(detail::bounded_length(buffer, buffer_size));
     if (!detail::write_contract(stream, [&] { return length <= max_length; }, WriteError::kInvalidCount)) return false;
     if constexpr (Stream::kIsValidating) {
       const Utf8Status status = check_utf8(reinterpret_cast<const unsigned char*>(buffer), length);
