@@ -285,7 +285,7 @@ void Emitter::emit_items(const Struct& s, const std::vector<Item>& items, const 
       }
       const Field& single = s.fields[items[run.members[first].item].field];
       const bool several_reads = single.shape != Shape::Scalar || single.type.kind == TypeKind::Struct;
-      if (last > first || several_reads) {
+      if (bits != 0 && (last > first || several_reads)) {
         for (; next < run.members[first].item; ++next) emit_item(s, items[next]);
         emit_run(s, items, {run.members.begin() + static_cast<std::ptrdiff_t>(first),
                             run.members.begin() + static_cast<std::ptrdiff_t>(last) + 1}, bits);
