@@ -31,9 +31,27 @@ struct Position {
 
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, x, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, y, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, z, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+    if constexpr (Stream_::kIsMeasuring) {
+      stream_.add_bits(45);
+    } else {
+      // 3 fields, 45 bits: on a ReadStream one bounds check, then every field at a constant offset.
+      bool in_run_ = false;
+      if constexpr (bitwire::kReadsRuns<Stream_>) {
+        bitwire::ReadRun<45> run_(stream_);
+        if (run_.load()) [[likely]] {
+          BITWIRE_TRY(bitwire::serialize_compressed_float(run_, x, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+          BITWIRE_TRY(bitwire::serialize_compressed_float(run_, y, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+          BITWIRE_TRY(bitwire::serialize_compressed_float(run_, z, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+          BITWIRE_TRY(run_.finish());
+          in_run_ = true;
+        }
+      }
+      if (!in_run_) {
+        BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, x, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+        BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, y, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+        BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, z, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+      }
+    }
     return true;
   }
 
@@ -78,9 +96,27 @@ struct Velocity {
 
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, x, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, y, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, z, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+    if constexpr (Stream_::kIsMeasuring) {
+      stream_.add_bits(36);
+    } else {
+      // 3 fields, 36 bits: on a ReadStream one bounds check, then every field at a constant offset.
+      bool in_run_ = false;
+      if constexpr (bitwire::kReadsRuns<Stream_>) {
+        bitwire::ReadRun<36> run_(stream_);
+        if (run_.load()) [[likely]] {
+          BITWIRE_TRY(bitwire::serialize_compressed_float(run_, x, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+          BITWIRE_TRY(bitwire::serialize_compressed_float(run_, y, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+          BITWIRE_TRY(bitwire::serialize_compressed_float(run_, z, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+          BITWIRE_TRY(run_.finish());
+          in_run_ = true;
+        }
+      }
+      if (!in_run_) {
+        BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, x, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+        BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, y, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+        BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, z, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+      }
+    }
     return true;
   }
 
@@ -128,10 +164,29 @@ struct Orientation {
 
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
-    BITWIRE_TRY(bitwire::serialize_bits(stream_, largest, 2));
-    BITWIRE_TRY(bitwire::serialize_int(stream_, a, std::int16_t{-511}, std::int16_t{511}));
-    BITWIRE_TRY(bitwire::serialize_int(stream_, b, std::int16_t{-511}, std::int16_t{511}));
-    BITWIRE_TRY(bitwire::serialize_int(stream_, c, std::int16_t{-511}, std::int16_t{511}));
+    if constexpr (Stream_::kIsMeasuring) {
+      stream_.add_bits(32);
+    } else {
+      // 4 fields, 32 bits: on a ReadStream one bounds check, then every field at a constant offset.
+      bool in_run_ = false;
+      if constexpr (bitwire::kReadsRuns<Stream_>) {
+        bitwire::ReadRun<32> run_(stream_);
+        if (run_.load()) [[likely]] {
+          BITWIRE_TRY(bitwire::serialize_bits(run_, largest, 2));
+          BITWIRE_TRY(bitwire::serialize_int(run_, a, std::int16_t{-511}, std::int16_t{511}));
+          BITWIRE_TRY(bitwire::serialize_int(run_, b, std::int16_t{-511}, std::int16_t{511}));
+          BITWIRE_TRY(bitwire::serialize_int(run_, c, std::int16_t{-511}, std::int16_t{511}));
+          BITWIRE_TRY(run_.finish());
+          in_run_ = true;
+        }
+      }
+      if (!in_run_) {
+        BITWIRE_TRY(bitwire::serialize_bits(stream_, largest, 2));
+        BITWIRE_TRY(bitwire::serialize_int(stream_, a, std::int16_t{-511}, std::int16_t{511}));
+        BITWIRE_TRY(bitwire::serialize_int(stream_, b, std::int16_t{-511}, std::int16_t{511}));
+        BITWIRE_TRY(bitwire::serialize_int(stream_, c, std::int16_t{-511}, std::int16_t{511}));
+      }
+    }
     return true;
   }
 

@@ -216,29 +216,82 @@ struct Scalars {
 
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
-    BITWIRE_TRY(bitwire::serialize_bool(stream_, flag));
-    BITWIRE_TRY(bitwire::serialize_signed_bits(stream_, i8, 8));
-    BITWIRE_TRY(bitwire::serialize_signed_bits(stream_, i16, 16));
-    BITWIRE_TRY(bitwire::serialize_signed_bits(stream_, i32, 32));
-    BITWIRE_TRY(bitwire::serialize_signed_bits(stream_, i64, 64));
-    BITWIRE_TRY(bitwire::serialize_bits(stream_, u8, 8));
-    BITWIRE_TRY(bitwire::serialize_bits(stream_, u16, 16));
-    BITWIRE_TRY(bitwire::serialize_bits(stream_, u32, 32));
-    BITWIRE_TRY(bitwire::serialize_bits(stream_, u64, 64));
-    BITWIRE_TRY(bitwire::serialize_int(stream_, ranged, std::int8_t{-100}, std::int8_t{100}));
-    BITWIRE_TRY(bitwire::serialize_int(stream_, small_range, std::uint8_t{0}, std::uint8_t{12}));
-    BITWIRE_TRY(bitwire::serialize_int(stream_, ranged_in_storage, std::uint16_t{0}, std::uint16_t{1000}));
-    BITWIRE_TRY(bitwire::serialize_int(stream_, constant_value, std::int8_t{7}, std::int8_t{7}));
-    BITWIRE_TRY(bitwire::serialize_bits(stream_, five_bits, 5));
-    BITWIRE_TRY(bitwire::serialize_signed_bits(stream_, twelve_signed_bits, 12));
-    BITWIRE_TRY(bitwire::serialize_bits(stream_, twenty_bits_in_uint32, 20));
-    BITWIRE_TRY(bitwire::serialize_float(stream_, raw_float));
-    BITWIRE_TRY(bitwire::serialize_double(stream_, raw_double));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, compressed, bitwire::compressed_float_constant(-1e+03f, 1e+03f, 0.01f)));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, compressed_from_constants, bitwire::compressed_float_constant(0.0f, 512.0f, 1.0f)));
-    BITWIRE_TRY(bitwire::serialize_fixed<8>(stream_, q8, -128, 127));
-    BITWIRE_TRY(bitwire::serialize_raw128(stream_, wide_signed));
-    BITWIRE_TRY(bitwire::serialize_raw128(stream_, wide_unsigned));
+    if constexpr (Stream_::kIsMeasuring) {
+      stream_.add_bits(440);
+    } else {
+      // 21 fields, 440 bits: on a ReadStream one bounds check, then every field at a constant offset.
+      bool in_run_ = false;
+      if constexpr (bitwire::kReadsRuns<Stream_>) {
+        bitwire::ReadRun<440> run_(stream_);
+        if (run_.load()) [[likely]] {
+          BITWIRE_TRY(bitwire::serialize_bool(run_, flag));
+          BITWIRE_TRY(bitwire::serialize_signed_bits(run_, i8, 8));
+          BITWIRE_TRY(bitwire::serialize_signed_bits(run_, i16, 16));
+          BITWIRE_TRY(bitwire::serialize_signed_bits(run_, i32, 32));
+          BITWIRE_TRY(bitwire::serialize_signed_bits(run_, i64, 64));
+          BITWIRE_TRY(bitwire::serialize_bits(run_, u8, 8));
+          BITWIRE_TRY(bitwire::serialize_bits(run_, u16, 16));
+          BITWIRE_TRY(bitwire::serialize_bits(run_, u32, 32));
+          BITWIRE_TRY(bitwire::serialize_bits(run_, u64, 64));
+          BITWIRE_TRY(bitwire::serialize_int(run_, ranged, std::int8_t{-100}, std::int8_t{100}));
+          BITWIRE_TRY(bitwire::serialize_int(run_, small_range, std::uint8_t{0}, std::uint8_t{12}));
+          BITWIRE_TRY(bitwire::serialize_int(run_, ranged_in_storage, std::uint16_t{0}, std::uint16_t{1000}));
+          BITWIRE_TRY(bitwire::serialize_int(run_, constant_value, std::int8_t{7}, std::int8_t{7}));
+          BITWIRE_TRY(bitwire::serialize_bits(run_, five_bits, 5));
+          BITWIRE_TRY(bitwire::serialize_signed_bits(run_, twelve_signed_bits, 12));
+          BITWIRE_TRY(bitwire::serialize_bits(run_, twenty_bits_in_uint32, 20));
+          BITWIRE_TRY(bitwire::serialize_float(run_, raw_float));
+          BITWIRE_TRY(bitwire::serialize_double(run_, raw_double));
+          BITWIRE_TRY(bitwire::serialize_compressed_float(run_, compressed, bitwire::compressed_float_constant(-1e+03f, 1e+03f, 0.01f)));
+          BITWIRE_TRY(bitwire::serialize_compressed_float(run_, compressed_from_constants, bitwire::compressed_float_constant(0.0f, 512.0f, 1.0f)));
+          BITWIRE_TRY(bitwire::serialize_fixed<8>(run_, q8, -128, 127));
+          BITWIRE_TRY(run_.finish());
+          in_run_ = true;
+        }
+      }
+      if (!in_run_) {
+        BITWIRE_TRY(bitwire::serialize_bool(stream_, flag));
+        BITWIRE_TRY(bitwire::serialize_signed_bits(stream_, i8, 8));
+        BITWIRE_TRY(bitwire::serialize_signed_bits(stream_, i16, 16));
+        BITWIRE_TRY(bitwire::serialize_signed_bits(stream_, i32, 32));
+        BITWIRE_TRY(bitwire::serialize_signed_bits(stream_, i64, 64));
+        BITWIRE_TRY(bitwire::serialize_bits(stream_, u8, 8));
+        BITWIRE_TRY(bitwire::serialize_bits(stream_, u16, 16));
+        BITWIRE_TRY(bitwire::serialize_bits(stream_, u32, 32));
+        BITWIRE_TRY(bitwire::serialize_bits(stream_, u64, 64));
+        BITWIRE_TRY(bitwire::serialize_int(stream_, ranged, std::int8_t{-100}, std::int8_t{100}));
+        BITWIRE_TRY(bitwire::serialize_int(stream_, small_range, std::uint8_t{0}, std::uint8_t{12}));
+        BITWIRE_TRY(bitwire::serialize_int(stream_, ranged_in_storage, std::uint16_t{0}, std::uint16_t{1000}));
+        BITWIRE_TRY(bitwire::serialize_int(stream_, constant_value, std::int8_t{7}, std::int8_t{7}));
+        BITWIRE_TRY(bitwire::serialize_bits(stream_, five_bits, 5));
+        BITWIRE_TRY(bitwire::serialize_signed_bits(stream_, twelve_signed_bits, 12));
+        BITWIRE_TRY(bitwire::serialize_bits(stream_, twenty_bits_in_uint32, 20));
+        BITWIRE_TRY(bitwire::serialize_float(stream_, raw_float));
+        BITWIRE_TRY(bitwire::serialize_double(stream_, raw_double));
+        BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, compressed, bitwire::compressed_float_constant(-1e+03f, 1e+03f, 0.01f)));
+        BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, compressed_from_constants, bitwire::compressed_float_constant(0.0f, 512.0f, 1.0f)));
+        BITWIRE_TRY(bitwire::serialize_fixed<8>(stream_, q8, -128, 127));
+      }
+    }
+    if constexpr (Stream_::kIsMeasuring) {
+      stream_.add_bits(256);
+    } else {
+      // 2 fields, 256 bits: on a ReadStream one bounds check, then every field at a constant offset.
+      bool in_run_ = false;
+      if constexpr (bitwire::kReadsRuns<Stream_>) {
+        bitwire::ReadRun<256> run_(stream_);
+        if (run_.load()) [[likely]] {
+          BITWIRE_TRY(bitwire::serialize_raw128(run_, wide_signed));
+          BITWIRE_TRY(bitwire::serialize_raw128(run_, wide_unsigned));
+          BITWIRE_TRY(run_.finish());
+          in_run_ = true;
+        }
+      }
+      if (!in_run_) {
+        BITWIRE_TRY(bitwire::serialize_raw128(stream_, wide_signed));
+        BITWIRE_TRY(bitwire::serialize_raw128(stream_, wide_unsigned));
+      }
+    }
     BITWIRE_TRY(bitwire::serialize_string(stream_, name.buffer(), name.kBufferSize));
     {
       auto length_ = static_cast<std::uint32_t>(blob.size());
@@ -246,17 +299,44 @@ struct Scalars {
       if constexpr (Stream_::kIsReading) blob.resize(length_);
       BITWIRE_TRY(bitwire::serialize_bytes(stream_, blob.data(), blob.size()));
     }
-    BITWIRE_TRY(bitwire::serialize_enum(stream_, mode, static_cast<Mode>(std::uint8_t{0}), static_cast<Mode>(std::uint8_t{11})));
-    BITWIRE_TRY(bitwire::serialize_enum_member(stream_, to_string(mode) != nullptr, 4));
-    BITWIRE_TRY(bitwire::serialize_enum(stream_, offset, static_cast<Offset>(std::int8_t{-2}), static_cast<Offset>(std::int8_t{2})));
-    BITWIRE_TRY(bitwire::serialize_enum_member(stream_, to_string(offset) != nullptr, 3));
-    BITWIRE_TRY(bitwire::serialize_enum(stream_, code, static_cast<Code>(std::uint16_t{200}), static_cast<Code>(std::uint16_t{404})));
-    BITWIRE_TRY(bitwire::serialize_enum_member(stream_, to_string(code) != nullptr, 8));
-    BITWIRE_TRY(bitwire::serialize_enum(stream_, only, static_cast<Only>(std::uint8_t{0}), static_cast<Only>(std::uint8_t{0})));
-    {
-      auto mask_ = static_cast<std::uint8_t>(toggles);
-      BITWIRE_TRY(bitwire::serialize_bits(stream_, mask_, 3));
-      if constexpr (Stream_::kIsReading) toggles = static_cast<Toggles>(mask_);
+    if constexpr (Stream_::kIsMeasuring) {
+      stream_.add_bits(18);
+    } else {
+      // 5 fields, 18 bits: on a ReadStream one bounds check, then every field at a constant offset.
+      bool in_run_ = false;
+      if constexpr (bitwire::kReadsRuns<Stream_>) {
+        bitwire::ReadRun<18> run_(stream_);
+        if (run_.load()) [[likely]] {
+          BITWIRE_TRY(bitwire::serialize_enum(run_, mode, static_cast<Mode>(std::uint8_t{0}), static_cast<Mode>(std::uint8_t{11})));
+          BITWIRE_TRY(bitwire::serialize_enum_member(run_, to_string(mode) != nullptr, 4));
+          BITWIRE_TRY(bitwire::serialize_enum(run_, offset, static_cast<Offset>(std::int8_t{-2}), static_cast<Offset>(std::int8_t{2})));
+          BITWIRE_TRY(bitwire::serialize_enum_member(run_, to_string(offset) != nullptr, 3));
+          BITWIRE_TRY(bitwire::serialize_enum(run_, code, static_cast<Code>(std::uint16_t{200}), static_cast<Code>(std::uint16_t{404})));
+          BITWIRE_TRY(bitwire::serialize_enum_member(run_, to_string(code) != nullptr, 8));
+          BITWIRE_TRY(bitwire::serialize_enum(run_, only, static_cast<Only>(std::uint8_t{0}), static_cast<Only>(std::uint8_t{0})));
+          {
+            auto mask_ = static_cast<std::uint8_t>(toggles);
+            BITWIRE_TRY(bitwire::serialize_bits(run_, mask_, 3));
+            if constexpr (Stream_::kIsReading) toggles = static_cast<Toggles>(mask_);
+          }
+          BITWIRE_TRY(run_.finish());
+          in_run_ = true;
+        }
+      }
+      if (!in_run_) {
+        BITWIRE_TRY(bitwire::serialize_enum(stream_, mode, static_cast<Mode>(std::uint8_t{0}), static_cast<Mode>(std::uint8_t{11})));
+        BITWIRE_TRY(bitwire::serialize_enum_member(stream_, to_string(mode) != nullptr, 4));
+        BITWIRE_TRY(bitwire::serialize_enum(stream_, offset, static_cast<Offset>(std::int8_t{-2}), static_cast<Offset>(std::int8_t{2})));
+        BITWIRE_TRY(bitwire::serialize_enum_member(stream_, to_string(offset) != nullptr, 3));
+        BITWIRE_TRY(bitwire::serialize_enum(stream_, code, static_cast<Code>(std::uint16_t{200}), static_cast<Code>(std::uint16_t{404})));
+        BITWIRE_TRY(bitwire::serialize_enum_member(stream_, to_string(code) != nullptr, 8));
+        BITWIRE_TRY(bitwire::serialize_enum(stream_, only, static_cast<Only>(std::uint8_t{0}), static_cast<Only>(std::uint8_t{0})));
+        {
+          auto mask_ = static_cast<std::uint8_t>(toggles);
+          BITWIRE_TRY(bitwire::serialize_bits(stream_, mask_, 3));
+          if constexpr (Stream_::kIsReading) toggles = static_cast<Toggles>(mask_);
+        }
+      }
     }
     return true;
   }
@@ -407,7 +487,23 @@ struct Shapes {
 
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
-    BITWIRE_TRY(bitwire::serialize_byte_array(stream_, fixed_array.data(), fixed_array.size()));
+    if constexpr (Stream_::kIsMeasuring) {
+      stream_.add_bits(32);
+    } else {
+      // 1 fields, 32 bits: on a ReadStream one bounds check, then every field at a constant offset.
+      bool in_run_ = false;
+      if constexpr (bitwire::kReadsRuns<Stream_>) {
+        bitwire::ReadRun<32> run_(stream_);
+        if (run_.load()) [[likely]] {
+          BITWIRE_TRY(bitwire::serialize_byte_array(run_, fixed_array.data(), fixed_array.size()));
+          BITWIRE_TRY(run_.finish());
+          in_run_ = true;
+        }
+      }
+      if (!in_run_) {
+        BITWIRE_TRY(bitwire::serialize_byte_array(stream_, fixed_array.data(), fixed_array.size()));
+      }
+    }
     {
       auto count_ = static_cast<std::uint32_t>(variable_array.size());
       BITWIRE_TRY(bitwire::serialize_count(stream_, count_, 0u, 12u));
@@ -501,7 +597,23 @@ struct Shapes {
       maybe_list = bitwire::FixedVector<std::uint16_t, 4>{};
     }
     BITWIRE_TRY(nested.serialize(stream_));
-    BITWIRE_TRY(last_ping.serialize(stream_));
+    if constexpr (Stream_::kIsMeasuring) {
+      stream_.add_bits(32);
+    } else {
+      // 1 fields, 32 bits: on a ReadStream one bounds check, then every field at a constant offset.
+      bool in_run_ = false;
+      if constexpr (bitwire::kReadsRuns<Stream_>) {
+        bitwire::ReadRun<32> run_(stream_);
+        if (run_.load()) [[likely]] {
+          BITWIRE_TRY(last_ping.serialize(run_));
+          BITWIRE_TRY(run_.finish());
+          in_run_ = true;
+        }
+      }
+      if (!in_run_) {
+        BITWIRE_TRY(last_ping.serialize(stream_));
+      }
+    }
     return true;
   }
 
@@ -568,9 +680,27 @@ struct Conditions {
 
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
-    BITWIRE_TRY(bitwire::serialize_bool(stream_, moving));
-    BITWIRE_TRY(bitwire::serialize_enum(stream_, mode, static_cast<Mode>(std::uint8_t{0}), static_cast<Mode>(std::uint8_t{11})));
-    BITWIRE_TRY(bitwire::serialize_enum_member(stream_, to_string(mode) != nullptr, 4));
+    if constexpr (Stream_::kIsMeasuring) {
+      stream_.add_bits(5);
+    } else {
+      // 2 fields, 5 bits: on a ReadStream one bounds check, then every field at a constant offset.
+      bool in_run_ = false;
+      if constexpr (bitwire::kReadsRuns<Stream_>) {
+        bitwire::ReadRun<5> run_(stream_);
+        if (run_.load()) [[likely]] {
+          BITWIRE_TRY(bitwire::serialize_bool(run_, moving));
+          BITWIRE_TRY(bitwire::serialize_enum(run_, mode, static_cast<Mode>(std::uint8_t{0}), static_cast<Mode>(std::uint8_t{11})));
+          BITWIRE_TRY(bitwire::serialize_enum_member(run_, to_string(mode) != nullptr, 4));
+          BITWIRE_TRY(run_.finish());
+          in_run_ = true;
+        }
+      }
+      if (!in_run_) {
+        BITWIRE_TRY(bitwire::serialize_bool(stream_, moving));
+        BITWIRE_TRY(bitwire::serialize_enum(stream_, mode, static_cast<Mode>(std::uint8_t{0}), static_cast<Mode>(std::uint8_t{11})));
+        BITWIRE_TRY(bitwire::serialize_enum_member(stream_, to_string(mode) != nullptr, 4));
+      }
+    }
     if constexpr (Stream_::kIsReading) {
       // Every field under this if starts at its initial value; the side taken reads over its own.
       velocity = ::common::Velocity{};
@@ -579,8 +709,25 @@ struct Conditions {
       rest_ticks = std::uint16_t{};
     }
     if (moving) {
-      BITWIRE_TRY(velocity.serialize(stream_));
-      BITWIRE_TRY(bitwire::serialize_bool(stream_, boosted));
+      if constexpr (Stream_::kIsMeasuring) {
+        stream_.add_bits(37);
+      } else {
+        // 2 fields, 37 bits: on a ReadStream one bounds check, then every field at a constant offset.
+        bool in_run_ = false;
+        if constexpr (bitwire::kReadsRuns<Stream_>) {
+          bitwire::ReadRun<37> run_(stream_);
+          if (run_.load()) [[likely]] {
+            BITWIRE_TRY(velocity.serialize(run_));
+            BITWIRE_TRY(bitwire::serialize_bool(run_, boosted));
+            BITWIRE_TRY(run_.finish());
+            in_run_ = true;
+          }
+        }
+        if (!in_run_) {
+          BITWIRE_TRY(velocity.serialize(stream_));
+          BITWIRE_TRY(bitwire::serialize_bool(stream_, boosted));
+        }
+      }
       if (boosted) {
         BITWIRE_TRY(bitwire::serialize_bits(stream_, boost, 8));
       }

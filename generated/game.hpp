@@ -213,17 +213,53 @@ struct EntityState {
 
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
-    BITWIRE_TRY(bitwire::serialize_int(stream_, id, std::uint8_t{0}, std::uint8_t{63}));
-    BITWIRE_TRY(bitwire::serialize_enum(stream_, kind, static_cast<EntityKind>(std::uint8_t{0}), static_cast<EntityKind>(std::uint8_t{3})));
-    BITWIRE_TRY(position.serialize(stream_));
-    BITWIRE_TRY(orientation.serialize(stream_));
-    BITWIRE_TRY(bitwire::serialize_bool(stream_, at_rest));
+    if constexpr (Stream_::kIsMeasuring) {
+      stream_.add_bits(86);
+    } else {
+      // 5 fields, 86 bits: on a ReadStream one bounds check, then every field at a constant offset.
+      bool in_run_ = false;
+      if constexpr (bitwire::kReadsRuns<Stream_>) {
+        bitwire::ReadRun<86> run_(stream_);
+        if (run_.load()) [[likely]] {
+          BITWIRE_TRY(bitwire::serialize_int(run_, id, std::uint8_t{0}, std::uint8_t{63}));
+          BITWIRE_TRY(bitwire::serialize_enum(run_, kind, static_cast<EntityKind>(std::uint8_t{0}), static_cast<EntityKind>(std::uint8_t{3})));
+          BITWIRE_TRY(position.serialize(run_));
+          BITWIRE_TRY(orientation.serialize(run_));
+          BITWIRE_TRY(bitwire::serialize_bool(run_, at_rest));
+          BITWIRE_TRY(run_.finish());
+          in_run_ = true;
+        }
+      }
+      if (!in_run_) {
+        BITWIRE_TRY(bitwire::serialize_int(stream_, id, std::uint8_t{0}, std::uint8_t{63}));
+        BITWIRE_TRY(bitwire::serialize_enum(stream_, kind, static_cast<EntityKind>(std::uint8_t{0}), static_cast<EntityKind>(std::uint8_t{3})));
+        BITWIRE_TRY(position.serialize(stream_));
+        BITWIRE_TRY(orientation.serialize(stream_));
+        BITWIRE_TRY(bitwire::serialize_bool(stream_, at_rest));
+      }
+    }
     if constexpr (Stream_::kIsReading) {
       // Every field under this if starts at its initial value; the side taken reads over its own.
       velocity = ::common::Velocity{};
     }
     if (!at_rest) {
-      BITWIRE_TRY(velocity.serialize(stream_));
+      if constexpr (Stream_::kIsMeasuring) {
+        stream_.add_bits(36);
+      } else {
+        // 1 fields, 36 bits: on a ReadStream one bounds check, then every field at a constant offset.
+        bool in_run_ = false;
+        if constexpr (bitwire::kReadsRuns<Stream_>) {
+          bitwire::ReadRun<36> run_(stream_);
+          if (run_.load()) [[likely]] {
+            BITWIRE_TRY(velocity.serialize(run_));
+            BITWIRE_TRY(run_.finish());
+            in_run_ = true;
+          }
+        }
+        if (!in_run_) {
+          BITWIRE_TRY(velocity.serialize(stream_));
+        }
+      }
     }
     if constexpr (Stream_::kIsReading) {
       // Every field under this if starts at its initial value; the side taken reads over its own.
@@ -234,12 +270,47 @@ struct EntityState {
       occupants = std::uint8_t{};
     }
     if (kind == EntityKind::Player) {
-      BITWIRE_TRY(bitwire::serialize_int(stream_, health, std::int8_t{0}, std::int8_t{100}));
-      BITWIRE_TRY(bitwire::serialize_enum(stream_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
-      BITWIRE_TRY(bitwire::serialize_int(stream_, clips, std::uint8_t{0}, std::uint8_t{7}));
+      if constexpr (Stream_::kIsMeasuring) {
+        stream_.add_bits(13);
+      } else {
+        // 3 fields, 13 bits: on a ReadStream one bounds check, then every field at a constant offset.
+        bool in_run_ = false;
+        if constexpr (bitwire::kReadsRuns<Stream_>) {
+          bitwire::ReadRun<13> run_(stream_);
+          if (run_.load()) [[likely]] {
+            BITWIRE_TRY(bitwire::serialize_int(run_, health, std::int8_t{0}, std::int8_t{100}));
+            BITWIRE_TRY(bitwire::serialize_enum(run_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
+            BITWIRE_TRY(bitwire::serialize_int(run_, clips, std::uint8_t{0}, std::uint8_t{7}));
+            BITWIRE_TRY(run_.finish());
+            in_run_ = true;
+          }
+        }
+        if (!in_run_) {
+          BITWIRE_TRY(bitwire::serialize_int(stream_, health, std::int8_t{0}, std::int8_t{100}));
+          BITWIRE_TRY(bitwire::serialize_enum(stream_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
+          BITWIRE_TRY(bitwire::serialize_int(stream_, clips, std::uint8_t{0}, std::uint8_t{7}));
+        }
+      }
     } else if (kind == EntityKind::Vehicle) {
-      BITWIRE_TRY(bitwire::serialize_int(stream_, fuel, std::int8_t{0}, std::int8_t{100}));
-      BITWIRE_TRY(bitwire::serialize_int(stream_, occupants, std::uint8_t{0}, std::uint8_t{3}));
+      if constexpr (Stream_::kIsMeasuring) {
+        stream_.add_bits(9);
+      } else {
+        // 2 fields, 9 bits: on a ReadStream one bounds check, then every field at a constant offset.
+        bool in_run_ = false;
+        if constexpr (bitwire::kReadsRuns<Stream_>) {
+          bitwire::ReadRun<9> run_(stream_);
+          if (run_.load()) [[likely]] {
+            BITWIRE_TRY(bitwire::serialize_int(run_, fuel, std::int8_t{0}, std::int8_t{100}));
+            BITWIRE_TRY(bitwire::serialize_int(run_, occupants, std::uint8_t{0}, std::uint8_t{3}));
+            BITWIRE_TRY(run_.finish());
+            in_run_ = true;
+          }
+        }
+        if (!in_run_) {
+          BITWIRE_TRY(bitwire::serialize_int(stream_, fuel, std::int8_t{0}, std::int8_t{100}));
+          BITWIRE_TRY(bitwire::serialize_int(stream_, occupants, std::uint8_t{0}, std::uint8_t{3}));
+        }
+      }
     }
     return true;
   }
@@ -305,8 +376,25 @@ struct GameEvent {
 
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
-    BITWIRE_TRY(bitwire::serialize_enum(stream_, kind, static_cast<EventKind>(std::uint8_t{0}), static_cast<EventKind>(std::uint8_t{3})));
-    BITWIRE_TRY(bitwire::serialize_int(stream_, subject, std::uint8_t{0}, std::uint8_t{63}));
+    if constexpr (Stream_::kIsMeasuring) {
+      stream_.add_bits(8);
+    } else {
+      // 2 fields, 8 bits: on a ReadStream one bounds check, then every field at a constant offset.
+      bool in_run_ = false;
+      if constexpr (bitwire::kReadsRuns<Stream_>) {
+        bitwire::ReadRun<8> run_(stream_);
+        if (run_.load()) [[likely]] {
+          BITWIRE_TRY(bitwire::serialize_enum(run_, kind, static_cast<EventKind>(std::uint8_t{0}), static_cast<EventKind>(std::uint8_t{3})));
+          BITWIRE_TRY(bitwire::serialize_int(run_, subject, std::uint8_t{0}, std::uint8_t{63}));
+          BITWIRE_TRY(run_.finish());
+          in_run_ = true;
+        }
+      }
+      if (!in_run_) {
+        BITWIRE_TRY(bitwire::serialize_enum(stream_, kind, static_cast<EventKind>(std::uint8_t{0}), static_cast<EventKind>(std::uint8_t{3})));
+        BITWIRE_TRY(bitwire::serialize_int(stream_, subject, std::uint8_t{0}, std::uint8_t{63}));
+      }
+    }
     if constexpr (Stream_::kIsReading) {
       // Every field under this if starts at its initial value; the side taken reads over its own.
       attacker = std::uint8_t{};
@@ -316,13 +404,63 @@ struct GameEvent {
       where = ::common::Position{};
     }
     if (kind == EventKind::Hit) {
-      BITWIRE_TRY(bitwire::serialize_int(stream_, attacker, std::uint8_t{0}, std::uint8_t{63}));
-      BITWIRE_TRY(bitwire::serialize_int(stream_, damage, std::int16_t{1}, std::int16_t{250}));
+      if constexpr (Stream_::kIsMeasuring) {
+        stream_.add_bits(14);
+      } else {
+        // 2 fields, 14 bits: on a ReadStream one bounds check, then every field at a constant offset.
+        bool in_run_ = false;
+        if constexpr (bitwire::kReadsRuns<Stream_>) {
+          bitwire::ReadRun<14> run_(stream_);
+          if (run_.load()) [[likely]] {
+            BITWIRE_TRY(bitwire::serialize_int(run_, attacker, std::uint8_t{0}, std::uint8_t{63}));
+            BITWIRE_TRY(bitwire::serialize_int(run_, damage, std::int16_t{1}, std::int16_t{250}));
+            BITWIRE_TRY(run_.finish());
+            in_run_ = true;
+          }
+        }
+        if (!in_run_) {
+          BITWIRE_TRY(bitwire::serialize_int(stream_, attacker, std::uint8_t{0}, std::uint8_t{63}));
+          BITWIRE_TRY(bitwire::serialize_int(stream_, damage, std::int16_t{1}, std::int16_t{250}));
+        }
+      }
     } else if (kind == EventKind::Death) {
-      BITWIRE_TRY(bitwire::serialize_int(stream_, killer, std::uint8_t{0}, std::uint8_t{63}));
-      BITWIRE_TRY(bitwire::serialize_enum(stream_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
+      if constexpr (Stream_::kIsMeasuring) {
+        stream_.add_bits(9);
+      } else {
+        // 2 fields, 9 bits: on a ReadStream one bounds check, then every field at a constant offset.
+        bool in_run_ = false;
+        if constexpr (bitwire::kReadsRuns<Stream_>) {
+          bitwire::ReadRun<9> run_(stream_);
+          if (run_.load()) [[likely]] {
+            BITWIRE_TRY(bitwire::serialize_int(run_, killer, std::uint8_t{0}, std::uint8_t{63}));
+            BITWIRE_TRY(bitwire::serialize_enum(run_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
+            BITWIRE_TRY(run_.finish());
+            in_run_ = true;
+          }
+        }
+        if (!in_run_) {
+          BITWIRE_TRY(bitwire::serialize_int(stream_, killer, std::uint8_t{0}, std::uint8_t{63}));
+          BITWIRE_TRY(bitwire::serialize_enum(stream_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
+        }
+      }
     } else {
-      BITWIRE_TRY(where.serialize(stream_));
+      if constexpr (Stream_::kIsMeasuring) {
+        stream_.add_bits(45);
+      } else {
+        // 1 fields, 45 bits: on a ReadStream one bounds check, then every field at a constant offset.
+        bool in_run_ = false;
+        if constexpr (bitwire::kReadsRuns<Stream_>) {
+          bitwire::ReadRun<45> run_(stream_);
+          if (run_.load()) [[likely]] {
+            BITWIRE_TRY(where.serialize(run_));
+            BITWIRE_TRY(run_.finish());
+            in_run_ = true;
+          }
+        }
+        if (!in_run_) {
+          BITWIRE_TRY(where.serialize(stream_));
+        }
+      }
     }
     return true;
   }
@@ -384,14 +522,37 @@ struct PlayerInput {
 
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
-    BITWIRE_TRY(bitwire::serialize_bits(stream_, tick, 32));
-    {
-      auto mask_ = static_cast<std::uint16_t>(buttons);
-      BITWIRE_TRY(bitwire::serialize_bits(stream_, mask_, 10));
-      if constexpr (Stream_::kIsReading) buttons = static_cast<InputButtons>(mask_);
+    if constexpr (Stream_::kIsMeasuring) {
+      stream_.add_bits(73);
+    } else {
+      // 4 fields, 73 bits: on a ReadStream one bounds check, then every field at a constant offset.
+      bool in_run_ = false;
+      if constexpr (bitwire::kReadsRuns<Stream_>) {
+        bitwire::ReadRun<73> run_(stream_);
+        if (run_.load()) [[likely]] {
+          BITWIRE_TRY(bitwire::serialize_bits(run_, tick, 32));
+          {
+            auto mask_ = static_cast<std::uint16_t>(buttons);
+            BITWIRE_TRY(bitwire::serialize_bits(run_, mask_, 10));
+            if constexpr (Stream_::kIsReading) buttons = static_cast<InputButtons>(mask_);
+          }
+          BITWIRE_TRY(bitwire::serialize_compressed_float(run_, yaw, bitwire::compressed_float_constant(-1.8e+02f, 1.8e+02f, 0.01f)));
+          BITWIRE_TRY(bitwire::serialize_compressed_float(run_, pitch, bitwire::compressed_float_constant(-9e+01f, 9e+01f, 0.01f)));
+          BITWIRE_TRY(run_.finish());
+          in_run_ = true;
+        }
+      }
+      if (!in_run_) {
+        BITWIRE_TRY(bitwire::serialize_bits(stream_, tick, 32));
+        {
+          auto mask_ = static_cast<std::uint16_t>(buttons);
+          BITWIRE_TRY(bitwire::serialize_bits(stream_, mask_, 10));
+          if constexpr (Stream_::kIsReading) buttons = static_cast<InputButtons>(mask_);
+        }
+        BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, yaw, bitwire::compressed_float_constant(-1.8e+02f, 1.8e+02f, 0.01f)));
+        BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, pitch, bitwire::compressed_float_constant(-9e+01f, 9e+01f, 0.01f)));
+      }
     }
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, yaw, bitwire::compressed_float_constant(-1.8e+02f, 1.8e+02f, 0.01f)));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, pitch, bitwire::compressed_float_constant(-9e+01f, 9e+01f, 0.01f)));
     BITWIRE_TRY(bitwire::serialize_bool(stream_, has_switch_to));
     if (has_switch_to) {
       BITWIRE_TRY(bitwire::serialize_enum(stream_, switch_to, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
@@ -449,8 +610,25 @@ struct Snapshot {
 
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
-    BITWIRE_TRY(bitwire::serialize_bits(stream_, tick, 32));
-    BITWIRE_TRY(bitwire::serialize_bits(stream_, last_input_tick, 32));
+    if constexpr (Stream_::kIsMeasuring) {
+      stream_.add_bits(64);
+    } else {
+      // 2 fields, 64 bits: on a ReadStream one bounds check, then every field at a constant offset.
+      bool in_run_ = false;
+      if constexpr (bitwire::kReadsRuns<Stream_>) {
+        bitwire::ReadRun<64> run_(stream_);
+        if (run_.load()) [[likely]] {
+          BITWIRE_TRY(bitwire::serialize_bits(run_, tick, 32));
+          BITWIRE_TRY(bitwire::serialize_bits(run_, last_input_tick, 32));
+          BITWIRE_TRY(run_.finish());
+          in_run_ = true;
+        }
+      }
+      if (!in_run_) {
+        BITWIRE_TRY(bitwire::serialize_bits(stream_, tick, 32));
+        BITWIRE_TRY(bitwire::serialize_bits(stream_, last_input_tick, 32));
+      }
+    }
     {
       auto count_ = static_cast<std::uint32_t>(entities.size());
       BITWIRE_TRY(bitwire::serialize_count(stream_, count_, 0u, 64u));
@@ -627,8 +805,25 @@ struct Chat {
 
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
-    BITWIRE_TRY(bitwire::serialize_int(stream_, sender, std::uint8_t{0}, std::uint8_t{63}));
-    BITWIRE_TRY(bitwire::serialize_enum(stream_, channel, static_cast<ChatChannel>(std::uint8_t{0}), static_cast<ChatChannel>(std::uint8_t{2})));
+    if constexpr (Stream_::kIsMeasuring) {
+      stream_.add_bits(8);
+    } else {
+      // 2 fields, 8 bits: on a ReadStream one bounds check, then every field at a constant offset.
+      bool in_run_ = false;
+      if constexpr (bitwire::kReadsRuns<Stream_>) {
+        bitwire::ReadRun<8> run_(stream_);
+        if (run_.load()) [[likely]] {
+          BITWIRE_TRY(bitwire::serialize_int(run_, sender, std::uint8_t{0}, std::uint8_t{63}));
+          BITWIRE_TRY(bitwire::serialize_enum(run_, channel, static_cast<ChatChannel>(std::uint8_t{0}), static_cast<ChatChannel>(std::uint8_t{2})));
+          BITWIRE_TRY(run_.finish());
+          in_run_ = true;
+        }
+      }
+      if (!in_run_) {
+        BITWIRE_TRY(bitwire::serialize_int(stream_, sender, std::uint8_t{0}, std::uint8_t{63}));
+        BITWIRE_TRY(bitwire::serialize_enum(stream_, channel, static_cast<ChatChannel>(std::uint8_t{0}), static_cast<ChatChannel>(std::uint8_t{2})));
+      }
+    }
     if constexpr (Stream_::kIsReading) {
       // Every field under this if starts at its initial value; the side taken reads over its own.
       recipient = std::uint8_t{};
@@ -690,8 +885,25 @@ struct LevelLoad {
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     BITWIRE_TRY(bitwire::serialize_string(stream_, level.buffer(), level.kBufferSize));
-    BITWIRE_TRY(bitwire::serialize_bits(stream_, checksum, 32));
-    BITWIRE_TRY(bitwire::serialize_int(stream_, max_players, std::uint8_t{1}, std::uint8_t{64}));
+    if constexpr (Stream_::kIsMeasuring) {
+      stream_.add_bits(38);
+    } else {
+      // 2 fields, 38 bits: on a ReadStream one bounds check, then every field at a constant offset.
+      bool in_run_ = false;
+      if constexpr (bitwire::kReadsRuns<Stream_>) {
+        bitwire::ReadRun<38> run_(stream_);
+        if (run_.load()) [[likely]] {
+          BITWIRE_TRY(bitwire::serialize_bits(run_, checksum, 32));
+          BITWIRE_TRY(bitwire::serialize_int(run_, max_players, std::uint8_t{1}, std::uint8_t{64}));
+          BITWIRE_TRY(run_.finish());
+          in_run_ = true;
+        }
+      }
+      if (!in_run_) {
+        BITWIRE_TRY(bitwire::serialize_bits(stream_, checksum, 32));
+        BITWIRE_TRY(bitwire::serialize_int(stream_, max_players, std::uint8_t{1}, std::uint8_t{64}));
+      }
+    }
     {
       auto count_ = static_cast<std::uint32_t>(player_names.size());
       BITWIRE_TRY(bitwire::serialize_count(stream_, count_, 0u, 8u));

@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "bitwire/bits.hpp"
+#include "bitwire/read_run.hpp"
+#include "bitwire/stream.hpp"
 #include "support/seed.hpp"
 
 namespace bitwire::test {
@@ -518,6 +520,98 @@ TEST(BitWriterBounds, FillsItsSpanExactlyAndNothingBeyond) {
       EXPECT_EQ(to_vector(span), reference.bytes());
     }
   }
+}
+
+
+// ---- ReadRun: a run of fixed-width fields read from one bounds check ----
+
+// Field widths (each in [1, 64]) that add up to `total`, drawn from `state`.
+std::vector<int> run_widths(size_t total, uint64_t& state) {
+  std::vector<int> widths;
+  for (size_t left = total; left > 0;) {
+    const int bits = static_cast<int>(std::min<size_t>(1 + splitmix64(state) % 64, left));
+    widths.push_back(bits);
+    left -= static_cast<size_t>(bits);
+  }
+  return widths;
+}
+
+// From every start bit of `span`: a ReadRun<kBits> loads exactly when the run lies inside a span of at
+// least 8 bytes; then every field equals what a field-by-field read returns and
+// finish() leaves the cursor where that read does. When it does not load, nothing is consumed.
+template <size_t kBits>
+void check_run_everywhere(std::span<const std::byte> span, uint64_t& state) {
+  for (size_t start = 0; start <= span.size() * 8; ++start) {
+    const std::vector<int> widths = run_widths(kBits, state);
+    ReadStream stream(span);
+    ReadStream reference(span);
+    uint64_t skipped = 0;
+    for (size_t left = start; left > 0;) {
+      const int bits = static_cast<int>(std::min<size_t>(64, left));
+      ASSERT_TRUE(stream.read_bits(skipped, bits));
+      ASSERT_TRUE(reference.read_bits(skipped, bits));
+      left -= static_cast<size_t>(bits);
+    }
+    ReadRun<kBits> run(stream);
+    const bool fits = start + kBits <= span.size() * 8 && span.size() >= 8;
+    ASSERT_EQ(run.load(), fits) << "start " << start;
+    if (!fits) {
+      EXPECT_EQ(stream.bits_processed(), start);
+      EXPECT_FALSE(stream.failed());
+      continue;
+    }
+    for (const int bits : widths) {
+      uint64_t got = ~uint64_t{0};
+      uint64_t want = 0;
+      ASSERT_EQ(run.bits_processed(), reference.bits_processed());
+      ASSERT_TRUE(run.read_bits(got, bits));
+      ASSERT_TRUE(reference.read_bits(want, bits));
+      ASSERT_EQ(got, want) << "start " << start << ", " << bits << " bits at " << reference.bits_processed() - bits;
+    }
+    ASSERT_TRUE(run.finish());
+    EXPECT_EQ(stream.bits_processed(), start + kBits);
+    EXPECT_FALSE(stream.failed());
+  }
+}
+
+template <size_t... kRuns>
+void check_runs(std::span<const std::byte> span, uint64_t& state) {
+  (check_run_everywhere<kRuns>(span, state), ...);
+}
+
+TEST(ReadRun, MatchesFieldByFieldReadsFromEveryStartBitAgainstInaccessiblePages) {
+  BITWIRE_SEEDED_TEST_SEED(0xB175'0010);
+  uint64_t state = seed;
+  GuardedPages pages(64);
+  ASSERT_TRUE(pages.ok());
+  // Run lengths around the 56-bit chunk boundaries and the generated code's 448-bit limit.
+  for (size_t size = 0; size <= 64; size += (size < 20 ? 1 : 11)) {
+    SCOPED_TRACE("span of " + std::to_string(size) + " bytes");
+    for (const std::span<std::byte> span : {pages.at_end(size), pages.at_start(size)}) {
+      for (std::byte& b : span) b = static_cast<std::byte>(splitmix64(state));
+      ASSERT_NO_FATAL_FAILURE((check_runs<1, 7, 56, 57, 64, 110, 112, 113, 249, 448>(span, state)));
+    }
+  }
+}
+
+TEST(ReadRun, AFailedCheckLatchesTheStreamWhereAFieldByFieldReadWould) {
+  const std::array<std::byte, 16> bytes{std::byte{0xFF}, std::byte{0x12}, std::byte{0x34}};
+  ReadStream stream(bytes);
+  ReadRun<24> run(stream);
+  ASSERT_TRUE(run.load());
+  uint64_t value = 0;
+  ASSERT_TRUE(run.read_bits(value, 8));
+  EXPECT_EQ(value, 0xFFu);
+  // A checked value refused after its 8 bits were read, as serialize_int refuses an offset out of range.
+  EXPECT_FALSE(run.fail_at(ReadError::kValueOutOfRange, run.bits_processed() - 8));
+  EXPECT_TRUE(stream.failed());
+  EXPECT_EQ(stream.error(), ReadError::kValueOutOfRange);
+  EXPECT_EQ(stream.error_bit(), 0u);
+  EXPECT_EQ(stream.bits_processed(), 8u);
+  EXPECT_FALSE(stream.read_bits(value, 1));  // latched
+  // A failed stream never loads a run.
+  ReadRun<8> after(stream);
+  EXPECT_FALSE(after.load());
 }
 
 }  // namespace

@@ -418,6 +418,50 @@ TEST(RefuseString, InteriorNul) {
       ReadError::kInteriorNul, 8);
 }
 
+// The eight-bytes-at-a-time ASCII path hands over to the exact check wherever the first other byte sits:
+// one sequence at every position of an ASCII run, in exactly sized heap blocks (ASan sees any load past).
+TEST(RefuseString, Utf8WordPathHandsOverAtEveryPosition) {
+  struct Case {
+    Bytes sequence;
+    Utf8Status status;
+  };
+  const Case cases[] = {
+      {{0x00}, Utf8Status::kHasNul},
+      {{0xFF}, Utf8Status::kInvalid},
+      {{0xC3, 0xA9}, Utf8Status::kValid},
+      {{0xF0, 0x9F, 0x98, 0x80}, Utf8Status::kValid},
+      {{0xED, 0xA0, 0x80}, Utf8Status::kInvalid},
+      {{0xE2, 0x82}, Utf8Status::kInvalid},  // truncated where the block ends
+      {{0x7F}, Utf8Status::kValid},
+  };
+  for (const Case& c : cases) {
+    for (size_t before = 0; before <= 24; ++before) {
+      for (size_t after = 0; after <= 17; ++after) {
+        if (c.sequence.size() == 2 && c.sequence[0] == 0xE2 && after != 0) continue;  // truncated only at the end
+        const size_t size = before + c.sequence.size() + after;
+        const std::unique_ptr<unsigned char[]> block(new unsigned char[size]);
+        for (size_t i = 0; i < size; ++i) block[i] = static_cast<unsigned char>('a' + i % 26);
+        std::memcpy(block.get() + before, c.sequence.data(), c.sequence.size());
+        ASSERT_EQ(check_utf8(block.get(), size), c.status) << before << " ASCII bytes before, " << after << " after";
+      }
+    }
+  }
+}
+
+// The writer's length scan (eight bytes at a time) finds the first NUL at every position, or the buffer's
+// size when there is none, without loading past the buffer.
+TEST(RefuseString, BoundedLengthFindsTheFirstNulAtEveryPosition) {
+  for (size_t size = 0; size <= 40; ++size) {
+    for (size_t nul = 0; nul <= size; ++nul) {
+      const std::unique_ptr<char[]> block(new char[size == 0 ? 1 : size]);
+      for (size_t i = 0; i < size; ++i) block[i] = static_cast<char>(i % 2 == 0 ? 'x' : 0xE9);
+      if (nul < size) block[nul] = '\0';
+      if (nul + 3 < size) block[nul + 3] = '\0';  // a later NUL changes nothing
+      ASSERT_EQ(detail::bounded_length(block.get(), size), nul) << "size " << size;
+    }
+  }
+}
+
 TEST(RefuseString, EveryBoundaryOfWellFormedUtf8IsAccepted) {
   // The refusals above are not over-eager: the extremes of each form are read.
   const Bytes cases[] = {

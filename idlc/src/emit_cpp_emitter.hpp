@@ -57,6 +57,9 @@ class Emitter {
   void reset_field(const model::Field& field);
   std::string condition_text(const model::Struct& s, const model::Condition& c) const;
   void emit_item(const model::Struct& s, const model::Item& item);
+  void emit_items(const model::Struct& s, const std::vector<model::Item>& items, const std::vector<model::Run>& runs);
+  void emit_run(const model::Struct& s, const std::vector<model::Item>& items, const std::vector<model::RunMember>& members,
+                std::uint64_t bits);
 
   // emit_cpp_package.cpp
   void message_type_enum();

@@ -46,6 +46,29 @@ std::string hex_literal(std::uint64_t value) {
   return buffer;
 }
 
+// The widest run read through one bitwire::ReadRun: 8 chunks of 56 bits, which the compilers keep in
+// registers. A longer run is read as consecutive groups of at most this many bits.
+constexpr std::uint64_t kMaxGroupBits = 8 * 56;
+
+// `code` with every whole identifier `stream_` renamed `run_`, and '$' doubled for the printer. No schema
+// name can be `stream_` (names ending in '_' are refused), so only the generated parameter is renamed.
+std::string on_run(const std::string& code) {
+  auto is_identifier = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; };
+  const std::string from = "stream_";
+  std::string out;
+  for (std::size_t i = 0; i < code.size();) {
+    if (code.compare(i, from.size(), from) == 0 && (i == 0 || !is_identifier(code[i - 1])) &&
+        (i + from.size() == code.size() || !is_identifier(code[i + from.size()]))) {
+      out += "run_";
+      i += from.size();
+      continue;
+    }
+    if (code[i] == '$') out += '$';
+    out += code[i++];
+  }
+  return out;
+}
+
 }  // namespace
 
 // Forced inline (the runtime's inlining contract, bitwire/config.hpp): nested structs' serialize and the
@@ -61,7 +84,7 @@ void Emitter::serialize_function(const Struct& s) {
   }
   {
     Indent body(p_);
-    for (const Item& item : s.body) emit_item(s, item);
+    emit_items(s, s.body, s.runs);
     p_.print("return true;\n");
   }
   p_.print("}\n\n");
@@ -263,6 +286,82 @@ std::string Emitter::condition_text(const Struct& s, const model::Condition& c) 
   return "true";
 }
 
+// An item list with its runs of fixed-width fields grouped: a group of two or more fields (or one array or
+// struct) is read through one bitwire::ReadRun (one bounds check, constant offsets) and measured as one
+// constant.
+void Emitter::emit_items(const Struct& s, const std::vector<Item>& items, const std::vector<model::Run>& runs) {
+  std::size_t next = 0;  // the first item not printed yet
+  for (const model::Run& run : runs) {
+    // Greedy groups of at most kMaxGroupBits, in wire order.
+    std::size_t first = 0;
+    while (first < run.members.size()) {
+      std::size_t last = first;
+      std::uint64_t bits = run.members[first].bits;
+      while (last + 1 < run.members.size() && bits + run.members[last + 1].bits <= kMaxGroupBits) {
+        bits += run.members[++last].bits;
+      }
+      const Field& single = s.fields[items[run.members[first].item].field];
+      const bool several_reads = single.shape != Shape::Scalar || single.type.kind == TypeKind::Struct;
+      if (bits != 0 && (last > first || several_reads)) {
+        for (; next < run.members[first].item; ++next) emit_item(s, items[next]);
+        emit_run(s, items, {run.members.begin() + static_cast<std::ptrdiff_t>(first),
+                            run.members.begin() + static_cast<std::ptrdiff_t>(last) + 1}, bits);
+        next = run.members[last].item + 1;
+      }
+      first = last + 1;
+    }
+  }
+  for (; next < items.size(); ++next) emit_item(s, items[next]);
+}
+
+// A group of fixed-width fields: on a ReadStream through a ReadRun, on a measuring stream one constant,
+// on any other stream field by field.
+void Emitter::emit_run(const Struct& s, const std::vector<Item>& items, const std::vector<model::RunMember>& members,
+                       std::uint64_t bits) {
+  Printer outer = std::move(p_);
+  p_ = Printer();
+  for (const model::RunMember& member : members) emit_item(s, items[member.item]);
+  const std::string fields = p_.str();
+  p_ = std::move(outer);
+  const std::string count = std::to_string(bits);
+  p_.print("if constexpr (Stream_::kIsMeasuring) {\n");
+  p_.print("  stream_.add_bits($bits$);\n", {{"bits", count}});
+  p_.print("} else {\n");
+  {
+    Indent in(p_);
+    p_.print("// $n$ fields, $bits$ bits: on a ReadStream one bounds check, then every field at a constant offset.\n",
+             {{"n", std::to_string(members.size())}, {"bits", count}});
+    p_.print("bool in_run_ = false;\n");
+    p_.print("if constexpr (bitwire::kReadsRuns<Stream_>) {\n");
+    {
+      Indent in2(p_);
+      p_.print("bitwire::ReadRun<$bits$> run_(stream_);\n", {{"bits", count}});
+      p_.print("if (run_.load()) [[likely]] {\n");
+      {
+        Indent in3(p_);
+        p_.print(on_run(fields));
+        p_.print("BITWIRE_TRY(run_.finish());\n");
+        p_.print("in_run_ = true;\n");
+      }
+      p_.print("}\n");
+    }
+    p_.print("}\n");
+    p_.print("if (!in_run_) {\n");
+    {
+      Indent in2(p_);
+      // The same text on stream_ ('$' doubled for the printer the same way).
+      std::string escaped;
+      for (char c : fields) {
+        if (c == '$') escaped += '$';
+        escaped += c;
+      }
+      p_.print(escaped);
+    }
+    p_.print("}\n");
+  }
+  p_.print("}\n");
+}
+
 void Emitter::emit_item(const Struct& s, const Item& item) {
   switch (item.kind) {
     case ItemKind::Field: {
@@ -320,7 +419,7 @@ void Emitter::emit_item(const Struct& s, const Item& item) {
                  {{"cond", condition_text(s, link->condition)}});
         {
           Indent in(p_);
-          for (const Item& inner : link->then_items) emit_item(s, inner);
+          emit_items(s, link->then_items, link->then_runs);
         }
         const std::vector<Item>& rest = link->else_items;
         if (rest.size() == 1 && rest.front().kind == ItemKind::If && rest.front().resets.empty()) {
@@ -330,7 +429,7 @@ void Emitter::emit_item(const Struct& s, const Item& item) {
         if (!rest.empty()) {
           p_.print("} else {\n");
           Indent in(p_);
-          for (const Item& inner : rest) emit_item(s, inner);
+          emit_items(s, rest, link->else_runs);
         }
         break;
       }

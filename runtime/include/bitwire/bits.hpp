@@ -164,6 +164,14 @@ class BitReader {
     position_ += count * 8;
   }
 
+  // Moves the cursor over `bits` already read some other way (a ReadRun). Precondition: can_read(bits).
+  BITWIRE_FORCE_INLINE void skip(size_t bits) {
+    BITWIRE_ASSERT(can_read(bits));
+    position_ += bits;
+  }
+
+  BITWIRE_FORCE_INLINE const std::byte* data() const { return data_; }
+  BITWIRE_FORCE_INLINE size_t size_bytes() const { return size_bytes_; }
   BITWIRE_FORCE_INLINE size_t bits_read() const { return position_; }
   BITWIRE_FORCE_INLINE size_t bits_remaining() const { return total_bits_ - position_; }
   size_t total_bits() const { return total_bits_; }

@@ -27,6 +27,7 @@
 
 #include "bitwire/bits.hpp"
 #include "bitwire/config.hpp"
+#include "bitwire/read_run.hpp"
 #include "bitwire/stream.hpp"
 #include "bitwire/utf8.hpp"
 
@@ -95,8 +96,8 @@ BITWIRE_FORCE_INLINE void write_wide(Stream& stream, U value, int bits) {
   stream.write_bits(static_cast<uint64_t>(value), bits);
 }
 
-template <typename U>
-BITWIRE_FORCE_INLINE bool read_wide(ReadStream& stream, U& value, int bits) {
+template <typename Stream, typename U>
+BITWIRE_FORCE_INLINE bool read_wide(Stream& stream, U& value, int bits) {
   if constexpr (sizeof(U) == 16) {
     if (bits > 64) {
       uint64_t low = 0;
@@ -541,7 +542,7 @@ inline bool serialize_string(Stream& stream, char* buffer, size_t buffer_size) {
   const auto max_length = static_cast<uint32_t>(buffer_size - 1);
   uint32_t length = 0;
   if constexpr (!Stream::kIsReading) {
-    length = static_cast<uint32_t>(strnlen(buffer, buffer_size));
+    length = static_cast<uint32_t>(detail::bounded_length(buffer, buffer_size));
     if (!detail::write_contract(stream, [&] { return length <= max_length; }, WriteError::kInvalidCount)) return false;
     if constexpr (Stream::kIsValidating) {
       const Utf8Status status = check_utf8(reinterpret_cast<const unsigned char*>(buffer), length);

@@ -21,6 +21,9 @@
 
 namespace bitwire {
 
+template <size_t kBits>
+class ReadRun;
+
 enum class ReadError : uint8_t {
   kNone,
   kPastEnd,            // the read needs more bits than the buffer holds
@@ -173,6 +176,9 @@ class ReadStream {
   BITWIRE_FORCE_INLINE int align_bits() const { return reader_.align_bits(); }
 
  private:
+  template <size_t kBits>
+  friend class ReadRun;  // reads a run of fixed-width fields straight from the span, then moves the cursor
+
   BitReader reader_;
   ReadError error_ = ReadError::kNone;
   size_t error_bit_ = 0;
