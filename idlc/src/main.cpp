@@ -25,12 +25,13 @@ constexpr int kExitInternal = 3;
 const char kUsage[] =
     "usage: idlc [options] FILE.net...\n"
     "\n"
-    "Checks .net schema files and everything they import; with -o, writes one C++ header per schema\n"
-    "file (imports included) into DIR.\n"
+    "Checks .net schema files and everything they import; with -o, writes one C++ header and one C++\n"
+    "source file (NAME.hpp, NAME.cpp: the message factory) per schema file (imports included) into DIR.\n"
     "\n"
     "options:\n"
     "  -o DIR             write the generated C++ headers into DIR\n"
     "  --depfile FILE     with -o: also write a Makefile-style depfile naming every schema read\n"
+    "  --no-format        with -o: leave out the formatting code (format_value, to_string of structs)\n"
     "  -I DIR             also look for imported files in DIR (after the importing file's directory)\n"
     "  --allow-import-outside\n"
     "                     let imports name files outside the directories of the given schema files\n"
@@ -59,6 +60,7 @@ int run(int argc, char** argv) {
   std::string out_dir;
   std::string depfile;
   idlc::LoadOptions load_options;
+  idlc::CppOptions cpp_options;
   bool options_done = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -81,6 +83,8 @@ int run(int argc, char** argv) {
       std::error_code ec;
       if (!std::filesystem::is_directory(dir, ec)) return usage_error("'-I " + dir + "': not a directory");
       load_options.include_paths.push_back(dir);
+    } else if (arg == "--no-format") {
+      cpp_options.format = false;
     } else if (arg == "--allow-import-outside") {
       load_options.allow_outside = true;
     } else if (arg == "--check") {
@@ -116,7 +120,7 @@ int run(int argc, char** argv) {
   }
   if (!out_dir.empty()) {
     std::string error;
-    if (!idlc::write_cpp_headers(*schema, out_dir, depfile, error)) {
+    if (!idlc::write_cpp_headers(*schema, out_dir, depfile, error, cpp_options)) {
       std::cerr << "idlc: error: " << error << "\n";
       return kExitSchemaError;
     }

@@ -1,6 +1,8 @@
 // Readable text for logs: format_value(out, value) appends a value to a std::string. Generated code adds
-// an overload per struct (found by argument-dependent lookup) and a to_string() built on it. Not for the
-// packet path: it allocates.
+// an overload per struct, enum and flag set (found by argument-dependent lookup) and a to_string() built
+// on it; inside generated code each type's formatter is called by its own name (format_range takes it as
+// `format`), so no call resolves against an overload set that grows with the package. Not for the packet
+// path: it allocates.
 #pragma once
 
 #include <array>
@@ -86,6 +88,19 @@ inline void format_range(std::string& out, const Range& range) {
     if (!first) out += ", ";
     first = false;
     format_value(out, item);
+  }
+  out += ']';
+}
+
+// The same, each element appended by `format(out, element)`.
+template <typename Range, typename Format>
+inline void format_range(std::string& out, const Range& range, Format format) {
+  out += '[';
+  bool first = true;
+  for (const auto& item : range) {
+    if (!first) out += ", ";
+    first = false;
+    format(out, item);
   }
   out += ']';
 }
