@@ -527,19 +527,19 @@ struct Shapes {
   static void format_(std::string& out_, const Shapes& value_) {
     out_ += "Shapes{";
     out_ += "fixed_array=";
-    bitwire::format_value(out_, value_.fixed_array);
+    bitwire::format_items(out_, value_.fixed_array.data(), value_.fixed_array.size());
     out_ += ", variable_array=";
-    bitwire::format_value(out_, value_.variable_array);
+    bitwire::format_items(out_, value_.variable_array.data(), value_.variable_array.size());
     out_ += ", path=";
-    bitwire::format_range(out_, value_.path, ::common::Position::format_);
+    bitwire::format_items(out_, value_.path.data(), value_.path.size(), ::common::Position::format_);
     out_ += ", health=";
-    bitwire::format_value(out_, value_.health);
+    bitwire::format_items(out_, value_.health.data(), value_.health.size());
     out_ += ", tiny=";
-    bitwire::format_value(out_, value_.tiny);
+    bitwire::format_items(out_, value_.tiny.data(), value_.tiny.size());
     out_ += ", spawn=";
     if (value_.has_spawn) { ::common::Position::format_(out_, value_.spawn); } else { out_ += "none"; }
     out_ += ", maybe_list=";
-    if (value_.has_maybe_list) { bitwire::format_value(out_, value_.maybe_list); } else { out_ += "none"; }
+    if (value_.has_maybe_list) { bitwire::format_items(out_, value_.maybe_list.data(), value_.maybe_list.size()); } else { out_ += "none"; }
     out_ += ", nested=";
     Scalars::format_(out_, value_.nested);
     out_ += ", last_ping=";

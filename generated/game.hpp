@@ -496,7 +496,7 @@ struct Snapshot {
     out_ += ", last_input_tick=";
     bitwire::format_value(out_, value_.last_input_tick);
     out_ += ", entities=";
-    bitwire::format_range(out_, value_.entities, EntityState::format_);
+    bitwire::format_items(out_, value_.entities.data(), value_.entities.size(), EntityState::format_);
     out_ += '}';
   }
 
@@ -550,7 +550,7 @@ struct Events {
     out_ += "tick=";
     bitwire::format_value(out_, value_.tick);
     out_ += ", events=";
-    bitwire::format_range(out_, value_.events, GameEvent::format_);
+    bitwire::format_items(out_, value_.events.data(), value_.events.size(), GameEvent::format_);
     out_ += '}';
   }
 
@@ -619,7 +619,7 @@ struct ScoreUpdate {
   static void format_(std::string& out_, const ScoreUpdate& value_) {
     out_ += "ScoreUpdate{";
     out_ += "scores=";
-    bitwire::format_value(out_, value_.scores);
+    bitwire::format_items(out_, value_.scores.data(), value_.scores.size());
     out_ += '}';
   }
 
@@ -754,7 +754,7 @@ struct LevelLoad {
     out_ += ", max_players=";
     bitwire::format_value(out_, value_.max_players);
     out_ += ", player_names=";
-    bitwire::format_value(out_, value_.player_names);
+    bitwire::format_items(out_, value_.player_names.data(), value_.player_names.size());
     out_ += ", settings=";
     if (value_.has_settings) { bitwire::format_value(out_, value_.settings); } else { out_ += "none"; }
     out_ += '}';

@@ -206,7 +206,8 @@ void Emitter::member(const Field& field) {
 
 // The statement that appends `value` (field `field`'s member, or one element of it) to out_. Every call
 // names its callee exactly: a struct's static format_, an enum's or flag set's format_<Type>_, or
-// bitwire::format_value (a fixed set of runtime overloads), so none resolves against the package.
+// bitwire::format_value / format_items (a fixed set of runtime overloads), so none resolves against the
+// package; arrays go through format_items, instantiated once per element type.
 std::string Emitter::format_call(const Field& field, const std::string& value) const {
   std::string element_formatter;
   switch (field.type.kind) {
@@ -219,10 +220,12 @@ std::string Emitter::format_call(const Field& field, const std::string& value) c
     case TypeKind::Flags:
       element_formatter = qualified(field.type.flags->package, format_function_name(field.type.flags->name));
       break;
-    default: return "bitwire::format_value(out_, " + value + ");";
+    default:
+      if (field.shape == Shape::Scalar) return "bitwire::format_value(out_, " + value + ");";
+      return "bitwire::format_items(out_, " + value + ".data(), " + value + ".size());";
   }
   if (field.shape == Shape::Scalar) return element_formatter + "(out_, " + value + ");";
-  return "bitwire::format_range(out_, " + value + ", " + element_formatter + ");";
+  return "bitwire::format_items(out_, " + value + ".data(), " + value + ".size(), " + element_formatter + ");";
 }
 
 // Inside the struct: `static void format_(std::string&, const T&)`, the formatter other generated

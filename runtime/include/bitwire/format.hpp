@@ -1,6 +1,6 @@
 // Readable text for logs: format_value(out, value) appends a value to a std::string. Generated code adds
 // an overload per struct, enum and flag set (found by argument-dependent lookup) and a to_string() built
-// on it; inside generated code each type's formatter is called by its own name (format_range takes it as
+// on it; inside generated code each type's formatter is called by its own name (format_items takes it as
 // `format`), so no call resolves against an overload set that grows with the package. Not for the packet
 // path: it allocates.
 #pragma once
@@ -92,15 +92,24 @@ inline void format_range(std::string& out, const Range& range) {
   out += ']';
 }
 
-// The same, each element appended by `format(out, element)`.
-template <typename Range, typename Format>
-inline void format_range(std::string& out, const Range& range, Format format) {
+// `count` elements from `items` as [a, b, ...]: each by format_value, or by `format(out, element)`. What
+// generated formatters call for arrays: one instantiation per element type, not one per array type.
+template <typename T>
+inline void format_items(std::string& out, const T* items, size_t count) {
   out += '[';
-  bool first = true;
-  for (const auto& item : range) {
-    if (!first) out += ", ";
-    first = false;
-    format(out, item);
+  for (size_t i = 0; i < count; ++i) {
+    if (i != 0) out += ", ";
+    format_value(out, items[i]);
+  }
+  out += ']';
+}
+
+template <typename T, typename Format>
+inline void format_items(std::string& out, const T* items, size_t count, Format format) {
+  out += '[';
+  for (size_t i = 0; i < count; ++i) {
+    if (i != 0) out += ", ";
+    format(out, items[i]);
   }
   out += ']';
 }
