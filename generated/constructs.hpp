@@ -327,9 +327,9 @@ struct Scalars {
     out_ += ", wide_unsigned=";
     bitwire::format_value(out_, value_.wide_unsigned);
     out_ += ", name=";
-    bitwire::format_value(out_, value_.name);
+    bitwire::format_string(out_, value_.name.view());
     out_ += ", blob=";
-    bitwire::format_value(out_, value_.blob);
+    bitwire::format_items(out_, value_.blob.data(), value_.blob.size());
     out_ += ", mode=";
     format_Mode_(out_, value_.mode);
     out_ += ", offset=";
@@ -705,7 +705,7 @@ struct Directives {
     out_ += ", aligned_byte=";
     bitwire::format_value(out_, value_.aligned_byte);
     out_ += ", after=";
-    bitwire::format_value(out_, value_.after);
+    bitwire::format_string(out_, value_.after.view());
     out_ += '}';
   }
 

@@ -678,7 +678,7 @@ struct Chat {
     out_ += ", recipient=";
     bitwire::format_value(out_, value_.recipient);
     out_ += ", text=";
-    bitwire::format_value(out_, value_.text);
+    bitwire::format_string(out_, value_.text.view());
     out_ += '}';
   }
 
@@ -748,7 +748,7 @@ struct LevelLoad {
   static void format_(std::string& out_, const LevelLoad& value_) {
     out_ += "LevelLoad{";
     out_ += "level=";
-    bitwire::format_value(out_, value_.level);
+    bitwire::format_string(out_, value_.level.view());
     out_ += ", checksum=";
     bitwire::format_value(out_, value_.checksum);
     out_ += ", max_players=";
@@ -756,7 +756,7 @@ struct LevelLoad {
     out_ += ", player_names=";
     bitwire::format_items(out_, value_.player_names.data(), value_.player_names.size());
     out_ += ", settings=";
-    if (value_.has_settings) { bitwire::format_value(out_, value_.settings); } else { out_ += "none"; }
+    if (value_.has_settings) { bitwire::format_items(out_, value_.settings.data(), value_.settings.size()); } else { out_ += "none"; }
     out_ += '}';
   }
 

@@ -220,6 +220,14 @@ std::string Emitter::format_call(const Field& field, const std::string& value) c
     case TypeKind::Flags:
       element_formatter = qualified(field.type.flags->package, format_function_name(field.type.flags->name));
       break;
+    case TypeKind::String:
+      // Through the text, not the FixedString<N>: one function for every length.
+      if (field.shape == Shape::Scalar) return "bitwire::format_string(out_, " + value + ".view());";
+      return "bitwire::format_items(out_, " + value + ".data(), " + value + ".size());";
+    case TypeKind::Bytes:
+      // A scalar's bytes as a list of numbers (one instantiation for every capacity); an array's elements
+      // each through format_value.
+      return "bitwire::format_items(out_, " + value + ".data(), " + value + ".size());";
     default:
       if (field.shape == Shape::Scalar) return "bitwire::format_value(out_, " + value + ");";
       return "bitwire::format_items(out_, " + value + ".data(), " + value + ".size());";

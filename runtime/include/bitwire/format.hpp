@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "bitwire/config.hpp"
@@ -70,14 +71,19 @@ inline void format_value(std::string& out, float value) {
   out += text;
 }
 
-template <size_t N>
-inline void format_value(std::string& out, const FixedString<N>& value) {
+// Quoted, with '"' and '\\' escaped.
+inline void format_string(std::string& out, std::string_view text) {
   out += '"';
-  for (char c : value.view()) {
+  for (char c : text) {
     if (c == '"' || c == '\\') out += '\\';
     out += c;
   }
   out += '"';
+}
+
+template <size_t N>
+inline void format_value(std::string& out, const FixedString<N>& value) {
+  format_string(out, value.view());
 }
 
 template <typename Range>
