@@ -62,24 +62,25 @@ struct Position {
     return const_cast<Position*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const Position& value_) {
+    out_ += "Position{";
+    out_ += "x=";
+    bitwire::format_value(out_, value_.x);
+    out_ += ", y=";
+    bitwire::format_value(out_, value_.y);
+    out_ += ", z=";
+    bitwire::format_value(out_, value_.z);
+    out_ += '}';
+  }
+
   friend bool operator==(const Position&, const Position&) = default;
 };
 
-inline void format_value(std::string& out_, const Position& value_) {
-  using bitwire::format_value;
-  out_ += "Position{";
-  out_ += "x=";
-  format_value(out_, value_.x);
-  out_ += ", y=";
-  format_value(out_, value_.y);
-  out_ += ", z=";
-  format_value(out_, value_.z);
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const Position& value_) { Position::format_(out_, value_); }
 inline std::string to_string(const Position& value_) {
   std::string out_;
-  format_value(out_, value_);
+  Position::format_(out_, value_);
   return out_;
 }
 
@@ -127,24 +128,25 @@ struct Velocity {
     return const_cast<Velocity*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const Velocity& value_) {
+    out_ += "Velocity{";
+    out_ += "x=";
+    bitwire::format_value(out_, value_.x);
+    out_ += ", y=";
+    bitwire::format_value(out_, value_.y);
+    out_ += ", z=";
+    bitwire::format_value(out_, value_.z);
+    out_ += '}';
+  }
+
   friend bool operator==(const Velocity&, const Velocity&) = default;
 };
 
-inline void format_value(std::string& out_, const Velocity& value_) {
-  using bitwire::format_value;
-  out_ += "Velocity{";
-  out_ += "x=";
-  format_value(out_, value_.x);
-  out_ += ", y=";
-  format_value(out_, value_.y);
-  out_ += ", z=";
-  format_value(out_, value_.z);
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const Velocity& value_) { Velocity::format_(out_, value_); }
 inline std::string to_string(const Velocity& value_) {
   std::string out_;
-  format_value(out_, value_);
+  Velocity::format_(out_, value_);
   return out_;
 }
 
@@ -197,26 +199,27 @@ struct Orientation {
     return const_cast<Orientation*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const Orientation& value_) {
+    out_ += "Orientation{";
+    out_ += "largest=";
+    bitwire::format_value(out_, value_.largest);
+    out_ += ", a=";
+    bitwire::format_value(out_, value_.a);
+    out_ += ", b=";
+    bitwire::format_value(out_, value_.b);
+    out_ += ", c=";
+    bitwire::format_value(out_, value_.c);
+    out_ += '}';
+  }
+
   friend bool operator==(const Orientation&, const Orientation&) = default;
 };
 
-inline void format_value(std::string& out_, const Orientation& value_) {
-  using bitwire::format_value;
-  out_ += "Orientation{";
-  out_ += "largest=";
-  format_value(out_, value_.largest);
-  out_ += ", a=";
-  format_value(out_, value_.a);
-  out_ += ", b=";
-  format_value(out_, value_.b);
-  out_ += ", c=";
-  format_value(out_, value_.c);
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const Orientation& value_) { Orientation::format_(out_, value_); }
 inline std::string to_string(const Orientation& value_) {
   std::string out_;
-  format_value(out_, value_);
+  Orientation::format_(out_, value_);
   return out_;
 }
 

@@ -72,14 +72,17 @@ inline constexpr const char* to_string(Mode value_) {
   return nullptr;
 }
 
-inline void format_value(std::string& out_, Mode value_) {
-  const char* name_ = to_string(value_);
-  if (name_ != nullptr) {
-    out_ += name_;
-  } else {
-    bitwire::format_value(out_, static_cast<std::uint8_t>(value_));
+inline void format_Mode_(std::string& out_, Mode value_) {
+  switch (value_) {
+    case Mode::Idle: out_ += "Idle"; return;
+    case Mode::Walk: out_ += "Walk"; return;
+    case Mode::Run: out_ += "Run"; return;
+    case Mode::Sprint: out_ += "Sprint"; return;
   }
+  bitwire::format_value(out_, static_cast<std::uint8_t>(value_));
 }
+
+inline void format_value(std::string& out_, Mode value_) { format_Mode_(out_, value_); }
 
 /// Negative values; the storage is chosen (int8 here).
 // Wire: [-2, 2] in 3 bits; reads refuse values between the declared ones.
@@ -99,14 +102,16 @@ inline constexpr const char* to_string(Offset value_) {
   return nullptr;
 }
 
-inline void format_value(std::string& out_, Offset value_) {
-  const char* name_ = to_string(value_);
-  if (name_ != nullptr) {
-    out_ += name_;
-  } else {
-    bitwire::format_value(out_, static_cast<std::int8_t>(value_));
+inline void format_Offset_(std::string& out_, Offset value_) {
+  switch (value_) {
+    case Offset::Back: out_ += "Back"; return;
+    case Offset::Still: out_ += "Still"; return;
+    case Offset::Ahead: out_ += "Ahead"; return;
   }
+  bitwire::format_value(out_, static_cast<std::int8_t>(value_));
 }
+
+inline void format_value(std::string& out_, Offset value_) { format_Offset_(out_, value_); }
 
 /// A declared storage, checked against the values.
 // Wire: [200, 404] in 8 bits; reads refuse values between the declared ones.
@@ -124,14 +129,15 @@ inline constexpr const char* to_string(Code value_) {
   return nullptr;
 }
 
-inline void format_value(std::string& out_, Code value_) {
-  const char* name_ = to_string(value_);
-  if (name_ != nullptr) {
-    out_ += name_;
-  } else {
-    bitwire::format_value(out_, static_cast<std::uint16_t>(value_));
+inline void format_Code_(std::string& out_, Code value_) {
+  switch (value_) {
+    case Code::Ok: out_ += "Ok"; return;
+    case Code::NotFound: out_ += "NotFound"; return;
   }
+  bitwire::format_value(out_, static_cast<std::uint16_t>(value_));
 }
+
+inline void format_value(std::string& out_, Code value_) { format_Code_(out_, value_); }
 
 /// A single value costs no bits.
 // Wire: [0, 0] in 0 bits.
@@ -147,14 +153,14 @@ inline constexpr const char* to_string(Only value_) {
   return nullptr;
 }
 
-inline void format_value(std::string& out_, Only value_) {
-  const char* name_ = to_string(value_);
-  if (name_ != nullptr) {
-    out_ += name_;
-  } else {
-    bitwire::format_value(out_, static_cast<std::uint8_t>(value_));
+inline void format_Only_(std::string& out_, Only value_) {
+  switch (value_) {
+    case Only::One: out_ += "One"; return;
   }
+  bitwire::format_value(out_, static_cast<std::uint8_t>(value_));
 }
+
+inline void format_value(std::string& out_, Only value_) { format_Only_(out_, value_); }
 
 // Wire: one bit per flag, 3 bits, the first flag first.
 enum class Toggles : std::uint8_t {
@@ -168,13 +174,16 @@ constexpr Toggles operator|(Toggles a_, Toggles b_) { return static_cast<Toggles
 constexpr Toggles operator&(Toggles a_, Toggles b_) { return static_cast<Toggles>(static_cast<std::uint8_t>(static_cast<std::uint8_t>(a_) & static_cast<std::uint8_t>(b_))); }
 constexpr bool has_flag(Toggles set_, Toggles flag_) { return (set_ & flag_) == flag_; }
 
-inline void format_value(std::string& out_, Toggles value_) {
+inline void format_Toggles_(std::string& out_, Toggles value_) {
+  const auto bits_ = static_cast<std::uint8_t>(value_);
   bool first_ = true;
-  if (has_flag(value_, Toggles::Lights)) { out_ += first_ ? "Lights" : "|Lights"; first_ = false; }
-  if (has_flag(value_, Toggles::Siren)) { out_ += first_ ? "Siren" : "|Siren"; first_ = false; }
-  if (has_flag(value_, Toggles::Horn)) { out_ += first_ ? "Horn" : "|Horn"; first_ = false; }
+  if ((bits_ & static_cast<std::uint8_t>(Toggles::Lights)) != 0) { out_ += first_ ? "Lights" : "|Lights"; first_ = false; }
+  if ((bits_ & static_cast<std::uint8_t>(Toggles::Siren)) != 0) { out_ += first_ ? "Siren" : "|Siren"; first_ = false; }
+  if ((bits_ & static_cast<std::uint8_t>(Toggles::Horn)) != 0) { out_ += first_ ? "Horn" : "|Horn"; first_ = false; }
   if (first_) out_ += "None";
 }
+
+inline void format_value(std::string& out_, Toggles value_) { format_Toggles_(out_, value_); }
 
 /// Every scalar field type.
 // Struct; at most 1123 bits.
@@ -348,78 +357,79 @@ struct Scalars {
     return const_cast<Scalars*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const Scalars& value_) {
+    out_ += "Scalars{";
+    out_ += "flag=";
+    bitwire::format_value(out_, value_.flag);
+    out_ += ", i8=";
+    bitwire::format_value(out_, value_.i8);
+    out_ += ", i16=";
+    bitwire::format_value(out_, value_.i16);
+    out_ += ", i32=";
+    bitwire::format_value(out_, value_.i32);
+    out_ += ", i64=";
+    bitwire::format_value(out_, value_.i64);
+    out_ += ", u8=";
+    bitwire::format_value(out_, value_.u8);
+    out_ += ", u16=";
+    bitwire::format_value(out_, value_.u16);
+    out_ += ", u32=";
+    bitwire::format_value(out_, value_.u32);
+    out_ += ", u64=";
+    bitwire::format_value(out_, value_.u64);
+    out_ += ", ranged=";
+    bitwire::format_value(out_, value_.ranged);
+    out_ += ", small_range=";
+    bitwire::format_value(out_, value_.small_range);
+    out_ += ", ranged_in_storage=";
+    bitwire::format_value(out_, value_.ranged_in_storage);
+    out_ += ", constant_value=";
+    bitwire::format_value(out_, value_.constant_value);
+    out_ += ", five_bits=";
+    bitwire::format_value(out_, value_.five_bits);
+    out_ += ", twelve_signed_bits=";
+    bitwire::format_value(out_, value_.twelve_signed_bits);
+    out_ += ", twenty_bits_in_uint32=";
+    bitwire::format_value(out_, value_.twenty_bits_in_uint32);
+    out_ += ", raw_float=";
+    bitwire::format_value(out_, value_.raw_float);
+    out_ += ", raw_double=";
+    bitwire::format_value(out_, value_.raw_double);
+    out_ += ", compressed=";
+    bitwire::format_value(out_, value_.compressed);
+    out_ += ", compressed_from_constants=";
+    bitwire::format_value(out_, value_.compressed_from_constants);
+    out_ += ", q8=";
+    bitwire::format_value(out_, value_.q8);
+    out_ += ", wide_signed=";
+    bitwire::format_value(out_, value_.wide_signed);
+    out_ += ", wide_unsigned=";
+    bitwire::format_value(out_, value_.wide_unsigned);
+    out_ += ", name=";
+    bitwire::format_string(out_, value_.name.view());
+    out_ += ", blob=";
+    bitwire::format_items(out_, value_.blob.data(), value_.blob.size());
+    out_ += ", mode=";
+    format_Mode_(out_, value_.mode);
+    out_ += ", offset=";
+    format_Offset_(out_, value_.offset);
+    out_ += ", code=";
+    format_Code_(out_, value_.code);
+    out_ += ", only=";
+    format_Only_(out_, value_.only);
+    out_ += ", toggles=";
+    format_Toggles_(out_, value_.toggles);
+    out_ += '}';
+  }
+
   friend bool operator==(const Scalars&, const Scalars&) = default;
 };
 
-inline void format_value(std::string& out_, const Scalars& value_) {
-  using bitwire::format_value;
-  out_ += "Scalars{";
-  out_ += "flag=";
-  format_value(out_, value_.flag);
-  out_ += ", i8=";
-  format_value(out_, value_.i8);
-  out_ += ", i16=";
-  format_value(out_, value_.i16);
-  out_ += ", i32=";
-  format_value(out_, value_.i32);
-  out_ += ", i64=";
-  format_value(out_, value_.i64);
-  out_ += ", u8=";
-  format_value(out_, value_.u8);
-  out_ += ", u16=";
-  format_value(out_, value_.u16);
-  out_ += ", u32=";
-  format_value(out_, value_.u32);
-  out_ += ", u64=";
-  format_value(out_, value_.u64);
-  out_ += ", ranged=";
-  format_value(out_, value_.ranged);
-  out_ += ", small_range=";
-  format_value(out_, value_.small_range);
-  out_ += ", ranged_in_storage=";
-  format_value(out_, value_.ranged_in_storage);
-  out_ += ", constant_value=";
-  format_value(out_, value_.constant_value);
-  out_ += ", five_bits=";
-  format_value(out_, value_.five_bits);
-  out_ += ", twelve_signed_bits=";
-  format_value(out_, value_.twelve_signed_bits);
-  out_ += ", twenty_bits_in_uint32=";
-  format_value(out_, value_.twenty_bits_in_uint32);
-  out_ += ", raw_float=";
-  format_value(out_, value_.raw_float);
-  out_ += ", raw_double=";
-  format_value(out_, value_.raw_double);
-  out_ += ", compressed=";
-  format_value(out_, value_.compressed);
-  out_ += ", compressed_from_constants=";
-  format_value(out_, value_.compressed_from_constants);
-  out_ += ", q8=";
-  format_value(out_, value_.q8);
-  out_ += ", wide_signed=";
-  format_value(out_, value_.wide_signed);
-  out_ += ", wide_unsigned=";
-  format_value(out_, value_.wide_unsigned);
-  out_ += ", name=";
-  format_value(out_, value_.name);
-  out_ += ", blob=";
-  format_value(out_, value_.blob);
-  out_ += ", mode=";
-  format_value(out_, value_.mode);
-  out_ += ", offset=";
-  format_value(out_, value_.offset);
-  out_ += ", code=";
-  format_value(out_, value_.code);
-  out_ += ", only=";
-  format_value(out_, value_.only);
-  out_ += ", toggles=";
-  format_value(out_, value_.toggles);
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const Scalars& value_) { Scalars::format_(out_, value_); }
 inline std::string to_string(const Scalars& value_) {
   std::string out_;
-  format_value(out_, value_);
+  Scalars::format_(out_, value_);
   return out_;
 }
 
@@ -447,20 +457,21 @@ struct Ping {
     return const_cast<Ping*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const Ping& value_) {
+    out_ += "Ping{";
+    out_ += "sent_tick=";
+    bitwire::format_value(out_, value_.sent_tick);
+    out_ += '}';
+  }
+
   friend bool operator==(const Ping&, const Ping&) = default;
 };
 
-inline void format_value(std::string& out_, const Ping& value_) {
-  using bitwire::format_value;
-  out_ += "Ping{";
-  out_ += "sent_tick=";
-  format_value(out_, value_.sent_tick);
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const Ping& value_) { Ping::format_(out_, value_); }
 inline std::string to_string(const Ping& value_) {
   std::string out_;
-  format_value(out_, value_);
+  Ping::format_(out_, value_);
   return out_;
 }
 
@@ -624,36 +635,37 @@ struct Shapes {
     return const_cast<Shapes*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const Shapes& value_) {
+    out_ += "Shapes{";
+    out_ += "fixed_array=";
+    bitwire::format_items(out_, value_.fixed_array.data(), value_.fixed_array.size());
+    out_ += ", variable_array=";
+    bitwire::format_items(out_, value_.variable_array.data(), value_.variable_array.size());
+    out_ += ", path=";
+    bitwire::format_items(out_, value_.path.data(), value_.path.size(), ::common::Position::format_);
+    out_ += ", health=";
+    bitwire::format_items(out_, value_.health.data(), value_.health.size());
+    out_ += ", tiny=";
+    bitwire::format_items(out_, value_.tiny.data(), value_.tiny.size());
+    out_ += ", spawn=";
+    if (value_.has_spawn) { ::common::Position::format_(out_, value_.spawn); } else { out_ += "none"; }
+    out_ += ", maybe_list=";
+    if (value_.has_maybe_list) { bitwire::format_items(out_, value_.maybe_list.data(), value_.maybe_list.size()); } else { out_ += "none"; }
+    out_ += ", nested=";
+    Scalars::format_(out_, value_.nested);
+    out_ += ", last_ping=";
+    Ping::format_(out_, value_.last_ping);
+    out_ += '}';
+  }
+
   friend bool operator==(const Shapes&, const Shapes&) = default;
 };
 
-inline void format_value(std::string& out_, const Shapes& value_) {
-  using bitwire::format_value;
-  out_ += "Shapes{";
-  out_ += "fixed_array=";
-  format_value(out_, value_.fixed_array);
-  out_ += ", variable_array=";
-  format_value(out_, value_.variable_array);
-  out_ += ", path=";
-  format_value(out_, value_.path);
-  out_ += ", health=";
-  format_value(out_, value_.health);
-  out_ += ", tiny=";
-  format_value(out_, value_.tiny);
-  out_ += ", spawn=";
-  if (value_.has_spawn) { format_value(out_, value_.spawn); } else { out_ += "none"; }
-  out_ += ", maybe_list=";
-  if (value_.has_maybe_list) { format_value(out_, value_.maybe_list); } else { out_ += "none"; }
-  out_ += ", nested=";
-  format_value(out_, value_.nested);
-  out_ += ", last_ping=";
-  format_value(out_, value_.last_ping);
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const Shapes& value_) { Shapes::format_(out_, value_); }
 inline std::string to_string(const Shapes& value_) {
   std::string out_;
-  format_value(out_, value_);
+  Shapes::format_(out_, value_);
   return out_;
 }
 
@@ -764,38 +776,39 @@ struct Conditions {
     return const_cast<Conditions*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const Conditions& value_) {
+    out_ += "Conditions{";
+    out_ += "moving=";
+    bitwire::format_value(out_, value_.moving);
+    out_ += ", mode=";
+    format_Mode_(out_, value_.mode);
+    out_ += ", velocity=";
+    ::common::Velocity::format_(out_, value_.velocity);
+    out_ += ", boosted=";
+    bitwire::format_value(out_, value_.boosted);
+    out_ += ", boost=";
+    bitwire::format_value(out_, value_.boost);
+    out_ += ", rest_ticks=";
+    bitwire::format_value(out_, value_.rest_ticks);
+    out_ += ", parked=";
+    bitwire::format_value(out_, value_.parked);
+    out_ += ", speed=";
+    bitwire::format_value(out_, value_.speed);
+    out_ += ", sprint_speed=";
+    bitwire::format_value(out_, value_.sprint_speed);
+    out_ += ", walk_step=";
+    bitwire::format_value(out_, value_.walk_step);
+    out_ += '}';
+  }
+
   friend bool operator==(const Conditions&, const Conditions&) = default;
 };
 
-inline void format_value(std::string& out_, const Conditions& value_) {
-  using bitwire::format_value;
-  out_ += "Conditions{";
-  out_ += "moving=";
-  format_value(out_, value_.moving);
-  out_ += ", mode=";
-  format_value(out_, value_.mode);
-  out_ += ", velocity=";
-  format_value(out_, value_.velocity);
-  out_ += ", boosted=";
-  format_value(out_, value_.boosted);
-  out_ += ", boost=";
-  format_value(out_, value_.boost);
-  out_ += ", rest_ticks=";
-  format_value(out_, value_.rest_ticks);
-  out_ += ", parked=";
-  format_value(out_, value_.parked);
-  out_ += ", speed=";
-  format_value(out_, value_.speed);
-  out_ += ", sprint_speed=";
-  format_value(out_, value_.sprint_speed);
-  out_ += ", walk_step=";
-  format_value(out_, value_.walk_step);
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const Conditions& value_) { Conditions::format_(out_, value_); }
 inline std::string to_string(const Conditions& value_) {
   std::string out_;
-  format_value(out_, value_);
+  Conditions::format_(out_, value_);
   return out_;
 }
 
@@ -831,24 +844,25 @@ struct Directives {
     return const_cast<Directives*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const Directives& value_) {
+    out_ += "Directives{";
+    out_ += "before=";
+    bitwire::format_value(out_, value_.before);
+    out_ += ", aligned_byte=";
+    bitwire::format_value(out_, value_.aligned_byte);
+    out_ += ", after=";
+    bitwire::format_string(out_, value_.after.view());
+    out_ += '}';
+  }
+
   friend bool operator==(const Directives&, const Directives&) = default;
 };
 
-inline void format_value(std::string& out_, const Directives& value_) {
-  using bitwire::format_value;
-  out_ += "Directives{";
-  out_ += "before=";
-  format_value(out_, value_.before);
-  out_ += ", aligned_byte=";
-  format_value(out_, value_.aligned_byte);
-  out_ += ", after=";
-  format_value(out_, value_.after);
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const Directives& value_) { Directives::format_(out_, value_); }
 inline std::string to_string(const Directives& value_) {
   std::string out_;
-  format_value(out_, value_);
+  Directives::format_(out_, value_);
   return out_;
 }
 
@@ -881,26 +895,27 @@ struct Everything {
     return const_cast<Everything*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const Everything& value_) {
+    out_ += "Everything{";
+    out_ += "scalars=";
+    Scalars::format_(out_, value_.scalars);
+    out_ += ", shapes=";
+    Shapes::format_(out_, value_.shapes);
+    out_ += ", conditions=";
+    Conditions::format_(out_, value_.conditions);
+    out_ += ", directives=";
+    Directives::format_(out_, value_.directives);
+    out_ += '}';
+  }
+
   friend bool operator==(const Everything&, const Everything&) = default;
 };
 
-inline void format_value(std::string& out_, const Everything& value_) {
-  using bitwire::format_value;
-  out_ += "Everything{";
-  out_ += "scalars=";
-  format_value(out_, value_.scalars);
-  out_ += ", shapes=";
-  format_value(out_, value_.shapes);
-  out_ += ", conditions=";
-  format_value(out_, value_.conditions);
-  out_ += ", directives=";
-  format_value(out_, value_.directives);
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const Everything& value_) { Everything::format_(out_, value_); }
 inline std::string to_string(const Everything& value_) {
   std::string out_;
-  format_value(out_, value_);
+  Everything::format_(out_, value_);
   return out_;
 }
 
@@ -933,20 +948,11 @@ inline constexpr std::size_t kMaxMessageBits = kMessageTypeBits + [] {
 }();
 
 // The package's message factory for bitwire::Connection and bitwire::MessagePool: one entry per
-// message type, indexed by type id, so dispatch by type is one array index. A template only so that
-// the table (and every message's serialize for every stream kind) is instantiated in the files that
-// call it, not in every file that includes this header; call it as message_factory().
-template <typename Unused_ = void>
-const bitwire::MessageFactory& message_factory() {
-  static constexpr bitwire::MessageTypeInfo types_[] = {
-      bitwire::describe_message<Conditions>("Conditions"),
-      bitwire::describe_message<Directives>("Directives"),
-      bitwire::describe_message<Ping>("Ping"),
-      bitwire::describe_message<Everything>("Everything"),
-  };
-  static constexpr bitwire::MessageFactory factory_{types_};
-  return factory_;
-}
+// message type, indexed by type id, so dispatch by type is one array index. Defined in constructs.cpp, which
+// idlc writes next to this header: that one file compiles every message's serialize for the four
+// stream kinds, so a file that dispatches messages costs no more to compile than one that includes
+// this header.
+const bitwire::MessageFactory& message_factory();
 
 // One message of a known type: its type in 2 bits, then its body. A read refuses any other type
 // (kInvalidEnum, where the type starts); read a message of any type with the handle overload.

@@ -62,14 +62,17 @@ inline constexpr const char* to_string(EntityKind value_) {
   return nullptr;
 }
 
-inline void format_value(std::string& out_, EntityKind value_) {
-  const char* name_ = to_string(value_);
-  if (name_ != nullptr) {
-    out_ += name_;
-  } else {
-    bitwire::format_value(out_, static_cast<std::uint8_t>(value_));
+inline void format_EntityKind_(std::string& out_, EntityKind value_) {
+  switch (value_) {
+    case EntityKind::Player: out_ += "Player"; return;
+    case EntityKind::Projectile: out_ += "Projectile"; return;
+    case EntityKind::Pickup: out_ += "Pickup"; return;
+    case EntityKind::Vehicle: out_ += "Vehicle"; return;
   }
+  bitwire::format_value(out_, static_cast<std::uint8_t>(value_));
 }
+
+inline void format_value(std::string& out_, EntityKind value_) { format_EntityKind_(out_, value_); }
 
 /// Weapons, by inventory slot.
 // Wire: [0, 4] in 3 bits.
@@ -93,14 +96,18 @@ inline constexpr const char* to_string(Weapon value_) {
   return nullptr;
 }
 
-inline void format_value(std::string& out_, Weapon value_) {
-  const char* name_ = to_string(value_);
-  if (name_ != nullptr) {
-    out_ += name_;
-  } else {
-    bitwire::format_value(out_, static_cast<std::uint8_t>(value_));
+inline void format_Weapon_(std::string& out_, Weapon value_) {
+  switch (value_) {
+    case Weapon::Fists: out_ += "Fists"; return;
+    case Weapon::Pistol: out_ += "Pistol"; return;
+    case Weapon::Rifle: out_ += "Rifle"; return;
+    case Weapon::Shotgun: out_ += "Shotgun"; return;
+    case Weapon::RocketLauncher: out_ += "RocketLauncher"; return;
   }
+  bitwire::format_value(out_, static_cast<std::uint8_t>(value_));
 }
+
+inline void format_value(std::string& out_, Weapon value_) { format_Weapon_(out_, value_); }
 
 /// Buttons held during a tick, one bit each.
 // Wire: one bit per flag, 10 bits, the first flag first.
@@ -122,20 +129,23 @@ constexpr InputButtons operator|(InputButtons a_, InputButtons b_) { return stat
 constexpr InputButtons operator&(InputButtons a_, InputButtons b_) { return static_cast<InputButtons>(static_cast<std::uint16_t>(static_cast<std::uint16_t>(a_) & static_cast<std::uint16_t>(b_))); }
 constexpr bool has_flag(InputButtons set_, InputButtons flag_) { return (set_ & flag_) == flag_; }
 
-inline void format_value(std::string& out_, InputButtons value_) {
+inline void format_InputButtons_(std::string& out_, InputButtons value_) {
+  const auto bits_ = static_cast<std::uint16_t>(value_);
   bool first_ = true;
-  if (has_flag(value_, InputButtons::Forward)) { out_ += first_ ? "Forward" : "|Forward"; first_ = false; }
-  if (has_flag(value_, InputButtons::Back)) { out_ += first_ ? "Back" : "|Back"; first_ = false; }
-  if (has_flag(value_, InputButtons::Left)) { out_ += first_ ? "Left" : "|Left"; first_ = false; }
-  if (has_flag(value_, InputButtons::Right)) { out_ += first_ ? "Right" : "|Right"; first_ = false; }
-  if (has_flag(value_, InputButtons::Jump)) { out_ += first_ ? "Jump" : "|Jump"; first_ = false; }
-  if (has_flag(value_, InputButtons::Crouch)) { out_ += first_ ? "Crouch" : "|Crouch"; first_ = false; }
-  if (has_flag(value_, InputButtons::Fire)) { out_ += first_ ? "Fire" : "|Fire"; first_ = false; }
-  if (has_flag(value_, InputButtons::AltFire)) { out_ += first_ ? "AltFire" : "|AltFire"; first_ = false; }
-  if (has_flag(value_, InputButtons::Reload)) { out_ += first_ ? "Reload" : "|Reload"; first_ = false; }
-  if (has_flag(value_, InputButtons::Use)) { out_ += first_ ? "Use" : "|Use"; first_ = false; }
+  if ((bits_ & static_cast<std::uint16_t>(InputButtons::Forward)) != 0) { out_ += first_ ? "Forward" : "|Forward"; first_ = false; }
+  if ((bits_ & static_cast<std::uint16_t>(InputButtons::Back)) != 0) { out_ += first_ ? "Back" : "|Back"; first_ = false; }
+  if ((bits_ & static_cast<std::uint16_t>(InputButtons::Left)) != 0) { out_ += first_ ? "Left" : "|Left"; first_ = false; }
+  if ((bits_ & static_cast<std::uint16_t>(InputButtons::Right)) != 0) { out_ += first_ ? "Right" : "|Right"; first_ = false; }
+  if ((bits_ & static_cast<std::uint16_t>(InputButtons::Jump)) != 0) { out_ += first_ ? "Jump" : "|Jump"; first_ = false; }
+  if ((bits_ & static_cast<std::uint16_t>(InputButtons::Crouch)) != 0) { out_ += first_ ? "Crouch" : "|Crouch"; first_ = false; }
+  if ((bits_ & static_cast<std::uint16_t>(InputButtons::Fire)) != 0) { out_ += first_ ? "Fire" : "|Fire"; first_ = false; }
+  if ((bits_ & static_cast<std::uint16_t>(InputButtons::AltFire)) != 0) { out_ += first_ ? "AltFire" : "|AltFire"; first_ = false; }
+  if ((bits_ & static_cast<std::uint16_t>(InputButtons::Reload)) != 0) { out_ += first_ ? "Reload" : "|Reload"; first_ = false; }
+  if ((bits_ & static_cast<std::uint16_t>(InputButtons::Use)) != 0) { out_ += first_ ? "Use" : "|Use"; first_ = false; }
   if (first_) out_ += "None";
 }
+
+inline void format_value(std::string& out_, InputButtons value_) { format_InputButtons_(out_, value_); }
 
 // Wire: [0, 2] in 2 bits.
 enum class ChatChannel : std::uint8_t {
@@ -154,14 +164,16 @@ inline constexpr const char* to_string(ChatChannel value_) {
   return nullptr;
 }
 
-inline void format_value(std::string& out_, ChatChannel value_) {
-  const char* name_ = to_string(value_);
-  if (name_ != nullptr) {
-    out_ += name_;
-  } else {
-    bitwire::format_value(out_, static_cast<std::uint8_t>(value_));
+inline void format_ChatChannel_(std::string& out_, ChatChannel value_) {
+  switch (value_) {
+    case ChatChannel::All: out_ += "All"; return;
+    case ChatChannel::Team: out_ += "Team"; return;
+    case ChatChannel::Whisper: out_ += "Whisper"; return;
   }
+  bitwire::format_value(out_, static_cast<std::uint8_t>(value_));
 }
+
+inline void format_value(std::string& out_, ChatChannel value_) { format_ChatChannel_(out_, value_); }
 
 // Wire: [0, 3] in 2 bits.
 enum class EventKind : std::uint8_t {
@@ -182,14 +194,17 @@ inline constexpr const char* to_string(EventKind value_) {
   return nullptr;
 }
 
-inline void format_value(std::string& out_, EventKind value_) {
-  const char* name_ = to_string(value_);
-  if (name_ != nullptr) {
-    out_ += name_;
-  } else {
-    bitwire::format_value(out_, static_cast<std::uint8_t>(value_));
+inline void format_EventKind_(std::string& out_, EventKind value_) {
+  switch (value_) {
+    case EventKind::Hit: out_ += "Hit"; return;
+    case EventKind::Death: out_ += "Death"; return;
+    case EventKind::Spawn: out_ += "Spawn"; return;
+    case EventKind::Sound: out_ += "Sound"; return;
   }
+  bitwire::format_value(out_, static_cast<std::uint8_t>(value_));
 }
+
+inline void format_value(std::string& out_, EventKind value_) { format_EventKind_(out_, value_); }
 
 /// One entity in a snapshot.
 // Struct; at most 135 bits.
@@ -322,40 +337,41 @@ struct EntityState {
     return const_cast<EntityState*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const EntityState& value_) {
+    out_ += "EntityState{";
+    out_ += "id=";
+    bitwire::format_value(out_, value_.id);
+    out_ += ", kind=";
+    format_EntityKind_(out_, value_.kind);
+    out_ += ", position=";
+    ::common::Position::format_(out_, value_.position);
+    out_ += ", orientation=";
+    ::common::Orientation::format_(out_, value_.orientation);
+    out_ += ", at_rest=";
+    bitwire::format_value(out_, value_.at_rest);
+    out_ += ", velocity=";
+    ::common::Velocity::format_(out_, value_.velocity);
+    out_ += ", health=";
+    bitwire::format_value(out_, value_.health);
+    out_ += ", weapon=";
+    format_Weapon_(out_, value_.weapon);
+    out_ += ", clips=";
+    bitwire::format_value(out_, value_.clips);
+    out_ += ", fuel=";
+    bitwire::format_value(out_, value_.fuel);
+    out_ += ", occupants=";
+    bitwire::format_value(out_, value_.occupants);
+    out_ += '}';
+  }
+
   friend bool operator==(const EntityState&, const EntityState&) = default;
 };
 
-inline void format_value(std::string& out_, const EntityState& value_) {
-  using bitwire::format_value;
-  out_ += "EntityState{";
-  out_ += "id=";
-  format_value(out_, value_.id);
-  out_ += ", kind=";
-  format_value(out_, value_.kind);
-  out_ += ", position=";
-  format_value(out_, value_.position);
-  out_ += ", orientation=";
-  format_value(out_, value_.orientation);
-  out_ += ", at_rest=";
-  format_value(out_, value_.at_rest);
-  out_ += ", velocity=";
-  format_value(out_, value_.velocity);
-  out_ += ", health=";
-  format_value(out_, value_.health);
-  out_ += ", weapon=";
-  format_value(out_, value_.weapon);
-  out_ += ", clips=";
-  format_value(out_, value_.clips);
-  out_ += ", fuel=";
-  format_value(out_, value_.fuel);
-  out_ += ", occupants=";
-  format_value(out_, value_.occupants);
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const EntityState& value_) { EntityState::format_(out_, value_); }
 inline std::string to_string(const EntityState& value_) {
   std::string out_;
-  format_value(out_, value_);
+  EntityState::format_(out_, value_);
   return out_;
 }
 
@@ -472,32 +488,33 @@ struct GameEvent {
     return const_cast<GameEvent*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const GameEvent& value_) {
+    out_ += "GameEvent{";
+    out_ += "kind=";
+    format_EventKind_(out_, value_.kind);
+    out_ += ", subject=";
+    bitwire::format_value(out_, value_.subject);
+    out_ += ", attacker=";
+    bitwire::format_value(out_, value_.attacker);
+    out_ += ", damage=";
+    bitwire::format_value(out_, value_.damage);
+    out_ += ", killer=";
+    bitwire::format_value(out_, value_.killer);
+    out_ += ", weapon=";
+    format_Weapon_(out_, value_.weapon);
+    out_ += ", where=";
+    ::common::Position::format_(out_, value_.where);
+    out_ += '}';
+  }
+
   friend bool operator==(const GameEvent&, const GameEvent&) = default;
 };
 
-inline void format_value(std::string& out_, const GameEvent& value_) {
-  using bitwire::format_value;
-  out_ += "GameEvent{";
-  out_ += "kind=";
-  format_value(out_, value_.kind);
-  out_ += ", subject=";
-  format_value(out_, value_.subject);
-  out_ += ", attacker=";
-  format_value(out_, value_.attacker);
-  out_ += ", damage=";
-  format_value(out_, value_.damage);
-  out_ += ", killer=";
-  format_value(out_, value_.killer);
-  out_ += ", weapon=";
-  format_value(out_, value_.weapon);
-  out_ += ", where=";
-  format_value(out_, value_.where);
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const GameEvent& value_) { GameEvent::format_(out_, value_); }
 inline std::string to_string(const GameEvent& value_) {
   std::string out_;
-  format_value(out_, value_);
+  GameEvent::format_(out_, value_);
   return out_;
 }
 
@@ -569,28 +586,29 @@ struct PlayerInput {
     return const_cast<PlayerInput*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const PlayerInput& value_) {
+    out_ += "PlayerInput{";
+    out_ += "tick=";
+    bitwire::format_value(out_, value_.tick);
+    out_ += ", buttons=";
+    format_InputButtons_(out_, value_.buttons);
+    out_ += ", yaw=";
+    bitwire::format_value(out_, value_.yaw);
+    out_ += ", pitch=";
+    bitwire::format_value(out_, value_.pitch);
+    out_ += ", switch_to=";
+    if (value_.has_switch_to) { format_Weapon_(out_, value_.switch_to); } else { out_ += "none"; }
+    out_ += '}';
+  }
+
   friend bool operator==(const PlayerInput&, const PlayerInput&) = default;
 };
 
-inline void format_value(std::string& out_, const PlayerInput& value_) {
-  using bitwire::format_value;
-  out_ += "PlayerInput{";
-  out_ += "tick=";
-  format_value(out_, value_.tick);
-  out_ += ", buttons=";
-  format_value(out_, value_.buttons);
-  out_ += ", yaw=";
-  format_value(out_, value_.yaw);
-  out_ += ", pitch=";
-  format_value(out_, value_.pitch);
-  out_ += ", switch_to=";
-  if (value_.has_switch_to) { format_value(out_, value_.switch_to); } else { out_ += "none"; }
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const PlayerInput& value_) { PlayerInput::format_(out_, value_); }
 inline std::string to_string(const PlayerInput& value_) {
   std::string out_;
-  format_value(out_, value_);
+  PlayerInput::format_(out_, value_);
   return out_;
 }
 
@@ -648,24 +666,25 @@ struct Snapshot {
     return const_cast<Snapshot*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const Snapshot& value_) {
+    out_ += "Snapshot{";
+    out_ += "tick=";
+    bitwire::format_value(out_, value_.tick);
+    out_ += ", last_input_tick=";
+    bitwire::format_value(out_, value_.last_input_tick);
+    out_ += ", entities=";
+    bitwire::format_items(out_, value_.entities.data(), value_.entities.size(), EntityState::format_);
+    out_ += '}';
+  }
+
   friend bool operator==(const Snapshot&, const Snapshot&) = default;
 };
 
-inline void format_value(std::string& out_, const Snapshot& value_) {
-  using bitwire::format_value;
-  out_ += "Snapshot{";
-  out_ += "tick=";
-  format_value(out_, value_.tick);
-  out_ += ", last_input_tick=";
-  format_value(out_, value_.last_input_tick);
-  out_ += ", entities=";
-  format_value(out_, value_.entities);
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const Snapshot& value_) { Snapshot::format_(out_, value_); }
 inline std::string to_string(const Snapshot& value_) {
   std::string out_;
-  format_value(out_, value_);
+  Snapshot::format_(out_, value_);
   return out_;
 }
 
@@ -703,22 +722,23 @@ struct Events {
     return const_cast<Events*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const Events& value_) {
+    out_ += "Events{";
+    out_ += "tick=";
+    bitwire::format_value(out_, value_.tick);
+    out_ += ", events=";
+    bitwire::format_items(out_, value_.events.data(), value_.events.size(), GameEvent::format_);
+    out_ += '}';
+  }
+
   friend bool operator==(const Events&, const Events&) = default;
 };
 
-inline void format_value(std::string& out_, const Events& value_) {
-  using bitwire::format_value;
-  out_ += "Events{";
-  out_ += "tick=";
-  format_value(out_, value_.tick);
-  out_ += ", events=";
-  format_value(out_, value_.events);
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const Events& value_) { Events::format_(out_, value_); }
 inline std::string to_string(const Events& value_) {
   std::string out_;
-  format_value(out_, value_);
+  Events::format_(out_, value_);
   return out_;
 }
 
@@ -773,20 +793,21 @@ struct ScoreUpdate {
     return const_cast<ScoreUpdate*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const ScoreUpdate& value_) {
+    out_ += "ScoreUpdate{";
+    out_ += "scores=";
+    bitwire::format_items(out_, value_.scores.data(), value_.scores.size());
+    out_ += '}';
+  }
+
   friend bool operator==(const ScoreUpdate&, const ScoreUpdate&) = default;
 };
 
-inline void format_value(std::string& out_, const ScoreUpdate& value_) {
-  using bitwire::format_value;
-  out_ += "ScoreUpdate{";
-  out_ += "scores=";
-  format_value(out_, value_.scores);
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const ScoreUpdate& value_) { ScoreUpdate::format_(out_, value_); }
 inline std::string to_string(const ScoreUpdate& value_) {
   std::string out_;
-  format_value(out_, value_);
+  ScoreUpdate::format_(out_, value_);
   return out_;
 }
 
@@ -842,26 +863,27 @@ struct Chat {
     return const_cast<Chat*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const Chat& value_) {
+    out_ += "Chat{";
+    out_ += "sender=";
+    bitwire::format_value(out_, value_.sender);
+    out_ += ", channel=";
+    format_ChatChannel_(out_, value_.channel);
+    out_ += ", recipient=";
+    bitwire::format_value(out_, value_.recipient);
+    out_ += ", text=";
+    bitwire::format_string(out_, value_.text.view());
+    out_ += '}';
+  }
+
   friend bool operator==(const Chat&, const Chat&) = default;
 };
 
-inline void format_value(std::string& out_, const Chat& value_) {
-  using bitwire::format_value;
-  out_ += "Chat{";
-  out_ += "sender=";
-  format_value(out_, value_.sender);
-  out_ += ", channel=";
-  format_value(out_, value_.channel);
-  out_ += ", recipient=";
-  format_value(out_, value_.recipient);
-  out_ += ", text=";
-  format_value(out_, value_.text);
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const Chat& value_) { Chat::format_(out_, value_); }
 inline std::string to_string(const Chat& value_) {
   std::string out_;
-  format_value(out_, value_);
+  Chat::format_(out_, value_);
   return out_;
 }
 
@@ -934,28 +956,29 @@ struct LevelLoad {
     return const_cast<LevelLoad*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const LevelLoad& value_) {
+    out_ += "LevelLoad{";
+    out_ += "level=";
+    bitwire::format_string(out_, value_.level.view());
+    out_ += ", checksum=";
+    bitwire::format_value(out_, value_.checksum);
+    out_ += ", max_players=";
+    bitwire::format_value(out_, value_.max_players);
+    out_ += ", player_names=";
+    bitwire::format_items(out_, value_.player_names.data(), value_.player_names.size());
+    out_ += ", settings=";
+    if (value_.has_settings) { bitwire::format_items(out_, value_.settings.data(), value_.settings.size()); } else { out_ += "none"; }
+    out_ += '}';
+  }
+
   friend bool operator==(const LevelLoad&, const LevelLoad&) = default;
 };
 
-inline void format_value(std::string& out_, const LevelLoad& value_) {
-  using bitwire::format_value;
-  out_ += "LevelLoad{";
-  out_ += "level=";
-  format_value(out_, value_.level);
-  out_ += ", checksum=";
-  format_value(out_, value_.checksum);
-  out_ += ", max_players=";
-  format_value(out_, value_.max_players);
-  out_ += ", player_names=";
-  format_value(out_, value_.player_names);
-  out_ += ", settings=";
-  if (value_.has_settings) { format_value(out_, value_.settings); } else { out_ += "none"; }
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const LevelLoad& value_) { LevelLoad::format_(out_, value_); }
 inline std::string to_string(const LevelLoad& value_) {
   std::string out_;
-  format_value(out_, value_);
+  LevelLoad::format_(out_, value_);
   return out_;
 }
 
@@ -992,22 +1015,11 @@ inline constexpr std::size_t kMaxMessageBits = kMessageTypeBits + [] {
 }();
 
 // The package's message factory for bitwire::Connection and bitwire::MessagePool: one entry per
-// message type, indexed by type id, so dispatch by type is one array index. A template only so that
-// the table (and every message's serialize for every stream kind) is instantiated in the files that
-// call it, not in every file that includes this header; call it as message_factory().
-template <typename Unused_ = void>
-const bitwire::MessageFactory& message_factory() {
-  static constexpr bitwire::MessageTypeInfo types_[] = {
-      bitwire::describe_message<PlayerInput>("PlayerInput"),
-      bitwire::describe_message<Snapshot>("Snapshot"),
-      bitwire::describe_message<Events>("Events"),
-      bitwire::describe_message<ScoreUpdate>("ScoreUpdate"),
-      bitwire::describe_message<Chat>("Chat"),
-      bitwire::describe_message<LevelLoad>("LevelLoad"),
-  };
-  static constexpr bitwire::MessageFactory factory_{types_};
-  return factory_;
-}
+// message type, indexed by type id, so dispatch by type is one array index. Defined in game.cpp, which
+// idlc writes next to this header: that one file compiles every message's serialize for the four
+// stream kinds, so a file that dispatches messages costs no more to compile than one that includes
+// this header.
+const bitwire::MessageFactory& message_factory();
 
 // One message of a known type: its type in 3 bits, then its body. A read refuses any other type
 // (kInvalidEnum, where the type starts); read a message of any type with the handle overload.

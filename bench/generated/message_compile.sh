@@ -4,11 +4,12 @@
 #   bench/generated/message_compile.sh BUILD_DIR [MESSAGES] [COMPILERS...]
 #
 # BUILD_DIR holds idlc/idlc and bench/generated/big_schema_gen (`cmake --build build/release --target idlc
-# big_schema_gen`); COMPILERS default to g++ and clang++. Two files are compiled with -std=c++20 -O2 -c:
+# big_schema_gen`); COMPILERS default to g++ and clang++. Three files are compiled with -std=c++20 -O2 -c:
 #   include.cpp   includes the header and writes and reads one message type with serialize_message
 #   dispatch.cpp  includes the header, builds a MessagePool on message_factory() and writes and reads a
-#                 message of a type chosen at run time through serialize_message(stream, pool, handle):
-#                 the file that instantiates every message's serialize for the four stream kinds
+#                 message of a type chosen at run time through serialize_message(stream, pool, handle)
+#   big.cpp       idlc's source file for the package: message_factory(), the one file that compiles every
+#                 message's serialize for the four stream kinds (FACTORY=0 in the environment skips it)
 # Prints CPU time (user + system: the figure to read on a shared machine), wall time and peak memory (GNU
 # time) per compiler and file. Measures; asserts nothing.
 set -euo pipefail
@@ -68,8 +69,10 @@ bool round_trip_any(std::uint32_t type) {
 }
 CPP
 
+files=(include dispatch)
+[[ ${FACTORY:-1} != 0 ]] && files+=(big)
 for compiler in "${compilers[@]}"; do
-  for file in include dispatch; do
+  for file in "${files[@]}"; do
     /usr/bin/time -f "%U %S %e %M" -o "$work/time.txt" \
       "$compiler" -std=c++20 -O2 -c -I"$work" -I"$root/runtime/include" "$work/$file.cpp" -o "$work/$file.o"
     read -r user system wall kb <"$work/time.txt"

@@ -19,7 +19,15 @@ namespace idlc {
 
 std::string cpp_header_name(const model::Package& package) { return package.file_stem + ".hpp"; }
 
-std::string emit_cpp_header(const model::Package& package) { return cpp::Emitter(package).run(); }
+std::string cpp_source_name(const model::Package& package) { return package.file_stem + ".cpp"; }
+
+std::string emit_cpp_header(const model::Package& package, const CppOptions& options) {
+  return cpp::Emitter(package, options).run();
+}
+
+std::string emit_cpp_source(const model::Package& package, const CppOptions& options) {
+  return cpp::Emitter(package, options).run_source();
+}
 
 namespace cpp {
 
@@ -54,10 +62,12 @@ void Emitter::prologue() {
            {{"file", comment_text(package_.file_stem)}});
   p_.print("#pragma once\n\n");
   for (const char* header : {"array", "cstddef", "cstdint", "string", "type_traits"}) {
+    if (!options_.format && std::string(header) == "string") continue;
     p_.print("#include <$h$>\n", {{"h", header}});
   }
   p_.print("\n");
   for (const char* header : {"fixed_string", "fixed_vector", "format", "serialize"}) {
+    if (!options_.format && std::string(header) == "format") continue;
     p_.print("#include \"bitwire/$h$.hpp\"\n", {{"h", header}});
   }
   if (!package_.messages.empty()) p_.print("#include \"bitwire/message.hpp\"\n");
@@ -126,17 +136,25 @@ void Emitter::enumeration(const model::Enum& e) {
     p_.print("return nullptr;\n");
   }
   p_.print("}\n\n");
-  p_.print("inline void format_value(std::string& out_, $name$ value_) {\n", {{"name", e.name}});
+  if (!options_.format) return;
+  // The formatter under its own name (what generated struct formatters call: no overload resolution
+  // against every type of the package), then the overload users find by argument-dependent lookup.
+  p_.print("inline void $fn$(std::string& out_, $name$ value_) {\n", {{"fn", format_function_name(e.name)}, {"name", e.name}});
   {
     Indent in(p_);
-    p_.print("const char* name_ = to_string(value_);\n");
-    p_.print("if (name_ != nullptr) {\n");
-    p_.print("  out_ += name_;\n");
-    p_.print("} else {\n");
-    p_.print("  bitwire::format_value(out_, static_cast<$u$>(value_));\n", {{"u", storage_type(e.storage)}});
+    p_.print("switch (value_) {\n");
+    {
+      Indent in2(p_);
+      for (const model::Enumerator& item : e.items) {
+        p_.print("case $e$::$n$: out_ += \"$n$\"; return;\n", {{"e", e.name}, {"n", item.name}});
+      }
+    }
     p_.print("}\n");
+    p_.print("bitwire::format_value(out_, static_cast<$u$>(value_));\n", {{"u", storage_type(e.storage)}});
   }
   p_.print("}\n\n");
+  p_.print("inline void format_value(std::string& out_, $name$ value_) { $fn$(out_, value_); }\n\n",
+           {{"fn", format_function_name(e.name)}, {"name", e.name}});
 }
 
 void Emitter::flag_set(const model::Flags& f) {
@@ -158,17 +176,22 @@ void Emitter::flag_set(const model::Flags& f) {
   p_.print("constexpr $name$ operator&($name$ a_, $name$ b_) { return static_cast<$name$>(static_cast<$u$>(static_cast<$u$>(a_) & static_cast<$u$>(b_))); }\n",
            {{"name", f.name}, {"u", u}});
   p_.print("constexpr bool has_flag($name$ set_, $name$ flag_) { return (set_ & flag_) == flag_; }\n\n", {{"name", f.name}});
-  p_.print("inline void format_value(std::string& out_, $name$ value_) {\n", {{"name", f.name}});
+  if (!options_.format) return;
+  // Tests the bits directly: has_flag and operator& are overload sets that grow with the package.
+  p_.print("inline void $fn$(std::string& out_, $name$ value_) {\n", {{"fn", format_function_name(f.name)}, {"name", f.name}});
   {
     Indent in(p_);
+    p_.print("const auto bits_ = static_cast<$u$>(value_);\n", {{"u", u}});
     p_.print("bool first_ = true;\n");
     for (const model::Flag& flag : f.items) {
-      p_.print("if (has_flag(value_, $name$::$flag$)) { out_ += first_ ? \"$flag$\" : \"|$flag$\"; first_ = false; }\n",
-               {{"name", f.name}, {"flag", flag.name}});
+      p_.print("if ((bits_ & static_cast<$u$>($name$::$flag$)) != 0) { out_ += first_ ? \"$flag$\" : \"|$flag$\"; first_ = false; }\n",
+               {{"u", u}, {"name", f.name}, {"flag", flag.name}});
     }
     p_.print("if (first_) out_ += \"None\";\n");
   }
   p_.print("}\n\n");
+  p_.print("inline void format_value(std::string& out_, $name$ value_) { $fn$(out_, value_); }\n\n",
+           {{"fn", format_function_name(f.name)}, {"name", f.name}});
 }
 
 }  // namespace cpp

@@ -3,7 +3,13 @@
 //   emit_cpp.cpp            the file: prologue, constants, enums, flag sets, the order of definitions
 //   emit_cpp_struct.cpp     struct definitions: members, initial values, MaxBits, formatting
 //   emit_cpp_serialize.cpp  the serialize function: fields, arrays, optional fields, ifs, directives
-//   emit_cpp_package.cpp    per package: MessageType, the factory, serialize_message, ProtocolId
+//   emit_cpp_package.cpp    per package: MessageType, serialize_message, ProtocolId; the source file
+//                           with the message factory
+//
+// Compile time scales with the schema, not with its square: generated code never makes an unqualified
+// call into an overload set that grows with the package (each type's formatter has its own name, and
+// serialize calls runtime templates or a member), and no file instantiates every message's serialize
+// except the emitted source file.
 // Every decision (widths, ranges, costs, initial values, resets) comes from the model; this only prints.
 //
 // Generated names that the schema cannot take: every local, parameter and template parameter of
@@ -14,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "emit_cpp.hpp"
 #include "emit_cpp_text.hpp"
 #include "model.hpp"
 #include "printer.hpp"
@@ -22,9 +29,10 @@ namespace idlc::cpp {
 
 class Emitter {
  public:
-  explicit Emitter(const model::Package& package) : package_(package) {}
+  Emitter(const model::Package& package, const CppOptions& options) : package_(package), options_(options) {}
 
   std::string run();
+  std::string run_source();
 
  private:
   // emit_cpp.cpp
@@ -48,6 +56,8 @@ class Emitter {
   std::string field_comment(const model::Field& field) const;
   void structure(const model::Struct& s);
   void member(const model::Field& field);
+  std::string format_call(const model::Field& field, const std::string& value) const;
+  void struct_format_member(const model::Struct& s);
   void struct_format(const model::Struct& s);
 
   // emit_cpp_serialize.cpp
@@ -64,8 +74,10 @@ class Emitter {
   // emit_cpp_package.cpp
   void message_type_enum();
   void package_footer();
+  void factory_definition();
 
   const model::Package& package_;
+  CppOptions options_;
   Printer p_;
 };
 

@@ -1,5 +1,5 @@
 // Struct definitions: C++ types of fields, initial values as the model decides them, the comment beside
-// each member, MaxBits, operator== and the formatter.
+// each member, MaxBits, operator== and the formatters.
 #include "emit_cpp_emitter.hpp"
 
 namespace idlc::cpp {
@@ -187,6 +187,7 @@ void Emitter::structure(const Struct& s) {
     p_.print("BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {\n");
     p_.print("  return const_cast<$name$*>(this)->serialize(stream_);\n", {{"name", s.name}});
     p_.print("}\n\n");
+    struct_format_member(s);
     p_.print("friend bool operator==(const $name$&, const $name$&) = default;\n", {{"name", s.name}});
   }
   p_.print("};\n\n");
@@ -213,31 +214,75 @@ void Emitter::member(const Field& field) {
   }
 }
 
-void Emitter::struct_format(const Struct& s) {
+// The statement that appends `value` (field `field`'s member, or one element of it) to out_. Every call
+// names its callee exactly: a struct's static format_, an enum's or flag set's format_<Type>_, or
+// bitwire::format_value / format_items (a fixed set of runtime overloads), so none resolves against the
+// package; arrays go through format_items, instantiated once per element type.
+std::string Emitter::format_call(const Field& field, const std::string& value) const {
+  std::string element_formatter;
+  switch (field.type.kind) {
+    case TypeKind::Struct:
+      element_formatter = qualified(field.type.structure->package, field.type.structure->name) + "::format_";
+      break;
+    case TypeKind::Enum:
+      element_formatter = qualified(field.type.enumeration->package, format_function_name(field.type.enumeration->name));
+      break;
+    case TypeKind::Flags:
+      element_formatter = qualified(field.type.flags->package, format_function_name(field.type.flags->name));
+      break;
+    case TypeKind::String:
+      // Through the text, not the FixedString<N>: one function for every length.
+      if (field.shape == Shape::Scalar) return "bitwire::format_string(out_, " + value + ".view());";
+      return "bitwire::format_items(out_, " + value + ".data(), " + value + ".size());";
+    case TypeKind::Bytes:
+      // A scalar's bytes as a list of numbers (one instantiation for every capacity); an array's elements
+      // each through format_value.
+      return "bitwire::format_items(out_, " + value + ".data(), " + value + ".size());";
+    default:
+      if (field.shape == Shape::Scalar) return "bitwire::format_value(out_, " + value + ");";
+      return "bitwire::format_items(out_, " + value + ".data(), " + value + ".size());";
+  }
+  if (field.shape == Shape::Scalar) return element_formatter + "(out_, " + value + ");";
+  return "bitwire::format_items(out_, " + value + ".data(), " + value + ".size(), " + element_formatter + ");";
+}
+
+// Inside the struct: `static void format_(std::string&, const T&)`, the formatter other generated
+// formatters call by its qualified name.
+void Emitter::struct_format_member(const Struct& s) {
+  if (!options_.format) return;
   // An empty struct leaves the value unnamed: no unused parameter.
-  p_.print("inline void format_value(std::string& out_, const $name$&$value$) {\n",
+  p_.print("// Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.\n");
+  p_.print("static void format_(std::string& out_, const $name$&$value$) {\n",
            {{"name", s.name}, {"value", s.fields.empty() ? "" : " value_"}});
   {
     Indent in(p_);
-    if (!s.fields.empty()) p_.print("using bitwire::format_value;\n");
     p_.print("out_ += \"$name${\";\n", {{"name", s.name}});
     bool first = true;
     for (const Field& field : s.fields) {
       const std::string sep = first ? "" : ", ";
       first = false;
       p_.print("out_ += \"$sep$$f$=\";\n", {{"sep", sep}, {"f", field.name}});
+      const std::string call = format_call(field, "value_." + field.name);
       if (field.optional) {
-        p_.print("if (value_.$has$) { format_value(out_, value_.$f$); } else { out_ += \"none\"; }\n",
-                 {{"has", model::presence_member_name(field.name)}, {"f", field.name}});
+        p_.print("if (value_.$has$) { $call$ } else { out_ += \"none\"; }\n",
+                 {{"has", model::presence_member_name(field.name)}, {"call", call}});
       } else {
-        p_.print("format_value(out_, value_.$f$);\n", {{"f", field.name}});
+        p_.print("$call$\n", {{"call", call}});
       }
     }
     p_.print("out_ += '}';\n");
   }
   p_.print("}\n\n");
+}
+
+// After the struct: the overloads users call (found by argument-dependent lookup), each one call away
+// from the struct's format_.
+void Emitter::struct_format(const Struct& s) {
+  if (!options_.format) return;
+  p_.print("inline void format_value(std::string& out_, const $name$& value_) { $name$::format_(out_, value_); }\n",
+           {{"name", s.name}});
   p_.print("inline std::string to_string(const $name$& value_) {\n", {{"name", s.name}});
-  p_.print("  std::string out_;\n  format_value(out_, value_);\n  return out_;\n}\n\n");
+  p_.print("  std::string out_;\n  $name$::format_(out_, value_);\n  return out_;\n}\n\n", {{"name", s.name}});
 }
 
 }  // namespace idlc::cpp

@@ -106,4 +106,6 @@ std::string storage_type(const model::IntStorage& storage) {
   return std::string(storage.is_signed ? "std::int" : "std::uint") + std::to_string(storage.bits) + "_t";
 }
 
+std::string format_function_name(const std::string& type_name) { return "format_" + type_name + "_"; }
+
 }  // namespace idlc::cpp

@@ -32,4 +32,9 @@ std::string comment_text(const std::string& line);
 std::string join(const std::vector<std::string>& parts, const std::string& separator);
 std::string storage_type(const model::IntStorage& storage);
 
+// The formatter of enum or flag set `type_name` under a name of its own (format_<Type>_): generated
+// structs call it instead of format_value, whose overload set grows with the package. The trailing '_'
+// keeps it out of the schema's names.
+std::string format_function_name(const std::string& type_name);
+
 }  // namespace idlc::cpp

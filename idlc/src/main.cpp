@@ -26,8 +26,8 @@ constexpr int kExitInternal = 3;
 const char kUsage[] =
     "usage: idlc [options] FILE.net...\n"
     "\n"
-    "Checks .net schema files and everything they import; with -o, writes one C++ header per schema\n"
-    "file (imports included) into DIR.\n"
+    "Checks .net schema files and everything they import; with -o, writes one C++ header and one C++\n"
+    "source file (NAME.hpp, NAME.cpp: the message factory) per schema file (imports included) into DIR.\n"
     "\n"
     "options:\n"
     "  -o DIR             write the generated C++ headers into DIR\n"
@@ -36,6 +36,7 @@ const char kUsage[] =
     "                     every struct (bitwire::random_fill), for property tests and benchmarks\n"
     "  --bench            with -o: --random, and NAME_bench.cpp per schema file named here: a Google\n"
     "                     Benchmark program timing write, read and measure of every message\n"
+    "  --no-format        with -o: leave out the formatting code (format_value, to_string of structs)\n"
     "  -I DIR             also look for imported files in DIR (after the importing file's directory)\n"
     "  --allow-import-outside\n"
     "                     let imports name files outside the directories of the given schema files\n"
@@ -66,6 +67,7 @@ int run(int argc, char** argv) {
   bool random = false;
   bool bench = false;
   idlc::LoadOptions load_options;
+  idlc::CppOptions cpp_options;
   bool options_done = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -88,6 +90,8 @@ int run(int argc, char** argv) {
       std::error_code ec;
       if (!std::filesystem::is_directory(dir, ec)) return usage_error("'-I " + dir + "': not a directory");
       load_options.include_paths.push_back(dir);
+    } else if (arg == "--no-format") {
+      cpp_options.format = false;
     } else if (arg == "--allow-import-outside") {
       load_options.allow_outside = true;
     } else if (arg == "--random") {
@@ -129,7 +133,7 @@ int run(int argc, char** argv) {
   }
   if (!out_dir.empty()) {
     std::string error;
-    if (!idlc::write_cpp_headers(*schema, out_dir, depfile, error) ||
+    if (!idlc::write_cpp_headers(*schema, out_dir, depfile, error, cpp_options) ||
         (random && !idlc::write_cpp_bench_files(*schema, out_dir, bench, error))) {
       std::cerr << "idlc: error: " << error << "\n";
       return kExitSchemaError;

@@ -48,7 +48,7 @@ std::string depfile_escape(const std::string& path) {
 }  // namespace
 
 bool write_cpp_headers(const model::Schema& schema, const std::string& out_dir, const std::string& depfile,
-                       std::string& error) {
+                       std::string& error, const CppOptions& options) {
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   if (ec) {
@@ -69,7 +69,9 @@ bool write_cpp_headers(const model::Schema& schema, const std::string& out_dir, 
   std::vector<std::string> inputs;  // every schema read, imports included
   for (const model::Package& package : schema.packages) {
     const std::filesystem::path path = std::filesystem::path(out_dir) / cpp_header_name(package);
-    if (!write_if_changed(path, emit_cpp_header(package), error)) return false;
+    if (!write_if_changed(path, emit_cpp_header(package, options), error)) return false;
+    const std::filesystem::path source = std::filesystem::path(out_dir) / cpp_source_name(package);
+    if (!write_if_changed(source, emit_cpp_source(package, options), error)) return false;
     inputs.push_back(std::filesystem::absolute(package.source_path, ec).lexically_normal().string());
   }
   if (!depfile.empty()) {

@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "../../generated/game.hpp"
+// The package's message factory (idlc's source file next to the header): this target builds it itself.
+#include "../../generated/game.cpp"
 
 namespace {
 

@@ -80,4 +80,35 @@ TEST(CorpusCompile, TheRandomHeadersOfEveryGeneratedSchemaCompile) {
   if (failures.empty()) fs::remove_all(dir);  // kept for inspection when it fails
 }
 
+// idlc --no-format / idlc_generate(... NO_FORMAT): the output without formatting code compiles (every
+// construct, imports, the message factories) and is smaller than the formatted output.
+TEST(CorpusCompile, OutputWithoutFormattingCompilesAndIsSmaller) {
+  std::vector<Schema> schemas;
+  // Six schemas (two import the one before): every construct, a few seconds per compiler.
+  for (int k = 0; k < 6; ++k) {
+    bitwire::test::corpus::SchemaGenerator generator(static_cast<std::uint64_t>(k));
+    const bool imports = k % 3 == 2;
+    const std::string previous = "plain" + std::to_string(k - 1);
+    schemas.push_back({"plain" + std::to_string(k) + ".net",
+                       generator.schema("plain" + std::to_string(k), imports ? previous + ".net" : "",
+                                        imports ? previous : "")});
+  }
+  const fs::path formatted_dir = scratch_dir("formatted");
+  const Emitted formatted = emit_all(schemas, formatted_dir);
+  fs::remove_all(formatted_dir);
+  const fs::path dir = scratch_dir("plain");
+  idlc::CppOptions options;
+  options.format = false;
+  const Emitted plain = emit_all(schemas, dir, options);
+  ASSERT_EQ(plain.errors, "");
+  EXPECT_EQ(plain.all_text.find("format_value"), std::string::npos);
+  EXPECT_EQ(plain.all_text.find("bitwire/format.hpp"), std::string::npos);
+  EXPECT_EQ(plain.all_text.find("std::string"), std::string::npos);
+  EXPECT_LT(plain.all_text.size() * 10, formatted.all_text.size() * 9)
+      << plain.all_text.size() << " bytes without formatting, " << formatted.all_text.size() << " with";
+  const std::string failures = compile_tu(dir);
+  EXPECT_EQ(failures, "");
+  if (failures.empty()) fs::remove_all(dir);  // kept for inspection when it fails
+}
+
 }  // namespace

@@ -56,14 +56,17 @@ inline std::string instantiate_struct(const idlc::model::Package& package, const
 }
 
 // Emits each schema (a root, compiled on its own with the others available as imports) into `dir`
-// and writes `dir`/tu.cpp instantiating every struct and every package's serialize_message.
-inline Emitted emit_all(const std::vector<Schema>& schemas, const fs::path& dir) {
+// and writes `dir`/tu.cpp instantiating every struct and every package's serialize_message, and
+// including each root's source file (its message factory).
+inline Emitted emit_all(const std::vector<Schema>& schemas, const fs::path& dir,
+                        const idlc::CppOptions& options = {}) {
   Emitted result;
   fs::create_directories(dir);
   std::map<std::string, std::string> files;
   for (const Schema& schema : schemas) files[schema.name] = schema.text;
   std::string body;
   std::string includes;
+  std::string sources;
   for (const Schema& schema : schemas) {
     idlc::Diagnostics diagnostics;
     std::unique_ptr<idlc::model::Schema> model = idlc::compile_source(schema.name, schema.text, diagnostics, files);
@@ -72,12 +75,14 @@ inline Emitted emit_all(const std::vector<Schema>& schemas, const fs::path& dir)
       continue;
     }
     for (const idlc::model::Package& package : model->packages) {
-      const std::string text = idlc::emit_cpp_header(package);
+      const std::string text = idlc::emit_cpp_header(package, options);
       write_text(dir / idlc::cpp_header_name(package), text);
+      write_text(dir / idlc::cpp_source_name(package), idlc::emit_cpp_source(package, options));
       result.all_text += text;
     }
     const idlc::model::Package& root = *model->roots.front();
     result.headers.push_back(idlc::cpp_header_name(root));
+    sources += "#include \"" + idlc::cpp_source_name(root) + "\"\n";
     includes += "#include \"" + idlc::cpp_header_name(root) + "\"\n";
     std::string ns;
     for (const std::string& part : root.name_parts) ns += "::" + part;
@@ -109,7 +114,8 @@ std::size_t instantiate() {
   const bool read = value.serialize(reader);
   bitwire::MeasureStream measure;
   value.serialize(measure);
-  return to_string(value).size() + measure.bits_processed() + (read ? 1u : 0u) + (value == T{} ? 1u : 0u);
+  return )" + std::string(options.format ? "to_string(value).size() + " : "") +
+                   R"(measure.bits_processed() + (read ? 1u : 0u) + (value == T{} ? 1u : 0u);
 }
 
 // The package's message layer: the factory table (every message's serialize for every stream kind),
@@ -141,7 +147,9 @@ std::size_t emitted_tu() {
   std::size_t sum = 0;
 )" + body + R"(  return sum;
 }
-)";
+
+// The roots' source files: the message factories.
+)" + sources;
   write_text(dir / "tu.cpp", tu);
   return result;
 }

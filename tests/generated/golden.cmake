@@ -1,6 +1,7 @@
 # The checked-in generated/ directory against a fresh idlc run (cmake -P script).
 #
-#   -DMODE=check   fail, naming every difference, when generated/*.hpp is not exactly what idlc writes now
+#   -DMODE=check   fail, naming every difference, when generated/*.hpp and *.cpp are not exactly what idlc
+#                  writes now
 #   -DMODE=repin   rewrite generated/ from a fresh run (removing headers no schema produces any more)
 #
 # Inputs: IDLC (the executable), SCHEMAS ('|'-separated .net files), PINNED_DIR (generated/), WORK_DIR (a
@@ -22,8 +23,8 @@ if(NOT idlc_result EQUAL 0)
   message(FATAL_ERROR "idlc failed (exit ${idlc_result}) on ${SCHEMAS}:\n${idlc_output}")
 endif()
 
-file(GLOB fresh RELATIVE "${WORK_DIR}" "${WORK_DIR}/*.hpp")
-file(GLOB pinned RELATIVE "${PINNED_DIR}" "${PINNED_DIR}/*.hpp")
+file(GLOB fresh RELATIVE "${WORK_DIR}" "${WORK_DIR}/*.hpp" "${WORK_DIR}/*.cpp")
+file(GLOB pinned RELATIVE "${PINNED_DIR}" "${PINNED_DIR}/*.hpp" "${PINNED_DIR}/*.cpp")
 list(SORT fresh)
 list(SORT pinned)
 if(NOT fresh)

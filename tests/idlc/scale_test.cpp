@@ -4,9 +4,13 @@
 // idlc_scale_test to see it; the CLI measurement is in docs/schema-language.md).
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <string>
+#include <vector>
 
+#include "emit_cpp.hpp"
 #include "support.hpp"
 
 namespace {
@@ -60,6 +64,86 @@ TEST(Scale, TwoThousandMessageSizedDeclarations) {
   auto again = idlc::test::compile_text(text, {}, "big.net");
   ASSERT_TRUE(again->schema);
   EXPECT_EQ(again->package().protocol_id, package.protocol_id);
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+// The lines of `text` that call `name(` without naming the callee exactly: not a definition (one of
+// `definitions`), not qualified (`bitwire::name(`, `::name(`), not a member (`.name(`).
+std::vector<std::string> unqualified_calls(const std::string& text, const std::string& name,
+                                           const std::vector<std::string>& definitions) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    start = end + 1;
+    bool defined = false;
+    for (const std::string& d : definitions) defined = defined || line.find(d) != std::string::npos;
+    if (defined) continue;
+    for (std::size_t at = line.find(name + "("); at != std::string::npos; at = line.find(name + "(", at + 1)) {
+      const char before = at == 0 ? ' ' : line[at - 1];
+      if (before != ':' && before != '.' && before != '_' && (std::isalnum(static_cast<unsigned char>(before)) == 0)) {
+        lines.push_back(line);
+        break;
+      }
+    }
+  }
+  return lines;
+}
+
+// Compile time stays linear in the schema: the header's formatting code never calls into an overload set
+// that grows with the package (each formatter is called by its own name; the format_value / to_string
+// overloads exist only for users' argument-dependent lookup), and the header holds no message table:
+// the factory is declared, and defined once in the source file, one entry per message. A failure names
+// the offending lines. (Overload resolution against every struct of the package was 39% of an
+// include-only compile, quadratic in the number of structs.)
+TEST(Scale, GeneratedCodeCallsNoOverloadSetThatGrowsWithThePackage) {
+  for (int declarations : {30, 300}) {
+    SCOPED_TRACE(std::to_string(declarations) + " declarations");
+    auto compiled = idlc::test::compile_text(generate_schema(declarations), {}, "big.net");
+    ASSERT_TRUE(compiled->schema) << compiled->errors.substr(0, 2000);
+    const auto& package = compiled->package();
+    const std::string header = idlc::emit_cpp_header(package);
+    const std::string source = idlc::emit_cpp_source(package);
+    EXPECT_EQ(unqualified_calls(header, "format_value", {"inline void format_value(std::string& out_, "}),
+              std::vector<std::string>{});
+    // serialize's membership test of an enum with gaps (serialize_enum_member) is the one call of to_string.
+    EXPECT_EQ(unqualified_calls(header, "to_string",
+                                {"inline std::string to_string(const ", "inline constexpr const char* to_string(",
+                                 "serialize_enum_member"}),
+              std::vector<std::string>{});
+    // One format_value overload per struct and enum, each a one-line forward to the type's own formatter.
+    EXPECT_EQ(count(header, "inline void format_value("), package.structs.size() + package.enums.size());
+    EXPECT_EQ(count(header, "static void format_("), package.structs.size());
+    // The factory: declared in the header, one table in the source.
+    EXPECT_NE(header.find("\nconst bitwire::MessageFactory& message_factory();\n"), std::string::npos);
+    EXPECT_EQ(count(header, "describe_message"), 0u);
+    EXPECT_EQ(count(source, "bitwire::describe_message<"), package.messages.size());
+    EXPECT_EQ(count(source, "const bitwire::MessageFactory& message_factory() {"), 1u);
+    EXPECT_EQ(count(source, "#include \"big.hpp\""), 1u);
+  }
+}
+
+// idlc --no-format: no formatting code at all (the enums' to_string stays: reads use it), and less text.
+TEST(Scale, NoFormatLeavesTheFormattingCodeOut) {
+  auto compiled = idlc::test::compile_text(generate_schema(300), {}, "big.net");
+  ASSERT_TRUE(compiled->schema) << compiled->errors.substr(0, 2000);
+  idlc::CppOptions plain;
+  plain.format = false;
+  const std::string with = idlc::emit_cpp_header(compiled->package());
+  const std::string without = idlc::emit_cpp_header(compiled->package(), plain);
+  EXPECT_EQ(count(without, "format_"), 0u);
+  EXPECT_EQ(count(without, "std::string"), 0u);
+  EXPECT_EQ(count(without, "bitwire/format.hpp"), 0u);
+  EXPECT_EQ(count(without, "inline constexpr const char* to_string("), compiled->package().enums.size());
+  EXPECT_LT(without.size() * 10, with.size() * 8) << without.size() << " bytes against " << with.size();
+  EXPECT_EQ(idlc::emit_cpp_source(compiled->package(), plain), idlc::emit_cpp_source(compiled->package()));
 }
 
 }  // namespace

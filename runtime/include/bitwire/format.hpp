@@ -1,6 +1,8 @@
 // Readable text for logs: format_value(out, value) appends a value to a std::string. Generated code adds
-// an overload per struct (found by argument-dependent lookup) and a to_string() built on it. Not for the
-// packet path: it allocates.
+// an overload per struct, enum and flag set (found by argument-dependent lookup) and a to_string() built
+// on it; inside generated code each type's formatter is called by its own name (format_items takes it as
+// `format`), so no call resolves against an overload set that grows with the package. Not for the packet
+// path: it allocates.
 #pragma once
 
 #include <array>
@@ -8,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "bitwire/config.hpp"
@@ -68,16 +71,20 @@ inline void format_value(std::string& out, float value) {
   out += text;
 }
 
-template <size_t N>
-inline void format_value(std::string& out, const FixedString<N>& value) {
+// Quoted, with '"' and '\\' escaped.
+inline void format_string(std::string& out, std::string_view text) {
   out += '"';
-  for (char c : value.view()) {
+  for (char c : text) {
     if (c == '"' || c == '\\') out += '\\';
     out += c;
   }
   out += '"';
 }
 
+template <size_t N>
+inline void format_value(std::string& out, const FixedString<N>& value) {
+  format_string(out, value.view());
+}
 // Declared before format_range so that arrays of arrays (`bytes[20] hashes[2]`, `bytes<8> blobs[2]`) find
 // them: std::array of a standard type brings no bitwire overload in through argument-dependent lookup.
 template <typename T, size_t N>
@@ -93,6 +100,28 @@ inline void format_range(std::string& out, const Range& range) {
     if (!first) out += ", ";
     first = false;
     format_value(out, item);
+  }
+  out += ']';
+}
+
+// `count` elements from `items` as [a, b, ...]: each by format_value, or by `format(out, element)`. What
+// generated formatters call for arrays: one instantiation per element type, not one per array type.
+template <typename T>
+inline void format_items(std::string& out, const T* items, size_t count) {
+  out += '[';
+  for (size_t i = 0; i < count; ++i) {
+    if (i != 0) out += ", ";
+    format_value(out, items[i]);
+  }
+  out += ']';
+}
+
+template <typename T, typename Format>
+inline void format_items(std::string& out, const T* items, size_t count, Format format) {
+  out += '[';
+  for (size_t i = 0; i < count; ++i) {
+    if (i != 0) out += ", ";
+    format(out, items[i]);
   }
   out += ']';
 }
