@@ -53,22 +53,23 @@ struct Chat {
     return const_cast<Chat*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const Chat& value_) {
+    out_ += "Chat{";
+    out_ += "line=";
+    bitwire::format_value(out_, value_.line);
+    out_ += ", text=";
+    bitwire::format_string(out_, value_.text.view());
+    out_ += '}';
+  }
+
   friend bool operator==(const Chat&, const Chat&) = default;
 };
 
-inline void format_value(std::string& out_, const Chat& value_) {
-  using bitwire::format_value;
-  out_ += "Chat{";
-  out_ += "line=";
-  format_value(out_, value_.line);
-  out_ += ", text=";
-  format_value(out_, value_.text);
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const Chat& value_) { Chat::format_(out_, value_); }
 inline std::string to_string(const Chat& value_) {
   std::string out_;
-  format_value(out_, value_);
+  Chat::format_(out_, value_);
   return out_;
 }
 
@@ -88,9 +89,27 @@ struct Input {
 
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
-    BITWIRE_TRY(bitwire::serialize_bits(stream_, tick, 32));
-    BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, yaw, bitwire::compressed_float_constant(-1.8e+02f, 1.8e+02f, 0.01f)));
-    BITWIRE_TRY(bitwire::serialize_bool(stream_, jump));
+    if constexpr (Stream_::kIsMeasuring) {
+      stream_.add_bits(49);
+    } else {
+      // 3 fields, 49 bits: on a ReadStream one bounds check, then every field at a constant offset.
+      bool in_run_ = false;
+      if constexpr (bitwire::kReadsRuns<Stream_>) {
+        bitwire::ReadRun<49> run_(stream_);
+        if (run_.load()) [[likely]] {
+          BITWIRE_TRY(bitwire::serialize_bits(run_, tick, 32));
+          BITWIRE_TRY(bitwire::serialize_compressed_float(run_, yaw, bitwire::compressed_float_constant(-1.8e+02f, 1.8e+02f, 0.01f)));
+          BITWIRE_TRY(bitwire::serialize_bool(run_, jump));
+          BITWIRE_TRY(run_.finish());
+          in_run_ = true;
+        }
+      }
+      if (!in_run_) {
+        BITWIRE_TRY(bitwire::serialize_bits(stream_, tick, 32));
+        BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, yaw, bitwire::compressed_float_constant(-1.8e+02f, 1.8e+02f, 0.01f)));
+        BITWIRE_TRY(bitwire::serialize_bool(stream_, jump));
+      }
+    }
     return true;
   }
 
@@ -101,24 +120,25 @@ struct Input {
     return const_cast<Input*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const Input& value_) {
+    out_ += "Input{";
+    out_ += "tick=";
+    bitwire::format_value(out_, value_.tick);
+    out_ += ", yaw=";
+    bitwire::format_value(out_, value_.yaw);
+    out_ += ", jump=";
+    bitwire::format_value(out_, value_.jump);
+    out_ += '}';
+  }
+
   friend bool operator==(const Input&, const Input&) = default;
 };
 
-inline void format_value(std::string& out_, const Input& value_) {
-  using bitwire::format_value;
-  out_ += "Input{";
-  out_ += "tick=";
-  format_value(out_, value_.tick);
-  out_ += ", yaw=";
-  format_value(out_, value_.yaw);
-  out_ += ", jump=";
-  format_value(out_, value_.jump);
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const Input& value_) { Input::format_(out_, value_); }
 inline std::string to_string(const Input& value_) {
   std::string out_;
-  format_value(out_, value_);
+  Input::format_(out_, value_);
   return out_;
 }
 
@@ -147,18 +167,11 @@ inline constexpr std::size_t kMaxMessageBits = kMessageTypeBits + [] {
 }();
 
 // The package's message factory for bitwire::Connection and bitwire::MessagePool: one entry per
-// message type, indexed by type id, so dispatch by type is one array index. A template only so that
-// the table (and every message's serialize for every stream kind) is instantiated in the files that
-// call it, not in every file that includes this header; call it as message_factory().
-template <typename Unused_ = void>
-const bitwire::MessageFactory& message_factory() {
-  static constexpr bitwire::MessageTypeInfo types_[] = {
-      bitwire::describe_message<Chat>("Chat"),
-      bitwire::describe_message<Input>("Input"),
-  };
-  static constexpr bitwire::MessageFactory factory_{types_};
-  return factory_;
-}
+// message type, indexed by type id, so dispatch by type is one array index. Defined in hello.cpp, which
+// idlc writes next to this header: that one file compiles every message's serialize for the four
+// stream kinds, so a file that dispatches messages costs no more to compile than one that includes
+// this header.
+const bitwire::MessageFactory& message_factory();
 
 // One message of a known type: its type in 1 bits, then its body. A read refuses any other type
 // (kInvalidEnum, where the type starts); read a message of any type with the handle overload.

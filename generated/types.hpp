@@ -50,14 +50,18 @@ inline constexpr const char* to_string(Weapon value_) {
   return nullptr;
 }
 
-inline void format_value(std::string& out_, Weapon value_) {
-  const char* name_ = to_string(value_);
-  if (name_ != nullptr) {
-    out_ += name_;
-  } else {
-    bitwire::format_value(out_, static_cast<std::uint8_t>(value_));
+inline void format_Weapon_(std::string& out_, Weapon value_) {
+  switch (value_) {
+    case Weapon::Fists: out_ += "Fists"; return;
+    case Weapon::Pistol: out_ += "Pistol"; return;
+    case Weapon::Rifle: out_ += "Rifle"; return;
+    case Weapon::Shotgun: out_ += "Shotgun"; return;
+    case Weapon::RocketLauncher: out_ += "RocketLauncher"; return;
   }
+  bitwire::format_value(out_, static_cast<std::uint8_t>(value_));
 }
+
+inline void format_value(std::string& out_, Weapon value_) { format_Weapon_(out_, value_); }
 
 /// Headroom with a declared storage and negative values: wire range -2 .. 100.
 // Wire: [-2, 100] in 7 bits; headroom: reads keep values without an enumerator (to_string gives nullptr).
@@ -77,14 +81,16 @@ inline constexpr const char* to_string(Lean value_) {
   return nullptr;
 }
 
-inline void format_value(std::string& out_, Lean value_) {
-  const char* name_ = to_string(value_);
-  if (name_ != nullptr) {
-    out_ += name_;
-  } else {
-    bitwire::format_value(out_, static_cast<std::int8_t>(value_));
+inline void format_Lean_(std::string& out_, Lean value_) {
+  switch (value_) {
+    case Lean::Left: out_ += "Left"; return;
+    case Lean::Upright: out_ += "Upright"; return;
+    case Lean::Right: out_ += "Right"; return;
   }
+  bitwire::format_value(out_, static_cast<std::int8_t>(value_));
 }
+
+inline void format_value(std::string& out_, Lean value_) { format_Lean_(out_, value_); }
 
 /// Unsigned and signed 64-bit integers at their limits.
 // Struct; at most 272 bits.
@@ -103,13 +109,35 @@ struct Wide {
 
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
-    BITWIRE_TRY(bitwire::serialize_bits(stream_, raw, 64));
-    BITWIRE_TRY(bitwire::serialize_int(stream_, full, std::uint64_t{0}, std::uint64_t{18446744073709551615ULL}));
-    BITWIRE_TRY(bitwire::serialize_int(stream_, top, std::uint64_t{18446744073709551000ULL}, std::uint64_t{18446744073709551615ULL}));
-    BITWIRE_TRY(bitwire::serialize_int(stream_, above_int64, std::uint64_t{9223372036854775808ULL}, std::uint64_t{9223372036854775810ULL}));
-    BITWIRE_TRY(bitwire::serialize_int(stream_, full_signed, std::int64_t{(-9223372036854775807LL - 1)}, std::int64_t{9223372036854775807LL}));
-    BITWIRE_TRY(bitwire::serialize_int(stream_, bottom, std::int64_t{(-9223372036854775807LL - 1)}, std::int64_t{-9223372036854775800LL}));
-    BITWIRE_TRY(bitwire::serialize_bits(stream_, all_ones, 64));
+    if constexpr (Stream_::kIsMeasuring) {
+      stream_.add_bits(272);
+    } else {
+      // 7 fields, 272 bits: on a ReadStream one bounds check, then every field at a constant offset.
+      bool in_run_ = false;
+      if constexpr (bitwire::kReadsRuns<Stream_>) {
+        bitwire::ReadRun<272> run_(stream_);
+        if (run_.load()) [[likely]] {
+          BITWIRE_TRY(bitwire::serialize_bits(run_, raw, 64));
+          BITWIRE_TRY(bitwire::serialize_int(run_, full, std::uint64_t{0}, std::uint64_t{18446744073709551615ULL}));
+          BITWIRE_TRY(bitwire::serialize_int(run_, top, std::uint64_t{18446744073709551000ULL}, std::uint64_t{18446744073709551615ULL}));
+          BITWIRE_TRY(bitwire::serialize_int(run_, above_int64, std::uint64_t{9223372036854775808ULL}, std::uint64_t{9223372036854775810ULL}));
+          BITWIRE_TRY(bitwire::serialize_int(run_, full_signed, std::int64_t{(-9223372036854775807LL - 1)}, std::int64_t{9223372036854775807LL}));
+          BITWIRE_TRY(bitwire::serialize_int(run_, bottom, std::int64_t{(-9223372036854775807LL - 1)}, std::int64_t{-9223372036854775800LL}));
+          BITWIRE_TRY(bitwire::serialize_bits(run_, all_ones, 64));
+          BITWIRE_TRY(run_.finish());
+          in_run_ = true;
+        }
+      }
+      if (!in_run_) {
+        BITWIRE_TRY(bitwire::serialize_bits(stream_, raw, 64));
+        BITWIRE_TRY(bitwire::serialize_int(stream_, full, std::uint64_t{0}, std::uint64_t{18446744073709551615ULL}));
+        BITWIRE_TRY(bitwire::serialize_int(stream_, top, std::uint64_t{18446744073709551000ULL}, std::uint64_t{18446744073709551615ULL}));
+        BITWIRE_TRY(bitwire::serialize_int(stream_, above_int64, std::uint64_t{9223372036854775808ULL}, std::uint64_t{9223372036854775810ULL}));
+        BITWIRE_TRY(bitwire::serialize_int(stream_, full_signed, std::int64_t{(-9223372036854775807LL - 1)}, std::int64_t{9223372036854775807LL}));
+        BITWIRE_TRY(bitwire::serialize_int(stream_, bottom, std::int64_t{(-9223372036854775807LL - 1)}, std::int64_t{-9223372036854775800LL}));
+        BITWIRE_TRY(bitwire::serialize_bits(stream_, all_ones, 64));
+      }
+    }
     return true;
   }
 
@@ -120,32 +148,33 @@ struct Wide {
     return const_cast<Wide*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const Wide& value_) {
+    out_ += "Wide{";
+    out_ += "raw=";
+    bitwire::format_value(out_, value_.raw);
+    out_ += ", full=";
+    bitwire::format_value(out_, value_.full);
+    out_ += ", top=";
+    bitwire::format_value(out_, value_.top);
+    out_ += ", above_int64=";
+    bitwire::format_value(out_, value_.above_int64);
+    out_ += ", full_signed=";
+    bitwire::format_value(out_, value_.full_signed);
+    out_ += ", bottom=";
+    bitwire::format_value(out_, value_.bottom);
+    out_ += ", all_ones=";
+    bitwire::format_value(out_, value_.all_ones);
+    out_ += '}';
+  }
+
   friend bool operator==(const Wide&, const Wide&) = default;
 };
 
-inline void format_value(std::string& out_, const Wide& value_) {
-  using bitwire::format_value;
-  out_ += "Wide{";
-  out_ += "raw=";
-  format_value(out_, value_.raw);
-  out_ += ", full=";
-  format_value(out_, value_.full);
-  out_ += ", top=";
-  format_value(out_, value_.top);
-  out_ += ", above_int64=";
-  format_value(out_, value_.above_int64);
-  out_ += ", full_signed=";
-  format_value(out_, value_.full_signed);
-  out_ += ", bottom=";
-  format_value(out_, value_.bottom);
-  out_ += ", all_ones=";
-  format_value(out_, value_.all_ones);
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const Wide& value_) { Wide::format_(out_, value_); }
 inline std::string to_string(const Wide& value_) {
   std::string out_;
-  format_value(out_, value_);
+  Wide::format_(out_, value_);
   return out_;
 }
 
@@ -187,28 +216,29 @@ struct Blocks {
     return const_cast<Blocks*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const Blocks& value_) {
+    out_ += "Blocks{";
+    out_ += "flag=";
+    bitwire::format_value(out_, value_.flag);
+    out_ += ", key=";
+    bitwire::format_value(out_, value_.key);
+    out_ += ", one=";
+    bitwire::format_value(out_, value_.one);
+    out_ += ", hashes=";
+    bitwire::format_items(out_, value_.hashes.data(), value_.hashes.size());
+    out_ += ", tag=";
+    if (value_.has_tag) { bitwire::format_value(out_, value_.tag); } else { out_ += "none"; }
+    out_ += '}';
+  }
+
   friend bool operator==(const Blocks&, const Blocks&) = default;
 };
 
-inline void format_value(std::string& out_, const Blocks& value_) {
-  using bitwire::format_value;
-  out_ += "Blocks{";
-  out_ += "flag=";
-  format_value(out_, value_.flag);
-  out_ += ", key=";
-  format_value(out_, value_.key);
-  out_ += ", one=";
-  format_value(out_, value_.one);
-  out_ += ", hashes=";
-  format_value(out_, value_.hashes);
-  out_ += ", tag=";
-  if (value_.has_tag) { format_value(out_, value_.tag); } else { out_ += "none"; }
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const Blocks& value_) { Blocks::format_(out_, value_); }
 inline std::string to_string(const Blocks& value_) {
   std::string out_;
-  format_value(out_, value_);
+  Blocks::format_(out_, value_);
   return out_;
 }
 
@@ -228,10 +258,29 @@ struct Loadout {
 
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
-    BITWIRE_TRY(bitwire::serialize_enum(stream_, primary, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{15})));
-    BITWIRE_TRY(bitwire::serialize_enum(stream_, secondary, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{15})));
-    BITWIRE_TRY(bitwire::serialize_enum(stream_, lean, static_cast<Lean>(std::int8_t{-2}), static_cast<Lean>(std::int8_t{100})));
-    BITWIRE_TRY(wide.serialize(stream_));
+    if constexpr (Stream_::kIsMeasuring) {
+      stream_.add_bits(287);
+    } else {
+      // 4 fields, 287 bits: on a ReadStream one bounds check, then every field at a constant offset.
+      bool in_run_ = false;
+      if constexpr (bitwire::kReadsRuns<Stream_>) {
+        bitwire::ReadRun<287> run_(stream_);
+        if (run_.load()) [[likely]] {
+          BITWIRE_TRY(bitwire::serialize_enum(run_, primary, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{15})));
+          BITWIRE_TRY(bitwire::serialize_enum(run_, secondary, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{15})));
+          BITWIRE_TRY(bitwire::serialize_enum(run_, lean, static_cast<Lean>(std::int8_t{-2}), static_cast<Lean>(std::int8_t{100})));
+          BITWIRE_TRY(wide.serialize(run_));
+          BITWIRE_TRY(run_.finish());
+          in_run_ = true;
+        }
+      }
+      if (!in_run_) {
+        BITWIRE_TRY(bitwire::serialize_enum(stream_, primary, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{15})));
+        BITWIRE_TRY(bitwire::serialize_enum(stream_, secondary, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{15})));
+        BITWIRE_TRY(bitwire::serialize_enum(stream_, lean, static_cast<Lean>(std::int8_t{-2}), static_cast<Lean>(std::int8_t{100})));
+        BITWIRE_TRY(wide.serialize(stream_));
+      }
+    }
     BITWIRE_TRY(blocks.serialize(stream_));
     return true;
   }
@@ -243,28 +292,29 @@ struct Loadout {
     return const_cast<Loadout*>(this)->serialize(stream_);
   }
 
+  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  static void format_(std::string& out_, const Loadout& value_) {
+    out_ += "Loadout{";
+    out_ += "primary=";
+    format_Weapon_(out_, value_.primary);
+    out_ += ", secondary=";
+    format_Weapon_(out_, value_.secondary);
+    out_ += ", lean=";
+    format_Lean_(out_, value_.lean);
+    out_ += ", wide=";
+    Wide::format_(out_, value_.wide);
+    out_ += ", blocks=";
+    Blocks::format_(out_, value_.blocks);
+    out_ += '}';
+  }
+
   friend bool operator==(const Loadout&, const Loadout&) = default;
 };
 
-inline void format_value(std::string& out_, const Loadout& value_) {
-  using bitwire::format_value;
-  out_ += "Loadout{";
-  out_ += "primary=";
-  format_value(out_, value_.primary);
-  out_ += ", secondary=";
-  format_value(out_, value_.secondary);
-  out_ += ", lean=";
-  format_value(out_, value_.lean);
-  out_ += ", wide=";
-  format_value(out_, value_.wide);
-  out_ += ", blocks=";
-  format_value(out_, value_.blocks);
-  out_ += '}';
-}
-
+inline void format_value(std::string& out_, const Loadout& value_) { Loadout::format_(out_, value_); }
 inline std::string to_string(const Loadout& value_) {
   std::string out_;
-  format_value(out_, value_);
+  Loadout::format_(out_, value_);
   return out_;
 }
 
@@ -291,17 +341,11 @@ inline constexpr std::size_t kMaxMessageBits = kMessageTypeBits + [] {
 }();
 
 // The package's message factory for bitwire::Connection and bitwire::MessagePool: one entry per
-// message type, indexed by type id, so dispatch by type is one array index. A template only so that
-// the table (and every message's serialize for every stream kind) is instantiated in the files that
-// call it, not in every file that includes this header; call it as message_factory().
-template <typename Unused_ = void>
-const bitwire::MessageFactory& message_factory() {
-  static constexpr bitwire::MessageTypeInfo types_[] = {
-      bitwire::describe_message<Loadout>("Loadout"),
-  };
-  static constexpr bitwire::MessageFactory factory_{types_};
-  return factory_;
-}
+// message type, indexed by type id, so dispatch by type is one array index. Defined in types.cpp, which
+// idlc writes next to this header: that one file compiles every message's serialize for the four
+// stream kinds, so a file that dispatches messages costs no more to compile than one that includes
+// this header.
+const bitwire::MessageFactory& message_factory();
 
 // One message of a known type: its type in 0 bits, then its body. A read refuses any other type
 // (kInvalidEnum, where the type starts); read a message of any type with the handle overload.
