@@ -887,11 +887,14 @@ inline std::string to_string(const Chat& value_) {
   return out_;
 }
 
-/// Tells a client which level to load and how; the settings blob is opaque to the protocol.
+/// Tells a client which level to load and how; the settings blob is opaque to the protocol. The level
+/// file itself travels as the message's block.
 // Message type 5; at most 6314 bits.
 struct LevelLoad {
   static constexpr MessageType kType = MessageType::LevelLoad;
   static constexpr std::uint32_t kTypeId = 5;
+  // Carries a block of bytes (MessageHandle::attach_block), sent beside the body.
+  static constexpr bool kHasBlock = true;
   // Worst case, counting 7 bits per alignment.
   static constexpr std::size_t MaxBits = 6314;
   static constexpr std::size_t MaxBytes = (MaxBits + 7) / 8;
@@ -983,7 +986,7 @@ inline std::string to_string(const LevelLoad& value_) {
 }
 
 // Fingerprint of the package's wire shape: peers built from different schemas have different ids.
-inline constexpr std::uint64_t ProtocolId = 0x6d7899471ebe0036ull;
+inline constexpr std::uint64_t ProtocolId = 0xc825e532746738adull;
 
 // The message's name, or nullptr for a value outside MessageType.
 inline constexpr const char* message_name(MessageType type_) {

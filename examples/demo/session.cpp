@@ -15,22 +15,9 @@
 namespace demo {
 namespace {
 
-// LevelLoad carries the level file as a block. game.net cannot declare a block message yet, so the demo
-// marks the generated type with the runtime's block flag and lists it in its own factory table (the
-// generated table without the flag would refuse attach_block).
-struct LevelBlock : game::LevelLoad {
-  static constexpr bool kHasBlock = true;
-};
-
-inline constexpr bitwire::MessageTypeInfo kTypes[] = {
-    bitwire::describe_message<game::PlayerInput>("PlayerInput"),
-    bitwire::describe_message<game::Snapshot>("Snapshot"),
-    bitwire::describe_message<game::Events>("Events"),
-    bitwire::describe_message<game::ScoreUpdate>("ScoreUpdate"),
-    bitwire::describe_message<game::Chat>("Chat"),
-    bitwire::describe_message<LevelBlock>("LevelLoad"),
-};
-inline constexpr bitwire::MessageFactory kFactory{kTypes};
+// The package's message table, emitted by idlc; `message LevelLoad block` in game.net makes LevelLoad
+// the one type that carries a block (the level file).
+const bitwire::MessageFactory& factory() { return game::message_factory(); }
 
 constexpr int kReliable = 0;
 constexpr int kUnreliable = 1;
@@ -209,7 +196,7 @@ bool Session::start(double now, uint64_t unix_now, std::string& error) {
   // The private key is random per run, from libsodium (tokens are minted in-process, as a backend would).
   const bitwire::netcode::Key key = bitwire::netcode::random_key();
   server_transport_ = std::make_unique<bitwire::UdpTransport>(server_socket_);
-  server_ = std::make_unique<bitwire::Server>(config_, kFactory, key, *server_transport_,
+  server_ = std::make_unique<bitwire::Server>(config_, factory(), key, *server_transport_,
                                               server_socket_.local_address(), now);
   if (!server_->is_ok()) {
     error = std::string("server: ") + server_->error();
@@ -229,7 +216,7 @@ bool Session::start(double now, uint64_t unix_now, std::string& error) {
     up.seed = options_.seed * 1000 + static_cast<uint64_t>(c) * 2;
     down.seed = up.seed + 1;
     end->transport = std::make_unique<SimulatedTransport>(end->socket, server_socket_.local_address(), up, down);
-    end->client = std::make_unique<bitwire::Client>(config_, kFactory, *end->transport, now);
+    end->client = std::make_unique<bitwire::Client>(config_, factory(), *end->transport, now);
     end->random.reseed(options_.seed * 7919 + static_cast<uint64_t>(c));
     if (!end->client->is_ok()) {
       error = std::string("client: ") + end->client->error();
@@ -238,7 +225,7 @@ bool Session::start(double now, uint64_t unix_now, std::string& error) {
     const uint64_t client_id = kFirstClientId + static_cast<uint64_t>(c);
     tallies_[static_cast<size_t>(c)].client_id = client_id;
     bitwire::netcode::ConnectTokenParams params;
-    params.protocol_id = bitwire::stack_protocol_id(kFactory, config_);
+    params.protocol_id = bitwire::stack_protocol_id(factory(), config_);
     params.client_id = client_id;
     params.create_timestamp = unix_now;
     params.expire_seconds = 60;
@@ -312,7 +299,7 @@ void Session::client_tick(int c, double now, bool send_reliable) {
     }
     while (auto message = client.receive(kLevel)) {
       ++t.blocks_received;
-      const auto* level = message.as<LevelBlock>();
+      const auto* level = message.as<game::LevelLoad>();
       const std::span<const std::byte> block = message.block();
       fill_level(options_.seed, t.client_id, level_.data(), level_.size());
       t.block_exact = level != nullptr && block.size() == level_.size() &&
@@ -356,8 +343,8 @@ void Session::server_tick(double now, uint64_t unix_now, bool send_reliable) {
       t.slot = event.client_index;
       slot_client_[static_cast<size_t>(event.client_index)] = c;
       // The level, at connect: a LevelLoad whose block is the level file.
-      auto message = server.create<LevelBlock>(event.client_index);
-      auto* level = message.as<LevelBlock>();
+      auto message = server.create<game::LevelLoad>(event.client_index);
+      auto* level = message.as<game::LevelLoad>();
       const std::span<std::byte> block = message ? message.allocate_block(kLevelBytes) : std::span<std::byte>();
       if (level == nullptr || block.size() != kLevelBytes) {
         fail(c, "server: no message or block buffer for the level");

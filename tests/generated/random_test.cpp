@@ -49,6 +49,10 @@ template <>
 constexpr bool kExactMeasure<demo::constructs::Everything> = false;
 template <>
 constexpr bool kExactMeasure<corpus::BenchPacket> = false;  // align
+template <>
+constexpr bool kExactMeasure<demo::types::Blocks> = false;  // bytes[N] blocks are aligned
+template <>
+constexpr bool kExactMeasure<demo::types::Loadout> = false;  // bytes[N] blocks are aligned
 
 // Checks one instance; returns false (with a failure recorded) at the first property that does not hold.
 template <typename T>
