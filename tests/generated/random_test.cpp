@@ -18,7 +18,9 @@
 #include "common_random.hpp"
 #include "constructs_random.hpp"
 #include "corpus_random.hpp"
+#include "examples_random.hpp"
 #include "game_random.hpp"
+#include "realworld_random.hpp"
 #include "ship_random.hpp"
 #include "types_random.hpp"
 #include "support/seed.hpp"
@@ -53,6 +55,12 @@ template <>
 constexpr bool kExactMeasure<demo::types::Blocks> = false;  // bytes[N] blocks are aligned
 template <>
 constexpr bool kExactMeasure<demo::types::Loadout> = false;  // bytes[N] blocks are aligned
+template <>
+constexpr bool kExactMeasure<examples::Block> = false;  // bytes
+template <>
+constexpr bool kExactMeasure<examples::Chat> = false;  // a string
+template <>
+constexpr bool kExactMeasure<examples::ProbeHeader> = false;  // align
 
 // Checks one instance; returns false (with a failure recorded) at the first property that does not hold.
 template <typename T>
@@ -103,7 +111,9 @@ using Types = ::testing::Types<common::Position, common::Velocity, common::Orien
                                demo::constructs::Everything, corpus::BenchPacket, corpus::BenchInts,
                                corpus::BenchBits, corpus::BenchMixed, ship::ShipState, ship::Weapons,
                                ship::FleetPacket, demo::types::Wide, demo::types::Blocks,
-                               demo::types::Loadout>;
+                               demo::types::Loadout, realworld::RealPacket, examples::Test,
+                               examples::Block, examples::Chat, examples::Synchronize,
+                               examples::Timescale, examples::ProbeHeader, examples::ProbeBits>;
 TYPED_TEST_SUITE(RandomInstances, Types);
 
 TYPED_TEST(RandomInstances, ValidateWriteMeasureReadBackEqual) {

@@ -1,0 +1,277 @@
+// Golden vectors for the corpus messages of mas-bandwidth/schema translated field for field into
+// bench/generated/corpus/: RealPacket (realworld.net) and the examples messages (examples.net). Each vector is the byte string schema's own generated C++
+// (its checked-in generated/bench/cpp/RealWorldWire.h with mas-bandwidth/serialize) writes for the same
+// instance; bench/RESULTS.md says how they were taken. The test needs nothing of schema's: idlc's code
+// must write exactly these bytes, read them back, write them again unchanged, and refuse them cut short.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "bitwire/serialize.hpp"
+#include "realworld.hpp"
+#include "examples.hpp"
+#include "examples_instances.hpp"
+#include "realworld_instances.hpp"
+
+namespace {
+
+// RealPacket{}: the declared gates (f012, f050 true; f043, f074 false), every other field at its default:
+// schema's pinned 1629-bit all-defaults wire.
+constexpr std::string_view kDefaultHex =
+    "774a0c00000000000000202798010000407a0100000000000000000000005800000000000400000000a0020000120010"
+    "1a000000000000000000000000000000000000000000000000000000dc01400000000000000000000000006000000000"
+    "0000000000a06e0000000000000000000000000080720000000023ed01000000000000000000000000d0020000000000"
+    "00000000000000800c00000000004000000000000000000000000000000000000000006c050000000000000000000000"
+    "000000000000483100000000";
+
+// real_packet_min(): every gate true, every field at its minimum.
+constexpr std::string_view kMinHex =
+    "0000e0fffffffffffffd1f00000000000000fcfffffd030000000000000000ffff7fff00fcfffffb0700000000000000"
+    "c0fffffffffffffbffffffdf3f000000fefffffe010000fcfffffd030000000000000000000000f8fffff70f00000000"
+    "00000000000000000000c0ffffbf7f000000000000ffffffffffffefff000001fefffffe0100f8fffffbffffffffffff"
+    "7fff07000000000000000000001000000000000000000000000200000000000000000000000000000000000000000000"
+    "00c0fffffffffffffb3f00000000000000000000000000000000000000000000000000";
+
+// real_packet_max(): every gate true, every field at its maximum.
+constexpr std::string_view kMaxHex =
+    "ee94f8fffffffffffffd4f4e30833829b9f4fefffffdfdffffffffffffffb3ffff7f7ffffffffffb3b58050000a47f24"
+    "f4fffffffffffffbdfffffdf1f00d488fffffffefefffffffffffd01b8ff87fffffffffffffffff7fffff7d7bc2d16dd"
+    "fffbffff0140ddffffffffffffbfbfffff480970d2ffffffffffffef7f00c0cbfffffffe8cb5fffffffbfbffffffffff"
+    "7ffffb477bffffffffffffffff6f250f000832f4ff2f7d8813ffffffffffffffff53338bffe3ffffffffffffbf80ffff"
+    "fff1fffffffffffffb1f5bffffffffffffadffffffffffffffffff000052fcffffff03";
+
+// real_packet_mid(): every gate true, every field at a fixed value inside its range.
+constexpr std::string_view kPatternHex =
+    "6d76050000000090eb1368cd6a51021a664c0200dc0aa3824fe92f37efc63b008002c3a906004c19b622010000ccfff1"
+    "1c00000000f2a334100090e030c7a52b00801e8797c4be0100710ee310d23c94f27f8ae6cbffff0f00343c7cd273f1ab"
+    "ed97732c54d5aab670c45d009007e2cf8f28a54a8c00000000e470e7405515cb00c058885d850100e52106000000207f"
+    "66074a097378384f0aa31dffff5f48318ef30481c6cd1f34659e68492b61a502693d7d0e9c8b429146d177bb780e6576"
+    "a710000000807c4f3dd0c08c9403f545254dabd089079f319c133de338d8f6d0fd8100";
+
+std::vector<std::byte> from_hex(std::string_view hex) {
+  auto nibble = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
+  std::vector<std::byte> out;
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out.push_back(static_cast<std::byte>(nibble(hex[i]) * 16 + nibble(hex[i + 1])));
+  }
+  return out;
+}
+
+struct Vector {
+  std::size_t bytes;
+  std::string_view hex;
+};
+
+// Test: test_instance(0) defaults, (1) largest values, (2) a fixed pattern.
+constexpr Vector kTest[] = {
+    {6,
+        "000000000000"},
+    {6,
+        "ffffe8a38f3e"},
+    {6,
+        "341201d0773e"},
+};
+
+// Block: block_instance(0) defaults, (1) largest values, (2) a fixed pattern.
+constexpr Vector kBlock[] = {
+    {2,
+        "0000"},
+    {2002,
+        "d007030a11181f262d343b424950575e656c737a81888f969da4abb2b9c0c7ced5dce3eaf1f8ff060d141b222930373e"
+        "454c535a61686f767d848b9299a0a7aeb5bcc3cad1d8dfe6edf4fb020910171e252c333a41484f565d646b727980878e"
+        "959ca3aab1b8bfc6cdd4dbe2e9f0f7fe050c131a21282f363d444b525960676e757c838a91989fa6adb4bbc2c9d0d7de"
+        "e5ecf3fa01080f161d242b323940474e555c636a71787f868d949ba2a9b0b7bec5ccd3dae1e8eff6fd040b121920272e"
+        "353c434a51585f666d747b828990979ea5acb3bac1c8cfd6dde4ebf2f900070e151c232a31383f464d545b626970777e"
+        "858c939aa1a8afb6bdc4cbd2d9e0e7eef5fc030a11181f262d343b424950575e656c737a81888f969da4abb2b9c0c7ce"
+        "d5dce3eaf1f8ff060d141b222930373e454c535a61686f767d848b9299a0a7aeb5bcc3cad1d8dfe6edf4fb020910171e"
+        "252c333a41484f565d646b727980878e959ca3aab1b8bfc6cdd4dbe2e9f0f7fe050c131a21282f363d444b525960676e"
+        "757c838a91989fa6adb4bbc2c9d0d7dee5ecf3fa01080f161d242b323940474e555c636a71787f868d949ba2a9b0b7be"
+        "c5ccd3dae1e8eff6fd040b121920272e353c434a51585f666d747b828990979ea5acb3bac1c8cfd6dde4ebf2f900070e"
+        "151c232a31383f464d545b626970777e858c939aa1a8afb6bdc4cbd2d9e0e7eef5fc030a11181f262d343b424950575e"
+        "656c737a81888f969da4abb2b9c0c7ced5dce3eaf1f8ff060d141b222930373e454c535a61686f767d848b9299a0a7ae"
+        "b5bcc3cad1d8dfe6edf4fb020910171e252c333a41484f565d646b727980878e959ca3aab1b8bfc6cdd4dbe2e9f0f7fe"
+        "050c131a21282f363d444b525960676e757c838a91989fa6adb4bbc2c9d0d7dee5ecf3fa01080f161d242b323940474e"
+        "555c636a71787f868d949ba2a9b0b7bec5ccd3dae1e8eff6fd040b121920272e353c434a51585f666d747b828990979e"
+        "a5acb3bac1c8cfd6dde4ebf2f900070e151c232a31383f464d545b626970777e858c939aa1a8afb6bdc4cbd2d9e0e7ee"
+        "f5fc030a11181f262d343b424950575e656c737a81888f969da4abb2b9c0c7ced5dce3eaf1f8ff060d141b222930373e"
+        "454c535a61686f767d848b9299a0a7aeb5bcc3cad1d8dfe6edf4fb020910171e252c333a41484f565d646b727980878e"
+        "959ca3aab1b8bfc6cdd4dbe2e9f0f7fe050c131a21282f363d444b525960676e757c838a91989fa6adb4bbc2c9d0d7de"
+        "e5ecf3fa01080f161d242b323940474e555c636a71787f868d949ba2a9b0b7bec5ccd3dae1e8eff6fd040b121920272e"
+        "353c434a51585f666d747b828990979ea5acb3bac1c8cfd6dde4ebf2f900070e151c232a31383f464d545b626970777e"
+        "858c939aa1a8afb6bdc4cbd2d9e0e7eef5fc030a11181f262d343b424950575e656c737a81888f969da4abb2b9c0c7ce"
+        "d5dce3eaf1f8ff060d141b222930373e454c535a61686f767d848b9299a0a7aeb5bcc3cad1d8dfe6edf4fb020910171e"
+        "252c333a41484f565d646b727980878e959ca3aab1b8bfc6cdd4dbe2e9f0f7fe050c131a21282f363d444b525960676e"
+        "757c838a91989fa6adb4bbc2c9d0d7dee5ecf3fa01080f161d242b323940474e555c636a71787f868d949ba2a9b0b7be"
+        "c5ccd3dae1e8eff6fd040b121920272e353c434a51585f666d747b828990979ea5acb3bac1c8cfd6dde4ebf2f900070e"
+        "151c232a31383f464d545b626970777e858c939aa1a8afb6bdc4cbd2d9e0e7eef5fc030a11181f262d343b424950575e"
+        "656c737a81888f969da4abb2b9c0c7ced5dce3eaf1f8ff060d141b222930373e454c535a61686f767d848b9299a0a7ae"
+        "b5bcc3cad1d8dfe6edf4fb020910171e252c333a41484f565d646b727980878e959ca3aab1b8bfc6cdd4dbe2e9f0f7fe"
+        "050c131a21282f363d444b525960676e757c838a91989fa6adb4bbc2c9d0d7dee5ecf3fa01080f161d242b323940474e"
+        "555c636a71787f868d949ba2a9b0b7bec5ccd3dae1e8eff6fd040b121920272e353c434a51585f666d747b828990979e"
+        "a5acb3bac1c8cfd6dde4ebf2f900070e151c232a31383f464d545b626970777e858c939aa1a8afb6bdc4cbd2d9e0e7ee"
+        "f5fc030a11181f262d343b424950575e656c737a81888f969da4abb2b9c0c7ced5dce3eaf1f8ff060d141b222930373e"
+        "454c535a61686f767d848b9299a0a7aeb5bcc3cad1d8dfe6edf4fb020910171e252c333a41484f565d646b727980878e"
+        "959ca3aab1b8bfc6cdd4dbe2e9f0f7fe050c131a21282f363d444b525960676e757c838a91989fa6adb4bbc2c9d0d7de"
+        "e5ecf3fa01080f161d242b323940474e555c636a71787f868d949ba2a9b0b7bec5ccd3dae1e8eff6fd040b121920272e"
+        "353c434a51585f666d747b828990979ea5acb3bac1c8cfd6dde4ebf2f900070e151c232a31383f464d545b626970777e"
+        "858c939aa1a8afb6bdc4cbd2d9e0e7eef5fc030a11181f262d343b424950575e656c737a81888f969da4abb2b9c0c7ce"
+        "d5dce3eaf1f8ff060d141b222930373e454c535a61686f767d848b9299a0a7aeb5bcc3cad1d8dfe6edf4fb020910171e"
+        "252c333a41484f565d646b727980878e959ca3aab1b8bfc6cdd4dbe2e9f0f7fe050c131a21282f363d444b525960676e"
+        "757c838a91989fa6adb4bbc2c9d0d7dee5ecf3fa01080f161d242b323940474e555c636a71787f868d949ba2a9b0b7be"
+        "c5ccd3dae1e8eff6fd040b121920272e353c434a51585f666d747b828990979ea5ac"},
+    {7,
+        "0500030a11181f"},
+};
+
+// Chat: chat_instance(0) defaults, (1) largest values, (2) a fixed pattern.
+constexpr Vector kChat[] = {
+    {2,
+        "0000"},
+    {258,
+        "00017a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a"
+        "7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a"
+        "7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a"
+        "7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a"
+        "7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a"
+        "7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a"},
+    {19,
+        "110068c3a96c6c6f2077c3b6726c6420e29c93"},
+};
+
+// Synchronize: synchronize_instance(0) defaults, (1) largest values, (2) a fixed pattern.
+constexpr Vector kSynchronize[] = {
+    {10,
+        "00000000000000000000"},
+    {10,
+        "ffffffffffffffffffff"},
+    {10,
+        "efcdab8967452301efbe"},
+};
+
+// Timescale: timescale_instance(0) defaults, (1) largest values, (2) a fixed pattern.
+constexpr Vector kTimescale[] = {
+    {16,
+        "00000000000000000000000000000000"},
+    {16,
+        "ffffffffffffefffffffffffffffffff"},
+    {16,
+        "000000000000e83f3c00000001000080"},
+};
+
+// ProbeHeader: probe_header_instance(0) defaults, (1) largest values, (2) a fixed pattern.
+constexpr Vector kProbeHeader[] = {
+    {10,
+        "ab000000000000000000"},
+    {10,
+        "ab07ffffffffffffffff"},
+    {10,
+        "ab05fecaefbeadde0000"},
+};
+
+// ProbeBits: probe_bits_instance(0) defaults, (1) largest values, (2) a fixed pattern.
+constexpr Vector kProbeBits[] = {
+    {26,
+        "0000000000000000000000000000000000000000000000000000"},
+    {26,
+        "ffffffffffffffffffffffffffffffffffffffffffffffffff03"},
+    {26,
+        "5503000000060000000000000036c0fb2bbf37af269e158d0400"},
+};
+
+template <typename T>
+std::vector<std::byte> write(const T& m) {
+  std::vector<std::byte> buffer(T::MaxBytes + 8);
+  bitwire::WriteStream stream(std::span<std::byte>(buffer.data(), buffer.size()));
+  EXPECT_TRUE(m.serialize(stream));
+  stream.flush();
+  buffer.resize(stream.bytes_processed());
+  return buffer;
+}
+
+template <typename T>
+void expect_golden(const T& m, std::string_view hex, std::size_t bytes) {
+  const std::vector<std::byte> golden = from_hex(hex);
+  ASSERT_EQ(golden.size(), bytes);
+  EXPECT_EQ(write(m), golden);
+
+  T back;
+  bitwire::ReadStream in(std::span<const std::byte>(golden.data(), golden.size()));
+  ASSERT_TRUE(back.serialize(in));
+  EXPECT_EQ(write(back), golden);
+
+  T cut;
+  bitwire::ReadStream short_in(std::span<const std::byte>(golden.data(), golden.size() - 1));
+  EXPECT_FALSE(cut.serialize(short_in));
+}
+
+TEST(CorpusGolden, RealPacketDefaultIsSchemasPinnedWire) {
+  const realworld::RealPacket m;
+  expect_golden(m, kDefaultHex, 204);  // 1629 bits
+  realworld::RealPacket back;
+  const std::vector<std::byte> golden = from_hex(kDefaultHex);
+  bitwire::ReadStream in(std::span<const std::byte>(golden.data(), golden.size()));
+  ASSERT_TRUE(back.serialize(in));
+  EXPECT_EQ(back, m);
+}
+
+TEST(CorpusGolden, RealPacketMinimum) { expect_golden(realworld::real_packet_min(), kMinHex, 227); }
+
+TEST(CorpusGolden, RealPacketMaximum) { expect_golden(realworld::real_packet_max(), kMaxHex, 227); }
+
+TEST(CorpusGolden, RealPacketPattern) { expect_golden(realworld::real_packet_mid(), kPatternHex, 227); }
+
+TEST(CorpusGolden, Test) {
+  for (int which = 0; which < 3; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::test_instance(which), kTest[which].hex, kTest[which].bytes);
+  }
+}
+
+TEST(CorpusGolden, Block) {
+  for (int which = 0; which < 3; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::block_instance(which), kBlock[which].hex, kBlock[which].bytes);
+  }
+}
+
+TEST(CorpusGolden, Chat) {
+  for (int which = 0; which < 3; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::chat_instance(which), kChat[which].hex, kChat[which].bytes);
+  }
+}
+
+TEST(CorpusGolden, Synchronize) {
+  for (int which = 0; which < 3; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::synchronize_instance(which), kSynchronize[which].hex, kSynchronize[which].bytes);
+  }
+}
+
+TEST(CorpusGolden, Timescale) {
+  for (int which = 0; which < 3; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::timescale_instance(which), kTimescale[which].hex, kTimescale[which].bytes);
+  }
+}
+
+TEST(CorpusGolden, ProbeHeader) {
+  for (int which = 0; which < 3; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::probe_header_instance(which), kProbeHeader[which].hex, kProbeHeader[which].bytes);
+  }
+}
+
+TEST(CorpusGolden, ProbeBits) {
+  for (int which = 0; which < 3; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::probe_bits_instance(which), kProbeBits[which].hex, kProbeBits[which].bytes);
+  }
+}
+
+TEST(CorpusGolden, HeartbeatIsEmpty) { EXPECT_TRUE(write(examples::Heartbeat{}).empty()); }
+
+}  // namespace

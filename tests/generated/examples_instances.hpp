@@ -1,0 +1,104 @@
+// Instances of the corpus examples messages (bench/generated/corpus/examples.net) for the golden test:
+// each message at its defaults, at its largest values and at a fixed pattern. The bytes they write are
+// pinned in corpus_golden_test.cpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "examples.hpp"
+
+namespace examples {
+
+inline Test test_instance(int which) {
+  Test m;
+  if (which == 1) {
+    m.test_a = 65535;
+    m.test_b = 1000;
+    m.test_c = 1000;
+    m.test_d = 1000;
+  } else if (which == 2) {
+    m.test_a = 0x1234;
+    m.test_b = 1;
+    m.test_c = 500;
+    m.test_d = 999;
+  }
+  return m;
+}
+
+inline Block block_instance(int which) {
+  Block m;
+  const std::size_t length = which == 1 ? MaxBlockSize : which == 2 ? 5 : 0;
+  for (std::size_t i = 0; i < length; ++i) m.data.push_back(static_cast<std::uint8_t>(i * 7 + 3));
+  return m;
+}
+
+inline Chat chat_instance(int which) {
+  Chat m;
+  if (which == 1) {
+    const std::string full(MaxChatLength, 'z');
+    (void)m.text.assign(full);
+  } else if (which == 2) {
+    (void)m.text.assign("h\xc3\xa9llo w\xc3\xb6rld \xe2\x9c\x93");
+  }
+  return m;
+}
+
+inline Synchronize synchronize_instance(int which) {
+  Synchronize m;
+  if (which == 1) {
+    m.sync_frame = UINT64_MAX;
+    m.sync_sequence = 65535;
+  } else if (which == 2) {
+    m.sync_frame = 0x0123456789abcdefull;
+    m.sync_sequence = 0xbeef;
+  }
+  return m;
+}
+
+inline Timescale timescale_instance(int which) {
+  Timescale m;
+  if (which == 1) {
+    m.scale = -1.7976931348623157e308;
+    m.frame_a = UINT32_MAX;
+    m.frame_b = UINT32_MAX;
+  } else if (which == 2) {
+    m.scale = 0.75;
+    m.frame_a = 60;
+    m.frame_b = 0x80000001u;
+  }
+  return m;
+}
+
+inline ProbeHeader probe_header_instance(int which) {
+  ProbeHeader m;
+  if (which == 1) {
+    m.version = 7;
+    m.probe_id = UINT64_MAX;
+  } else if (which == 2) {
+    m.version = 5;
+    m.probe_id = 0xDEADBEEFCAFEull;
+  }
+  return m;
+}
+
+inline ProbeBits probe_bits_instance(int which) {
+  ProbeBits m;
+  if (which == 1) {
+    m.small = 0x1ff;
+    m.boundary = 0x1ffffffffull;
+    m.wide = UINT64_MAX;
+    m.sensor = UINT32_MAX;
+    m.nonce = UINT64_MAX;
+  } else if (which == 2) {
+    m.small = 0x155;
+    m.boundary = 0x100000001ull;
+    m.wide = 0x8000000000000001ull;
+    m.sensor = 0xcafef00du;
+    m.nonce = 0x0123456789abcdefull;
+  }
+  return m;
+}
+
+}  // namespace examples
