@@ -37,6 +37,7 @@ build() { # build PRESET
 # out here -- the preset builds above compile them with -Werror -- to keep CI within its time.
 build_plain() { # build_plain COMPILER
   local dir=build/plain-$1
+  mkdir -p build
   echo "== bitwire: plain build (cmake -DCMAKE_BUILD_TYPE=Release, runtime, idlc, examples) with $1"
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$1" \
     -DBITWIRE_BUILD_TESTS=OFF -DBITWIRE_BUILD_BENCH=OFF >"$dir.log" 2>&1 ||
