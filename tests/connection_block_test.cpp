@@ -549,7 +549,8 @@ TEST(InFlight, BusyReceiversStillTakeTheAcksAndTheSessionSettlesAfterAnOutage) {
   size_t received[2] = {0, 0};  // side s's blocks received by the other side
   const auto queue_next = [&](int s) {
     if (queued[s] == sizes[s].size()) return;
-    MessageHandle m = block_message(*sides[s], static_cast<uint8_t>(queued[s]), block_of(s, queued[s], sizes[s][queued[s]]));
+    const size_t n = queued[s];
+    MessageHandle m = block_message(*sides[s], static_cast<uint8_t>(n), block_of(s, n, sizes[s][n]));
     if (m && sides[s]->send(0, std::move(m))) ++queued[s];  // no free block buffer: again next tick
   };
   int tick = 0;
@@ -580,9 +581,7 @@ TEST(InFlight, BusyReceiversStillTakeTheAcksAndTheSessionSettlesAfterAnOutage) {
   ASSERT_TRUE(pair.link.leaving(LinkSide::kA).set_conditions(reordering));
   // A's big block completes at B and waits there too; the outage lasts until both ends have every record
   // in flight (A hears nothing; B's packets never reach A, so nothing acks them).
-  const auto all_in_flight = [&](const Connection& c) {
-    return const_cast<Connection&>(c).endpoint().packets_in_flight() >= c.ack_records();
-  };
+  const auto all_in_flight = [](Connection& c) { return c.endpoint().packets_in_flight() >= c.ack_records(); };
   while (tick < 600 && !(pair.b.channel_counters(0).blocks_waiting_buffer == 1 && all_in_flight(pair.a) &&
                          all_in_flight(pair.b))) {
     step();
@@ -593,8 +592,8 @@ TEST(InFlight, BusyReceiversStillTakeTheAcksAndTheSessionSettlesAfterAnOutage) {
   const int clean_from = tick;
   const auto settled = [&] { return received[0] == sizes[0].size() && received[1] == sizes[1].size(); };
   while (tick < clean_from + 600 && !settled()) step();
-  std::printf("[ info ] clean from tick %d, settled at %d; deferred %llu / %llu, probes %llu / %llu\n", clean_from,
-              tick, static_cast<unsigned long long>(pair.a.endpoint().counters().packets_deferred),
+  std::printf("[ info ] clean from tick %d, settled at %d; deferred %llu / %llu, probes %llu / %llu\n",
+              clean_from, tick, static_cast<unsigned long long>(pair.a.endpoint().counters().packets_deferred),
               static_cast<unsigned long long>(pair.b.endpoint().counters().packets_deferred),
               static_cast<unsigned long long>(pair.a.counters().probes_sent),
               static_cast<unsigned long long>(pair.b.counters().probes_sent));

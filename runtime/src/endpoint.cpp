@@ -522,7 +522,8 @@ struct Endpoint::State {
     BITWIRE_LOG(LogLevel::kDebug, "[%s] packet %u deferred: the receiver is busy; its acks are processed",
                 config.name, static_cast<unsigned>(packet_sequence));
     resync_count = 0;
-    if (const uint16_t steps = static_cast<uint16_t>(packet_sequence - horizon); steps != 0 && steps < 32768) {
+    if (const uint16_t steps = static_cast<uint16_t>(packet_sequence - horizon);
+        steps != 0 && steps < 32768) {
       horizon = packet_sequence;
     }
     process_acks(info);
