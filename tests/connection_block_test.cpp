@@ -524,6 +524,88 @@ TEST(InFlight, HighRateLongLinkFirstPacketsWaitAndProbesSurviveAnOutage) {
   }
 }
 
+// Each side has one block buffer and queues its next block as soon as that buffer is free. A completed
+// block that waits for a buffer makes its receiver refuse the peer's next fragments, unacked (busy); the
+// buffer it waits for is held by the receiver's own outgoing block, which only the peer's acks free -- and
+// they travel in exactly those refused packets. Scripted: B's small block completes at A and waits (A's
+// buffer holds A's big block); B queues a big one; a one-way outage with reordering (B -> A lost) lets A's
+// block complete at B, where it waits too; then the link is clean. While a refused packet's acks were
+// dropped with it, A never learnt its block had arrived, both ends soon had every record in flight and
+// sent only probes, each carrying a fragment and so refused as well: two correct peers deadlocked for
+// good. A busy refusal now defers the packet (Endpoint::defer_packet): unacked, its acks processed.
+TEST(InFlight, BusyReceiversStillTakeTheAcksAndTheSessionSettlesAfterAnOutage) {
+  ConnectionConfig config;
+  config.max_packet_size = 300;
+  config.block_pool_size = 1;
+  config.channels[0].max_block_size = 16 * 1024;
+  config.channels[0].block_fragment_size = 256;  // 47 fragments a big block: every packet carries one
+  ConnectionPair pair(MessageFactory(test::kAllTypes), config, NetworkConditions{}, 7);
+  Connection* sides[2] = {&pair.a, &pair.b};
+  const std::vector<size_t> sizes[2] = {{12000, 300}, {100, 12000, 300}};
+  const auto block_of = [](int s, size_t n, size_t size) {
+    return pattern(size, static_cast<uint32_t>(100 * s) + static_cast<uint32_t>(n));
+  };
+  size_t queued[2] = {0, 0};
+  size_t received[2] = {0, 0};  // side s's blocks received by the other side
+  const auto queue_next = [&](int s) {
+    if (queued[s] == sizes[s].size()) return;
+    const size_t n = queued[s];
+    MessageHandle m = block_message(*sides[s], static_cast<uint8_t>(n), block_of(s, n, sizes[s][n]));
+    if (m && sides[s]->send(0, std::move(m))) ++queued[s];  // no free block buffer: again next tick
+  };
+  int tick = 0;
+  const auto step = [&] {
+    for (int s = 0; s < 2; ++s) queue_next(s);
+    pair.tick(tick * kTick);
+    ++tick;
+    for (int s = 0; s < 2; ++s) {
+      while (MessageHandle m = sides[1 - s]->receive(0)) {
+        ASSERT_NE(m.as<WithBlock>(), nullptr);
+        ASSERT_EQ(m.as<WithBlock>()->tag, received[s]) << "in order, once";
+        const std::vector<std::byte> expected = block_of(s, received[s], sizes[s][received[s]]);
+        ASSERT_TRUE(std::equal(m.block().begin(), m.block().end(), expected.begin(), expected.end()));
+        ++received[s];
+      }
+    }
+  };
+  // B's small block waits at A, and B (its block acked) has queued its big one.
+  while (tick < 60 && !(pair.a.channel_counters(0).blocks_waiting_buffer == 1 && queued[1] == 2)) step();
+  ASSERT_EQ(pair.a.channel_counters(0).blocks_waiting_buffer, 1u);
+  ASSERT_EQ(queued[1], 2u);
+  NetworkConditions outage;
+  outage.loss_percent = 100.0;
+  outage.reorder_percent = 50.0;
+  ASSERT_TRUE(pair.link.leaving(LinkSide::kB).set_conditions(outage));
+  NetworkConditions reordering;
+  reordering.reorder_percent = 50.0;
+  ASSERT_TRUE(pair.link.leaving(LinkSide::kA).set_conditions(reordering));
+  // A's big block completes at B and waits there too; the outage lasts until both ends have every record
+  // in flight (A hears nothing; B's packets never reach A, so nothing acks them).
+  const auto all_in_flight = [](Connection& c) { return c.endpoint().packets_in_flight() >= c.ack_records(); };
+  while (tick < 600 && !(pair.b.channel_counters(0).blocks_waiting_buffer == 1 && all_in_flight(pair.a) &&
+                         all_in_flight(pair.b))) {
+    step();
+  }
+  ASSERT_EQ(pair.b.channel_counters(0).blocks_waiting_buffer, 1u);
+  ASSERT_TRUE(all_in_flight(pair.a) && all_in_flight(pair.b));
+  ASSERT_TRUE(pair.link.set_conditions(NetworkConditions{}));
+  const int clean_from = tick;
+  const auto settled = [&] { return received[0] == sizes[0].size() && received[1] == sizes[1].size(); };
+  while (tick < clean_from + 600 && !settled()) step();
+  std::printf("[ info ] clean from tick %d, settled at %d; deferred %llu / %llu, probes %llu / %llu\n",
+              clean_from, tick, static_cast<unsigned long long>(pair.a.endpoint().counters().packets_deferred),
+              static_cast<unsigned long long>(pair.b.endpoint().counters().packets_deferred),
+              static_cast<unsigned long long>(pair.a.counters().probes_sent),
+              static_cast<unsigned long long>(pair.b.counters().probes_sent));
+  for (int s = 0; s < 2; ++s) {
+    EXPECT_EQ(received[s], sizes[s].size()) << "side " << s;
+    EXPECT_LT(sides[s]->endpoint().packets_in_flight(), sides[s]->max_packets_in_flight()) << "side " << s;
+    EXPECT_EQ(sides[s]->send_queue_depth(0), 0) << "side " << s;
+    EXPECT_EQ(sides[s]->error(), ConnectionError::kNone);
+  }
+  EXPECT_GT(pair.a.endpoint().counters().packets_deferred, 0u) << "A was busy and took B's acks anyway";
+}
+
 // Where a round trip holds few packets the limit never binds: at 0 latency a block at a 1 MiB/s budget
 // still moves its budget's worth of packets every update (16 at 60 Hz) and nothing is held back.
 TEST(InFlight, ZeroLatencyBlockKeepsSeveralPacketsPerUpdate) {

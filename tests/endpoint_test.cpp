@@ -320,6 +320,36 @@ TEST(EndpointAcks, RefusedPacketIsNotAckedNorCounted) {
   EXPECT_EQ(b->endpoint.counters().packets_received, 1u);
 }
 
+// A busy receiver defers a genuine packet: the payload is refused unacked (the peer sends it again), but
+// the acks its header carries are processed -- the acks must flow even while the payloads cannot.
+TEST(EndpointAcks, DeferredPacketIsNotAckedButItsAcksAreProcessed) {
+  auto a = Peer::make(EndpointConfig{});
+  auto b = Peer::make(EndpointConfig{});
+  a->send({1});
+  deliver_all(*a, *b);  // b has 0 from a
+  a->defer = true;
+  b->send({2});         // carries the ack of a's packet 0
+  deliver_all(*b, *a);
+  EXPECT_EQ(a->endpoint.counters().packets_deferred, 1u);
+  EXPECT_EQ(a->endpoint.counters().packets_refused, 0u);
+  EXPECT_EQ(a->endpoint.counters().packets_received, 0u);
+  EXPECT_EQ(a->endpoint.current_ack_state().ack_bits, 0u) << "the deferred packet is not acked";
+  ASSERT_EQ(a->endpoint.acks().size(), 1u) << "its ack of packet 0 is processed";
+  EXPECT_EQ(a->endpoint.acks()[0], 0);
+  EXPECT_EQ(a->endpoint.packets_in_flight(), 0);
+  // Sent again (as the channels do) and taken once the receiver has room.
+  a->defer = false;
+  b->send({2});
+  const auto datagrams = b->take_outbox();
+  EXPECT_EQ(a->endpoint.receive_packet(datagrams[0].data(), datagrams[0].size()), ReceiveResult::kDelivered);
+  // defer_packet() outside the process callback changes nothing.
+  a->endpoint.defer_packet();
+  b->send({3});
+  deliver_all(*b, *a);
+  EXPECT_EQ(a->endpoint.counters().packets_received, 2u);
+  EXPECT_EQ(a->endpoint.counters().packets_deferred, 1u);
+}
+
 TEST(EndpointAcks, AckBitsMarkAckAndTheSequencesBeforeIt) {
   auto a = Peer::make(raw_config());
   auto b = Peer::make(raw_config());

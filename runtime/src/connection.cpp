@@ -356,6 +356,7 @@ bool Connection::process_packet(uint16_t, std::span<const std::byte> bytes) {
   const PacketError error = read_connection_packet(layout_, *pool_, bytes, *incoming_, &packet_read_error_);
   if (error == PacketError::kPoolExhausted) {
     ++counters_.packets_pool_exhausted;
+    endpoint_->defer_packet();  // busy, not wrong: its acks still count (a refusal alone would drop them)
     return false;
   }
   if (error != PacketError::kNone) {
@@ -370,11 +371,13 @@ bool Connection::process_packet(uint16_t, std::span<const std::byte> bytes) {
     if (channel_error == ChannelError::kBlockBusy) {
       incoming_->clear();
       ++counters_.packets_pool_exhausted;
+      endpoint_->defer_packet();
       return false;
     }
     if (channel_error == ChannelError::kWindowBusy) {
       incoming_->clear();
       ++counters_.packets_window_busy;
+      endpoint_->defer_packet();
       return false;
     }
     if (channel_error != ChannelError::kNone) {

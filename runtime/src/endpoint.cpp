@@ -104,6 +104,7 @@ struct Endpoint::State {
   bool has_resync_floor = false;
   uint16_t resync_floor = 0;
   int fragment_margin = 1;  // how far after the newest received a fragment may be (see the constructor)
+  bool deferred = false;    // the process callback running now called defer_packet()
 
   // Acks.
   std::unique_ptr<uint16_t[]> acks;
@@ -476,8 +477,10 @@ struct Endpoint::State {
     if (received.exists(packet_sequence)) {
       return drop(ReceiveResult::kDuplicate, counters.packets_duplicate, "sequence already received");
     }
+    deferred = false;
     if (callbacks.process == nullptr ||
         !callbacks.process(callbacks.context, packet_sequence, payload, payload_size)) {
+      if (deferred) return defer(packet_sequence, info);
       return drop(ReceiveResult::kRefused, counters.packets_refused, "the process callback returned false");
     }
     const bool first = !received.has_newest();
@@ -508,6 +511,23 @@ struct Endpoint::State {
     if (ack_delay_on) offer_report(packet_sequence);
     process_acks(info);
     return ReceiveResult::kDelivered;
+  }
+
+  // A genuine packet the receiver cannot take now (defer_packet): not recorded as received, so never acked
+  // and the peer sends its content again; but its acks are processed, so that this side's own packets
+  // (and whatever the receiver waits for them to free) are released even while the peer's are refused.
+  ReceiveResult defer(uint16_t packet_sequence, const AckInfo& info) {
+    deferred = false;
+    ++counters.packets_deferred;
+    BITWIRE_LOG(LogLevel::kDebug, "[%s] packet %u deferred: the receiver is busy; its acks are processed",
+                config.name, static_cast<unsigned>(packet_sequence));
+    resync_count = 0;
+    if (const uint16_t steps = static_cast<uint16_t>(packet_sequence - horizon);
+        steps != 0 && steps < 32768) {
+      horizon = packet_sequence;
+    }
+    process_acks(info);
+    return ReceiveResult::kDeferred;
   }
 
   ReceiveResult receive_fragment(const uint8_t* data, size_t size, uint32_t wire_bytes) {
@@ -846,6 +866,10 @@ ReceiveResult Endpoint::receive_packet(const uint8_t* data, size_t size, double 
     return ReceiveResult::kEndpointFailed;
   }
   return state_->receive(data, size, arrival_time);
+}
+
+void Endpoint::defer_packet() {
+  if (!state_->failed) state_->deferred = true;
 }
 
 std::span<const uint16_t> Endpoint::acks() const {

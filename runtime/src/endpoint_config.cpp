@@ -56,6 +56,8 @@ const char* to_string(ReceiveResult result) {
       return "sequence too far ahead";
     case ReceiveResult::kFragmentTooFarAhead:
       return "fragment too far ahead";
+    case ReceiveResult::kDeferred:
+      return "deferred (busy)";
     case ReceiveResult::kFragmentConflict:
       return "conflicting fragment";
     case ReceiveResult::kEndpointFailed:

@@ -44,6 +44,7 @@ class Peer {
   std::vector<Delivery> delivered;           // payloads accepted by process
   std::vector<uint16_t> acked_by_callback;   // on_ack calls
   bool refuse = false;                       // process returns false while set
+  bool defer = false;                        // process defers (defer_packet, false) while set
 
   // Sends a payload and returns the datagrams it produced (also left in outbox).
   std::vector<std::vector<uint8_t>> send(const std::vector<uint8_t>& payload) {
@@ -68,6 +69,10 @@ class Peer {
   static bool on_process(void* context, uint16_t sequence, const uint8_t* data, size_t size) {
     auto* self = static_cast<Peer*>(context);
     if (self->refuse) return false;
+    if (self->defer) {
+      self->endpoint.defer_packet();
+      return false;
+    }
     self->delivered.push_back(Delivery{sequence, std::vector<uint8_t>(data, data + size)});
     return true;
   }

@@ -35,8 +35,9 @@
 //   constructor (memory_bytes()); send, receive, update and the packet paths never allocate.
 // - Untrusted input: any bytes are safe. A packet that fails to read, or whose reliable ids lie outside
 //   the window, is refused whole (nothing applied) and puts the connection in a sticky error state with a
-//   reason; a packet refused only because the message pool is full is dropped (counted) and not acked,
-//   so the peer resends it.
+//   reason; a packet refused only because this side has no room now (message pool or block buffer
+//   exhausted, receive window held) is dropped (counted) and not acked, so the peer resends it, but it is
+//   deferred (Endpoint::defer_packet): the acks it carries are processed all the same.
 // - Handles: messages from create()/receive() belong to this connection's pool and must be released
 //   before the connection is destroyed. reset() and the destructor release everything the connection holds.
 // - Not movable (the endpoint's callbacks point to it).
@@ -185,6 +186,12 @@ class Connection {
   // an ack still needs, an extra packet waits (its budget unspent; packets_held_back) while
   // endpoint().packets_in_flight() >= max_packets_in_flight(), and the first packet waits while every
   // record (ack_records()) is in flight, except one probe per probe_interval() (probes_sent).
+  // Contract: the limit never deadlocks two correct peers, whatever the loss pattern was, because acks
+  // always flow: records free only through the peer's acks, and every packet of the peer that arrives
+  // delivers them -- even one this side must refuse for lack of room, which it defers instead (see the
+  // untrusted-input contract above). Were such acks dropped, a side whose room is held by its own
+  // unacked sends would refuse the very acks that free it, and both ends would end up sending only
+  // probes, each refused, for good.
   int send_packets();
   // The smallest sent-packet record buffer: the endpoint's, and each reliable channel's.
   int ack_records() const { return ack_records_; }

@@ -12,6 +12,7 @@
 //     /* sendto(socket, data, size), or link.send(...) */ };
 //   callbacks.process = [](void* ctx, uint16_t sequence, const uint8_t* data, size_t size) -> bool {
 //     return /* parsed the payload OK; false refuses it: it is then neither acked nor counted received */; };
+//     // (a genuine payload that cannot be taken *now*: call endpoint.defer_packet() before returning false)
 //   callbacks.on_ack = [](void* ctx, uint16_t sequence) { /* optional: packet `sequence` arrived */ };
 //   bitwire::Endpoint endpoint(config, callbacks, now);
 //
@@ -327,7 +328,8 @@ struct EndpointCallbacks {
   // Required: hands one datagram (envelope + packet or fragment) to the transport.
   void (*transmit)(void* context, uint16_t sequence, const uint8_t* data, size_t size) = nullptr;
   // Required: the payload of a received packet (reassembled if it was fragmented). Return false to refuse
-  // it: the packet is then neither acked to the peer nor counted as received, and its acks are ignored.
+  // it: the packet is then neither acked to the peer nor counted as received, and its acks are ignored
+  // (unless the callback called Endpoint::defer_packet(): then its acks are processed).
   bool (*process)(void* context, uint16_t sequence, const uint8_t* data, size_t size) = nullptr;
   // Optional: called once for each newly acked sent packet, in the order the acks are processed.
   void (*on_ack)(void* context, uint16_t sequence) = nullptr;
@@ -340,6 +342,7 @@ enum class ReceiveResult : uint8_t {
   kDelivered,            // payload accepted by the process callback; acks processed
   kFragmentStored,       // a fragment was stored; its packet is not complete yet
   kRefused,              // the process callback refused the payload           (packets_refused)
+  kDeferred,             // refused for now: the callback called defer_packet() (packets_deferred)
   kEnvelopeMismatch,     // shorter than the envelope, or its crc32 is wrong    (envelope_failures)
   kTooLarge,             // datagram larger than the largest legal one          (packets_too_large_to_receive)
   kHeaderInvalid,        // truncated / non-canonical / bad prefix header       (packets_invalid)
@@ -365,6 +368,7 @@ struct EndpointCounters {
   uint64_t packets_duplicate = 0;             // dropped: already received
   uint64_t packets_invalid = 0;               // dropped: bad regular header (or bad header in a reassembly)
   uint64_t packets_refused = 0;               // refused by the process callback
+  uint64_t packets_deferred = 0;              // refused for now (defer_packet): not acked, acks processed
   uint64_t packets_too_large_to_send = 0;     // send_packet payloads above max_packet_size, not sent
   uint64_t packets_too_large_to_receive = 0;  // dropped: datagram or reassembled packet above the maximum
   uint64_t envelope_failures = 0;             // dropped: envelope crc32 mismatch or datagram < 4 bytes
@@ -419,6 +423,15 @@ class Endpoint {
   // false (and sends nothing, uses no sequence) when size > max_packet_size. A size of 0 is allowed.
   bool send_packet(const uint8_t* payload, size_t size);
   bool send_packet(std::span<const uint8_t> payload) { return send_packet(payload.data(), payload.size()); }
+
+  // Only from inside the process callback, which then returns false: the payload is genuine but cannot be
+  // taken now (the receiver is busy: no free slot in a pool or window), so the packet is refused unacked
+  // (the peer sends its content again; kDeferred, packets_deferred) while the acks its header carries are
+  // processed, and it counts as the newest sequence seen for the forward bound. Acks must always flow:
+  // when both ends wait for a resource only an ack of their own packets frees (a message or block buffer
+  // held by what they send), refusing the acks with the payload deadlocks two correct peers. A call
+  // outside the callback has no effect.
+  void defer_packet();
 
   // Takes one datagram from the transport. Any bytes are safe; see ReceiveResult for what happens.
   ReceiveResult receive_packet(const uint8_t* data, size_t size);
