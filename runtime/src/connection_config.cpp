@@ -3,6 +3,8 @@
 #include "bitwire/channel_config.hpp"
 #include "bitwire/connection.hpp"
 
+#include <cstdio>
+
 namespace bitwire {
 
 const char* ChannelConfig::check() const {
@@ -44,9 +46,13 @@ ChannelConfig ChannelConfig::sanitized() const {
 const char* ConnectionConfig::check() const {
   if (const char* reason = check_config("ConnectionConfig", *this, kConnectionConfigLimits)) return reason;
   for (int i = 0; i < channel_count; ++i) {
-    if (const char* problem = channels[static_cast<size_t>(i)].check()) return problem;
+    if (const char* problem = channels[static_cast<size_t>(i)].check()) {
+      char part[40];
+      std::snprintf(part, sizeof part, "ConnectionConfig.channels[%d]", i);
+      return config_part_reason(part, problem);
+    }
   }
-  return endpoint.check();
+  return config_part_reason("ConnectionConfig.endpoint", endpoint.check());
 }
 
 ConnectionConfig ConnectionConfig::sanitized() const {
