@@ -308,6 +308,28 @@ TEST(ConfigTable, StackConfigMemoryAboveTheCapIsRefused) {
   EXPECT_EQ(stack.check(), nullptr) << "the largest count that fits";
 }
 
+// A connection's block buffers x its largest block above kMaxBlockPoolBytes is refused (65536 buffers of
+// 64 MiB, 4 TiB, was accepted); sanitized() keeps the block size and lowers the buffer count.
+TEST(ConfigTable, ConnectionBlockPoolAboveTheCapIsRefused) {
+  ConnectionConfig config;
+  config.channels[0].max_block_size = 64 << 20;
+  config.block_pool_size = 65536;
+  ASSERT_EQ(check_config("ConnectionConfig", config, kConnectionConfigLimits), nullptr) << "each field is legal";
+  EXPECT_STREQ(config.check(),
+               "ConnectionConfig.block_pool_size = 65536: block buffers of 67108864 bytes (the largest channel "
+               "max_block_size) pass the 1024 MiB cap (kMaxBlockPoolBytes)");
+  const ConnectionConfig fitted = config.sanitized();
+  EXPECT_EQ(fitted.check(), nullptr);
+  EXPECT_EQ(fitted.block_pool_size, 16);
+  EXPECT_EQ(fitted.channels[0].max_block_size, 64 << 20);
+  config.block_pool_size = 16;
+  EXPECT_EQ(config.check(), nullptr) << "the largest count that fits";
+  config.block_pool_size = 17;
+  EXPECT_NE(config.check(), nullptr);
+  config.channels[0].disable_blocks = true;  // no channel carries blocks: no block memory
+  EXPECT_EQ(config.check(), nullptr);
+}
+
 // The members check() and sanitized() are the table's: the same answers as the generic functions.
 TEST(ConfigTable, MemberFunctionsAreTheTables) {
   EndpointConfig endpoint;
