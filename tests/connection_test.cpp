@@ -308,6 +308,24 @@ TEST(ConnectionConfigCheck, NamesTheFirstProblem) {
   EXPECT_EQ(config.sanitized().channels[0].message_resend_time, 0.1);  // NaN: the default
 }
 
+// A bad config is a failed state with its reason, not an abort (debug builds asserted), and the reason is
+// the connection's own copy: check() returns a per-thread buffer the next check overwrites.
+TEST(ConnectionConfigCheck, RefusedAtConstructionWithItsOwnReason) {
+  ConnectionConfig config;
+  config.channels[0].receive_queue_size = 1000;
+  Connection connection(MessageFactory(test::kAllTypes), config);
+  EXPECT_EQ(connection.error(), ConnectionError::kConfigInvalid);
+  ConnectionConfig other;
+  other.channel_count = 0;
+  ASSERT_NE(other.check(), nullptr);  // overwrites the per-thread buffer
+  EXPECT_STREQ(connection.error_reason(),
+               "ConnectionConfig.channels[0]: ChannelConfig.receive_queue_size = 1000 must be a power of two in "
+               "[1, 32768]");
+  EXPECT_EQ(connection.config().channels[0].receive_queue_size, 1024) << "the sanitized config runs";
+  connection.reset();
+  EXPECT_EQ(connection.error(), ConnectionError::kConfigInvalid) << "reset() keeps a config error";
+}
+
 // The block transfer fields of a reliable channel are checked by BlockConfig's own table (block.hpp), so
 // the channel and its BlockSender / BlockReceiver can never disagree.
 TEST(ConnectionConfigCheck, BlockFieldsUseTheBlockConfigTable) {

@@ -259,6 +259,7 @@ class Connection {
   std::unique_ptr<Endpoint> endpoint_;
   ConnectionError error_ = ConnectionError::kNone;
   const char* error_reason_ = "";
+  char config_reason_[kConfigReasonBytes] = {};  // check()'s reason, copied (it is a per-thread buffer)
   PacketError packet_error_ = PacketError::kNone;
   ReadError packet_read_error_ = ReadError::kNone;
   ConnectionCounters counters_;
