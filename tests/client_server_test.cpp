@@ -658,6 +658,25 @@ TEST(ClientServer, ConfigIsValidatedWithAReason) {
   EXPECT_FALSE(stack_test_config().sanitized().connection.endpoint.envelope);
 }
 
+// A refused Server or Client keeps its own reason: StackConfig::check() returns a per-thread buffer that the
+// next check on the thread overwrites (the objects kept the pointer, and their error() changed under them).
+TEST(ClientServer, RefusedConfigReasonOutlivesTheNextCheck) {
+  StackConfig bad = stack_test_config();
+  bad.max_clients = 0;
+  LoopbackNetwork network;
+  LoopbackTransport transport(network, Address::ipv4(10, 0, 0, 1, 1));
+  Server server(bad, kStackFactory, netcode::random_key(), transport, transport.local_address());
+  StackConfig bad_client = stack_test_config();
+  bad_client.congestion.halving_period = -1.0;
+  Client client(bad_client, kStackFactory, transport);
+  StackConfig other = stack_test_config();
+  other.event_queue_size = -1;
+  ASSERT_NE(other.check(), nullptr);  // overwrites the per-thread buffer
+  EXPECT_STREQ(server.error(), "StackConfig.max_clients = 0 is outside [1, 4096]");
+  EXPECT_STREQ(client.error(),
+               "StackConfig.congestion: BinaryCongestionConfig.halving_period = -1 is outside [0.001, 3600]");
+}
+
 // A client built with another channel layout refuses a token for this server's layout (and the reverse):
 // the layout is folded into the protocol id netcode checks.
 TEST(ClientServer, AnotherChannelLayoutIsRefusedAtConnect) {

@@ -18,8 +18,11 @@
 #include "bitwire/congestion.hpp"
 #include "bitwire/connection.hpp"
 #include "bitwire/endpoint.hpp"
+#include "bitwire/netcode_client.hpp"
+#include "bitwire/netcode_server.hpp"
 #include "bitwire/simulator.hpp"
 #include "bitwire/stack_config.hpp"
+#include "bitwire/udp_socket.hpp"
 
 namespace bitwire {
 namespace {
@@ -201,6 +204,132 @@ TEST(ConfigTable, ConnectionConfigEveryFieldAtAndPastBothEnds) {
   exercise_table("ConnectionConfig", kConnectionConfigLimits, ConnectionConfig{});
 }
 
+TEST(ConfigTable, NetcodeServerConfigEveryFieldAtAndPastBothEnds) {
+  exercise_table("ServerConfig", netcode::kServerConfigLimits, netcode::ServerConfig{});
+  netcode::ServerConfig crowded;  // every slot count at its maximum: the memory cap bounds the queue
+  crowded.max_clients = 4096;
+  crowded.pending_per_slot = 64;
+  crowded.token_history_per_slot = 64;
+  crowded.payload_queue_per_slot = 8;
+  exercise_table("ServerConfig", netcode::kServerConfigLimits, crowded);
+}
+
+TEST(ConfigTable, NetcodeClientConfigEveryFieldAtAndPastBothEnds) {
+  exercise_table("ClientConfig", netcode::kClientConfigLimits, netcode::ClientConfig{});
+}
+
+TEST(ConfigTable, UdpSocketConfigEveryFieldAtAndPastBothEnds) {
+  exercise_table("UdpSocketConfig", kUdpSocketConfigLimits, UdpSocketConfig{});
+}
+
+// A netcode server whose slots would pass kMaxServerMemoryBytes is refused (4096 slots of 1024 queued
+// payloads is 5 GB), and sanitized() shrinks the queue to what fits.
+TEST(ConfigTable, NetcodeServerMemoryAboveTheCapIsRefused) {
+  netcode::ServerConfig config;
+  config.max_clients = 4096;
+  config.payload_queue_per_slot = 1024;
+  ASSERT_NE(config.check(), nullptr);
+  EXPECT_NE(std::string(config.check()).find("ServerConfig.payload_queue_per_slot = 1024 is outside [1, "),
+            std::string::npos)
+      << config.check();
+  EXPECT_NE(std::string(config.check()).find("512 MiB"), std::string::npos) << config.check();
+  const netcode::ServerConfig fitted = config.sanitized();
+  EXPECT_EQ(fitted.check(), nullptr);
+  EXPECT_LT(fitted.payload_queue_per_slot, 1024);
+  EXPECT_LE(4096 * netcode::Server::memory_per_slot(fitted), netcode::kMaxServerMemoryBytes);
+  netcode::ServerConfig one_more = fitted;
+  one_more.payload_queue_per_slot += 1;
+  EXPECT_NE(one_more.check(), nullptr) << "the bound is the largest queue that fits";
+  // (memory_per_slot sanitizes its argument, so one more queue entry is added by hand.)
+  const size_t entry = netcode::kMaxPayloadBytes + sizeof(uint16_t) + sizeof(uint64_t);
+  EXPECT_GT(4096 * (netcode::Server::memory_per_slot(fitted) + entry), netcode::kMaxServerMemoryBytes);
+  config.max_clients = 64;  // the same queue on 64 slots fits
+  EXPECT_EQ(config.check(), nullptr);
+}
+
+// A composite config names the part that failed, at every level, and the nested reason keeps its field,
+// value and range.
+TEST(ConfigTable, CompositeReasonsNameThePart) {
+  StackConfig stack;
+  stack.connection.endpoint.fragment_size = 0;
+  EXPECT_STREQ(stack.check(),
+               "StackConfig.connection: ConnectionConfig.endpoint: EndpointConfig.fragment_size = 0 is outside "
+               "[1, 65487]");
+  stack = StackConfig{};
+  stack.connection.channel_count = 3;
+  stack.connection.channels[2].receive_queue_size = 3;
+  EXPECT_STREQ(stack.check(),
+               "StackConfig.connection: ConnectionConfig.channels[2]: ChannelConfig.receive_queue_size = 3 must "
+               "be a power of two in [1, 32768]");
+  stack = StackConfig{};
+  stack.server.keep_alive_interval = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_STREQ(stack.check(),
+               "StackConfig.server: ServerConfig.keep_alive_interval = nan is outside [0.001, 10]");
+  EXPECT_EQ(stack.sanitized().server.keep_alive_interval, 0.1);
+  stack = StackConfig{};
+  stack.client.send_interval = std::numeric_limits<double>::infinity();
+  EXPECT_STREQ(stack.check(), "StackConfig.client: ClientConfig.send_interval = inf is outside [0.001, 10]");
+  EXPECT_EQ(stack.sanitized().client.send_interval, 10.0);
+  EXPECT_EQ(config_part_reason("Any.part", nullptr), nullptr);
+}
+
+// The stack checks the congestion controller it builds for every slot (it was neither checked nor
+// sanitized: a halving_period of 0 reached each slot's controller).
+TEST(ConfigTable, StackConfigChecksItsCongestionConfig) {
+  StackConfig stack;
+  stack.congestion.halving_period = 0.0;
+  EXPECT_STREQ(stack.check(),
+               "StackConfig.congestion: BinaryCongestionConfig.halving_period = 0 is outside [0.001, 3600]");
+  EXPECT_EQ(stack.sanitized().congestion.halving_period, 0.001);
+  EXPECT_EQ(stack.sanitized().check(), nullptr);
+}
+
+// max_clients x (endpoint + netcode slot) above kMaxStackServerMemoryBytes is refused; sanitized() keeps
+// the slot and lowers the slot count.
+TEST(ConfigTable, StackConfigMemoryAboveTheCapIsRefused) {
+  StackConfig stack;
+  stack.max_clients = 4096;
+  stack.connection.endpoint.reassembly_slots = 256;  // about 1 MiB per endpoint with 1 KiB fragments
+  stack.connection.endpoint.max_packet_size = 4096;
+  stack.connection.endpoint.max_fragments = 4;
+  const size_t slot = Endpoint::memory_required(stack.connection.endpoint) +
+                      netcode::Server::memory_per_slot(stack.server);
+  ASSERT_GT(4096 * slot, kMaxStackServerMemoryBytes) << "the probe must pass the cap";
+  ASSERT_NE(stack.check(), nullptr);
+  EXPECT_NE(std::string(stack.check()).find("StackConfig.max_clients = 4096"), std::string::npos)
+      << stack.check();
+  EXPECT_NE(std::string(stack.check()).find("4096 MiB"), std::string::npos) << stack.check();
+  const StackConfig fitted = stack.sanitized();
+  EXPECT_EQ(fitted.check(), nullptr);
+  EXPECT_EQ(static_cast<size_t>(fitted.max_clients), kMaxStackServerMemoryBytes / slot);
+  EXPECT_EQ(fitted.server.max_clients, fitted.max_clients);
+  EXPECT_EQ(fitted.connection.endpoint.reassembly_slots, 256) << "the slot itself is kept";
+  stack.max_clients = static_cast<int>(kMaxStackServerMemoryBytes / slot);
+  EXPECT_EQ(stack.check(), nullptr) << "the largest count that fits";
+}
+
+// A connection's block buffers x its largest block above kMaxBlockPoolBytes is refused (65536 buffers of
+// 64 MiB, 4 TiB, was accepted); sanitized() keeps the block size and lowers the buffer count.
+TEST(ConfigTable, ConnectionBlockPoolAboveTheCapIsRefused) {
+  ConnectionConfig config;
+  config.channels[0].max_block_size = 64 << 20;
+  config.block_pool_size = 65536;
+  ASSERT_EQ(check_config("ConnectionConfig", config, kConnectionConfigLimits), nullptr) << "each field is legal";
+  EXPECT_STREQ(config.check(),
+               "ConnectionConfig.block_pool_size = 65536: block buffers of 67108864 bytes (the largest channel "
+               "max_block_size) pass the 1024 MiB cap (kMaxBlockPoolBytes)");
+  const ConnectionConfig fitted = config.sanitized();
+  EXPECT_EQ(fitted.check(), nullptr);
+  EXPECT_EQ(fitted.block_pool_size, 16);
+  EXPECT_EQ(fitted.channels[0].max_block_size, 64 << 20);
+  config.block_pool_size = 16;
+  EXPECT_EQ(config.check(), nullptr) << "the largest count that fits";
+  config.block_pool_size = 17;
+  EXPECT_NE(config.check(), nullptr);
+  config.channels[0].disable_blocks = true;  // no channel carries blocks: no block memory
+  EXPECT_EQ(config.check(), nullptr);
+}
+
 // The members check() and sanitized() are the table's: the same answers as the generic functions.
 TEST(ConfigTable, MemberFunctionsAreTheTables) {
   EndpointConfig endpoint;
@@ -219,6 +348,18 @@ TEST(ConfigTable, MemberFunctionsAreTheTables) {
   congestion.halving_period = 0.0;
   EXPECT_STREQ(congestion.check(), "BinaryCongestionConfig.halving_period = 0 is outside [0.001, 3600]");
   EXPECT_EQ(congestion.sanitized().halving_period, 0.001);
+  netcode::ServerConfig server;
+  server.max_clients = 0;
+  EXPECT_STREQ(server.check(), "ServerConfig.max_clients = 0 is outside [1, 4096]");
+  EXPECT_EQ(server.sanitized().max_clients, 1);
+  netcode::ClientConfig client;
+  client.payload_queue_size = 0;
+  EXPECT_STREQ(client.check(), "ClientConfig.payload_queue_size = 0 is outside [1, 4096]");
+  EXPECT_EQ(client.sanitized().payload_queue_size, 1);
+  UdpSocketConfig socket;
+  socket.send_buffer_size = 1 << 30;
+  EXPECT_STREQ(socket.check(), "UdpSocketConfig.send_buffer_size = 1073741824 is outside [4096, 268435456]");
+  EXPECT_EQ(socket.sanitized().send_buffer_size, 1 << 28);
 }
 
 TEST(ConfigTable, ReasonShowsComputedBoundAndHowItIsComputed) {
@@ -315,6 +456,12 @@ TEST(ConfigTableDocs, ChannelsDocPrintsChannelAndConnectionLimits) {
 
 TEST(ConfigTableDocs, ClientServerDocPrintsStackLimits) {
   expect_doc_matches("docs/client-server.md", "", kStackConfigLimits);
+}
+
+TEST(ConfigTableDocs, TransportDocPrintsSocketAndNetcodeLimits) {
+  expect_doc_matches("docs/transport.md", "UdpSocket", kUdpSocketConfigLimits);
+  expect_doc_matches("docs/transport.md", "### Server", netcode::kServerConfigLimits);
+  expect_doc_matches("docs/transport.md", "### Client", netcode::kClientConfigLimits);
 }
 
 TEST(ConfigTableDocs, CongestionDocPrintsCongestionLimits) {

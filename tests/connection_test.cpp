@@ -289,11 +289,11 @@ TEST(ConnectionConfigCheck, NamesTheFirstProblem) {
   ConnectionConfig config;
   EXPECT_EQ(config.check(), nullptr);
   config.channels[0].receive_queue_size = 1000;
-  EXPECT_STREQ(config.check(), "ChannelConfig.receive_queue_size = 1000 must be a power of two in [1, 32768]");
+  EXPECT_STREQ(config.check(), "ConnectionConfig.channels[0]: ChannelConfig.receive_queue_size = 1000 must be a power of two in [1, 32768]");
   EXPECT_EQ(config.sanitized().channels[0].receive_queue_size, 1024);
   config = ConnectionConfig{};
   config.channels[0].block_fragment_size = 1000;
-  EXPECT_STREQ(config.check(), "ChannelConfig.max_block_size = 262144 must be a multiple of 1000 (block_fragment_size)");
+  EXPECT_STREQ(config.check(), "ConnectionConfig.channels[0]: ChannelConfig.max_block_size = 262144 must be a multiple of 1000 (block_fragment_size)");
   EXPECT_EQ(config.sanitized().channels[0].max_block_size % 1000, 0);
   EXPECT_EQ(config.sanitized().check(), nullptr);
   config = ConnectionConfig{};
@@ -308,25 +308,43 @@ TEST(ConnectionConfigCheck, NamesTheFirstProblem) {
   EXPECT_EQ(config.sanitized().channels[0].message_resend_time, 0.1);  // NaN: the default
 }
 
+// A bad config is a failed state with its reason, not an abort (debug builds asserted), and the reason is
+// the connection's own copy: check() returns a per-thread buffer the next check overwrites.
+TEST(ConnectionConfigCheck, RefusedAtConstructionWithItsOwnReason) {
+  ConnectionConfig config;
+  config.channels[0].receive_queue_size = 1000;
+  Connection connection(MessageFactory(test::kAllTypes), config);
+  EXPECT_EQ(connection.error(), ConnectionError::kConfigInvalid);
+  ConnectionConfig other;
+  other.channel_count = 0;
+  ASSERT_NE(other.check(), nullptr);  // overwrites the per-thread buffer
+  EXPECT_STREQ(connection.error_reason(),
+               "ConnectionConfig.channels[0]: ChannelConfig.receive_queue_size = 1000 must be a power of two in "
+               "[1, 32768]");
+  EXPECT_EQ(connection.config().channels[0].receive_queue_size, 1024) << "the sanitized config runs";
+  connection.reset();
+  EXPECT_EQ(connection.error(), ConnectionError::kConfigInvalid) << "reset() keeps a config error";
+}
+
 // The block transfer fields of a reliable channel are checked by BlockConfig's own table (block.hpp), so
 // the channel and its BlockSender / BlockReceiver can never disagree.
 TEST(ConnectionConfigCheck, BlockFieldsUseTheBlockConfigTable) {
   ConnectionConfig config;
   config.channels[0].block_max_budget_bytes = 100;  // cannot pay for one 1 KiB fragment + 40
-  EXPECT_STREQ(config.check(), "BlockConfig.max_budget_bytes = 100 is outside [1064, 1073741824] (min: fragment_size + fragment_overhead_bytes)");
+  EXPECT_STREQ(config.check(), "ConnectionConfig.channels[0]: BlockConfig.max_budget_bytes = 100 is outside [1064, 1073741824] (min: fragment_size + fragment_overhead_bytes)");
   EXPECT_EQ(config.sanitized().channels[0].block_max_budget_bytes, 1024 + 40);
   EXPECT_EQ(config.sanitized().check(), nullptr);
   config = ConnectionConfig{};
   config.channels[0].block_bandwidth_bytes_per_second = 0;
-  EXPECT_STREQ(config.check(), "BlockConfig.bandwidth_bytes_per_second = 0 is outside [1, 1000000000000]");
+  EXPECT_STREQ(config.check(), "ConnectionConfig.channels[0]: BlockConfig.bandwidth_bytes_per_second = 0 is outside [1, 1000000000000]");
   config = ConnectionConfig{};
   config.channels[0].max_block_size = 128 * 1024 * 1024;  // above BlockConfig's 64 MiB
-  EXPECT_STREQ(config.check(), "BlockConfig.max_block_size = 134217728 is outside [1, 67108864] (max: fragment_size * 65536)");
+  EXPECT_STREQ(config.check(), "ConnectionConfig.channels[0]: BlockConfig.max_block_size = 134217728 is outside [1, 67108864] (max: fragment_size * 65536)");
   EXPECT_EQ(config.sanitized().check(), nullptr);
   config = ConnectionConfig{};
   config.channels[0].max_block_size = 1 << 17;
   config.channels[0].block_fragment_size = 1;  // 131072 fragments: more than 16-bit ids allow
-  EXPECT_STREQ(config.check(), "BlockConfig.max_block_size = 131072 is outside [1, 65536] (max: fragment_size * 65536)");
+  EXPECT_STREQ(config.check(), "ConnectionConfig.channels[0]: BlockConfig.max_block_size = 131072 is outside [1, 65536] (max: fragment_size * 65536)");
   EXPECT_EQ(config.sanitized().check(), nullptr);
   // On an unreliable channel (blocks inline) or with blocks disabled, the block transfer fields are unused.
   config = ConnectionConfig{};

@@ -2,6 +2,8 @@
 // from either side, every client error state, multiple server addresses, timeouts, restart, full server.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <cstring>
 
 #include "support/endpoint_harness.hpp"  // the counting global allocator
@@ -306,11 +308,11 @@ TEST(Netcode, InsecureLanConnectIsRefusedUnlessEnabledAndOnlyForLanAddresses) {
 TEST(Netcode, ConfigsAreCheckedWithReasons) {
   ServerConfig bad;
   bad.max_clients = 0;
-  EXPECT_STREQ(bad.check(), "max_clients must be in [1, 4096]");
+  EXPECT_STREQ(bad.check(), "ServerConfig.max_clients = 0 is outside [1, 4096]");
   EXPECT_EQ(bad.sanitized().check(), nullptr);
   bad = {};
   bad.keep_alive_interval = -1;
-  EXPECT_STREQ(bad.check(), "keep_alive_interval must be in [0.001, 10] seconds");
+  EXPECT_STREQ(bad.check(), "ServerConfig.keep_alive_interval = -1 is outside [0.001, 10]");
   EXPECT_EQ(bad.sanitized().check(), nullptr);
   LoopbackNetwork network;
   LoopbackTransport transport(network, Address::ipv4(1, 2, 3, 4, 5));
@@ -322,10 +324,44 @@ TEST(Netcode, ConfigsAreCheckedWithReasons) {
   EXPECT_FALSE(no_port.is_ok());
   ClientConfig client_config;
   client_config.payload_queue_size = 0;
-  EXPECT_STREQ(client_config.check(), "payload_queue_size must be in [1, 4096]");
+  EXPECT_STREQ(client_config.check(), "ClientConfig.payload_queue_size = 0 is outside [1, 4096]");
   EXPECT_EQ(client_config.sanitized().check(), nullptr);
   Client client(client_config, transport);
   EXPECT_FALSE(client.is_ok());
+}
+
+// A refused server or client keeps its own reason: check() writes a per-thread buffer that the next check
+// on the thread overwrites, so the objects copy it.
+TEST(Netcode, RefusedConfigReasonsAreCopied) {
+  LoopbackNetwork network;
+  LoopbackTransport transport(network, Address::ipv4(1, 2, 3, 4, 5));
+  ServerConfig server_config;
+  server_config.keep_alive_interval = std::numeric_limits<double>::infinity();
+  Server server(server_config, transport, Address::ipv4(1, 2, 3, 4, 5));
+  ClientConfig client_config;
+  client_config.send_interval = std::numeric_limits<double>::quiet_NaN();
+  Client client(client_config, transport);
+  ServerConfig other;
+  other.disconnect_packets = 65;
+  EXPECT_NE(other.check(), nullptr);  // overwrites the per-thread buffer
+  EXPECT_STREQ(server.error(), "ServerConfig.keep_alive_interval = inf is outside [0.001, 10]");
+  EXPECT_STREQ(client.error(), "ClientConfig.send_interval = nan is outside [0.001, 10]");
+  client.update(1.0);
+  EXPECT_EQ(client.state(), ClientState::kDisconnected) << "a refused client does nothing";
+}
+
+// sanitized() keeps the "0: ..." defaults; the server resolves them and config() shows what it runs with.
+TEST(Netcode, ServerResolvesItsZeroDefaultsAtConstruction) {
+  ServerConfig config;
+  config.max_clients = 10;
+  EXPECT_EQ(config.sanitized().event_queue_size, 0);
+  EXPECT_EQ(config.sanitized().max_receive_per_update, 0);
+  LoopbackNetwork network;
+  LoopbackTransport transport(network, Address::ipv4(1, 2, 3, 4, 5));
+  Server server(config, transport, Address::ipv4(1, 2, 3, 4, 5));
+  ASSERT_TRUE(server.is_ok()) << server.error();
+  EXPECT_EQ(server.config().event_queue_size, 2 * 10 + 16);
+  EXPECT_EQ(server.config().max_receive_per_update, 64 * 10);
 }
 
 }  // namespace

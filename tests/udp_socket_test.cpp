@@ -112,8 +112,14 @@ TEST(UdpSocket, BindErrorsAreStatusesWithReasons) {
   EXPECT_EQ(b.open(Address()), SocketStatus::kInvalidAddress);
   UdpSocketConfig bad;
   bad.receive_buffer_size = 1;
-  EXPECT_EQ(b.open(kLoopback4, bad), SocketStatus::kSystemError);
-  EXPECT_STREQ(b.system_error(), "receive_buffer_size must be in [4096, 2^28]");
+  EXPECT_EQ(b.open(kLoopback4, bad), SocketStatus::kInvalidConfig);
+  EXPECT_STREQ(b.system_error(), "UdpSocketConfig.receive_buffer_size = 1 is outside [4096, 268435456]");
+  EXPECT_FALSE(b.is_open());
+  bad = {};
+  bad.send_buffer_size = 1 << 29;  // above 256 MiB
+  EXPECT_EQ(b.open(kLoopback4, bad), SocketStatus::kInvalidConfig);
+  EXPECT_STREQ(b.system_error(), "UdpSocketConfig.send_buffer_size = 536870912 is outside [4096, 268435456]");
+  EXPECT_STREQ(to_string(SocketStatus::kInvalidConfig), "invalid socket config");
   EXPECT_EQ(bad.sanitized().check(), nullptr);
   UdpSocket closed;
   const auto data = bytes_of("x");

@@ -7,12 +7,12 @@ namespace bitwire {
 
 Client::Client(const StackConfig& config, const MessageFactory& factory, Transport& transport, double now)
     : config_(config.sanitized()),
-      error_(config.check()),
       protocol_id_(Connection::protocol_id(factory, config_.connection)),
       now_(now),
       netcode_(config_.client, transport),
       connection_(factory, config_.connection, ConnectionCallbacks{this, &Client::transmit}, now),
       congestion_(config_.congestion) {
+  error_ = keep_config_reason(error_text_, config.check());
   if (error_ == nullptr && !netcode_.is_ok()) error_ = netcode_.error();
   memory_bytes_ = sizeof(Client) + netcode_.memory_bytes() + connection_.memory_bytes();
 }

@@ -83,8 +83,8 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
                        const ConnectionCallbacks& callbacks, double now)
     : config_(config.sanitized()), callbacks_(callbacks), factory_(factory), now_(now) {
   if (const char* problem = config.check()) {
-    BITWIRE_ASSERT(!"invalid ConnectionConfig");
-    fail(ConnectionError::kConfigInvalid, problem);
+    // A flagged state, not an abort: the sanitized config runs and error() says what was refused.
+    fail(ConnectionError::kConfigInvalid, keep_config_reason(config_reason_, problem));
   }
   BITWIRE_ASSERT(factory.check() == nullptr);
   layout_.factory = factory_;

@@ -3,6 +3,8 @@
 #include "bitwire/channel_config.hpp"
 #include "bitwire/connection.hpp"
 
+#include <cstdio>
+
 namespace bitwire {
 
 const char* ChannelConfig::check() const {
@@ -41,18 +43,56 @@ ChannelConfig ChannelConfig::sanitized() const {
   return c;
 }
 
+namespace {
+
+// The largest block a channel of `c` may carry (0 when every channel disables blocks), and the block buffers
+// the connection's pool allocates for it: block_pool_size, or the 4 that 0 stands for (counted whether or
+// not a message type carries blocks: the config does not know the factory).
+int largest_block(const ConnectionConfig& c) {
+  int largest = 0;
+  for (int i = 0; i < c.channel_count; ++i) {
+    const ChannelConfig& channel = c.channels[static_cast<size_t>(i)];
+    if (!channel.disable_blocks && channel.max_block_size > largest) largest = channel.max_block_size;
+  }
+  return largest;
+}
+
+size_t block_pool_bytes(const ConnectionConfig& c) {
+  const size_t buffers = static_cast<size_t>(c.block_pool_size > 0 ? c.block_pool_size : 4);
+  return buffers * static_cast<size_t>(largest_block(c));
+}
+
+}  // namespace
+
 const char* ConnectionConfig::check() const {
   if (const char* reason = check_config("ConnectionConfig", *this, kConnectionConfigLimits)) return reason;
   for (int i = 0; i < channel_count; ++i) {
-    if (const char* problem = channels[static_cast<size_t>(i)].check()) return problem;
+    if (const char* problem = channels[static_cast<size_t>(i)].check()) {
+      char part[40];
+      std::snprintf(part, sizeof part, "ConnectionConfig.channels[%d]", i);
+      return config_part_reason(part, problem);
+    }
   }
-  return endpoint.check();
+  if (const char* problem = endpoint.check()) return config_part_reason("ConnectionConfig.endpoint", problem);
+  if (block_pool_bytes(*this) > kMaxBlockPoolBytes) {
+    char* out = detail::config_reason_buffer();
+    std::snprintf(out, kConfigReasonBytes,
+                  "ConnectionConfig.block_pool_size = %d: block buffers of %d bytes (the largest channel "
+                  "max_block_size) pass the %zu MiB cap (kMaxBlockPoolBytes)",
+                  block_pool_size, largest_block(*this), kMaxBlockPoolBytes >> 20);
+    return out;
+  }
+  return nullptr;
 }
 
 ConnectionConfig ConnectionConfig::sanitized() const {
   ConnectionConfig c = sanitize_config(*this, kConnectionConfigLimits);
   for (ChannelConfig& channel : c.channels) channel = channel.sanitized();
   c.endpoint = c.endpoint.sanitized();
+  // Fewer buffers, never smaller blocks. 0 stands for 4, which always fits (blocks are at most 64 MiB).
+  if (block_pool_bytes(c) > kMaxBlockPoolBytes) {
+    c.block_pool_size = static_cast<int>(kMaxBlockPoolBytes / static_cast<size_t>(largest_block(c)));
+  }
   return c;
 }
 

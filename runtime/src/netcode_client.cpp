@@ -9,37 +9,16 @@ namespace bitwire::netcode {
 
 namespace {
 
-struct IntLimit {
-  int ClientConfig::*field;
-  int min;
-  int max;
-  const char* message;
-};
-constexpr IntLimit kIntLimits[] = {
-    {&ClientConfig::disconnect_packets, 0, 64, "disconnect_packets must be in [0, 64]"},
-    {&ClientConfig::payload_queue_size, 1, 4096, "payload_queue_size must be in [1, 4096]"},
-    {&ClientConfig::max_receive_per_update, 1, 1 << 20, "max_receive_per_update must be in [1, 2^20]"},
-};
-constexpr double kMinSendInterval = 0.001, kMaxSendInterval = 10.0;
-constexpr const char* kSendIntervalMessage = "send_interval must be in [0.001, 10] seconds";
 constexpr double kNever = -std::numeric_limits<double>::infinity();
 
 }  // namespace
 
 const char* ClientConfig::check() const {
-  for (const IntLimit& l : kIntLimits) {
-    if (this->*l.field < l.min || this->*l.field > l.max) return l.message;
-  }
-  if (!(send_interval >= kMinSendInterval && send_interval <= kMaxSendInterval)) return kSendIntervalMessage;
-  return nullptr;
+  return check_config("ClientConfig", *this, kClientConfigLimits);
 }
 
 ClientConfig ClientConfig::sanitized() const {
-  ClientConfig c = *this;
-  for (const IntLimit& l : kIntLimits) c.*l.field = std::clamp(c.*l.field, l.min, l.max);
-  if (!(c.send_interval >= kMinSendInterval)) c.send_interval = kMinSendInterval;
-  if (c.send_interval > kMaxSendInterval) c.send_interval = kMaxSendInterval;
-  return c;
+  return sanitize_config(*this, kClientConfigLimits);
 }
 
 const char* to_string(ClientState state) {
@@ -60,7 +39,7 @@ const char* to_string(ClientState state) {
 
 Client::Client(const ClientConfig& config, Transport& transport)
     : config_(config.sanitized()), transport_(transport) {
-  if (const char* problem = config.check()) error_ = problem;
+  if (const char* problem = config.check()) error_ = keep_config_reason(error_text_, problem);
   if (!crypto_init()) error_ = "libsodium failed to initialise";
   const size_t n = static_cast<size_t>(config_.payload_queue_size);
   queue_bytes_.resize(n * kMaxPayloadBytes);

@@ -11,31 +11,6 @@ namespace bitwire::netcode {
 
 namespace {
 
-struct IntLimit {
-  int ServerConfig::*field;
-  int min;
-  int max;
-  const char* message;
-};
-constexpr IntLimit kIntLimits[] = {
-    {&ServerConfig::max_clients, 1, 4096, "max_clients must be in [1, 4096]"},
-    {&ServerConfig::pending_per_slot, 1, 64, "pending_per_slot must be in [1, 64]"},
-    {&ServerConfig::token_history_per_slot, 1, 64, "token_history_per_slot must be in [1, 64]"},
-    {&ServerConfig::payload_queue_per_slot, 1, 1024, "payload_queue_per_slot must be in [1, 1024]"},
-    {&ServerConfig::event_queue_size, 0, 1 << 20, "event_queue_size must be in [0, 2^20]"},
-    {&ServerConfig::disconnect_packets, 0, 64, "disconnect_packets must be in [0, 64]"},
-    {&ServerConfig::max_receive_per_update, 0, 1 << 24, "max_receive_per_update must be in [0, 2^24]"},
-};
-struct DoubleLimit {
-  double ServerConfig::*field;
-  double min;
-  double max;
-  const char* message;
-};
-constexpr DoubleLimit kDoubleLimits[] = {
-    {&ServerConfig::keep_alive_interval, 0.001, 10.0, "keep_alive_interval must be in [0.001, 10] seconds"},
-};
-
 // Pending mappings of tokens that disable the timeout still expire after this long.
 constexpr double kPendingLifetimeWithoutTimeout = 10.0;
 constexpr uint64_t kGlobalSequenceStart = uint64_t{1} << 63;
@@ -45,26 +20,24 @@ constexpr size_t kReceiveBatch = 64;
 }  // namespace
 
 const char* ServerConfig::check() const {
-  for (const IntLimit& l : kIntLimits) {
-    if (this->*l.field < l.min || this->*l.field > l.max) return l.message;
-  }
-  for (const DoubleLimit& l : kDoubleLimits) {
-    if (!(this->*l.field >= l.min && this->*l.field <= l.max)) return l.message;
-  }
-  return nullptr;
+  return check_config("ServerConfig", *this, kServerConfigLimits);
 }
 
 ServerConfig ServerConfig::sanitized() const {
-  ServerConfig c = *this;
-  for (const IntLimit& l : kIntLimits) c.*l.field = std::clamp(c.*l.field, l.min, l.max);
-  for (const DoubleLimit& l : kDoubleLimits) {
-    if (!(c.*l.field >= l.min)) c.*l.field = l.min;
-    if (c.*l.field > l.max) c.*l.field = l.max;
-  }
+  return sanitize_config(*this, kServerConfigLimits);
+}
+
+namespace {
+
+// A sanitized config with its "0: ..." defaults replaced by what they stand for (what the server runs).
+ServerConfig resolved(const ServerConfig& requested) {
+  ServerConfig c = requested.sanitized();
   if (c.event_queue_size == 0) c.event_queue_size = 2 * c.max_clients + 16;
   if (c.max_receive_per_update == 0) c.max_receive_per_update = 64 * c.max_clients;
   return c;
 }
+
+}  // namespace
 
 const char* to_string(DisconnectReason reason) {
   switch (reason) {
@@ -413,9 +386,9 @@ struct ServerInternals {
 };
 
 Server::Server(const ServerConfig& config, Transport& transport, const Address& public_address)
-    : config_(config.sanitized()), transport_(transport), public_address_(public_address) {
+    : config_(resolved(config)), transport_(transport), public_address_(public_address) {
   if (const char* problem = config.check()) {
-    error_ = problem;
+    error_ = keep_config_reason(error_text_, problem);
     return;
   }
   if (public_address.is_none() || public_address.port() == 0) {
@@ -438,12 +411,30 @@ Server::Server(const ServerConfig& config, Transport& transport, const Address& 
 
 Server::~Server() = default;
 
+namespace {
+
+// Bytes of one slot for a config whose fields are in range (not sanitized here: the table's memory cap
+// calls this while sanitizing). The payload queue is the only term that grows per queued entry.
+constexpr size_t kQueueEntryBytes = kMaxPayloadBytes + sizeof(uint16_t) + sizeof(uint64_t);
+size_t slot_bytes_without_queue(const ServerConfig& c) {
+  return sizeof(Slot) + static_cast<size_t>(c.pending_per_slot) * sizeof(Pending) +
+         static_cast<size_t>(c.token_history_per_slot) * sizeof(TokenEntry) + 2 * sizeof(ServerEvent) +
+         4 * (sizeof(Address) + sizeof(int)) * (1 + static_cast<size_t>(c.pending_per_slot));
+}
+
+}  // namespace
+
 size_t Server::memory_per_slot(const ServerConfig& requested) {
   const ServerConfig c = requested.sanitized();
-  return sizeof(Slot) + static_cast<size_t>(c.pending_per_slot) * sizeof(Pending) +
-         static_cast<size_t>(c.token_history_per_slot) * sizeof(TokenEntry) +
-         static_cast<size_t>(c.payload_queue_per_slot) * (kMaxPayloadBytes + sizeof(uint16_t) + sizeof(uint64_t)) +
-         2 * sizeof(ServerEvent) + 4 * (sizeof(Address) + sizeof(int)) * (1 + static_cast<size_t>(c.pending_per_slot));
+  return slot_bytes_without_queue(c) + static_cast<size_t>(c.payload_queue_per_slot) * kQueueEntryBytes;
+}
+
+int server_max_payload_queue(const ServerConfig& config) {
+  const size_t per_slot = kMaxServerMemoryBytes / static_cast<size_t>(std::max(config.max_clients, 1));
+  const size_t fixed = slot_bytes_without_queue(config);
+  // At least one entry: with every field at its maximum a slot's fixed part is far below 512 MiB / 4096.
+  if (per_slot <= fixed + kQueueEntryBytes) return 1;
+  return static_cast<int>(std::min<size_t>((per_slot - fixed) / kQueueEntryBytes, 1 << 30));
 }
 
 void Server::update(double now, uint64_t unix_now) {

@@ -26,11 +26,11 @@ Server::Server(const StackConfig& config, const MessageFactory& factory, const n
                Transport& transport, const Address& public_address, double now)
     : config_(config.sanitized()), now_(now) {
   if (const char* problem = config.check()) {
-    error_ = problem;
+    error_ = keep_config_reason(error_text_, problem);
     return;
   }
   if (const char* problem = factory.check()) {
-    error_ = problem;
+    error_ = keep_config_reason(error_text_, problem);
     return;
   }
   protocol_id_ = Connection::protocol_id(factory, config_.connection);

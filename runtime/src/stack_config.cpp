@@ -3,6 +3,7 @@
 #include "bitwire/stack_config.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace bitwire {
 
@@ -33,6 +34,17 @@ netcode::ServerConfig stacked_server(const StackConfig& c) {
   return server;
 }
 
+// The factory-independent bytes of one server slot: its Endpoint and its netcode slot (the Connection's
+// message pool and channel queues come on top; they depend on the message types).
+size_t slot_bytes(const StackConfig& c) {
+  return Endpoint::memory_required(c.connection.endpoint.sanitized()) +
+         netcode::Server::memory_per_slot(stacked_server(c));
+}
+
+bool memory_fits(const StackConfig& c) {
+  return static_cast<size_t>(c.max_clients) * slot_bytes(c) <= kMaxStackServerMemoryBytes;
+}
+
 constexpr const char* kFitsNetcodeReason =
     "StackConfig.connection.endpoint: fragment_above and fragment_size must fit netcode's 1200-byte payload "
     "(fragment_size <= 1186, fragment_above <= 1191)";
@@ -41,10 +53,19 @@ constexpr const char* kFitsNetcodeReason =
 
 const char* StackConfig::check() const {
   if (const char* reason = check_config("StackConfig", *this, kStackConfigLimits)) return reason;
-  if (const char* problem = connection.check()) return problem;
-  if (const char* problem = stacked_server(*this).check()) return problem;
-  if (const char* problem = client.check()) return problem;
+  if (const char* problem = connection.check()) return config_part_reason("StackConfig.connection", problem);
+  if (const char* problem = stacked_server(*this).check()) return config_part_reason("StackConfig.server", problem);
+  if (const char* problem = client.check()) return config_part_reason("StackConfig.client", problem);
+  if (const char* problem = congestion.check()) return config_part_reason("StackConfig.congestion", problem);
   if (!endpoint_fits_netcode(*this)) return kFitsNetcodeReason;
+  if (!memory_fits(*this)) {
+    char* out = detail::config_reason_buffer();
+    std::snprintf(out, kConfigReasonBytes,
+                  "StackConfig.max_clients = %d: %d slots of %zu bytes (endpoint + netcode) pass the server's "
+                  "%zu MiB cap (kMaxStackServerMemoryBytes)",
+                  max_clients, max_clients, slot_bytes(*this), kMaxStackServerMemoryBytes >> 20);
+    return out;
+  }
   return nullptr;
 }
 
@@ -53,7 +74,13 @@ StackConfig StackConfig::sanitized() const {
   c.connection = c.connection.sanitized();
   c.server = stacked_server(c).sanitized();
   c.client = c.client.sanitized();
+  c.congestion = c.congestion.sanitized();
   if (!endpoint_fits_netcode(c)) fit_endpoint_to_netcode(c);
+  // Fewer slots, never smaller ones: a slot's size is what the game asked each connection to hold. One slot
+  // always fits (the endpoint's own cap is 64 MiB, the netcode slot's a few MiB at most).
+  if (!memory_fits(c)) {
+    c.max_clients = static_cast<int>(std::max<size_t>(kMaxStackServerMemoryBytes / slot_bytes(c), 1));
+  }
   c.server.max_clients = c.max_clients;
   c.connection.protocol_id = c.protocol_id;
   c.connection.endpoint.envelope = false;

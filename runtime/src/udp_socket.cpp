@@ -30,37 +30,17 @@ const char* to_string(SocketStatus status) {
     case SocketStatus::kMessageTooLarge: return "message too large";
     case SocketStatus::kUnreachable: return "unreachable";
     case SocketStatus::kSystemError: return "system error";
+    case SocketStatus::kInvalidConfig: return "invalid socket config";
   }
   return "unknown";
 }
 
-namespace {
-
-// The one table both check() and sanitized() read.
-struct IntLimit {
-  int UdpSocketConfig::*field;
-  int min;
-  int max;
-  const char* message;
-};
-constexpr IntLimit kLimits[] = {
-    {&UdpSocketConfig::send_buffer_size, 4096, 1 << 28, "send_buffer_size must be in [4096, 2^28]"},
-    {&UdpSocketConfig::receive_buffer_size, 4096, 1 << 28, "receive_buffer_size must be in [4096, 2^28]"},
-};
-
-}  // namespace
-
 const char* UdpSocketConfig::check() const {
-  for (const IntLimit& limit : kLimits) {
-    if (this->*limit.field < limit.min || this->*limit.field > limit.max) return limit.message;
-  }
-  return nullptr;
+  return check_config("UdpSocketConfig", *this, kUdpSocketConfigLimits);
 }
 
 UdpSocketConfig UdpSocketConfig::sanitized() const {
-  UdpSocketConfig c = *this;
-  for (const IntLimit& limit : kLimits) c.*limit.field = std::clamp(c.*limit.field, limit.min, limit.max);
-  return c;
+  return sanitize_config(*this, kUdpSocketConfigLimits);
 }
 
 struct UdpSocket::Batch {
@@ -187,7 +167,7 @@ SocketStatus UdpSocket::open(const Address& bind_address, const UdpSocketConfig&
   system_error_[0] = '\0';
   if (const char* problem = requested.check()) {
     std::snprintf(system_error_, sizeof system_error_, "%s", problem);
-    return SocketStatus::kSystemError;
+    return SocketStatus::kInvalidConfig;
   }
   if (bind_address.is_none()) return SocketStatus::kInvalidAddress;
   const UdpSocketConfig config = requested.sanitized();

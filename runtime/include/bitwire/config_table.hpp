@@ -39,12 +39,14 @@
 // sanitize(c) == c, and check(sanitize(c)) == nullptr for any c.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -254,6 +256,38 @@ Config sanitize_config(Config config, const std::tuple<Fields...>& table) {
       },
       table);
   return config;
+}
+
+// `reason` (a nested config's check()) prefixed with the part of the enclosing config it came from, e.g.
+// "StackConfig.connection.endpoint: EndpointConfig.fragment_size = 0 is outside [1, 65487]"; nullptr stays
+// nullptr. The result lives in a second per-thread buffer (the nested reason may live in the first), valid
+// until the next call on the same thread; a long reason is cut at kConfigReasonBytes - 1.
+inline const char* config_part_reason(const char* part, const char* reason) {
+  if (reason == nullptr) return nullptr;
+  thread_local char buffer[kConfigReasonBytes];
+  char copy[kConfigReasonBytes];
+  const size_t reason_size = std::min(std::strlen(reason), kConfigReasonBytes - 1);
+  std::memcpy(copy, reason, reason_size);  // `reason` may be this very buffer (a nested prefix)
+  size_t size = 0;
+  const auto append = [&](const char* text, size_t text_size) {
+    const size_t room = kConfigReasonBytes - 1 - size;
+    const size_t n = text_size < room ? text_size : room;
+    std::memcpy(buffer + size, text, n);
+    size += n;
+  };
+  append(part, std::strlen(part));
+  append(": ", 2);
+  append(copy, reason_size);
+  buffer[size] = '\0';
+  return buffer;
+}
+
+// Copies a reason into storage the caller owns (an object's sticky error outlives the per-thread buffers);
+// returns `out`, or nullptr when `reason` is nullptr.
+inline const char* keep_config_reason(char (&out)[kConfigReasonBytes], const char* reason) {
+  if (reason == nullptr) return nullptr;
+  if (reason != out) std::snprintf(out, kConfigReasonBytes, "%s", reason);
+  return out;
 }
 
 // Calls fn(field) for every field of `table`, in order (tests and docs generators walk tables with it).

@@ -24,6 +24,7 @@
 #include <span>
 #include <vector>
 
+#include "bitwire/config_table.hpp"
 #include "bitwire/netcode_packet.hpp"
 #include "bitwire/transport.hpp"
 
@@ -50,11 +51,29 @@ struct ClientConfig {
   int max_receive_per_update = 256;  // datagrams handled per update()
   bool allow_insecure_lan_connect = false;  // permits connect_insecure_lan() (the client holds the private key)
 
-  // Returns nullptr when every field is in range, else a description of the first that is not.
+  // nullptr when every field is within kClientConfigLimits, else the reason naming the field, its value and
+  // its legal range (a per-thread buffer; see config_table.hpp).
   const char* check() const;
-  // This config with every field clamped into range (what the client uses).
+  // This config with every field clamped into kClientConfigLimits (what the client uses).
   ClientConfig sanitized() const;
 };
+
+// The limits of every ClientConfig field (the flag has no range). check() and sanitized() are derived from
+// this table alone. The largest queue is 4096 * 1210 bytes, about 5 MB.
+inline constexpr auto kClientConfigLimits = config_table(
+    Field<ClientConfig, double>{.name = "send_interval",
+                                .member = &ClientConfig::send_interval,
+                                .min = 0.001,
+                                .max = 10.0,
+                                .unit = "s"},
+    Field<ClientConfig, int>{
+        .name = "disconnect_packets", .member = &ClientConfig::disconnect_packets, .min = 0, .max = 64},
+    Field<ClientConfig, int>{
+        .name = "payload_queue_size", .member = &ClientConfig::payload_queue_size, .min = 1, .max = 4096},
+    Field<ClientConfig, int>{.name = "max_receive_per_update",
+                             .member = &ClientConfig::max_receive_per_update,
+                             .min = 1,
+                             .max = 1 << 20});
 
 struct ClientStats {
   uint64_t packets_sent = 0;
@@ -115,6 +134,7 @@ class Client {
   ClientConfig config_;
   Transport& transport_;
   const char* error_ = nullptr;
+  char error_text_[kConfigReasonBytes] = {};  // a config reason, copied (check() returns a per-thread buffer)
   const char* token_error_ = nullptr;
   ClientState state_ = ClientState::kDisconnected;
   ConnectToken token_;

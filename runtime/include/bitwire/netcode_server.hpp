@@ -33,10 +33,15 @@
 #include <memory>
 #include <span>
 
+#include "bitwire/config_table.hpp"
 #include "bitwire/netcode_packet.hpp"
 #include "bitwire/transport.hpp"
 
 namespace bitwire::netcode {
+
+// The most memory one netcode::Server may allocate for its slots (max_clients * memory_per_slot); a config
+// above it is refused. 512 MiB: 4096 slots with 100 queued payloads each, or 64 slots with 1024.
+inline constexpr size_t kMaxServerMemoryBytes = size_t{512} << 20;
 
 struct ServerConfig {
   uint64_t protocol_id = 0;             // must equal the tokens' protocol id
@@ -50,11 +55,46 @@ struct ServerConfig {
   int disconnect_packets = 10;          // redundant disconnect packets sent when a slot is disconnected
   int max_receive_per_update = 0;       // datagrams handled per update(); 0: 64 * max_clients (bounds one tick)
 
-  // Returns nullptr when every field is in range, else a description of the first that is not.
+  // nullptr when every field is within kServerConfigLimits, else the reason naming the field, its value and
+  // its legal range (a per-thread buffer; see config_table.hpp).
   const char* check() const;
-  // This config with every field clamped into range (what the server uses).
+  // This config with every field clamped into kServerConfigLimits; check() accepts the result. The "0: ..."
+  // defaults stay 0 here; the server resolves them when it is constructed (config() shows the result).
   ServerConfig sanitized() const;
 };
+
+// The most payload_queue_per_slot that keeps max_clients * Server::memory_per_slot within
+// kMaxServerMemoryBytes (the other fields assumed in range; the table's bound).
+int server_max_payload_queue(const ServerConfig& config);
+
+// The limits of every ServerConfig field, in the order they are checked (a bound computed from other fields
+// reads only fields above it). check() and sanitized() are derived from this table alone.
+inline constexpr auto kServerConfigLimits = config_table(
+    Field<ServerConfig, int>{.name = "max_clients", .member = &ServerConfig::max_clients, .min = 1, .max = 4096},
+    Field<ServerConfig, int>{
+        .name = "pending_per_slot", .member = &ServerConfig::pending_per_slot, .min = 1, .max = 64},
+    Field<ServerConfig, int>{
+        .name = "token_history_per_slot", .member = &ServerConfig::token_history_per_slot, .min = 1, .max = 64},
+    // After the fields above: the memory cap reads them.
+    Field<ServerConfig, int>{.name = "payload_queue_per_slot",
+                             .member = &ServerConfig::payload_queue_per_slot,
+                             .min = 1,
+                             .max = 1024,
+                             .upper = &server_max_payload_queue,
+                             .upper_text = "what keeps max_clients * memory_per_slot within 512 MiB"},
+    Field<ServerConfig, int>{
+        .name = "event_queue_size", .member = &ServerConfig::event_queue_size, .min = 0, .max = 1 << 20},
+    Field<ServerConfig, double>{.name = "keep_alive_interval",
+                                .member = &ServerConfig::keep_alive_interval,
+                                .min = 0.001,
+                                .max = 10.0,
+                                .unit = "s"},
+    Field<ServerConfig, int>{
+        .name = "disconnect_packets", .member = &ServerConfig::disconnect_packets, .min = 0, .max = 64},
+    Field<ServerConfig, int>{.name = "max_receive_per_update",
+                             .member = &ServerConfig::max_receive_per_update,
+                             .min = 0,
+                             .max = 1 << 24});
 
 enum class DisconnectReason : uint8_t {
   kNone,
@@ -139,6 +179,7 @@ class Server {
   Transport& transport_;
   Address public_address_;
   const char* error_ = nullptr;
+  char error_text_[kConfigReasonBytes] = {};  // a config reason, copied (check() returns a per-thread buffer)
   int connected_count_ = 0;
   uint64_t drops_[kPacketErrorCount] = {};
   uint64_t denied_sent_ = 0;

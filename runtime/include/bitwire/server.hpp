@@ -118,6 +118,7 @@ class Server {
 
   StackConfig config_;
   const char* error_ = nullptr;
+  char error_text_[kConfigReasonBytes] = {};  // a config reason, copied (check() returns a per-thread buffer)
   uint64_t protocol_id_ = 0;
   double now_ = 0.0;
   std::unique_ptr<netcode::Server> netcode_;

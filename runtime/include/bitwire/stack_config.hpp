@@ -13,6 +13,7 @@
 //   in a config that clients share.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "bitwire/config_table.hpp"
@@ -23,6 +24,12 @@
 
 namespace bitwire {
 
+// The most a server's slots may need for their Endpoints and netcode slots together (max_clients * (the
+// endpoint's memory_required + netcode's memory_per_slot)); a config above it is refused, and sanitized()
+// lowers max_clients to fit. 4 GiB: 4096 slots of the default 0.55 MiB fit with room; 4096 endpoints of
+// 64 MiB (256 GiB) do not.
+inline constexpr size_t kMaxStackServerMemoryBytes = size_t{4} << 30;
+
 struct StackConfig {
   uint64_t protocol_id = 0;      // the game's protocol id (the layout is folded in: stack_protocol_id)
   int max_clients = 64;          // server slots, [1, 4096]; each slot owns one Endpoint + Connection
@@ -32,11 +39,14 @@ struct StackConfig {
   BinaryCongestionConfig congestion;  // per-slot congestion controller (reported in the statistics)
   int event_queue_size = 0;           // server events kept until next_event(); 0: 2 * max_clients + 16
 
-  // nullptr when every field is in range (kStackConfigLimits), every nested config passes its own check()
-  // and the endpoint's packets fit netcode's 1200-byte payload, else the reason for the first problem.
+  // nullptr when every field is in range (kStackConfigLimits), every nested config passes its own check(),
+  // the endpoint's packets fit netcode's 1200-byte payload and the slots fit kMaxStackServerMemoryBytes,
+  // else the reason for the first problem; a nested config's reason is prefixed with the part it came from
+  // ("StackConfig.connection: ConnectionConfig.endpoint: EndpointConfig.fragment_size = 0 is outside ...").
   const char* check() const;
-  // This config with every field clamped into range, every nested config sanitized and the endpoint fitted
-  // to netcode's payload (what Client and Server use, with the forced fields above applied).
+  // This config with every field clamped into range, every nested config sanitized, the endpoint fitted
+  // to netcode's payload and max_clients lowered to the memory cap (what Client and Server use, with the
+  // forced fields above applied).
   StackConfig sanitized() const;
 };
 

@@ -33,6 +33,7 @@
 #include <span>
 
 #include "bitwire/address.hpp"
+#include "bitwire/config_table.hpp"
 
 namespace bitwire {
 
@@ -50,6 +51,7 @@ enum class SocketStatus : uint8_t {
   kMessageTooLarge,    // send: larger than the OS accepts for one datagram
   kUnreachable,        // send: no route, or an ICMP error reported on this socket
   kSystemError,        // any other OS failure; see system_error()
+  kInvalidConfig,      // open: the UdpSocketConfig failed check(); system_error() holds the reason
 };
 
 const char* to_string(SocketStatus status);
@@ -62,11 +64,26 @@ struct UdpSocketConfig {
   int receive_buffer_size = 1 << 20;  // SO_RCVBUF request in bytes (the OS may grant less)
   bool dual_stack = false;            // IPv6 sockets also carry IPv4 (mapped) traffic when true
 
-  // Returns nullptr when every field is in range, else a description of the first that is not.
+  // nullptr when every field is within kUdpSocketConfigLimits, else the reason naming the field, its value
+  // and its legal range (a per-thread buffer; see config_table.hpp).
   const char* check() const;
-  // This config with every field clamped into range (what open() uses).
+  // This config with every field clamped into kUdpSocketConfigLimits.
   UdpSocketConfig sanitized() const;
 };
+
+// The limits of the buffer sizes (the flag has no range): at least one page, at most 256 MiB (Linux doubles
+// the request for its bookkeeping, and an int must hold that). check() and sanitized() are derived from it.
+inline constexpr auto kUdpSocketConfigLimits = config_table(
+    Field<UdpSocketConfig, int>{.name = "send_buffer_size",
+                                .member = &UdpSocketConfig::send_buffer_size,
+                                .min = 4096,
+                                .max = 1 << 28,
+                                .unit = "bytes"},
+    Field<UdpSocketConfig, int>{.name = "receive_buffer_size",
+                                .member = &UdpSocketConfig::receive_buffer_size,
+                                .min = 4096,
+                                .max = 1 << 28,
+                                .unit = "bytes"});
 
 // One datagram of a batch. For receive: `buffer` is the caller's room (in), `size` and `from` are set (out).
 // For send: `buffer` holds the bytes and `address` the destination. `status` is per datagram.
@@ -87,8 +104,8 @@ class UdpSocket {
   UdpSocket& operator=(const UdpSocket&) = delete;
 
   // Creates the socket for bind_address's family and binds it (port 0: an ephemeral port). Closes any socket
-  // this object held first. A config that fails check() is refused with kSystemError and the reason in
-  // system_error().
+  // this object held first. A config that fails check() is refused with kInvalidConfig and the reason in
+  // system_error(); nothing is opened.
   SocketStatus open(const Address& bind_address, const UdpSocketConfig& config = {});
   void close();
   bool is_open() const { return fd_ >= 0; }
@@ -119,7 +136,7 @@ class UdpSocket {
   Address local_;
   int granted_send_ = 0;
   int granted_receive_ = 0;
-  char system_error_[96] = {};
+  char system_error_[kConfigReasonBytes] = {};  // the OS text, or a config reason
   std::unique_ptr<Batch> batch_;  // recvmmsg/sendmmsg headers, allocated by open()
 };
 
