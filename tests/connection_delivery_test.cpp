@@ -14,8 +14,10 @@
 // every packet (message_resend_time = 0) the 1e-6 cap is 1375 ticks, tested below.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "support/connection_pair.hpp"
@@ -271,6 +273,83 @@ TEST(ConnectionDelivery, PriorityFillsFirstAndBudgetCapsAChannel) {
   second.tick(0.0);
   EXPECT_LE(second.a.channel_counters(1).messages_sent, 2u);
   EXPECT_GT(second.a.channel_counters(0).messages_sent, second.a.channel_counters(1).messages_sent);
+}
+
+}  // namespace
+}  // namespace bitwire
+
+namespace bitwire {
+namespace {
+
+// Every ring of a reliable channel at its smallest and largest legal capacity (kChannelConfigLimits), with
+// real traffic on a lossless link both ways: 64 messages each way arrive once, in order, and are acked.
+// Cap: a queue of one moves a message per round trip (the link has no latency: a send, the peer's
+// answer with the ack, the next send: 3 ticks), so 64 messages take at most 64 x 3 ticks; 600 allows for
+// the resend time. No loss, so a slower run is a stall, not bad luck.
+TEST(ChannelBuffers, EveryRingAtItsSmallestAndLargestCapacityDeliversInOrder) {
+  struct Case {
+    const char* name;
+    int ChannelConfig::*member;
+    int value;
+  };
+  const Case cases[] = {
+      {"send_queue_size", &ChannelConfig::send_queue_size, 1},
+      {"send_queue_size", &ChannelConfig::send_queue_size, 65536},
+      {"receive_queue_size", &ChannelConfig::receive_queue_size, 1},
+      {"receive_queue_size", &ChannelConfig::receive_queue_size, 32768},
+      {"sent_packets_buffer_size", &ChannelConfig::sent_packets_buffer_size, 2},  // 1 is refused: below
+      {"sent_packets_buffer_size", &ChannelConfig::sent_packets_buffer_size, 32768},
+      {"max_messages_per_packet", &ChannelConfig::max_messages_per_packet, 1},
+      {"max_messages_per_packet", &ChannelConfig::max_messages_per_packet, 4096},
+      {"sent_message_ids", &ChannelConfig::sent_message_ids, 256},  // its smallest: max_messages_per_packet
+      {"sent_message_ids", &ChannelConfig::sent_message_ids, 1 << 24},
+  };
+  // One sent-packet record: both ends send, each is then held by the in-flight limit until a probe, and
+  // each probe overwrites the record of the packet the peer's probe acks: messages arrive but are never
+  // acked (resent forever). check() refuses it, as it refuses the endpoint's.
+  {
+    ConnectionConfig config;
+    config.channels[0].sent_packets_buffer_size = 1;
+    ASSERT_NE(config.check(), nullptr);
+    EXPECT_NE(std::string(config.check()).find("sent_packets_buffer_size = 1"), std::string::npos) << config.check();
+  }
+  for (const Case& c : cases) {
+    ConnectionConfig config;
+    config.channels[0].*c.member = c.value;
+    if (c.member == &ChannelConfig::max_messages_per_packet) config.channels[0].sent_message_ids = std::max(16384, c.value);
+    ASSERT_EQ(config.check(), nullptr) << c.name << " = " << c.value << ": " << config.check();
+    ConnectionPair pair(MessageFactory(test::kAllTypes), config, NetworkConditions{}, 1);
+    Connection* sides[2] = {&pair.a, &pair.b};
+    int sent[2] = {0, 0};
+    int received[2] = {0, 0};
+    int tick = 0;
+    for (; tick < 600 && (received[0] < 64 || received[1] < 64 || pair.a.send_queue_depth(0) > 0 ||
+                          pair.b.send_queue_depth(0) > 0);
+         ++tick) {
+      for (int s = 0; s < 2; ++s) {
+        while (sent[s] < 64 && sides[s]->channel(0).can_send()) {
+          MessageHandle m = sides[s]->create<Small>();
+          ASSERT_TRUE(m) << c.name << " = " << c.value;
+          m.as<Small>()->value = static_cast<uint8_t>(sent[s]);
+          ASSERT_TRUE(sides[s]->send(0, std::move(m))) << c.name << " = " << c.value;
+          ++sent[s];
+        }
+      }
+      pair.tick(tick * kTick);
+      for (int s = 0; s < 2; ++s) {
+        while (MessageHandle m = sides[1 - s]->receive(0)) {
+          EXPECT_EQ(m.as<Small>()->value, received[s]) << c.name << " = " << c.value;
+          ++received[s];
+        }
+      }
+    }
+    for (int s = 0; s < 2; ++s) {
+      EXPECT_EQ(received[s], 64) << c.name << " = " << c.value << ", direction " << s << " after " << tick << " ticks";
+      EXPECT_EQ(sides[s]->send_queue_depth(0), 0) << c.name << " = " << c.value << ": not all acked";
+      EXPECT_EQ(sides[s]->error(), ConnectionError::kNone) << c.name << " = " << c.value << ": " << sides[s]->error_reason();
+    }
+    std::printf("%s = %d: 64 messages each way delivered and acked in %d ticks\n", c.name, c.value, tick);
+  }
 }
 
 }  // namespace

@@ -3,12 +3,16 @@
 // from generated/game.hpp plugging in through describe_message without glue.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <span>
 
 #include <vector>
 
 #include "../generated/game.hpp"
+#include "bitwire/channel.hpp"
 #include "bitwire/connection.hpp"
+#include "bitwire/connection_packet.hpp"
 #include "support/connection_pair.hpp"
 #include "support/test_messages.hpp"
 
@@ -499,6 +503,96 @@ TEST(ConnectionPackets, NeverExceedTheBudgetAndAlwaysReadBack) {
   EXPECT_GT(sender.channel_counters(0).messages_acked, 0u);
   EXPECT_GT(sender.channel_counters(1).messages_dropped, 0u);
   EXPECT_EQ(sender.generate_packet(0, {}), 0u);  // no room at all: nothing written
+}
+
+}  // namespace
+}  // namespace bitwire
+
+namespace bitwire {
+namespace {
+
+// ---- the reliable sender's window ----
+
+// Reads the reliable message ids of channel 0 in one connection packet.
+std::vector<int> reliable_ids(const PacketLayout& layout, MessagePool& pool, IncomingPacket& packet,
+                              std::span<const std::byte> bytes) {
+  std::vector<int> ids;
+  EXPECT_EQ(read_connection_packet(layout, pool, bytes, packet), PacketError::kNone);
+  for (int e = 0; e < packet.entry_count(); ++e) {
+    const IncomingPacket::Entry& entry = packet.entry(e);
+    for (int m = 0; m < entry.message_count; ++m) ids.push_back(packet.message(entry.first_message + m).id);
+  }
+  packet.clear();
+  return ids;
+}
+
+// However much is queued and however long nothing is acked, a packet carries only ids from the oldest
+// unacked to oldest unacked + receive_queue_size - 1: the ids the peer's receive window can buffer (an id
+// past it would be a connection error at the peer). 600 small messages queued, a window of 64, a packet
+// room for 256 of them.
+TEST(ConnectionWindow, SenderNeverSendsAnIdTheReceiverCannotBuffer) {
+  ConnectionConfig config;
+  config.channels[0].receive_queue_size = 64;
+  Connection sender(MessageFactory(test::kAllTypes), config);
+  for (int i = 0; i < 600; ++i) {
+    MessageHandle m = sender.create<Small>();
+    m.as<Small>()->value = static_cast<uint8_t>(i);
+    ASSERT_TRUE(sender.send(0, std::move(m)));
+  }
+  const PacketLayout layout{MessageFactory(test::kAllTypes), std::span<const ChannelConfig>(config.channels.data(), 1)};
+  MessagePool pool(layout.factory, {});
+  IncomingPacket packet(layout);
+  std::vector<std::byte> buffer(static_cast<size_t>(config.max_packet_size));
+  uint16_t sequence = 0;
+  double now = 0.0;
+  int oldest_unacked = 0;
+  int highest_sent = -1;
+  for (int round = 0; round < 12; ++round) {
+    // Five packets with nothing acked, each when every unacked message is due again.
+    std::vector<uint16_t> sent;
+    for (int k = 0; k < 5; ++k) {
+      now += 0.2;
+      sender.update(now);
+      const size_t size = sender.generate_packet(sequence, buffer);
+      for (const int id : reliable_ids(layout, pool, packet, std::span<const std::byte>(buffer.data(), size))) {
+        EXPECT_GE(id, oldest_unacked) << "round " << round;
+        EXPECT_LT(id, oldest_unacked + 64) << "round " << round;
+        highest_sent = std::max(highest_sent, id);
+      }
+      sent.push_back(sequence++);
+    }
+    // Then every packet of the round is acked: every id sent so far leaves the queue.
+    for (const uint16_t s : sent) sender.on_packet_acked(s);
+    oldest_unacked = highest_sent + 1;
+  }
+  EXPECT_EQ(highest_sent, 599);
+  EXPECT_EQ(sender.send_queue_depth(0), 0);
+  EXPECT_EQ(sender.channel_counters(0).messages_acked, 600u);
+}
+
+// The cost of building a packet is bounded by the receive window, not by the queue: with every message
+// of the window sent just now (nothing due), the walk visits at most receive_queue_size ids whether 1,000
+// or 30,000 messages wait (the benchmark BM_PacketBuild times it; this checks the bound).
+TEST(ConnectionWindow, BuildWalkIsBoundedByTheWindowNotTheQueue) {
+  for (const int queued : {1000, 30000}) {
+    ConnectionConfig config;
+    config.channels[0].send_queue_size = 32768;
+    config.message_pool_size = 33000;
+    Connection connection(MessageFactory(test::kAllTypes), config);
+    for (int i = 0; i < queued; ++i) ASSERT_TRUE(connection.send(0, connection.create<Small>())) << i;
+    auto& channel = static_cast<ReliableOrderedChannel&>(connection.channel(0));
+    std::vector<std::byte> buffer(static_cast<size_t>(config.max_packet_size));
+    connection.update(0.0);
+    int longest = 0;
+    for (uint16_t sequence = 0; sequence < 16; ++sequence) {  // the window is sent after 4 packets of 256
+      connection.generate_packet(sequence, buffer);
+      longest = std::max(longest, channel.last_walk_length());
+    }
+    EXPECT_LE(longest, config.channels[0].receive_queue_size) << queued << " queued";
+    EXPECT_GT(longest, 0) << queued << " queued";
+    EXPECT_EQ(channel.last_walk_length(), std::min(queued, config.channels[0].receive_queue_size))
+        << "nothing due: the walk ends at the window";
+  }
 }
 
 }  // namespace

@@ -415,3 +415,48 @@ TEST(EndpointWindow, EveryBufferAtItsSmallestAndLargestCapacityDeliversEverythin
 
 }  // namespace
 }  // namespace bitwire
+
+namespace bitwire {
+namespace {
+
+// The endpoint's other rings (the acks() list, the RTT history, the loss window) at their smallest and
+// largest legal capacity, with real traffic on a lossless link: everything is delivered and acked, the
+// acks() list never holds more than its capacity, the RTT history's min <= average <= max, and the loss
+// window reads 0.
+TEST(EndpointWindow, EveryRingAtItsSmallestAndLargestCapacityKeepsItsContract) {
+  struct Field {
+    const char* name;
+    int EndpointConfig::*member;
+  };
+  const Field fields[] = {
+      {"ack_buffer_size", &EndpointConfig::ack_buffer_size},
+      {"rtt_history_size", &EndpointConfig::rtt_history_size},
+      {"packet_loss_window", &EndpointConfig::packet_loss_window},
+  };
+  for (const Field& field : fields) {
+    for (const int capacity : {1, 2, 65536}) {
+      EndpointConfig config = window_config();
+      config.*field.member = capacity;
+      ASSERT_EQ(config.check(), nullptr) << field.name << " " << capacity;
+      Pair pair(config);
+      double now = 0.0;
+      for (int i = 0; i < 700; ++i) {
+        now += 1.0 / 60.0;
+        pair.a->endpoint.update(now);
+        pair.b->endpoint.update(now);
+        EXPECT_TRUE(pair.exchange(i % 2 ? 10 : 350)) << field.name << " = " << capacity << ", packet " << i;
+        EXPECT_LE(pair.a->endpoint.acks().size(), static_cast<size_t>(config.ack_buffer_size));
+        if (i % 10 == 9) pair.a->endpoint.clear_acks();
+        if (::testing::Test::HasFailure()) break;
+      }
+      const Endpoint& a = pair.a->endpoint;
+      EXPECT_EQ(a.counters().packets_acked, 700u) << field.name << " = " << capacity;
+      EXPECT_LE(a.rtt_min_ms(), a.rtt_avg_ms()) << field.name << " = " << capacity;
+      EXPECT_LE(a.rtt_avg_ms(), a.rtt_max_ms()) << field.name << " = " << capacity;
+      EXPECT_EQ(a.packet_loss_percent(), 0.0) << field.name << " = " << capacity;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace bitwire

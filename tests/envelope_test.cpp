@@ -83,3 +83,35 @@ TEST(Envelope, RejectsTruncation) {
 
 }  // namespace
 }  // namespace bitwire
+
+namespace bitwire {
+namespace {
+
+// What docs/packets.md (sections 1.1 and 9) says the envelope is not: authentication. CRC32 is affine, so
+// for three inputs of one length crc(x ^ y ^ z) = crc(x) ^ crc(y) ^ crc(z). With x = protocol id + observed
+// packet, y = zeros + observed packet and z = zeros + forged packet, x ^ y ^ z = protocol id + forged
+// packet: one observed datagram seals any packet of its length, and the protocol id is never learned.
+TEST(Envelope, OneObservedDatagramSealsAForgedPacketWithoutTheProtocolId) {
+  const Envelope envelope(0x5EC2E7D00DF00Dull);  // unknown to the attacker
+  constexpr size_t kPacket = 24;
+  std::vector<uint8_t> observed(4 + kPacket);
+  for (size_t i = 4; i < observed.size(); ++i) observed[i] = static_cast<uint8_t>(i * 7 + 1);
+  envelope.seal(observed.data(), kPacket);
+
+  std::vector<uint8_t> forged(4 + kPacket);
+  for (size_t i = 4; i < forged.size(); ++i) forged[i] = static_cast<uint8_t>(0xF0 ^ (i * 31));
+  std::vector<uint8_t> zeros_then_observed(8, 0), zeros_then_forged(8, 0);
+  zeros_then_observed.insert(zeros_then_observed.end(), observed.begin() + 4, observed.end());
+  zeros_then_forged.insert(zeros_then_forged.end(), forged.begin() + 4, forged.end());
+  const uint32_t observed_crc = static_cast<uint32_t>(observed[0]) | static_cast<uint32_t>(observed[1]) << 8 |
+                                static_cast<uint32_t>(observed[2]) << 16 | static_cast<uint32_t>(observed[3]) << 24;
+  const uint32_t forged_crc = observed_crc ^ crc32(zeros_then_observed.data(), zeros_then_observed.size()) ^
+                              crc32(zeros_then_forged.data(), zeros_then_forged.size());
+  for (int i = 0; i < 4; ++i) forged[static_cast<size_t>(i)] = static_cast<uint8_t>(forged_crc >> (8 * i));
+
+  EXPECT_NE(forged, observed);
+  EXPECT_TRUE(envelope.open(forged.data(), forged.size())) << "the envelope accepts the forgery";
+}
+
+}  // namespace
+}  // namespace bitwire

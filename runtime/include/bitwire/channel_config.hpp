@@ -93,9 +93,11 @@ inline constexpr auto kChannelConfigLimits = config_table(
                               .min = 1,
                               .max = 32768,
                               .exact_power_of_two = true},
+    // At least 2: with one record, both ends' next packet (a probe: the in-flight limit holds the rest)
+    // overwrites the record of the packet the peer's probe acks, so no message is ever acked.
     Field<ChannelConfig, int>{.name = "sent_packets_buffer_size",
                               .member = &ChannelConfig::sent_packets_buffer_size,
-                              .min = 1,
+                              .min = 2,
                               .max = 32768},
     // One packet's ids must fit the ring.
     Field<ChannelConfig, int>{.name = "sent_message_ids",
