@@ -1,18 +1,33 @@
 // bitwire's generated code on the benchmark corpus of mas-bandwidth/schema, translated field for field into
 // bench/generated/corpus/ (the same bits as that compiler's output): the four shapes of corpus.net, the
 // 97-field RealPacket of realworld.net and the examples messages of examples.net. Write, read and measure,
-// one message per iteration over 256 distinct values. The side-by-side with schema's
-// own generated C++ is run locally, never committed: bench/RESULTS.md says how.
+// one message per iteration over 256 distinct values. In the same program, on the same values:
+//   <Message>_Ideal_{Write,Read}      the hand-written static-layout ideal (corpus_ideal.hpp: constant
+//                                     offsets, whole words; same bytes and same validation, which
+//                                     tests/generated/corpus_ideal_test.cpp checks) for every message with a
+//                                     fixed layout: the speed limit;
+//   <Message>_Protobuf_{Write,Read,Measure}  the Protobuf twin (corpus_bench.proto, Debian's protoc and
+//                                     libprotobuf; only where CMake found them): struct -> Protobuf message ->
+//                                     bytes (SerializeToArray), bytes -> ParseFromArray -> struct, and struct ->
+//                                     Protobuf message -> ByteSizeLong.
+// Counters: `bytes` (mean encoded size of one message) and `per_field` (time per message / fields on the
+// wire, in seconds: 1.5n is 1.5 ns). The side-by-side with schema's own generated C++ is run locally, never
+// committed: bench/RESULTS.md says how.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "bench_harness.hpp"
 #include "bitwire/random.hpp"
 #include "corpus.hpp"
+#include "corpus_ideal.hpp"
 #include "examples_random.hpp"
 #include "realworld_random.hpp"
+#if BITWIRE_BENCH_PROTOBUF
+#include "corpus_protobuf.hpp"
+#endif
 
 namespace {
 
@@ -172,26 +187,295 @@ std::vector<M>& random_values() {
 template <typename M>
 using Codec = bench_harness::Generated<M>;
 
-#define BITWIRE_CORPUS_BENCH(ns, name, values)                                                            \
-  void BM_##name##_Write(benchmark::State& s) { bench_harness::write_loop<Codec<ns::name>>(s, values); } \
-  void BM_##name##_Read(benchmark::State& s) { bench_harness::read_loop<Codec<ns::name>>(s, values); }   \
-  void BM_##name##_Measure(benchmark::State& s) { bench_harness::measure_loop<Codec<ns::name>>(s, values); } \
-  BENCHMARK(BM_##name##_Write);                                                                           \
-  BENCHMARK(BM_##name##_Read);                                                                            \
+// Fields on the wire per message, for the per_field counter: declared fields, a fixed array or a string
+// counting as one; RealPacket with its gates as held above (97 declared, 9 behind the two false gates).
+template <typename M>
+constexpr int kFields = 0;
+template <> constexpr int kFields<corpus::BenchPacket> = 12;
+template <> constexpr int kFields<corpus::BenchInts> = 10;
+template <> constexpr int kFields<corpus::BenchBits> = 8;
+template <> constexpr int kFields<corpus::BenchMixed> = 11;
+template <> constexpr int kFields<realworld::RealPacket> = 88;
+template <> constexpr int kFields<examples::Test> = 4;
+template <> constexpr int kFields<examples::Block> = 1;
+template <> constexpr int kFields<examples::Chat> = 1;
+template <> constexpr int kFields<examples::Synchronize> = 2;
+template <> constexpr int kFields<examples::Timescale> = 3;
+template <> constexpr int kFields<examples::ProbeHeader> = 4;
+template <> constexpr int kFields<examples::ProbeBits> = 5;
+
+template <typename M>
+void per_field(benchmark::State& state) {
+  static_assert(kFields<M> > 0);
+  state.counters["per_field"] =
+      benchmark::Counter(kFields<M>, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+// ---- the static-layout ideal ----
+
+template <typename Ideal>
+[[gnu::noinline]] size_t ideal_write_one(std::span<std::byte> buffer, const typename Ideal::Message& message) {
+  return Ideal::write(message, buffer);
+}
+
+template <typename Ideal>
+[[gnu::noinline]] bool ideal_read_one(std::span<const std::byte> bytes, typename Ideal::Message& message) {
+  return Ideal::read(bytes, message);
+}
+
+// Encodes the values with the generated code and checks that the ideal writes the same bytes and reads
+// them back equal; an empty string means it does.
+template <typename Ideal>
+std::string ideal_check(std::vector<typename Ideal::Message>& values, bench_harness::Encoded& encoded) {
+  using M = typename Ideal::Message;
+  if (std::string error = bench_harness::encode_all<Codec<M>>(values, encoded); !error.empty()) return error;
+  std::vector<std::byte> buffer(M::MaxBytes + 8);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const size_t size = Ideal::write(values[i], buffer);
+    if (size != encoded[i].size() || !std::equal(encoded[i].begin(), encoded[i].end(), buffer.begin()))
+      return "the ideal writes other bytes than the generated code for message " + std::to_string(i);
+    M back{};
+    if (!Ideal::read(encoded[i], back) || !(back == values[i]))
+      return "the ideal reads message " + std::to_string(i) + " back different";
+  }
+  return {};
+}
+
+template <typename Ideal>
+void ideal_write(benchmark::State& state, std::vector<typename Ideal::Message>& values) {
+  bench_harness::Encoded encoded;
+  if (const std::string error = ideal_check<Ideal>(values, encoded); !error.empty()) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  std::vector<std::byte> buffer(Ideal::Message::MaxBytes + 8);
+  benchmark::DoNotOptimize(buffer.data());
+  const size_t mask = bench_harness::index_mask(values.size());
+  size_t i = 0;
+  size_t bytes = 0;
+  for (auto _ : state) {
+    bytes += ideal_write_one<Ideal>(buffer, values[i++ & mask]);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+  state.counters["bytes"] = bench_harness::mean_size(encoded);
+  per_field<typename Ideal::Message>(state);
+}
+
+template <typename Ideal>
+void ideal_read(benchmark::State& state, std::vector<typename Ideal::Message>& values) {
+  bench_harness::Encoded encoded;
+  if (const std::string error = ideal_check<Ideal>(values, encoded); !error.empty()) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  const size_t mask = bench_harness::index_mask(values.size());
+  typename Ideal::Message out{};
+  benchmark::DoNotOptimize(&out);
+  size_t i = 0;
+  size_t bytes = 0;
+  bool ok = true;
+  for (auto _ : state) {
+    const std::vector<std::byte>& input = encoded[i++ & mask];
+    ok = ideal_read_one<Ideal>(input, out);
+    bytes += input.size();
+    benchmark::DoNotOptimize(ok);
+    benchmark::ClobberMemory();
+  }
+  if (!ok || !(out == values[(i - 1) & mask])) state.SkipWithError("the last read failed or differs");
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+  state.counters["bytes"] = bench_harness::mean_size(encoded);
+  per_field<typename Ideal::Message>(state);
+}
+
+// ---- Protobuf ----
+
+#if BITWIRE_BENCH_PROTOBUF
+template <typename M>
+struct ProtoOf;
+template <> struct ProtoOf<corpus::BenchPacket> { using Type = bitwire_corpus::BenchPacket; };
+template <> struct ProtoOf<corpus::BenchInts> { using Type = bitwire_corpus::BenchInts; };
+template <> struct ProtoOf<corpus::BenchBits> { using Type = bitwire_corpus::BenchBits; };
+template <> struct ProtoOf<corpus::BenchMixed> { using Type = bitwire_corpus::BenchMixed; };
+template <> struct ProtoOf<examples::Test> { using Type = bitwire_corpus::Test; };
+template <> struct ProtoOf<examples::Block> { using Type = bitwire_corpus::Block; };
+template <> struct ProtoOf<examples::Chat> { using Type = bitwire_corpus::Chat; };
+template <> struct ProtoOf<examples::Synchronize> { using Type = bitwire_corpus::Synchronize; };
+template <> struct ProtoOf<examples::Timescale> { using Type = bitwire_corpus::Timescale; };
+template <> struct ProtoOf<examples::ProbeHeader> { using Type = bitwire_corpus::ProbeHeader; };
+template <> struct ProtoOf<examples::ProbeBits> { using Type = bitwire_corpus::ProbeBits; };
+
+// Every value encoded once; each must decode and extract back equal.
+template <typename M>
+std::string proto_encode_all(const std::vector<M>& values, std::vector<std::string>& encoded, double& mean) {
+  using P = typename ProtoOf<M>::Type;
+  encoded.clear();
+  size_t total = 0;
+  for (size_t i = 0; i < values.size(); ++i) {
+    P message;
+    corpus_protobuf::fill(values[i], message);
+    encoded.push_back(message.SerializeAsString());
+    total += encoded.back().size();
+    P parsed;
+    M back{};
+    if (!parsed.ParseFromString(encoded.back()) || !corpus_protobuf::extract(parsed, back) || !(back == values[i]))
+      return "protobuf message " + std::to_string(i) + " does not come back equal";
+  }
+  mean = static_cast<double>(total) / static_cast<double>(values.size());
+  return {};
+}
+
+template <typename M>
+[[gnu::noinline]] size_t proto_write_one(std::span<char> buffer, const M& value, typename ProtoOf<M>::Type& scratch) {
+  corpus_protobuf::fill(value, scratch);
+  const size_t size = scratch.ByteSizeLong();
+  return scratch.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(buffer.data())) -
+                 reinterpret_cast<uint8_t*>(buffer.data()) ==
+                 static_cast<std::ptrdiff_t>(size)
+             ? size
+             : 0;
+}
+
+template <typename M>
+[[gnu::noinline]] bool proto_read_one(const std::string& bytes, typename ProtoOf<M>::Type& scratch, M& out) {
+  return scratch.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) && corpus_protobuf::extract(scratch, out);
+}
+
+template <typename M>
+[[gnu::noinline]] size_t proto_measure_one(const M& value, typename ProtoOf<M>::Type& scratch) {
+  corpus_protobuf::fill(value, scratch);
+  return scratch.ByteSizeLong();
+}
+
+template <typename M>
+void proto_write(benchmark::State& state, std::vector<M>& values) {
+  std::vector<std::string> encoded;
+  double mean = 0;
+  if (const std::string error = proto_encode_all(values, encoded, mean); !error.empty()) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  std::vector<char> buffer(1 << 16);
+  benchmark::DoNotOptimize(buffer.data());
+  typename ProtoOf<M>::Type scratch;
+  const size_t mask = bench_harness::index_mask(values.size());
+  size_t i = 0;
+  size_t bytes = 0;
+  bool ok = true;
+  for (auto _ : state) {
+    const size_t size = proto_write_one<M>(buffer, values[i++ & mask], scratch);
+    ok &= size != 0 || encoded[(i - 1) & mask].empty();
+    bytes += size;
+    benchmark::ClobberMemory();
+  }
+  if (!ok) state.SkipWithError("SerializeWithCachedSizesToArray wrote another size");
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+  state.counters["bytes"] = mean;
+  per_field<M>(state);
+}
+
+template <typename M>
+void proto_read(benchmark::State& state, std::vector<M>& values) {
+  std::vector<std::string> encoded;
+  double mean = 0;
+  if (const std::string error = proto_encode_all(values, encoded, mean); !error.empty()) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  typename ProtoOf<M>::Type scratch;
+  M out{};
+  benchmark::DoNotOptimize(&out);
+  const size_t mask = bench_harness::index_mask(values.size());
+  size_t i = 0;
+  size_t bytes = 0;
+  bool ok = true;
+  for (auto _ : state) {
+    const std::string& input = encoded[i++ & mask];
+    ok = proto_read_one<M>(input, scratch, out);
+    bytes += input.size();
+    benchmark::DoNotOptimize(ok);
+    benchmark::ClobberMemory();
+  }
+  if (!ok || !(out == values[(i - 1) & mask])) state.SkipWithError("the last read failed or differs");
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+  state.counters["bytes"] = mean;
+  per_field<M>(state);
+}
+
+template <typename M>
+void proto_measure(benchmark::State& state, std::vector<M>& values) {
+  typename ProtoOf<M>::Type scratch;
+  const size_t mask = bench_harness::index_mask(values.size());
+  size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(proto_measure_one<M>(values[i++ & mask], scratch));
+  }
+  per_field<M>(state);
+}
+#endif
+
+template <typename M>
+void generated_write(benchmark::State& state, std::vector<M>& values) {
+  bench_harness::write_loop<Codec<M>>(state, values);
+  per_field<M>(state);
+}
+template <typename M>
+void generated_read(benchmark::State& state, std::vector<M>& values) {
+  bench_harness::read_loop<Codec<M>>(state, values);
+  per_field<M>(state);
+}
+template <typename M>
+void generated_measure(benchmark::State& state, std::vector<M>& values) {
+  bench_harness::measure_loop<Codec<M>>(state, values);
+  per_field<M>(state);
+}
+
+#define BITWIRE_CORPUS_BENCH(ns, name, values)                                                    \
+  void BM_##name##_Write(benchmark::State& s) { generated_write<ns::name>(s, values); }           \
+  void BM_##name##_Read(benchmark::State& s) { generated_read<ns::name>(s, values); }             \
+  void BM_##name##_Measure(benchmark::State& s) { generated_measure<ns::name>(s, values); }       \
+  BENCHMARK(BM_##name##_Write);                                                                   \
+  BENCHMARK(BM_##name##_Read);                                                                    \
   BENCHMARK(BM_##name##_Measure);
 
-BITWIRE_CORPUS_BENCH(corpus, BenchPacket, packets())
-BITWIRE_CORPUS_BENCH(corpus, BenchInts, ints())
-BITWIRE_CORPUS_BENCH(corpus, BenchBits, bit_fields())
-BITWIRE_CORPUS_BENCH(corpus, BenchMixed, mixed())
+#define BITWIRE_CORPUS_IDEAL(name, values)                                                              \
+  void BM_##name##_Ideal_Write(benchmark::State& s) { ideal_write<corpus_ideal::name>(s, values); } \
+  void BM_##name##_Ideal_Read(benchmark::State& s) { ideal_read<corpus_ideal::name>(s, values); }   \
+  BENCHMARK(BM_##name##_Ideal_Write);                                                                 \
+  BENCHMARK(BM_##name##_Ideal_Read);
+
+#if BITWIRE_BENCH_PROTOBUF
+#define BITWIRE_CORPUS_PROTOBUF(ns, name, values)                                                        \
+  void BM_##name##_Protobuf_Write(benchmark::State& s) { proto_write<ns::name>(s, values); }           \
+  void BM_##name##_Protobuf_Read(benchmark::State& s) { proto_read<ns::name>(s, values); }             \
+  void BM_##name##_Protobuf_Measure(benchmark::State& s) { proto_measure<ns::name>(s, values); }       \
+  BENCHMARK(BM_##name##_Protobuf_Write);                                                                 \
+  BENCHMARK(BM_##name##_Protobuf_Read);                                                                  \
+  BENCHMARK(BM_##name##_Protobuf_Measure);
+#else
+#define BITWIRE_CORPUS_PROTOBUF(ns, name, values)
+#endif
+
+// Each message's rows side by side: generated, ideal, Protobuf.
+#define BITWIRE_CORPUS_ALL(ns, name, values) \
+  BITWIRE_CORPUS_BENCH(ns, name, values)     \
+  BITWIRE_CORPUS_IDEAL(name, values)         \
+  BITWIRE_CORPUS_PROTOBUF(ns, name, values)
+
+BITWIRE_CORPUS_ALL(corpus, BenchPacket, packets())
+BITWIRE_CORPUS_ALL(corpus, BenchInts, ints())
+BITWIRE_CORPUS_ALL(corpus, BenchBits, bit_fields())
+BITWIRE_CORPUS_ALL(corpus, BenchMixed, mixed())
 BITWIRE_CORPUS_BENCH(realworld, RealPacket, real_packets())
-BITWIRE_CORPUS_BENCH(examples, Test, random_values<examples::Test>())
+BITWIRE_CORPUS_ALL(examples, Test, random_values<examples::Test>())
 BITWIRE_CORPUS_BENCH(examples, Block, random_values<examples::Block>())
+BITWIRE_CORPUS_PROTOBUF(examples, Block, random_values<examples::Block>())
 BITWIRE_CORPUS_BENCH(examples, Chat, random_values<examples::Chat>())
-BITWIRE_CORPUS_BENCH(examples, Synchronize, random_values<examples::Synchronize>())
-BITWIRE_CORPUS_BENCH(examples, Timescale, random_values<examples::Timescale>())
-BITWIRE_CORPUS_BENCH(examples, ProbeHeader, random_values<examples::ProbeHeader>())
-BITWIRE_CORPUS_BENCH(examples, ProbeBits, random_values<examples::ProbeBits>())
+BITWIRE_CORPUS_PROTOBUF(examples, Chat, random_values<examples::Chat>())
+BITWIRE_CORPUS_ALL(examples, Synchronize, random_values<examples::Synchronize>())
+BITWIRE_CORPUS_ALL(examples, Timescale, random_values<examples::Timescale>())
+BITWIRE_CORPUS_ALL(examples, ProbeHeader, random_values<examples::ProbeHeader>())
+BITWIRE_CORPUS_ALL(examples, ProbeBits, random_values<examples::ProbeBits>())
 
 }  // namespace
 
