@@ -100,6 +100,6 @@ for compiler in "${compilers[@]}"; do
     fi
   done
   if [[ ${#factory[@]} -gt 0 ]]; then
-    echo "$compiler -O2 factory (${#factory[@]} files of ${SOURCES:-8}): ${total} s CPU in all, largest $largest_file ${largest} s"
+    echo "$compiler -O2 factory (${#factory[@]} of ${SOURCES:-8} files): ${total} s CPU in all, largest $largest_file ${largest} s"
   fi
 done
