@@ -8,8 +8,9 @@
 # not in every file that dispatches messages, and spread over FACTORY_SOURCES files per schema (default 8:
 # <schema>.cpp, <schema>_factory_1.cpp ... <schema>_factory_7.cpp), which a parallel build compiles at
 # once. idlc fills a file with at least 16 messages, so a small package fills only <schema>.cpp and the
-# other files are empty translation units; 1 writes <schema>.cpp alone. Files are regenerated when a listed schema, any schema it
-# imports, or idlc itself changes (idlc writes a depfile naming every schema it read).
+# other files are empty translation units; 1 writes <schema>.cpp alone. Files are regenerated when a
+# listed schema, any schema it imports, or idlc itself changes (idlc writes a depfile naming every schema
+# it read).
 # The library is compiled with the directory's settings; BITWIRE_SERIALIZE_CHECKS must be the same as
 # in the files that include the headers (a mismatch is a link error, never a silent mix).
 #
