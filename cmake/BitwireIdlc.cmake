@@ -1,11 +1,16 @@
-# idlc_generate(TARGET name SCHEMAS a.net [b.net ...] [OUT dir] [NO_FORMAT] [RANDOM] [BENCHMARK])
+# idlc_generate(TARGET name SCHEMAS a.net [b.net ...] [OUT dir] [FACTORY_SOURCES n] [NO_FORMAT] [RANDOM]
+#               [BENCHMARK])
 #
-# Compiles .net schemas to C++ at build time -- per schema a header and a source file holding the
+# Compiles .net schemas to C++ at build time -- per schema a header and the source files holding the
 # package's message factory -- and makes `name` a static library of those source files that carries the
 # headers' include directory and the bitwire runtime headers: target_link_libraries(game PRIVATE name).
 # The factory (every message's serialize for the four stream kinds) is compiled once, in that library,
-# not in every file that dispatches messages. Files are regenerated when a listed schema, any schema it
-# imports, or idlc itself changes (idlc writes a depfile naming every schema it read).
+# not in every file that dispatches messages, and spread over FACTORY_SOURCES files per schema (default 8:
+# <schema>.cpp, <schema>_factory_1.cpp ... <schema>_factory_7.cpp), which a parallel build compiles at
+# once. idlc fills a file with at least 16 messages, so a small package fills only <schema>.cpp and the
+# other files are empty translation units; 1 writes <schema>.cpp alone. Files are regenerated when a
+# listed schema, any schema it imports, or idlc itself changes (idlc writes a depfile naming every schema
+# it read).
 # The library is compiled with the directory's settings; BITWIRE_SERIALIZE_CHECKS must be the same as
 # in the files that include the headers (a mismatch is a link error, never a silent mix).
 #
@@ -18,10 +23,17 @@
 include_guard(GLOBAL)
 
 function(idlc_generate)
-  cmake_parse_arguments(ARG "NO_FORMAT;RANDOM;BENCHMARK" "TARGET;OUT" "SCHEMAS" ${ARGN})
+  cmake_parse_arguments(ARG "NO_FORMAT;RANDOM;BENCHMARK" "TARGET;OUT;FACTORY_SOURCES" "SCHEMAS" ${ARGN})
   if(NOT ARG_TARGET OR NOT ARG_SCHEMAS)
     message(FATAL_ERROR
-            "idlc_generate: usage: idlc_generate(TARGET name SCHEMAS a.net ... [OUT dir] [NO_FORMAT] [RANDOM] [BENCHMARK])")
+            "idlc_generate: usage: idlc_generate(TARGET name SCHEMAS a.net ... [OUT dir] [FACTORY_SOURCES n] "
+            "[NO_FORMAT] [RANDOM] [BENCHMARK])")
+  endif()
+  if(NOT DEFINED ARG_FACTORY_SOURCES)
+    set(ARG_FACTORY_SOURCES 8)
+  endif()
+  if(NOT ARG_FACTORY_SOURCES MATCHES "^[1-9][0-9]?$" OR ARG_FACTORY_SOURCES GREATER 64)
+    message(FATAL_ERROR "idlc_generate: FACTORY_SOURCES '${ARG_FACTORY_SOURCES}' must be a number from 1 to 64")
   endif()
   if(NOT TARGET bitwire::idlc)
     message(FATAL_ERROR "idlc_generate: the idlc executable (target bitwire::idlc) is not available")
@@ -48,7 +60,14 @@ function(idlc_generate)
     get_filename_component(stem "${path}" NAME_WLE)
     list(APPEND schemas "${path}")
     list(APPEND headers "${out_dir}/${stem}.hpp")
+    # The same names idlc writes (idlc/src/emit_cpp.cpp, cpp_source_names): all of them, whatever the schema.
     list(APPEND sources "${out_dir}/${stem}.cpp")
+    if(ARG_FACTORY_SOURCES GREATER 1)
+      math(EXPR last_source "${ARG_FACTORY_SOURCES} - 1")
+      foreach(index RANGE 1 ${last_source})
+        list(APPEND sources "${out_dir}/${stem}_factory_${index}.cpp")
+      endforeach()
+    endif()
     if(ARG_RANDOM OR ARG_BENCHMARK)
       list(APPEND headers "${out_dir}/${stem}_random.hpp")
     endif()
@@ -56,7 +75,7 @@ function(idlc_generate)
       list(APPEND bench_sources "${out_dir}/${stem}_bench.cpp")
     endif()
   endforeach()
-  set(options)
+  set(options --factory-sources ${ARG_FACTORY_SOURCES})
   if(ARG_NO_FORMAT)
     list(APPEND options --no-format)
   endif()

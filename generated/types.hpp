@@ -342,9 +342,9 @@ inline constexpr std::size_t kMaxMessageBits = kMessageTypeBits + [] {
 
 // The package's message factory for bitwire::Connection and bitwire::MessagePool: one entry per
 // message type, indexed by type id, so dispatch by type is one array index. Defined in types.cpp, which
-// idlc writes next to this header: that one file compiles every message's serialize for the four
-// stream kinds, so a file that dispatches messages costs no more to compile than one that includes
-// this header.
+// idlc writes next to this header (with the files of idlc --factory-sources N beside it): those files
+// compile every message's serialize for the four stream kinds, so a file that dispatches messages
+// costs no more to compile than one that includes this header.
 const bitwire::MessageFactory& message_factory();
 
 // One message of a known type: its type in 0 bits, then its body. A read refuses any other type

@@ -4,14 +4,18 @@
 #   bench/generated/message_compile.sh BUILD_DIR [MESSAGES] [COMPILERS...]
 #
 # BUILD_DIR holds idlc/idlc and bench/generated/big_schema_gen (`cmake --build build/release --target idlc
-# big_schema_gen`); COMPILERS default to g++ and clang++. Three files are compiled with -std=c++20 -O2 -c:
+# big_schema_gen`); COMPILERS default to g++ and clang++. idlc runs with --factory-sources $SOURCES (default
+# 8, what idlc_generate uses). Files compiled with -std=c++20 -O2 -c:
 #   include.cpp   includes the header and writes and reads one message type with serialize_message
 #   dispatch.cpp  includes the header, builds a MessagePool on message_factory() and writes and reads a
 #                 message of a type chosen at run time through serialize_message(stream, pool, handle)
-#   big.cpp       idlc's source file for the package: message_factory(), the one file that compiles every
-#                 message's serialize for the four stream kinds (FACTORY=0 in the environment skips it)
+#   big.cpp, big_factory_K.cpp
+#                 idlc's source files for the package: message_factory() and every message's serialize for
+#                 the four stream kinds, spread over the files (FACTORY=0 in the environment skips them;
+#                 FACTORY=1 compiles big.cpp and big_factory_1.cpp only, the first two shares)
 # Prints CPU time (user + system: the figure to read on a shared machine), wall time and peak memory (GNU
-# time) per compiler and file. Measures; asserts nothing.
+# time) per compiler and file, then per compiler the factory files' total CPU and the largest. Measures;
+# asserts nothing.
 set -euo pipefail
 
 if [[ $# -lt 1 ]]; then
@@ -36,7 +40,7 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$generator" "$work/big.net" "$messages"
-"$idlc" -o "$work" "$work/big.net"
+"$idlc" -o "$work" --factory-sources "${SOURCES:-8}" "$work/big.net"
 echo "big.hpp: $messages messages, $(wc -c <"$work/big.hpp") bytes, $(wc -l <"$work/big.hpp") lines"
 
 cat >"$work/include.cpp" <<'CPP'
@@ -70,14 +74,32 @@ bool round_trip_any(std::uint32_t type) {
 CPP
 
 files=(include dispatch)
-[[ ${FACTORY:-1} != 0 ]] && files+=(big)
+factory=()
+case ${FACTORY:-all} in
+  0) ;;
+  1) factory=(big big_factory_1) ;;
+  *) factory=(big); for source in "$work"/big_factory_*.cpp; do [[ -e $source ]] && factory+=("$(basename "$source" .cpp)"); done ;;
+esac
 for compiler in "${compilers[@]}"; do
-  for file in "${files[@]}"; do
+  total=0
+  largest=0
+  largest_file=""
+  for file in "${files[@]}" "${factory[@]}"; do
     /usr/bin/time -f "%U %S %e %M" -o "$work/time.txt" \
       "$compiler" -std=c++20 -O2 -c -I"$work" -I"$root/runtime/include" "$work/$file.cpp" -o "$work/$file.o"
     read -r user system wall kb <"$work/time.txt"
     cpu=$(awk -v u="$user" -v s="$system" 'BEGIN { printf "%.1f", u + s }')
     echo "$compiler -O2 $file.cpp: ${cpu} s CPU (${wall} s wall), $(( kb / 1024 )) MB peak," \
          "object $(wc -c <"$work/$file.o") bytes"
+    if [[ $file == big* ]]; then
+      total=$(awk -v t="$total" -v c="$cpu" 'BEGIN { printf "%.1f", t + c }')
+      if awk -v c="$cpu" -v l="$largest" 'BEGIN { exit !(c > l) }'; then
+        largest=$cpu
+        largest_file=$file.cpp
+      fi
+    fi
   done
+  if [[ ${#factory[@]} -gt 0 ]]; then
+    echo "$compiler -O2 factory (${#factory[@]} of ${SOURCES:-8} files): ${total} s CPU in all, largest $largest_file ${largest} s"
+  fi
 done

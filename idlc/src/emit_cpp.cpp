@@ -21,12 +21,35 @@ std::string cpp_header_name(const model::Package& package) { return package.file
 
 std::string cpp_source_name(const model::Package& package) { return package.file_stem + ".cpp"; }
 
+int factory_source_count(const CppOptions& options) {
+  return options.factory_sources < 1 ? 1 : options.factory_sources > kMaxFactorySources ? kMaxFactorySources
+                                                                                          : options.factory_sources;
+}
+
+std::pair<std::size_t, std::size_t> factory_share(std::size_t messages, int files, int index) {
+  if (files < 1 || index < 0 || index >= files) return {0, 0};
+  std::size_t used = (messages + kMinMessagesPerFactorySource - 1) / kMinMessagesPerFactorySource;
+  if (used < 1) used = 1;
+  if (used > static_cast<std::size_t>(files)) used = static_cast<std::size_t>(files);
+  const auto at = static_cast<std::size_t>(index);
+  if (at >= used) return {messages, messages};
+  return {at * messages / used, (at + 1) * messages / used};
+}
+
+std::vector<std::string> cpp_source_names(const model::Package& package, const CppOptions& options) {
+  std::vector<std::string> names{cpp_source_name(package)};
+  for (int i = 1; i < factory_source_count(options); ++i) {
+    names.push_back(package.file_stem + "_factory_" + std::to_string(i) + ".cpp");
+  }
+  return names;
+}
+
 std::string emit_cpp_header(const model::Package& package, const CppOptions& options) {
   return cpp::Emitter(package, options).run();
 }
 
-std::string emit_cpp_source(const model::Package& package, const CppOptions& options) {
-  return cpp::Emitter(package, options).run_source();
+std::string emit_cpp_source(const model::Package& package, const CppOptions& options, int index) {
+  return cpp::Emitter(package, options).run_source(index);
 }
 
 namespace cpp {

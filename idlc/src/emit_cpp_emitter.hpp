@@ -3,13 +3,13 @@
 //   emit_cpp.cpp            the file: prologue, constants, enums, flag sets, the order of definitions
 //   emit_cpp_struct.cpp     struct definitions: members, initial values, MaxBits, formatting
 //   emit_cpp_serialize.cpp  the serialize function: fields, arrays, optional fields, ifs, directives
-//   emit_cpp_package.cpp    per package: MessageType, serialize_message, ProtocolId; the source file
+//   emit_cpp_package.cpp    per package: MessageType, serialize_message, ProtocolId; the source files
 //                           with the message factory
 //
 // Compile time scales with the schema, not with its square: generated code never makes an unqualified
 // call into an overload set that grows with the package (each type's formatter has its own name, and
-// serialize calls runtime templates or a member), and no file instantiates every message's serialize
-// except the emitted source file.
+// serialize calls runtime templates or a member), and only the emitted source files instantiate the
+// messages' serialize for the factory, each for its share of the messages.
 // Every decision (widths, ranges, costs, initial values, resets) comes from the model; this only prints.
 //
 // Generated names that the schema cannot take: every local, parameter and template parameter of
@@ -32,7 +32,7 @@ class Emitter {
   Emitter(const model::Package& package, const CppOptions& options) : package_(package), options_(options) {}
 
   std::string run();
-  std::string run_source();
+  std::string run_source(int index);
 
  private:
   // emit_cpp.cpp

@@ -26,8 +26,8 @@ constexpr int kExitInternal = 3;
 const char kUsage[] =
     "usage: idlc [options] FILE.net...\n"
     "\n"
-    "Checks .net schema files and everything they import; with -o, writes one C++ header and one C++\n"
-    "source file (NAME.hpp, NAME.cpp: the message factory) per schema file (imports included) into DIR.\n"
+    "Checks .net schema files and everything they import; with -o, writes one C++ header and its C++\n"
+    "source files (NAME.hpp, NAME.cpp: the message factory) per schema file (imports included) into DIR.\n"
     "\n"
     "options:\n"
     "  -o DIR             write the generated C++ headers into DIR\n"
@@ -37,6 +37,10 @@ const char kUsage[] =
     "  --bench            with -o: --random, and NAME_bench.cpp per schema file named here: a Google\n"
     "                     Benchmark program timing write, read and measure of every message\n"
     "  --no-format        with -o: leave out the formatting code (format_value, to_string of structs)\n"
+    "  --factory-sources N\n"
+    "                     with -o: spread each package's message factory over N source files (1..64,\n"
+    "                     default 1): NAME.cpp and NAME_factory_1.cpp ... NAME_factory_<N-1>.cpp, always\n"
+    "                     all N (a file left without messages is empty); compile every one of them\n"
     "  -I DIR             also look for imported files in DIR (after the importing file's directory)\n"
     "  --allow-import-outside\n"
     "                     let imports name files outside the directories of the given schema files\n"
@@ -81,6 +85,18 @@ int run(int argc, char** argv) {
     } else if (arg == "--version") {
       std::cout << "idlc " << IDLC_VERSION << "\n";
       return kExitOk;
+    } else if (arg == "--factory-sources") {
+      if (i + 1 >= argc) return usage_error("'--factory-sources' needs a value");
+      const std::string value = argv[++i];
+      int count = 0;
+      const bool digits = !value.empty() && value.size() <= 2 &&
+                          value.find_first_not_of("0123456789") == std::string::npos;
+      if (digits) count = std::stoi(value);
+      if (count < 1 || count > idlc::kMaxFactorySources) {
+        return usage_error("'--factory-sources " + value + "': give a number of files from 1 to " +
+                           std::to_string(idlc::kMaxFactorySources));
+      }
+      cpp_options.factory_sources = count;
     } else if (arg == "-o" || arg == "--depfile") {
       if (i + 1 >= argc) return usage_error("'" + arg + "' needs a value");
       (arg == "-o" ? out_dir : depfile) = argv[++i];
@@ -113,6 +129,7 @@ int run(int argc, char** argv) {
   }
   if (files.empty()) return usage_error("no schema files given");
   if (!depfile.empty() && out_dir.empty()) return usage_error("--depfile needs -o DIR");
+  if (cpp_options.factory_sources != 1 && out_dir.empty()) return usage_error("--factory-sources needs -o DIR");
   if (random && out_dir.empty()) return usage_error(std::string(bench ? "--bench" : "--random") + " needs -o DIR");
   for (const std::string& file : files) {
     std::error_code ec;

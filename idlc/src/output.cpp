@@ -55,23 +55,30 @@ bool write_cpp_headers(const model::Schema& schema, const std::string& out_dir, 
     error = "cannot create output directory '" + out_dir + "': " + ec.message();
     return false;
   }
-  // Two schema files with one stem (a/game.net, b/game.net) would write the same header.
-  std::map<std::string, const model::Package*> by_header;
+  // Two schema files whose outputs share a name (a/game.net and b/game.net; game.net and game_factory_1.net
+  // with several factory sources) would overwrite each other.
+  std::map<std::string, const model::Package*> by_output;
   for (const model::Package& package : schema.packages) {
-    const std::string name = cpp_header_name(package);
-    auto [it, inserted] = by_header.emplace(name, &package);
-    if (!inserted) {
-      error = "'" + it->second->source_path + "' and '" + package.source_path + "' would both generate '" + name +
-              "': rename one of the schema files";
-      return false;
+    std::vector<std::string> names = cpp_source_names(package, options);
+    names.insert(names.begin(), cpp_header_name(package));
+    for (const std::string& name : names) {
+      auto [it, inserted] = by_output.emplace(name, &package);
+      if (!inserted) {
+        error = "'" + it->second->source_path + "' and '" + package.source_path + "' would both generate '" + name +
+                "': rename one of the schema files";
+        return false;
+      }
     }
   }
   std::vector<std::string> inputs;  // every schema read, imports included
   for (const model::Package& package : schema.packages) {
     const std::filesystem::path path = std::filesystem::path(out_dir) / cpp_header_name(package);
     if (!write_if_changed(path, emit_cpp_header(package, options), error)) return false;
-    const std::filesystem::path source = std::filesystem::path(out_dir) / cpp_source_name(package);
-    if (!write_if_changed(source, emit_cpp_source(package, options), error)) return false;
+    const std::vector<std::string> sources = cpp_source_names(package, options);
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      const std::filesystem::path source = std::filesystem::path(out_dir) / sources[i];
+      if (!write_if_changed(source, emit_cpp_source(package, options, static_cast<int>(i)), error)) return false;
+    }
     inputs.push_back(std::filesystem::absolute(package.source_path, ec).lexically_normal().string());
   }
   if (!depfile.empty()) {

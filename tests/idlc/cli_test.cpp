@@ -2,6 +2,8 @@
 // the diagnostic format with its caret line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -179,6 +182,39 @@ TEST_F(Cli, RandomAndBenchWriteTheirFilesAndNeedAnOutputDirectory) {
   EXPECT_EQ(clash.status, 1);
   EXPECT_NE(clash.err.find("rename one of the schema files"), std::string::npos) << clash.err;
   EXPECT_EQ(run("-o plain game.net game_random.net").status, 0) << "without --random the names do not meet";
+}
+
+// --factory-sources N writes exactly N source files per package, whatever the schema holds (a build
+// system declares them before idlc runs): a package too small to fill them leaves the rest empty.
+TEST_F(Cli, FactorySourcesWriteExactlyThatManyFiles) {
+  std::string text = "package big;\n";
+  for (int i = 0; i < 40; ++i) text += "message M" + std::to_string(i) + " { uint<0 .. 9> x; }\n";
+  write("big.net", text);
+  write("small.net", "package small;\nmessage Only { bool x; }\n");
+  for (const char* bad : {"0", "65", "x", "-1", "007"}) {
+    Result r = run(std::string("-o out --factory-sources ") + bad + " big.net");
+    EXPECT_EQ(r.status, 2) << bad;
+    EXPECT_NE(r.err.find("give a number of files from 1 to 64"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(run("--factory-sources 3 big.net").status, 2) << "needs -o";
+  ASSERT_EQ(run("-o out --factory-sources 4 big.net small.net").status, 0);
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir_ / "out")) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"big.cpp", "big.hpp", "big_factory_1.cpp", "big_factory_2.cpp",
+                                             "big_factory_3.cpp", "small.cpp", "small.hpp", "small_factory_1.cpp",
+                                             "small_factory_2.cpp", "small_factory_3.cpp"}));
+  // 40 messages at 16 or more a file: three files of 13, 13 and 14, the fourth empty.
+  EXPECT_NE(slurp(dir_ / "out" / "big_factory_2.cpp").find("bool write_M39_(void* message_"), std::string::npos);
+  EXPECT_EQ(slurp(dir_ / "out" / "big_factory_3.cpp").find("#include"), std::string::npos);
+  EXPECT_EQ(slurp(dir_ / "out" / "small_factory_1.cpp").find("#include"), std::string::npos);
+  EXPECT_NE(slurp(dir_ / "out" / "small.cpp").find("bool write_Only_(void* message_"), std::string::npos);
+
+  // Another schema's outputs may not take a factory file's name.
+  write("big_factory_1.net", "package clash;\nmessage C { bool x; }\n");
+  Result clash = run("-o clash --factory-sources 2 big.net big_factory_1.net");
+  EXPECT_EQ(clash.status, 1);
+  EXPECT_NE(clash.err.find("would both generate 'big_factory_1.cpp'"), std::string::npos) << clash.err;
 }
 
 TEST_F(Cli, TheShippedSchemasCheckClean) {

@@ -4,6 +4,7 @@
 // idlc_scale_test to see it; the CLI measurement is in docs/schema-language.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -127,6 +128,53 @@ TEST(Scale, GeneratedCodeCallsNoOverloadSetThatGrowsWithThePackage) {
     EXPECT_EQ(count(source, "bitwire::describe_message<"), package.messages.size());
     EXPECT_EQ(count(source, "const bitwire::MessageFactory& message_factory() {"), 1u);
     EXPECT_EQ(count(source, "#include \"big.hpp\""), 1u);
+  }
+}
+
+// The factory spread over source files: every message's four entry points defined in exactly one file,
+// in type-id order, at least kMinMessagesPerFactorySource a file; the table in the first file only; every
+// file that defines entry points includes the header, an empty one includes nothing.
+TEST(Scale, FactorySourcesDefineEveryEntryPointOnce) {
+  auto compiled = idlc::test::compile_text(generate_schema(300), {}, "big.net");
+  ASSERT_TRUE(compiled->schema) << compiled->errors.substr(0, 2000);
+  const auto& package = compiled->package();
+  ASSERT_EQ(package.messages.size(), 256u);
+  for (int files : {1, 3, 8, 17, 64}) {
+    SCOPED_TRACE(std::to_string(files) + " files");
+    idlc::CppOptions options;
+    options.factory_sources = files;
+    const std::vector<std::string> names = idlc::cpp_source_names(package, options);
+    ASSERT_EQ(names.size(), static_cast<std::size_t>(files));
+    EXPECT_EQ(names.front(), "big.cpp");
+    std::vector<std::string> texts;
+    for (int i = 0; i < files; ++i) texts.push_back(idlc::emit_cpp_source(package, options, i));
+    EXPECT_EQ(count(texts[0], "const bitwire::MessageFactory& message_factory() {"), 1u);
+    std::size_t previous_end = 0;
+    std::size_t used = 0;
+    for (int i = 0; i < files; ++i) {
+      if (i > 0) {
+        EXPECT_EQ(names[static_cast<std::size_t>(i)], "big_factory_" + std::to_string(i) + ".cpp");
+        EXPECT_EQ(count(texts[static_cast<std::size_t>(i)], "message_factory() {"), 0u);
+      }
+      const auto [first, last] = idlc::factory_share(package.messages.size(), files, i);
+      const std::string& text = texts[static_cast<std::size_t>(i)];
+      EXPECT_EQ(count(text, "  return static_cast<"), 4 * (last - first));
+      EXPECT_EQ(count(text, "#include \"big.hpp\""), first == last ? 0u : 1u);
+      if (first == last) continue;
+      ++used;
+      EXPECT_EQ(first, previous_end);
+      EXPECT_GE(last - first, idlc::kMinMessagesPerFactorySource);
+      previous_end = last;
+      for (std::size_t m = first; m < last; ++m) {
+        const std::string& name = package.messages[m]->name;
+        for (const char* kind : {"write_", "read_", "measure_", "validate_"}) {
+          EXPECT_EQ(count(text, "bool " + std::string(kind) + name + "_(void* message_, bitwire::"), 2u)
+              << kind << name << ": declared, then defined";
+        }
+      }
+    }
+    EXPECT_EQ(previous_end, package.messages.size());
+    EXPECT_EQ(used, std::min<std::size_t>(static_cast<std::size_t>(files), 256 / idlc::kMinMessagesPerFactorySource));
   }
 }
 

@@ -84,9 +84,19 @@ concept MessageBody = std::is_default_constructible_v<T> && requires(T& message,
   { message.serialize(v) } -> std::same_as<bool>;
 };
 
-// The descriptor of message type T (see the header comment for what T provides).
+// The four stream entry points of one message type, each taking the message as `void*` (a T).
+struct MessageSerializers {
+  bool (*write)(void* message, WriteStream& stream) = nullptr;
+  bool (*read)(void* message, ReadStream& stream) = nullptr;
+  bool (*measure)(void* message, MeasureStream& stream) = nullptr;
+  bool (*validate)(void* message, ValidateStream& stream) = nullptr;
+};
+
+// The descriptor of message type T with serialize entry points defined elsewhere: nothing of T's
+// serialize is compiled here. idlc's factory uses it so that the table and the entry points of a large
+// package can live in several translation units (the functions must call T's serialize).
 template <MessageBody T>
-constexpr MessageTypeInfo describe_message(const char* name) {
+constexpr MessageTypeInfo describe_message(const char* name, const MessageSerializers& serializers) {
   MessageTypeInfo info;
   info.name = name;
   info.type_id = static_cast<uint32_t>(T::kTypeId);
@@ -97,11 +107,23 @@ constexpr MessageTypeInfo describe_message(const char* name) {
   info.tag = &detail::kMessageTag<T>;
   info.construct = [](void* storage) { ::new (storage) T(); };
   info.destroy = [](void* message) { static_cast<T*>(message)->~T(); };
-  info.write = [](void* message, WriteStream& stream) { return static_cast<T*>(message)->serialize(stream); };
-  info.read = [](void* message, ReadStream& stream) { return static_cast<T*>(message)->serialize(stream); };
-  info.measure = [](void* message, MeasureStream& stream) { return static_cast<T*>(message)->serialize(stream); };
-  info.validate = [](void* message, ValidateStream& stream) { return static_cast<T*>(message)->serialize(stream); };
+  info.write = serializers.write;
+  info.read = serializers.read;
+  info.measure = serializers.measure;
+  info.validate = serializers.validate;
   return info;
+}
+
+// The descriptor of message type T (see the header comment for what T provides), its serialize compiled
+// here for the four stream kinds.
+template <MessageBody T>
+constexpr MessageTypeInfo describe_message(const char* name) {
+  return describe_message<T>(
+      name, MessageSerializers{
+                [](void* message, WriteStream& stream) { return static_cast<T*>(message)->serialize(stream); },
+                [](void* message, ReadStream& stream) { return static_cast<T*>(message)->serialize(stream); },
+                [](void* message, MeasureStream& stream) { return static_cast<T*>(message)->serialize(stream); },
+                [](void* message, ValidateStream& stream) { return static_cast<T*>(message)->serialize(stream); }});
 }
 
 // A package's message types, indexed by type id. Cheap to copy (a span over a static table).
