@@ -33,6 +33,12 @@ struct Position {
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     if constexpr (Stream_::kIsMeasuring) {
       stream_.add_bits(45);
+    } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+      bitwire::WriteRun<45> run_(stream_);
+      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, x, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, y, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, z, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+      run_.finish();
     } else {
       // 3 fields, 45 bits: on a ReadStream one bounds check, then every field at a constant offset.
       bool in_run_ = false;
@@ -99,6 +105,12 @@ struct Velocity {
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     if constexpr (Stream_::kIsMeasuring) {
       stream_.add_bits(36);
+    } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+      bitwire::WriteRun<36> run_(stream_);
+      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, x, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, y, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, z, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+      run_.finish();
     } else {
       // 3 fields, 36 bits: on a ReadStream one bounds check, then every field at a constant offset.
       bool in_run_ = false;
@@ -168,6 +180,13 @@ struct Orientation {
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     if constexpr (Stream_::kIsMeasuring) {
       stream_.add_bits(32);
+    } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+      bitwire::WriteRun<32> run_(stream_);
+      BITWIRE_TRY(bitwire::serialize_bits(run_, largest, 2));
+      BITWIRE_TRY(bitwire::serialize_int(run_, a, std::int16_t{-511}, std::int16_t{511}));
+      BITWIRE_TRY(bitwire::serialize_int(run_, b, std::int16_t{-511}, std::int16_t{511}));
+      BITWIRE_TRY(bitwire::serialize_int(run_, c, std::int16_t{-511}, std::int16_t{511}));
+      run_.finish();
     } else {
       // 4 fields, 32 bits: on a ReadStream one bounds check, then every field at a constant offset.
       bool in_run_ = false;

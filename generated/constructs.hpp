@@ -227,6 +227,30 @@ struct Scalars {
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     if constexpr (Stream_::kIsMeasuring) {
       stream_.add_bits(440);
+    } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+      bitwire::WriteRun<440> run_(stream_);
+      BITWIRE_TRY(bitwire::serialize_bool(run_, flag));
+      BITWIRE_TRY(bitwire::serialize_signed_bits(run_, i8, 8));
+      BITWIRE_TRY(bitwire::serialize_signed_bits(run_, i16, 16));
+      BITWIRE_TRY(bitwire::serialize_signed_bits(run_, i32, 32));
+      BITWIRE_TRY(bitwire::serialize_signed_bits(run_, i64, 64));
+      BITWIRE_TRY(bitwire::serialize_bits(run_, u8, 8));
+      BITWIRE_TRY(bitwire::serialize_bits(run_, u16, 16));
+      BITWIRE_TRY(bitwire::serialize_bits(run_, u32, 32));
+      BITWIRE_TRY(bitwire::serialize_bits(run_, u64, 64));
+      BITWIRE_TRY(bitwire::serialize_int(run_, ranged, std::int8_t{-100}, std::int8_t{100}));
+      BITWIRE_TRY(bitwire::serialize_int(run_, small_range, std::uint8_t{0}, std::uint8_t{12}));
+      BITWIRE_TRY(bitwire::serialize_int(run_, ranged_in_storage, std::uint16_t{0}, std::uint16_t{1000}));
+      BITWIRE_TRY(bitwire::serialize_int(run_, constant_value, std::int8_t{7}, std::int8_t{7}));
+      BITWIRE_TRY(bitwire::serialize_bits(run_, five_bits, 5));
+      BITWIRE_TRY(bitwire::serialize_signed_bits(run_, twelve_signed_bits, 12));
+      BITWIRE_TRY(bitwire::serialize_bits(run_, twenty_bits_in_uint32, 20));
+      BITWIRE_TRY(bitwire::serialize_float(run_, raw_float));
+      BITWIRE_TRY(bitwire::serialize_double(run_, raw_double));
+      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, compressed, bitwire::compressed_float_constant(-1e+03f, 1e+03f, 0.01f)));
+      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, compressed_from_constants, bitwire::compressed_float_constant(0.0f, 512.0f, 1.0f)));
+      BITWIRE_TRY(bitwire::serialize_fixed<8>(run_, q8, -128, 127));
+      run_.finish();
     } else {
       // 21 fields, 440 bits: on a ReadStream one bounds check, then every field at a constant offset.
       bool in_run_ = false;
@@ -284,6 +308,11 @@ struct Scalars {
     }
     if constexpr (Stream_::kIsMeasuring) {
       stream_.add_bits(256);
+    } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+      bitwire::WriteRun<256> run_(stream_);
+      BITWIRE_TRY(bitwire::serialize_raw128(run_, wide_signed));
+      BITWIRE_TRY(bitwire::serialize_raw128(run_, wide_unsigned));
+      run_.finish();
     } else {
       // 2 fields, 256 bits: on a ReadStream one bounds check, then every field at a constant offset.
       bool in_run_ = false;
@@ -310,6 +339,21 @@ struct Scalars {
     }
     if constexpr (Stream_::kIsMeasuring) {
       stream_.add_bits(18);
+    } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+      bitwire::WriteRun<18> run_(stream_);
+      BITWIRE_TRY(bitwire::serialize_enum(run_, mode, static_cast<Mode>(std::uint8_t{0}), static_cast<Mode>(std::uint8_t{11})));
+      BITWIRE_TRY(bitwire::serialize_enum_member(run_, to_string(mode) != nullptr, 4));
+      BITWIRE_TRY(bitwire::serialize_enum(run_, offset, static_cast<Offset>(std::int8_t{-2}), static_cast<Offset>(std::int8_t{2})));
+      BITWIRE_TRY(bitwire::serialize_enum_member(run_, to_string(offset) != nullptr, 3));
+      BITWIRE_TRY(bitwire::serialize_enum(run_, code, static_cast<Code>(std::uint16_t{200}), static_cast<Code>(std::uint16_t{404})));
+      BITWIRE_TRY(bitwire::serialize_enum_member(run_, to_string(code) != nullptr, 8));
+      BITWIRE_TRY(bitwire::serialize_enum(run_, only, static_cast<Only>(std::uint8_t{0}), static_cast<Only>(std::uint8_t{0})));
+      {
+        auto mask_ = static_cast<std::uint8_t>(toggles);
+        BITWIRE_TRY(bitwire::serialize_bits(run_, mask_, 3));
+        if constexpr (Stream_::kIsReading) toggles = static_cast<Toggles>(mask_);
+      }
+      run_.finish();
     } else {
       // 5 fields, 18 bits: on a ReadStream one bounds check, then every field at a constant offset.
       bool in_run_ = false;
@@ -500,6 +544,10 @@ struct Shapes {
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     if constexpr (Stream_::kIsMeasuring) {
       stream_.add_bits(32);
+    } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+      bitwire::WriteRun<32> run_(stream_);
+      BITWIRE_TRY(bitwire::serialize_byte_array(run_, fixed_array.data(), fixed_array.size()));
+      run_.finish();
     } else {
       // 1 fields, 32 bits: on a ReadStream one bounds check, then every field at a constant offset.
       bool in_run_ = false;
@@ -610,6 +658,10 @@ struct Shapes {
     BITWIRE_TRY(nested.serialize(stream_));
     if constexpr (Stream_::kIsMeasuring) {
       stream_.add_bits(32);
+    } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+      bitwire::WriteRun<32> run_(stream_);
+      BITWIRE_TRY(last_ping.serialize(run_));
+      run_.finish();
     } else {
       // 1 fields, 32 bits: on a ReadStream one bounds check, then every field at a constant offset.
       bool in_run_ = false;
@@ -694,6 +746,12 @@ struct Conditions {
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     if constexpr (Stream_::kIsMeasuring) {
       stream_.add_bits(5);
+    } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+      bitwire::WriteRun<5> run_(stream_);
+      BITWIRE_TRY(bitwire::serialize_bool(run_, moving));
+      BITWIRE_TRY(bitwire::serialize_enum(run_, mode, static_cast<Mode>(std::uint8_t{0}), static_cast<Mode>(std::uint8_t{11})));
+      BITWIRE_TRY(bitwire::serialize_enum_member(run_, to_string(mode) != nullptr, 4));
+      run_.finish();
     } else {
       // 2 fields, 5 bits: on a ReadStream one bounds check, then every field at a constant offset.
       bool in_run_ = false;
@@ -723,6 +781,11 @@ struct Conditions {
     if (moving) {
       if constexpr (Stream_::kIsMeasuring) {
         stream_.add_bits(37);
+      } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+        bitwire::WriteRun<37> run_(stream_);
+        BITWIRE_TRY(velocity.serialize(run_));
+        BITWIRE_TRY(bitwire::serialize_bool(run_, boosted));
+        run_.finish();
       } else {
         // 2 fields, 37 bits: on a ReadStream one bounds check, then every field at a constant offset.
         bool in_run_ = false;

@@ -230,6 +230,14 @@ struct EntityState {
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     if constexpr (Stream_::kIsMeasuring) {
       stream_.add_bits(86);
+    } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+      bitwire::WriteRun<86> run_(stream_);
+      BITWIRE_TRY(bitwire::serialize_int(run_, id, std::uint8_t{0}, std::uint8_t{63}));
+      BITWIRE_TRY(bitwire::serialize_enum(run_, kind, static_cast<EntityKind>(std::uint8_t{0}), static_cast<EntityKind>(std::uint8_t{3})));
+      BITWIRE_TRY(position.serialize(run_));
+      BITWIRE_TRY(orientation.serialize(run_));
+      BITWIRE_TRY(bitwire::serialize_bool(run_, at_rest));
+      run_.finish();
     } else {
       // 5 fields, 86 bits: on a ReadStream one bounds check, then every field at a constant offset.
       bool in_run_ = false;
@@ -260,6 +268,10 @@ struct EntityState {
     if (!at_rest) {
       if constexpr (Stream_::kIsMeasuring) {
         stream_.add_bits(36);
+      } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+        bitwire::WriteRun<36> run_(stream_);
+        BITWIRE_TRY(velocity.serialize(run_));
+        run_.finish();
       } else {
         // 1 fields, 36 bits: on a ReadStream one bounds check, then every field at a constant offset.
         bool in_run_ = false;
@@ -287,6 +299,12 @@ struct EntityState {
     if (kind == EntityKind::Player) {
       if constexpr (Stream_::kIsMeasuring) {
         stream_.add_bits(13);
+      } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+        bitwire::WriteRun<13> run_(stream_);
+        BITWIRE_TRY(bitwire::serialize_int(run_, health, std::int8_t{0}, std::int8_t{100}));
+        BITWIRE_TRY(bitwire::serialize_enum(run_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
+        BITWIRE_TRY(bitwire::serialize_int(run_, clips, std::uint8_t{0}, std::uint8_t{7}));
+        run_.finish();
       } else {
         // 3 fields, 13 bits: on a ReadStream one bounds check, then every field at a constant offset.
         bool in_run_ = false;
@@ -309,6 +327,11 @@ struct EntityState {
     } else if (kind == EntityKind::Vehicle) {
       if constexpr (Stream_::kIsMeasuring) {
         stream_.add_bits(9);
+      } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+        bitwire::WriteRun<9> run_(stream_);
+        BITWIRE_TRY(bitwire::serialize_int(run_, fuel, std::int8_t{0}, std::int8_t{100}));
+        BITWIRE_TRY(bitwire::serialize_int(run_, occupants, std::uint8_t{0}, std::uint8_t{3}));
+        run_.finish();
       } else {
         // 2 fields, 9 bits: on a ReadStream one bounds check, then every field at a constant offset.
         bool in_run_ = false;
@@ -394,6 +417,11 @@ struct GameEvent {
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     if constexpr (Stream_::kIsMeasuring) {
       stream_.add_bits(8);
+    } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+      bitwire::WriteRun<8> run_(stream_);
+      BITWIRE_TRY(bitwire::serialize_enum(run_, kind, static_cast<EventKind>(std::uint8_t{0}), static_cast<EventKind>(std::uint8_t{3})));
+      BITWIRE_TRY(bitwire::serialize_int(run_, subject, std::uint8_t{0}, std::uint8_t{63}));
+      run_.finish();
     } else {
       // 2 fields, 8 bits: on a ReadStream one bounds check, then every field at a constant offset.
       bool in_run_ = false;
@@ -422,6 +450,11 @@ struct GameEvent {
     if (kind == EventKind::Hit) {
       if constexpr (Stream_::kIsMeasuring) {
         stream_.add_bits(14);
+      } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+        bitwire::WriteRun<14> run_(stream_);
+        BITWIRE_TRY(bitwire::serialize_int(run_, attacker, std::uint8_t{0}, std::uint8_t{63}));
+        BITWIRE_TRY(bitwire::serialize_int(run_, damage, std::int16_t{1}, std::int16_t{250}));
+        run_.finish();
       } else {
         // 2 fields, 14 bits: on a ReadStream one bounds check, then every field at a constant offset.
         bool in_run_ = false;
@@ -442,6 +475,11 @@ struct GameEvent {
     } else if (kind == EventKind::Death) {
       if constexpr (Stream_::kIsMeasuring) {
         stream_.add_bits(9);
+      } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+        bitwire::WriteRun<9> run_(stream_);
+        BITWIRE_TRY(bitwire::serialize_int(run_, killer, std::uint8_t{0}, std::uint8_t{63}));
+        BITWIRE_TRY(bitwire::serialize_enum(run_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
+        run_.finish();
       } else {
         // 2 fields, 9 bits: on a ReadStream one bounds check, then every field at a constant offset.
         bool in_run_ = false;
@@ -462,6 +500,10 @@ struct GameEvent {
     } else {
       if constexpr (Stream_::kIsMeasuring) {
         stream_.add_bits(45);
+      } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+        bitwire::WriteRun<45> run_(stream_);
+        BITWIRE_TRY(where.serialize(run_));
+        run_.finish();
       } else {
         // 1 fields, 45 bits: on a ReadStream one bounds check, then every field at a constant offset.
         bool in_run_ = false;
@@ -541,6 +583,17 @@ struct PlayerInput {
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     if constexpr (Stream_::kIsMeasuring) {
       stream_.add_bits(73);
+    } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+      bitwire::WriteRun<73> run_(stream_);
+      BITWIRE_TRY(bitwire::serialize_bits(run_, tick, 32));
+      {
+        auto mask_ = static_cast<std::uint16_t>(buttons);
+        BITWIRE_TRY(bitwire::serialize_bits(run_, mask_, 10));
+        if constexpr (Stream_::kIsReading) buttons = static_cast<InputButtons>(mask_);
+      }
+      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, yaw, bitwire::compressed_float_constant(-1.8e+02f, 1.8e+02f, 0.01f)));
+      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, pitch, bitwire::compressed_float_constant(-9e+01f, 9e+01f, 0.01f)));
+      run_.finish();
     } else {
       // 4 fields, 73 bits: on a ReadStream one bounds check, then every field at a constant offset.
       bool in_run_ = false;
@@ -630,6 +683,11 @@ struct Snapshot {
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     if constexpr (Stream_::kIsMeasuring) {
       stream_.add_bits(64);
+    } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+      bitwire::WriteRun<64> run_(stream_);
+      BITWIRE_TRY(bitwire::serialize_bits(run_, tick, 32));
+      BITWIRE_TRY(bitwire::serialize_bits(run_, last_input_tick, 32));
+      run_.finish();
     } else {
       // 2 fields, 64 bits: on a ReadStream one bounds check, then every field at a constant offset.
       bool in_run_ = false;
@@ -828,6 +886,11 @@ struct Chat {
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     if constexpr (Stream_::kIsMeasuring) {
       stream_.add_bits(8);
+    } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+      bitwire::WriteRun<8> run_(stream_);
+      BITWIRE_TRY(bitwire::serialize_int(run_, sender, std::uint8_t{0}, std::uint8_t{63}));
+      BITWIRE_TRY(bitwire::serialize_enum(run_, channel, static_cast<ChatChannel>(std::uint8_t{0}), static_cast<ChatChannel>(std::uint8_t{2})));
+      run_.finish();
     } else {
       // 2 fields, 8 bits: on a ReadStream one bounds check, then every field at a constant offset.
       bool in_run_ = false;
@@ -912,6 +975,11 @@ struct LevelLoad {
     BITWIRE_TRY(bitwire::serialize_string(stream_, level.buffer(), level.kBufferSize));
     if constexpr (Stream_::kIsMeasuring) {
       stream_.add_bits(38);
+    } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+      bitwire::WriteRun<38> run_(stream_);
+      BITWIRE_TRY(bitwire::serialize_bits(run_, checksum, 32));
+      BITWIRE_TRY(bitwire::serialize_int(run_, max_players, std::uint8_t{1}, std::uint8_t{64}));
+      run_.finish();
     } else {
       // 2 fields, 38 bits: on a ReadStream one bounds check, then every field at a constant offset.
       bool in_run_ = false;

@@ -91,6 +91,12 @@ struct Input {
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     if constexpr (Stream_::kIsMeasuring) {
       stream_.add_bits(49);
+    } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+      bitwire::WriteRun<49> run_(stream_);
+      BITWIRE_TRY(bitwire::serialize_bits(run_, tick, 32));
+      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, yaw, bitwire::compressed_float_constant(-1.8e+02f, 1.8e+02f, 0.01f)));
+      BITWIRE_TRY(bitwire::serialize_bool(run_, jump));
+      run_.finish();
     } else {
       // 3 fields, 49 bits: on a ReadStream one bounds check, then every field at a constant offset.
       bool in_run_ = false;

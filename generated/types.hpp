@@ -111,6 +111,16 @@ struct Wide {
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     if constexpr (Stream_::kIsMeasuring) {
       stream_.add_bits(272);
+    } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+      bitwire::WriteRun<272> run_(stream_);
+      BITWIRE_TRY(bitwire::serialize_bits(run_, raw, 64));
+      BITWIRE_TRY(bitwire::serialize_int(run_, full, std::uint64_t{0}, std::uint64_t{18446744073709551615ULL}));
+      BITWIRE_TRY(bitwire::serialize_int(run_, top, std::uint64_t{18446744073709551000ULL}, std::uint64_t{18446744073709551615ULL}));
+      BITWIRE_TRY(bitwire::serialize_int(run_, above_int64, std::uint64_t{9223372036854775808ULL}, std::uint64_t{9223372036854775810ULL}));
+      BITWIRE_TRY(bitwire::serialize_int(run_, full_signed, std::int64_t{(-9223372036854775807LL - 1)}, std::int64_t{9223372036854775807LL}));
+      BITWIRE_TRY(bitwire::serialize_int(run_, bottom, std::int64_t{(-9223372036854775807LL - 1)}, std::int64_t{-9223372036854775800LL}));
+      BITWIRE_TRY(bitwire::serialize_bits(run_, all_ones, 64));
+      run_.finish();
     } else {
       // 7 fields, 272 bits: on a ReadStream one bounds check, then every field at a constant offset.
       bool in_run_ = false;
@@ -260,6 +270,13 @@ struct Loadout {
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     if constexpr (Stream_::kIsMeasuring) {
       stream_.add_bits(287);
+    } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+      bitwire::WriteRun<287> run_(stream_);
+      BITWIRE_TRY(bitwire::serialize_enum(run_, primary, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{15})));
+      BITWIRE_TRY(bitwire::serialize_enum(run_, secondary, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{15})));
+      BITWIRE_TRY(bitwire::serialize_enum(run_, lean, static_cast<Lean>(std::int8_t{-2}), static_cast<Lean>(std::int8_t{100})));
+      BITWIRE_TRY(wide.serialize(run_));
+      run_.finish();
     } else {
       // 4 fields, 287 bits: on a ReadStream one bounds check, then every field at a constant offset.
       bool in_run_ = false;

@@ -21,6 +21,7 @@
 #include "bitwire/bits.hpp"
 #include "bitwire/read_run.hpp"
 #include "bitwire/stream.hpp"
+#include "bitwire/write_run.hpp"
 #include "support/seed.hpp"
 
 namespace bitwire::test {
@@ -612,6 +613,95 @@ TEST(ReadRun, AFailedCheckLatchesTheStreamWhereAFieldByFieldReadWould) {
   // A failed stream never loads a run.
   ReadRun<8> after(stream);
   EXPECT_FALSE(after.load());
+}
+
+// ---- WriteRun: a run of fixed-width fields assembled in registers, appended a word at a time ----
+
+// From every start bit in [0, 130): the bytes a WriteRun<kBits> writes (followed by a few more bits, to see
+// that the stream continues where it should) are exactly those of the same values written field by field,
+// and the stream's cursor after finish() is where field-by-field writes leave it.
+template <size_t kBits>
+void check_write_run_everywhere(uint64_t& state) {
+  for (size_t start = 0; start < 130; ++start) {
+    const std::vector<int> widths = run_widths(kBits, state);
+    std::vector<uint64_t> values;
+    for (const int bits : widths) values.push_back(splitmix64(state) & low_mask(bits));
+    std::array<std::byte, 128> run_bytes{};
+    std::array<std::byte, 128> reference_bytes{};
+    WriteStream stream(run_bytes);
+    WriteStream reference(reference_bytes);
+    for (size_t left = start; left > 0;) {
+      const int bits = static_cast<int>(std::min<size_t>(64, left));
+      const uint64_t prefix = splitmix64(state) & low_mask(bits);
+      stream.write_bits(prefix, bits);
+      reference.write_bits(prefix, bits);
+      left -= static_cast<size_t>(bits);
+    }
+    {
+      WriteRun<kBits> run(stream);
+      for (size_t i = 0; i < widths.size(); ++i) {
+        ASSERT_EQ(run.bits_processed(), reference.bits_processed());
+        run.write_bits(values[i], widths[i]);
+        reference.write_bits(values[i], widths[i]);
+      }
+      run.finish();
+    }
+    ASSERT_EQ(stream.bits_processed(), start + kBits);
+    ASSERT_EQ(stream.bits_processed(), reference.bits_processed());
+    stream.write_bits(0x2D, 6);
+    reference.write_bits(0x2D, 6);
+    stream.flush();
+    reference.flush();
+    ASSERT_EQ(stream.bytes_processed(), reference.bytes_processed());
+    ASSERT_EQ(std::memcmp(run_bytes.data(), reference_bytes.data(), run_bytes.size()), 0) << "start " << start;
+  }
+}
+
+TEST(WriteRun, WritesTheBitsOfFieldByFieldWritesFromEveryStartBit) {
+  BITWIRE_SEEDED_TEST_SEED(0xB175'0011);
+  uint64_t state = seed;
+  // Run lengths around the 64-bit word boundaries and the generated code's 448-bit group limit.
+  for (int round = 0; round < 4; ++round) {
+    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<1>(state));
+    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<7>(state));
+    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<63>(state));
+    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<64>(state));
+    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<65>(state));
+    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<110>(state));
+    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<128>(state));
+    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<249>(state));
+    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<448>(state));
+  }
+}
+
+// A run that ends exactly at the buffer's last byte: finish() stores only inside the span (the writer's
+// whole-word stores and its flush never pass the capacity; ASan checks the heap block is not overrun).
+TEST(WriteRun, ARunThatFillsTheBufferStaysInsideIt) {
+  for (const size_t size : {1u, 8u, 9u, 14u, 16u, 56u}) {
+    auto heap = std::make_unique<std::byte[]>(size);
+    WriteStream stream(std::span<std::byte>(heap.get(), size));
+    stream.write_bits(1, 1);
+    if (size == 1) {
+      WriteRun<7> run(stream);
+      run.write_bits(0x55, 7);
+      run.finish();
+    } else if (size == 8) {
+      WriteRun<63> run(stream);
+      run.write_bits((uint64_t{1} << 63) - 1, 63);
+      run.finish();
+    } else {
+      constexpr size_t kBits = 7;
+      for (size_t left = size * 8 - 1; left >= kBits; left -= kBits) {
+        WriteRun<kBits> run(stream);
+        run.write_bits(0x7F, 7);
+        run.finish();
+      }
+      while (stream.bits_processed() < size * 8) stream.write_bits(1, 1);
+    }
+    stream.flush();
+    EXPECT_EQ(stream.bytes_processed(), size);
+    for (size_t i = 0; i < size; ++i) EXPECT_EQ(heap[i], (size == 1 ? std::byte{0xAB} : std::byte{0xFF})) << i;
+  }
 }
 
 }  // namespace

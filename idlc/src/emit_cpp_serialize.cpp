@@ -287,8 +287,8 @@ std::string Emitter::condition_text(const Struct& s, const model::Condition& c) 
 }
 
 // An item list with its runs of fixed-width fields grouped: a group of two or more fields (or one array or
-// struct) is read through one bitwire::ReadRun (one bounds check, constant offsets) and measured as one
-// constant.
+// struct) is read through one bitwire::ReadRun (one bounds check, constant offsets), written through one
+// bitwire::WriteRun (whole words at constant shifts) and measured as one constant.
 void Emitter::emit_items(const Struct& s, const std::vector<Item>& items, const std::vector<model::Run>& runs) {
   std::size_t next = 0;  // the first item not printed yet
   for (const model::Run& run : runs) {
@@ -314,8 +314,9 @@ void Emitter::emit_items(const Struct& s, const std::vector<Item>& items, const 
   for (; next < items.size(); ++next) emit_item(s, items[next]);
 }
 
-// A group of fixed-width fields: on a ReadStream through a ReadRun, on a measuring stream one constant,
-// on any other stream field by field.
+// A group of fixed-width fields: on a ReadStream through a ReadRun, on a WriteStream through a WriteRun,
+// on a measuring stream one constant, on any other stream (a ValidateStream: every value checked with its
+// own reason) field by field.
 void Emitter::emit_run(const Struct& s, const std::vector<Item>& items, const std::vector<model::RunMember>& members,
                        std::uint64_t bits) {
   Printer outer = std::move(p_);
@@ -326,6 +327,14 @@ void Emitter::emit_run(const Struct& s, const std::vector<Item>& items, const st
   const std::string count = std::to_string(bits);
   p_.print("if constexpr (Stream_::kIsMeasuring) {\n");
   p_.print("  stream_.add_bits($bits$);\n", {{"bits", count}});
+  p_.print("} else if constexpr (bitwire::kWritesRuns<Stream_>) {\n");
+  {
+    // Writes cannot fail: the run's words are assembled at constant offsets and appended once per 64 bits.
+    Indent in(p_);
+    p_.print("bitwire::WriteRun<$bits$> run_(stream_);\n", {{"bits", count}});
+    p_.print(on_run(fields));
+    p_.print("run_.finish();\n");
+  }
   p_.print("} else {\n");
   {
     Indent in(p_);

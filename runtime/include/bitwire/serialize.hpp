@@ -30,6 +30,7 @@
 #include "bitwire/read_run.hpp"
 #include "bitwire/stream.hpp"
 #include "bitwire/utf8.hpp"
+#include "bitwire/write_run.hpp"
 
 // Returns false from the enclosing function when a serialize call fails (reads only; writes cannot fail).
 #define BITWIRE_TRY(expression)            \
