@@ -12,11 +12,11 @@
 //     ... the same fields, serialized on stream_ ...
 //   }
 //
-// load() succeeds when the whole run lies inside the span (and the span holds at least 8 bytes); then
+// load() succeeds when the whole run lies inside the span (a span under 8 bytes is loaded whole); then
 // every read is a shift and a mask with constant amounts once the cursor's start is known (one variable
 // shift per 56 bits when it is not), with no bounds test. Every range, enum and count check runs
 // on the values exactly as on a ReadStream, and a failed check latches the stream with the same error,
-// bit and cursor. When load() fails (a truncated message, a span under 8 bytes), nothing was consumed and
+// bit and cursor. When load() fails (a truncated message), nothing was consumed and
 // the caller reads field by field, which reports kPastEnd where it happens. No path loads a byte outside
 // the span.
 //
@@ -57,13 +57,23 @@ class ReadRun {
   BITWIRE_FORCE_INLINE explicit ReadRun(ReadStream& stream) : stream_(stream), start_(stream.reader_.bits_read()) {}
 
   // True, with the run's bits loaded, when they all lie inside the span; false (nothing loaded or consumed)
-  // when not, or when the span holds fewer than 8 bytes, or the stream has failed.
+  // when not, or when the stream has failed.
   BITWIRE_FORCE_INLINE bool load() {
     const BitReader& reader = stream_.reader_;
-    if (reader.bits_remaining() < kBits || reader.size_bytes() < 8) [[unlikely]] return false;
+    if (reader.bits_remaining() < kBits) [[unlikely]] return false;
+    const std::byte* data = reader.data();
+    if (reader.size_bytes() < 8) {
+      // A whole message under 8 bytes: the span's bytes (at most three fixed-size loads), shifted to the
+      // run's first bit. A run that fits such a span is one chunk; a longer one cannot fit it.
+      if constexpr (kChunks == 1) {
+        chunks_[0] = detail::load_le_partial(data, reader.size_bytes()) >> start_;
+        return true;
+      } else {
+        return false;
+      }
+    }
     const size_t end = (start_ + kBits + 7) / 8;  // one past the run's last byte: end <= size
     const size_t last_end = end < 8 ? 8 : end;    // the last load's end: still inside the span
-    const std::byte* data = reader.data();
     const size_t first = start_ / 8;
     const auto shift = static_cast<unsigned>(start_ % 8);
     // Chunks before the last: 8-byte loads that end at or before `end` (first + 7k + 8 <= end, since the
