@@ -890,9 +890,24 @@ struct Directives {
 
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
-    BITWIRE_TRY(bitwire::serialize_bool(stream_, before));
-    BITWIRE_TRY(bitwire::serialize_align(stream_));
-    BITWIRE_TRY(bitwire::serialize_bits(stream_, aligned_byte, 8));
+    // 1 + 8 bits with an alignment between: on a ReadStream at a byte boundary one bounds check, the
+    // padding's width constant.
+    bool in_aligned_run_ = false;
+    if constexpr (bitwire::kReadsRuns<Stream_>) {
+      bitwire::ReadRun<16, true> run_(stream_);
+      if (run_.load()) [[likely]] {
+        BITWIRE_TRY(bitwire::serialize_bool(run_, before));
+        BITWIRE_TRY(bitwire::serialize_align(run_));
+        BITWIRE_TRY(bitwire::serialize_bits(run_, aligned_byte, 8));
+        BITWIRE_TRY(run_.finish());
+        in_aligned_run_ = true;
+      }
+    }
+    if (!in_aligned_run_) {
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, before));
+      BITWIRE_TRY(bitwire::serialize_align(stream_));
+      BITWIRE_TRY(bitwire::serialize_bits(stream_, aligned_byte, 8));
+    }
     if constexpr (bitwire::kSerializeChecks) {
       BITWIRE_TRY(bitwire::serialize_check(stream_));
     }

@@ -537,8 +537,8 @@ std::vector<int> run_widths(size_t total, uint64_t& state) {
   return widths;
 }
 
-// From every start bit of `span`: a ReadRun<kBits> loads exactly when the run lies inside a span of at
-// least 8 bytes; then every field equals what a field-by-field read returns and
+// From every start bit of `span`: a ReadRun<kBits> loads exactly when the run lies inside the span (a span
+// under 8 bytes included); then every field equals what a field-by-field read returns and
 // finish() leaves the cursor where that read does. When it does not load, nothing is consumed.
 template <size_t kBits>
 void check_run_everywhere(std::span<const std::byte> span, uint64_t& state) {
@@ -554,7 +554,7 @@ void check_run_everywhere(std::span<const std::byte> span, uint64_t& state) {
       left -= static_cast<size_t>(bits);
     }
     ReadRun<kBits> run(stream);
-    const bool fits = start + kBits <= span.size() * 8 && span.size() >= 8;
+    const bool fits = start + kBits <= span.size() * 8;
     ASSERT_EQ(run.load(), fits) << "start " << start;
     if (!fits) {
       EXPECT_EQ(stream.bits_processed(), start);
@@ -591,6 +591,82 @@ TEST(ReadRun, MatchesFieldByFieldReadsFromEveryStartBitAgainstInaccessiblePages)
     for (const std::span<std::byte> span : {pages.at_end(size), pages.at_start(size)}) {
       for (std::byte& b : span) b = static_cast<std::byte>(splitmix64(state));
       ASSERT_NO_FATAL_FAILURE((check_runs<1, 7, 56, 57, 64, 110, 112, 113, 249, 448>(span, state)));
+    }
+  }
+}
+
+// A run that starts on a byte boundary with an alignment inside: `before` bits, the padding to the next
+// byte, `after` bits. From every start bit of `span` it loads exactly when the start is on a byte boundary
+// and the whole run fits; then the fields, the padding's refusal (reason, bit, cursor) and the end equal
+// what ReadStream's field-by-field reads and read_align give.
+template <size_t kBefore, size_t kAfter>
+void check_aligned_run_everywhere(std::span<const std::byte> span) {
+  constexpr size_t kPadding = (8 - kBefore % 8) % 8;
+  constexpr size_t kBits = kBefore + kPadding + kAfter;
+  for (size_t start = 0; start <= span.size() * 8; ++start) {
+    ReadStream stream(span);
+    ReadStream reference(span);
+    uint64_t skipped = 0;
+    for (size_t left = start; left > 0;) {
+      const int bits = static_cast<int>(std::min<size_t>(64, left));
+      ASSERT_TRUE(stream.read_bits(skipped, bits));
+      ASSERT_TRUE(reference.read_bits(skipped, bits));
+      left -= static_cast<size_t>(bits);
+    }
+    ReadRun<kBits, true> run(stream);
+    const bool fits = start % 8 == 0 && start + kBits <= span.size() * 8;
+    ASSERT_EQ(run.load(), fits) << "start " << start;
+    if (!fits) {
+      EXPECT_EQ(stream.bits_processed(), start);
+      continue;
+    }
+    const auto read_both = [&](size_t bits) {
+      for (size_t left = bits; left > 0;) {
+        const int chunk = static_cast<int>(std::min<size_t>(64, left));
+        uint64_t got = ~uint64_t{0};
+        uint64_t want = 0;
+        ASSERT_TRUE(run.read_bits(got, chunk));
+        ASSERT_TRUE(reference.read_bits(want, chunk));
+        ASSERT_EQ(got, want) << "start " << start;
+        left -= static_cast<size_t>(chunk);
+      }
+    };
+    ASSERT_NO_FATAL_FAILURE(read_both(kBefore));
+    const bool run_ok = run.read_align();
+    const bool reference_ok = reference.read_align();
+    ASSERT_EQ(run_ok, reference_ok) << "start " << start;
+    ASSERT_EQ(stream.bits_processed(), reference.bits_processed() - (run_ok ? kPadding + kBefore : 0));
+    if (!run_ok) {
+      EXPECT_EQ(stream.error(), ReadError::kNonZeroPadding);
+      EXPECT_EQ(stream.error(), reference.error());
+      EXPECT_EQ(stream.error_bit(), reference.error_bit());
+      EXPECT_EQ(stream.bits_processed(), reference.bits_processed());
+      continue;
+    }
+    ASSERT_NO_FATAL_FAILURE(read_both(kAfter));
+    ASSERT_TRUE(run.finish());
+    EXPECT_EQ(stream.bits_processed(), reference.bits_processed());
+    EXPECT_EQ(stream.bits_processed(), start + kBits);
+  }
+}
+
+TEST(ReadRun, AnAlignmentInsideARunMatchesReadAlignFromEveryStartBit) {
+  BITWIRE_SEEDED_TEST_SEED(0xB175'0011);
+  uint64_t state = seed;
+  GuardedPages pages(64);
+  ASSERT_TRUE(pages.ok());
+  for (size_t size = 0; size <= 40; size += (size < 12 ? 1 : 7)) {
+    SCOPED_TRACE("span of " + std::to_string(size) + " bytes");
+    for (const std::span<std::byte> span : {pages.at_end(size), pages.at_start(size)}) {
+      // Half the spans random (padding mostly non-zero: refused), half with zero padding everywhere
+      // except by chance (the top bits of every byte clear: accepted unless a field's bits set them).
+      const bool sparse = size % 2 == 0;
+      for (std::byte& b : span) b = static_cast<std::byte>(splitmix64(state) & (sparse ? 0x01 : 0xFF));
+      ASSERT_NO_FATAL_FAILURE((check_aligned_run_everywhere<1, 8>(span)));
+      ASSERT_NO_FATAL_FAILURE((check_aligned_run_everywhere<8, 8>(span)));
+      ASSERT_NO_FATAL_FAILURE((check_aligned_run_everywhere<13, 64>(span)));
+      ASSERT_NO_FATAL_FAILURE((check_aligned_run_everywhere<57, 136>(span)));
+      ASSERT_NO_FATAL_FAILURE((check_aligned_run_everywhere<249, 136>(span)));
     }
   }
 }

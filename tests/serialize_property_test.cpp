@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -217,6 +218,190 @@ TEST(SerializeProperty, ObjectHelpersMatchStreams) {
       std::string why;
       ASSERT_TRUE(same_op(body.ops[k], read.ops[k], why)) << "operation #" << k << ": " << why;
     }
+  }
+}
+
+
+// ---- UTF-8: the fast validator against a reference decoder ----
+//
+// The reference decodes code points the textbook way (lead bits, continuation bits, then the value checked
+// against overlong forms, surrogates and U+10FFFF) and reports the first problem in byte order, as
+// check_utf8 promises. check_utf8 (and, where built, its SSE2 block check on its own) must agree with it
+// on every input: exhaustively for 1- and 2-byte sequences, over the class-boundary bytes for 3- and
+// 4-byte sequences, at every position of a text long enough for the vector path, at every truncation
+// point, and on random mutations of valid text.
+
+Utf8Status reference_utf8(const unsigned char* text, size_t size) {
+  size_t i = 0;
+  while (i < size) {
+    const unsigned lead = text[i];
+    if (lead == 0) return Utf8Status::kHasNul;
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t length = 0;
+    uint32_t code = 0;
+    if ((lead & 0xE0) == 0xC0) {
+      length = 2;
+      code = lead & 0x1F;
+    } else if ((lead & 0xF0) == 0xE0) {
+      length = 3;
+      code = lead & 0x0F;
+    } else if ((lead & 0xF8) == 0xF0) {
+      length = 4;
+      code = lead & 0x07;
+    } else {
+      return Utf8Status::kInvalid;  // a continuation byte without a lead, or 0xF8..0xFF
+    }
+    for (size_t k = 1; k < length; ++k) {
+      if (i + k >= size || (text[i + k] & 0xC0) != 0x80) return Utf8Status::kInvalid;
+      code = (code << 6) | (text[i + k] & 0x3Fu);
+    }
+    constexpr uint32_t kSmallest[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (code < kSmallest[length] || (code >= 0xD800 && code <= 0xDFFF) || code > 0x10FFFF) {
+      return Utf8Status::kInvalid;
+    }
+    i += length;
+  }
+  return Utf8Status::kValid;
+}
+
+// Checks `text` with every validator against the reference; returns false (with a message) on a mismatch.
+::testing::AssertionResult utf8_agrees(const std::vector<unsigned char>& text) {
+  const Utf8Status expected = reference_utf8(text.data(), text.size());
+  // An exact-size heap copy, so a load past the end shows under ASan.
+  const auto copy = std::make_unique<unsigned char[]>(text.size() + (text.empty() ? 1 : 0));
+  std::copy(text.begin(), text.end(), copy.get());
+  const Utf8Status got = check_utf8(copy.get(), text.size());
+  bool vector_ok = true;
+#if BITWIRE_UTF8_SSE2
+  if (text.size() >= detail::kUtf8VectorMinimum) {
+    vector_ok = detail::utf8_valid_sse2(copy.get(), text.size()) == (expected == Utf8Status::kValid);
+  }
+#endif
+  if (got == expected && vector_ok) return ::testing::AssertionSuccess();
+  std::string hex;
+  for (unsigned char c : text) {
+    char digits[4];
+    std::snprintf(digits, sizeof digits, "%02x ", c);
+    hex += digits;
+  }
+  return ::testing::AssertionFailure() << "reference " << int(expected) << ", check_utf8 " << int(got)
+                                       << (vector_ok ? "" : ", SSE2 block check disagrees") << " on [" << hex
+                                       << "]";
+}
+
+// `sequence` placed at `offset` in `size` bytes of ASCII filler (offset + sequence size <= size).
+std::vector<unsigned char> embed(const std::vector<unsigned char>& sequence, size_t offset, size_t size) {
+  std::vector<unsigned char> text(size, 'a');
+  std::copy(sequence.begin(), sequence.end(), text.begin() + static_cast<std::ptrdiff_t>(offset));
+  return text;
+}
+
+TEST(Utf8Property, EveryOneAndTwoByteSequenceAtEveryPlace) {
+  for (unsigned first = 0; first < 256; ++first) {
+    const std::vector<unsigned char> one{static_cast<unsigned char>(first)};
+    ASSERT_TRUE(utf8_agrees(one));
+    for (size_t offset = 0; offset < 40; ++offset) ASSERT_TRUE(utf8_agrees(embed(one, offset, 40)));
+    for (unsigned second = 0; second < 256; ++second) {
+      const std::vector<unsigned char> two{static_cast<unsigned char>(first), static_cast<unsigned char>(second)};
+      ASSERT_TRUE(utf8_agrees(two));
+      // Rotating through every offset of a 40-byte text (both 16-byte block seams and the end) and a
+      // 20-byte one (the overlapping last block).
+      const size_t pair = first * 256 + second;
+      ASSERT_TRUE(utf8_agrees(embed(two, pair % 39, 40)));
+      ASSERT_TRUE(utf8_agrees(embed(two, pair % 19, 20)));
+    }
+  }
+}
+
+TEST(Utf8Property, ThreeAndFourByteSequencesOverEveryByteClassBoundary) {
+  // The edges of every range Table 3-7 distinguishes, plus NUL and ASCII.
+  const unsigned char boundary[] = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0,
+                                    0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF};
+  size_t counter = 0;
+  for (unsigned char a : boundary) {
+    for (unsigned char b : boundary) {
+      for (unsigned char c : boundary) {
+        const std::vector<unsigned char> three{a, b, c};
+        ASSERT_TRUE(utf8_agrees(three));
+        ASSERT_TRUE(utf8_agrees(embed(three, counter % 38, 41)));
+        ++counter;
+        for (unsigned char d : boundary) {
+          const std::vector<unsigned char> four{a, b, c, d};
+          // Offset 29 ends the text.
+          ASSERT_TRUE(utf8_agrees(embed(four, counter % 30, 33)));
+          ++counter;
+        }
+      }
+    }
+  }
+}
+
+// Valid text of `count` characters of 1 to 4 bytes (never NUL), random code points of each length.
+std::vector<unsigned char> random_valid_utf8(Random& rng, size_t count) {
+  std::vector<unsigned char> text;
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t code = 0;
+    switch (rng.below(4)) {
+      case 0: code = static_cast<uint32_t>(1 + rng.below(0x7F)); break;
+      case 1: code = static_cast<uint32_t>(0x80 + rng.below(0x800 - 0x80)); break;
+      case 2:
+        do code = static_cast<uint32_t>(0x800 + rng.below(0x10000 - 0x800));
+        while (code >= 0xD800 && code <= 0xDFFF);
+        break;
+      default: code = static_cast<uint32_t>(0x10000 + rng.below(0x110000 - 0x10000)); break;
+    }
+    if (code < 0x80) {
+      text.push_back(static_cast<unsigned char>(code));
+    } else if (code < 0x800) {
+      text.push_back(static_cast<unsigned char>(0xC0 | (code >> 6)));
+      text.push_back(static_cast<unsigned char>(0x80 | (code & 0x3F)));
+    } else if (code < 0x10000) {
+      text.push_back(static_cast<unsigned char>(0xE0 | (code >> 12)));
+      text.push_back(static_cast<unsigned char>(0x80 | ((code >> 6) & 0x3F)));
+      text.push_back(static_cast<unsigned char>(0x80 | (code & 0x3F)));
+    } else {
+      text.push_back(static_cast<unsigned char>(0xF0 | (code >> 18)));
+      text.push_back(static_cast<unsigned char>(0x80 | ((code >> 12) & 0x3F)));
+      text.push_back(static_cast<unsigned char>(0x80 | ((code >> 6) & 0x3F)));
+      text.push_back(static_cast<unsigned char>(0x80 | (code & 0x3F)));
+    }
+  }
+  return text;
+}
+
+TEST(Utf8Property, EveryTruncationPointOfValidText) {
+  const uint64_t seed = test_seed(0x75746638);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  Random rng(seed);
+  for (int round = 0; round < 2000 / kWorkScale; ++round) {
+    const std::vector<unsigned char> text = random_valid_utf8(rng, 1 + rng.below(40));
+    ASSERT_EQ(reference_utf8(text.data(), text.size()), Utf8Status::kValid);
+    for (size_t cut = 0; cut <= text.size(); ++cut) {
+      ASSERT_TRUE(utf8_agrees(std::vector<unsigned char>(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(cut))));
+    }
+  }
+}
+
+TEST(Utf8Property, RandomMutationsOfValidText) {
+  const uint64_t seed = test_seed(0x6d757461);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  Random rng(seed);
+  const unsigned char interesting[] = {0x00, 0x7F, 0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xE0, 0xED, 0xF0, 0xF4, 0xF5, 0xFF};
+  for (int round = 0; round < 20000 / kWorkScale; ++round) {
+    std::vector<unsigned char> text = random_valid_utf8(rng, rng.below(70));
+    const uint64_t mutations = rng.below(3);
+    for (uint64_t m = 0; m < mutations && !text.empty(); ++m) {
+      const size_t at = static_cast<size_t>(rng.below(text.size()));
+      if (rng.below(2) == 0) {
+        text[at] = interesting[rng.below(sizeof interesting)];
+      } else {
+        text[at] = static_cast<unsigned char>(rng.below(256));
+      }
+    }
+    ASSERT_TRUE(utf8_agrees(text));
   }
 }
 

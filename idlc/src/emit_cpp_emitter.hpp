@@ -70,6 +70,15 @@ class Emitter {
   void emit_items(const model::Struct& s, const std::vector<model::Item>& items, const std::vector<model::Run>& runs);
   void emit_run(const model::Struct& s, const std::vector<model::Item>& items, const std::vector<model::RunMember>& members,
                 std::uint64_t bits);
+  // A greedy piece of a run, at most kMaxGroupBits; `grouped` when read through a ReadRun on its own.
+  struct Segment {
+    std::vector<model::RunMember> members;
+    std::uint64_t bits = 0;
+    bool grouped = false;
+  };
+  bool aligned_pair(const std::vector<model::Item>& items, const Segment& first, const Segment& second) const;
+  void emit_aligned_pair(const model::Struct& s, const std::vector<model::Item>& items, const Segment& first,
+                         const Segment& second);
 
   // emit_cpp_package.cpp
   void message_type_enum();

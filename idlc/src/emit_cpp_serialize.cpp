@@ -290,7 +290,7 @@ std::string Emitter::condition_text(const Struct& s, const model::Condition& c) 
 // struct) is read through one bitwire::ReadRun (one bounds check, constant offsets), written through one
 // bitwire::WriteRun (whole words at constant shifts) and measured as one constant.
 void Emitter::emit_items(const Struct& s, const std::vector<Item>& items, const std::vector<model::Run>& runs) {
-  std::size_t next = 0;  // the first item not printed yet
+  std::vector<Segment> segments;
   for (const model::Run& run : runs) {
     // Greedy groups of at most kMaxGroupBits, in wire order.
     std::size_t first = 0;
@@ -302,16 +302,93 @@ void Emitter::emit_items(const Struct& s, const std::vector<Item>& items, const 
       }
       const Field& single = s.fields[items[run.members[first].item].field];
       const bool several_reads = single.shape != Shape::Scalar || single.type.kind == TypeKind::Struct;
-      if (bits != 0 && (last > first || several_reads)) {
-        for (; next < run.members[first].item; ++next) emit_item(s, items[next]);
-        emit_run(s, items, {run.members.begin() + static_cast<std::ptrdiff_t>(first),
-                            run.members.begin() + static_cast<std::ptrdiff_t>(last) + 1}, bits);
-        next = run.members[last].item + 1;
-      }
+      segments.push_back({{run.members.begin() + static_cast<std::ptrdiff_t>(first),
+                           run.members.begin() + static_cast<std::ptrdiff_t>(last) + 1},
+                          bits, bits != 0 && (last > first || several_reads)});
       first = last + 1;
     }
   }
+  std::size_t next = 0;  // the first item not printed yet
+  for (std::size_t g = 0; g < segments.size(); ++g) {
+    const Segment& segment = segments[g];
+    if (g + 1 < segments.size() && aligned_pair(items, segment, segments[g + 1])) {
+      for (; next < segment.members.front().item; ++next) emit_item(s, items[next]);
+      emit_aligned_pair(s, items, segment, segments[g + 1]);
+      next = segments[++g].members.back().item + 1;
+    } else if (segment.grouped) {
+      for (; next < segment.members.front().item; ++next) emit_item(s, items[next]);
+      emit_run(s, items, segment.members, segment.bits);
+      next = segment.members.back().item + 1;
+    }
+  }
   for (; next < items.size(); ++next) emit_item(s, items[next]);
+}
+
+// Two pieces of runs with only an alignment between them. A ReadRun that starts on a byte boundary knows
+// the padding's width (it depends only on the first piece's width), so both pieces and the padding can be
+// read from one bounds check, every field (and the padding, still refused when not zero) at a constant
+// offset.
+bool Emitter::aligned_pair(const std::vector<Item>& items, const Segment& first, const Segment& second) const {
+  const std::size_t align = first.members.back().item + 1;
+  if (align + 1 != second.members.front().item || items[align].kind != ItemKind::Align) return false;
+  if (first.bits == 0 || second.bits == 0) return false;
+  return first.bits + (8 - first.bits % 8) % 8 + second.bits <= kMaxGroupBits;
+}
+
+// An aligned pair (see aligned_pair): on a ReadStream whose cursor is on a byte boundary, one
+// ReadRun<bits, true> over both pieces and the padding; anywhere else (a reading stream at another bit,
+// a short span, every other stream) the pieces exactly as they are printed alone.
+void Emitter::emit_aligned_pair(const Struct& s, const std::vector<Item>& items, const Segment& first,
+                                const Segment& second) {
+  const std::size_t align = first.members.back().item + 1;
+  Printer outer = std::move(p_);
+  p_ = Printer();
+  for (const model::RunMember& member : first.members) emit_item(s, items[member.item]);
+  emit_item(s, items[align]);
+  for (const model::RunMember& member : second.members) emit_item(s, items[member.item]);
+  const std::string fields = p_.str();
+  p_ = Printer();
+  for (const Segment* segment : {&first, &second}) {
+    if (segment->grouped) {
+      emit_run(s, items, segment->members, segment->bits);
+    } else {
+      for (const model::RunMember& member : segment->members) emit_item(s, items[member.item]);
+    }
+    if (segment == &first) emit_item(s, items[align]);
+  }
+  const std::string alone = p_.str();
+  p_ = std::move(outer);
+  const std::uint64_t bits = first.bits + (8 - first.bits % 8) % 8 + second.bits;
+  const std::string count = std::to_string(bits);
+  p_.print("// $a$ + $b$ bits with an alignment between: on a ReadStream at a byte boundary one bounds check, the\n"
+           "// padding's width constant.\n",
+           {{"a", std::to_string(first.bits)}, {"b", std::to_string(second.bits)}});
+  p_.print("bool in_aligned_run_ = false;\n");
+  p_.print("if constexpr (bitwire::kReadsRuns<Stream_>) {\n");
+  {
+    Indent in(p_);
+    p_.print("bitwire::ReadRun<$bits$, true> run_(stream_);\n", {{"bits", count}});
+    p_.print("if (run_.load()) [[likely]] {\n");
+    {
+      Indent in2(p_);
+      p_.print(on_run(fields));
+      p_.print("BITWIRE_TRY(run_.finish());\n");
+      p_.print("in_aligned_run_ = true;\n");
+    }
+    p_.print("}\n");
+  }
+  p_.print("}\n");
+  p_.print("if (!in_aligned_run_) {\n");
+  {
+    Indent in(p_);
+    std::string escaped;  // '$' doubled for the printer, as on_run does
+    for (char c : alone) {
+      if (c == '$') escaped += '$';
+      escaped += c;
+    }
+    p_.print(escaped);
+  }
+  p_.print("}\n");
 }
 
 // A group of fixed-width fields: on a ReadStream through a ReadRun, on a WriteStream through a WriteRun,

@@ -12,13 +12,16 @@
 //     ... the same fields, serialized on stream_ ...
 //   }
 //
-// load() succeeds when the whole run lies inside the span (and the span holds at least 8 bytes); then
+// load() succeeds when the whole run lies inside the span (a span under 8 bytes is loaded whole); then
 // every read is a shift and a mask with constant amounts once the cursor's start is known (one variable
 // shift per 56 bits when it is not), with no bounds test. Every range, enum and count check runs
 // on the values exactly as on a ReadStream, and a failed check latches the stream with the same error,
-// bit and cursor. When load() fails (a truncated message, a span under 8 bytes), nothing was consumed and
+// bit and cursor. When load() fails (a truncated message), nothing was consumed and
 // the caller reads field by field, which reports kPastEnd where it happens. No path loads a byte outside
 // the span.
+//
+// With kAlignedStart, load() also requires the cursor on a byte boundary, and the run may hold
+// alignments (read_align), whose padding widths are then constants.
 //
 // Contract: kBits is the sum of the widths the run's reads consume; after a successful load() the caller
 // serializes exactly the run's fields on the ReadRun, then calls finish(), which moves the stream's cursor
@@ -39,7 +42,7 @@ namespace bitwire {
 template <typename Stream>
 inline constexpr bool kReadsRuns = std::is_same_v<Stream, ReadStream>;
 
-template <size_t kBits>
+template <size_t kBits, bool kAlignedStart = false>
 class ReadRun {
   static_assert(kBits >= 1, "a run holds at least one bit");
 
@@ -57,15 +60,28 @@ class ReadRun {
   BITWIRE_FORCE_INLINE explicit ReadRun(ReadStream& stream) : stream_(stream), start_(stream.reader_.bits_read()) {}
 
   // True, with the run's bits loaded, when they all lie inside the span; false (nothing loaded or consumed)
-  // when not, or when the span holds fewer than 8 bytes, or the stream has failed.
+  // when not, or when the stream has failed.
   BITWIRE_FORCE_INLINE bool load() {
     const BitReader& reader = stream_.reader_;
-    if (reader.bits_remaining() < kBits || reader.size_bytes() < 8) [[unlikely]] return false;
+    if (reader.bits_remaining() < kBits) [[unlikely]] return false;
+    if constexpr (kAlignedStart) {
+      if (start_ % 8 != 0) return false;
+    }
+    const std::byte* data = reader.data();
+    if (reader.size_bytes() < 8) {
+      // A whole message under 8 bytes: the span's bytes (at most three fixed-size loads), shifted to the
+      // run's first bit. A run that fits such a span is one chunk; a longer one cannot fit it.
+      if constexpr (kChunks == 1) {
+        chunks_[0] = detail::load_le_partial(data, reader.size_bytes()) >> start_;
+        return true;
+      } else {
+        return false;
+      }
+    }
     const size_t end = (start_ + kBits + 7) / 8;  // one past the run's last byte: end <= size
     const size_t last_end = end < 8 ? 8 : end;    // the last load's end: still inside the span
-    const std::byte* data = reader.data();
     const size_t first = start_ / 8;
-    const auto shift = static_cast<unsigned>(start_ % 8);
+    const auto shift = kAlignedStart ? 0u : static_cast<unsigned>(start_ % 8);
     // Chunks before the last: 8-byte loads that end at or before `end` (first + 7k + 8 <= end, since the
     // run reaches past bit 56k + 56 of itself).
     for (size_t k = 0; k + 1 < kChunks; ++k) chunks_[k] = detail::load_le64(data + first + 7 * k) >> shift;
@@ -90,6 +106,21 @@ class ReadRun {
     BITWIRE_ASSERT(offset_ + static_cast<size_t>(bits) <= kBits);
     value = extract(offset_, bits);
     offset_ += static_cast<size_t>(bits);
+    return true;
+  }
+
+  // Zero bits to the next byte boundary, refused when not zero (kNonZeroPadding at the padding's first
+  // bit, the cursor after it, as ReadStream::read_align leaves them). Only on a run that starts on a byte
+  // boundary, where the padding's width is a constant.
+  BITWIRE_FORCE_INLINE bool read_align() {
+    static_assert(kAlignedStart, "an alignment inside a run needs a run that starts on a byte boundary");
+    const size_t padding = (8 - offset_ % 8) % 8;
+    if (padding == 0) return true;
+    BITWIRE_ASSERT(offset_ + padding <= kBits);
+    const size_t at = bits_processed();
+    const uint64_t value = extract(offset_, static_cast<int>(padding));
+    offset_ += padding;
+    if (value != 0) [[unlikely]] return fail_at(ReadError::kNonZeroPadding, at);
     return true;
   }
 

@@ -21,7 +21,7 @@
 
 namespace bitwire {
 
-template <size_t kBits>
+template <size_t kBits, bool kAlignedStart>
 class ReadRun;
 
 enum class ReadError : uint8_t {
@@ -176,7 +176,7 @@ class ReadStream {
   BITWIRE_FORCE_INLINE int align_bits() const { return reader_.align_bits(); }
 
  private:
-  template <size_t kBits>
+  template <size_t kBits, bool kAlignedStart>
   friend class ReadRun;  // reads a run of fixed-width fields straight from the span, then moves the cursor
 
   BitReader reader_;
