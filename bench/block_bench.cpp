@@ -50,12 +50,12 @@ void BM_ChunkTransfer(benchmark::State& state) {
     while (!receiver.has_chunk()) {
       now += kTick;
       sender.generate_packets(now,
-                              [&](std::span<const uint8_t> p) { forward.send(now, p.data(), p.size()); });
+                              [&](std::span<const uint8_t> p) { forward.send(now, std::as_bytes(p)); });
       forward.deliver(now, [&](std::span<const std::byte> p) {
         receiver.process_packet(std::span(reinterpret_cast<const uint8_t*>(p.data()), p.size()));
       });
       receiver.generate_packets(now,
-                                [&](std::span<const uint8_t> p) { backward.send(now, p.data(), p.size()); });
+                                [&](std::span<const uint8_t> p) { backward.send(now, std::as_bytes(p)); });
       backward.deliver(now, [&](std::span<const std::byte> p) {
         sender.process_packet(std::span(reinterpret_cast<const uint8_t*>(p.data()), p.size()));
       });

@@ -82,8 +82,8 @@ struct Pair {
     a_slot = a.get();
     b_slot = b.get();
   }
-  static void forward(void* context, const uint8_t* data, size_t size) {
-    (*static_cast<Connection**>(context))->receive_packet(data, size);
+  static void forward(void* context, std::span<const std::byte> datagram) {
+    (*static_cast<Connection**>(context))->receive_packet(datagram);
   }
   Connection* a_slot = nullptr;
   Connection* b_slot = nullptr;

@@ -24,12 +24,12 @@ struct Pair {
     a_slot = &a;
     b_slot = &b;
   }
-  static void forward(void* context, uint16_t, const uint8_t* data, size_t size) {
-    (*static_cast<Endpoint**>(context))->receive_packet(data, size);
+  static void forward(void* context, uint16_t, std::span<const std::byte> datagram) {
+    (*static_cast<Endpoint**>(context))->receive_packet(datagram);
   }
-  static bool accept(void* context, uint16_t, const uint8_t* data, size_t size) {
+  static bool accept(void* context, uint16_t, std::span<const std::byte> payload) {
     benchmark::DoNotOptimize(context);
-    benchmark::DoNotOptimize(data[size > 0 ? size - 1 : 0]);
+    if (!payload.empty()) benchmark::DoNotOptimize(payload.back());
     return true;
   }
   Endpoint* a_slot = nullptr;
@@ -51,8 +51,8 @@ void BM_SendReceiveAck(benchmark::State& state) {
     now += 0.001;
     pair.a.update(now);
     pair.b.update(now);
-    pair.a.send_packet(payload.data(), payload.size());
-    pair.b.send_packet(payload.data(), payload.size());
+    pair.a.send_packet(std::as_bytes(std::span(payload)));
+    pair.b.send_packet(std::as_bytes(std::span(payload)));
     pair.a.clear_acks();
     pair.b.clear_acks();
   }
@@ -80,7 +80,7 @@ void BM_Fragment64KiB(benchmark::State& state) {
   Pair pair(config);
   std::vector<uint8_t> payload(64 * 1024);
   for (size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<uint8_t>(i * 7);
-  for (auto _ : state) pair.a.send_packet(payload.data(), payload.size());
+  for (auto _ : state) pair.a.send_packet(std::as_bytes(std::span(payload)));
   if (pair.b.counters().reassemblies_completed != static_cast<uint64_t>(state.iterations())) {
     state.SkipWithError("reassembly failed");
   }
@@ -115,10 +115,10 @@ void BM_HostileFragment(benchmark::State& state) {
   std::vector<uint8_t> data(1024, 0x42);
   uint16_t sequence = 0;
   for (int64_t i = 0; i <= state.range(0); ++i) {  // every slot busy before timing starts
-    reassembler.add(sequence++, 1, 16, data.data(), data.size(), 0, 0, 1);
+    reassembler.add(sequence++, 1, 16, std::as_bytes(std::span(data)), 0, 0, 1);
   }
   for (auto _ : state) {
-    benchmark::DoNotOptimize(reassembler.add(sequence++, 1, 16, data.data(), data.size(), 0, 0, 1));
+    benchmark::DoNotOptimize(reassembler.add(sequence++, 1, 16, std::as_bytes(std::span(data)), 0, 0, 1));
   }
   if (reassembler.evicted() == 0) state.SkipWithError("no eviction: the flood did not fill the slots");
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));

@@ -22,7 +22,7 @@ void BM_NetcodeSealPayload(benchmark::State& state) {
   uint64_t sequence = 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(
-        write_encrypted_packet(PacketType::kPayload, sequence++, body.data(), body.size(), 42, key, out.data()));
+        write_encrypted_packet(PacketType::kPayload, sequence++, std::as_bytes(std::span(body)), 42, key, out.data()));
   }
   state.SetItemsProcessed(state.iterations());
   state.SetBytesProcessed(state.iterations() * state.range(0));
@@ -32,7 +32,7 @@ void BM_NetcodeOpenPayload(benchmark::State& state) {
   const Key key = random_key();
   std::vector<uint8_t> body(static_cast<size_t>(state.range(0)), 7);
   std::array<uint8_t, kMaxPacketBytes> sealed{}, work{};
-  const size_t size = write_encrypted_packet(PacketType::kPayload, 1, body.data(), body.size(), 42, key, sealed.data());
+  const size_t size = write_encrypted_packet(PacketType::kPayload, 1, std::as_bytes(std::span(body)), 42, key, sealed.data());
   for (auto _ : state) {
     work = sealed;
     EncryptedPacket packet;
@@ -93,10 +93,10 @@ void BM_NetcodeServerTick(benchmark::State& state) {
     now += 1.0 / 60;
     for (auto& c : list) {
       c->update(now);
-      c->send_payload(input);
+      c->send_payload(std::as_bytes(std::span(input)));
       size_t size;
       uint64_t sequence;
-      while (c->receive_payload(buffer, size, sequence)) {
+      while (c->receive_payload(std::as_writable_bytes(std::span(buffer)), size, sequence)) {
       }
     }
     state.ResumeTiming();
@@ -104,9 +104,9 @@ void BM_NetcodeServerTick(benchmark::State& state) {
     for (int slot = 0; slot < clients; ++slot) {
       size_t size;
       uint64_t sequence;
-      while (server.receive_payload(slot, buffer, size, sequence)) {
+      while (server.receive_payload(slot, std::as_writable_bytes(std::span(buffer)), size, sequence)) {
       }
-      server.send_payload(slot, snapshot);
+      server.send_payload(slot, std::as_bytes(std::span(snapshot)));
     }
   }
   state.counters["clients"] = clients;

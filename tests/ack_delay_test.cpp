@@ -11,6 +11,7 @@
 #include "bitwire/endpoint.hpp"
 #include "bitwire/random.hpp"
 #include "support/endpoint_harness.hpp"
+#include "support/bytes.hpp"
 
 namespace bitwire {
 namespace {
@@ -36,12 +37,12 @@ EndpointConfig raw_config() {
 
 Bytes header_bytes(const PacketHeader& header) {
   uint8_t out[kMaxPacketHeaderBytes + kAckDelayBytes];
-  return Bytes(out, out + write_packet_header(header, out));
+  return Bytes(out, out + write_packet_header(header, bitwire::test::writable(out)));
 }
 
 void deliver_all(Peer& from, Peer& to) {
   for (const Bytes& datagram : from.take_outbox())
-    to.endpoint.receive_packet(datagram.data(), datagram.size());
+    to.endpoint.receive_packet(bitwire::test::view(datagram));
 }
 
 // ---- Bytes ----
@@ -62,7 +63,7 @@ TEST(AckDelayGolden, ExtensionFollowsTheAckBits) {
 TEST(AckDelayGolden, ReadBackWhenEnabled) {
   const Bytes bytes{0x6A, 0x10, 0x00, 0x01, 0x12, 0x00, 0xFE, 0x80};
   PacketHeader header;
-  ASSERT_EQ(read_packet_header(bytes.data(), bytes.size(), header, nullptr, true), 8u);
+  ASSERT_EQ(read_packet_header(bitwire::test::view(bytes), header, nullptr, true), 8u);
   EXPECT_EQ(header, (PacketHeader{0x0010, 0x000F, 0xFF00FF12, true, 0xFE, 0x80}));
   EXPECT_EQ(ack_delay_ms(header.ack_delay), 128.0);
 }
@@ -101,7 +102,7 @@ TEST(AckDelayGolden, CanonicalRoundTripOverRandomBytes) {
     if (i % 2) bytes[0] |= 0x40;
     const size_t size = 1 + random.next() % sizeof(bytes);
     PacketHeader header;
-    const size_t read = read_packet_header(bytes, size, header, nullptr, true);
+    const size_t read = read_packet_header(bitwire::test::view(bytes, size), header, nullptr, true);
     if (read == 0) continue;
     ++accepted;
     ASSERT_EQ(header_bytes(header), Bytes(bytes, bytes + read));
@@ -114,29 +115,29 @@ TEST(AckDelayGolden, CanonicalRoundTripOverRandomBytes) {
 TEST(AckDelayRefusal, BitSixRefusedWhenTheExtensionIsOff) {
   auto peer = Peer::make(raw_config());
   const Bytes packet{0x60, 0x00, 0x00, 0x00, 0x00, 0x05, 0xAA};
-  EXPECT_EQ(peer->endpoint.receive_packet(packet.data(), packet.size()), ReceiveResult::kHeaderInvalid);
+  EXPECT_EQ(peer->endpoint.receive_packet(bitwire::test::view(packet)), ReceiveResult::kHeaderInvalid);
   EXPECT_EQ(peer->endpoint.counters().packets_invalid, 1u);
   EXPECT_TRUE(peer->delivered.empty());
   const char* reason = nullptr;
   PacketHeader header;
-  EXPECT_EQ(read_packet_header(packet.data(), packet.size(), header, &reason), 0u);
+  EXPECT_EQ(read_packet_header(bitwire::test::view(packet), header, &reason), 0u);
   EXPECT_STREQ(reason, "prefix bit 6 (ack delay extension) is set but the extension is not enabled");
 }
 
 TEST(AckDelayRefusal, TruncatedExtensionRefused) {
   auto peer = Peer::make(extension_config());
   for (const Bytes& packet : {Bytes{0x60, 0x00, 0x00, 0x00}, Bytes{0x60, 0x00, 0x00, 0x00, 0x00}}) {
-    EXPECT_EQ(peer->endpoint.receive_packet(packet.data(), packet.size()), ReceiveResult::kHeaderInvalid);
+    EXPECT_EQ(peer->endpoint.receive_packet(bitwire::test::view(packet)), ReceiveResult::kHeaderInvalid);
   }
   EXPECT_EQ(peer->endpoint.counters().packets_invalid, 2u);
   const Bytes whole{0x60, 0x00, 0x00, 0x00, 0x00, 0x05};  // the same with both bytes: delivered
-  EXPECT_EQ(peer->endpoint.receive_packet(whole.data(), whole.size()), ReceiveResult::kDelivered);
+  EXPECT_EQ(peer->endpoint.receive_packet(bitwire::test::view(whole)), ReceiveResult::kDelivered);
 }
 
 TEST(AckDelayRefusal, BitSevenStaysReserved) {
   auto peer = Peer::make(extension_config());
   const Bytes packet{0xE0, 0x00, 0x00, 0x00, 0x00, 0x05};
-  EXPECT_EQ(peer->endpoint.receive_packet(packet.data(), packet.size()), ReceiveResult::kHeaderInvalid);
+  EXPECT_EQ(peer->endpoint.receive_packet(bitwire::test::view(packet)), ReceiveResult::kHeaderInvalid);
   EXPECT_EQ(peer->endpoint.counters().packets_invalid, 1u);
 }
 
@@ -150,7 +151,7 @@ TEST(AckDelayRefusal, FragmentCarryingTheExtensionRefusedWhenOff) {
   // Fragment 0 of 2 for sequence 0, embedding a header with bit 6 set.
   const Bytes fragment{0x01, 0x00, 0x00, 0x00, 0x01, 0x60, 0x00, 0x00, 0x00, 0x00, 0x05,
                        1, 2, 3, 4, 5, 6, 7, 8};
-  EXPECT_EQ(peer->endpoint.receive_packet(fragment.data(), fragment.size()), ReceiveResult::kFragmentInvalid);
+  EXPECT_EQ(peer->endpoint.receive_packet(bitwire::test::view(fragment)), ReceiveResult::kFragmentInvalid);
   EXPECT_EQ(peer->endpoint.counters().fragments_invalid, 1u);
 }
 
@@ -165,7 +166,7 @@ TEST(AckDelayRefusal, ReportOfAPacketNeverSentGivesNoSample) {
   peer->send({1});  // sequence 0
   peer->endpoint.update(0.1);
   const Bytes packet = report(0, 0, 7, 10);  // names 0 - 7 = 65529: never sent
-  EXPECT_EQ(peer->endpoint.receive_packet(packet.data(), packet.size()), ReceiveResult::kDelivered);
+  EXPECT_EQ(peer->endpoint.receive_packet(bitwire::test::view(packet)), ReceiveResult::kDelivered);
   EXPECT_EQ(peer->endpoint.counters().ack_delays_unusable, 1u);
   EXPECT_EQ(peer->endpoint.counters().packets_acked, 1u);  // the ack itself still counts
   EXPECT_EQ(peer->endpoint.rtt_ms(), 0.0);                  // but gave no sample
@@ -177,7 +178,7 @@ TEST(AckDelayRefusal, DelayLongerThanTheRoundTripGivesNoSample) {
   peer->send({1});
   peer->endpoint.update(0.05);                  // 50 ms after sending
   const Bytes packet = report(0, 0, 0, 60);     // the peer claims it held packet 0 for 60 ms
-  EXPECT_EQ(peer->endpoint.receive_packet(packet.data(), packet.size()), ReceiveResult::kDelivered);
+  EXPECT_EQ(peer->endpoint.receive_packet(bitwire::test::view(packet)), ReceiveResult::kDelivered);
   EXPECT_EQ(peer->endpoint.counters().ack_delays_unusable, 1u);
   EXPECT_EQ(peer->endpoint.rtt_ms(), 0.0);
   // Half a step short is rounding, not a lie: read as a 0 ms sample.
@@ -186,7 +187,7 @@ TEST(AckDelayRefusal, DelayLongerThanTheRoundTripGivesNoSample) {
   other->send({1});
   other->endpoint.update(0.0496);
   const Bytes rounded = report(0, 0, 0, 50);
-  other->endpoint.receive_packet(rounded.data(), rounded.size());
+  other->endpoint.receive_packet(bitwire::test::view(rounded));
   EXPECT_EQ(other->endpoint.counters().ack_delays_unusable, 0u);
   EXPECT_EQ(other->endpoint.rtt_max_ms(), 0.0);
   EXPECT_EQ(other->endpoint.rtt_avg_ms(), 0.0);
@@ -285,18 +286,18 @@ double rtt_with_arrival_times(bool pass_arrival) {
     b->endpoint.update(t + 0.09);
     for (const Bytes& d : a->take_outbox()) {
       if (pass_arrival) {
-        b->endpoint.receive_packet(d.data(), d.size(), t + 0.05);
+        b->endpoint.receive_packet(bitwire::test::view(d), t + 0.05);
       } else {
-        b->endpoint.receive_packet(d.data(), d.size());
+        b->endpoint.receive_packet(bitwire::test::view(d));
       }
     }
     b->send({2});  // held 0 ms after the tick, 40 ms after arrival
     a->endpoint.update(t + 0.19);
     for (const Bytes& d : b->take_outbox()) {
       if (pass_arrival) {
-        a->endpoint.receive_packet(d.data(), d.size(), t + 0.14);
+        a->endpoint.receive_packet(bitwire::test::view(d), t + 0.14);
       } else {
-        a->endpoint.receive_packet(d.data(), d.size());
+        a->endpoint.receive_packet(bitwire::test::view(d));
       }
     }
   }
@@ -319,7 +320,7 @@ TEST(AckDelayRtt, FutureOrNonFiniteArrivalReadsAsNow) {
     b->send({2});
     a->endpoint.update(0.1);
     for (const Bytes& d : b->take_outbox()) {
-      EXPECT_EQ(a->endpoint.receive_packet(d.data(), d.size(), arrival), ReceiveResult::kDelivered);
+      EXPECT_EQ(a->endpoint.receive_packet(bitwire::test::view(d), arrival), ReceiveResult::kDelivered);
     }
     EXPECT_NEAR(a->endpoint.rtt_ms(), 100.0, 1e-6) << arrival;
   }

@@ -15,6 +15,7 @@
 #include "bitwire/simulator.hpp"
 #include "support/endpoint_harness.hpp"
 #include "support/seed.hpp"
+#include "support/bytes.hpp"
 
 namespace bitwire {
 namespace {
@@ -338,12 +339,12 @@ struct Transfer {
   void step() {
     now += kTick;
     ++ticks;
-    sender.generate_packets(now, [&](std::span<const uint8_t> p) { forward.send(now, p.data(), p.size()); });
+    sender.generate_packets(now, [&](std::span<const uint8_t> p) { forward.send(now, std::as_bytes(p)); });
     forward.deliver(now, [&](std::span<const std::byte> p) {
       receiver.process_packet(std::span(reinterpret_cast<const uint8_t*>(p.data()), p.size()));
     });
     receiver.generate_packets(now,
-                              [&](std::span<const uint8_t> p) { backward.send(now, p.data(), p.size()); });
+                              [&](std::span<const uint8_t> p) { backward.send(now, std::as_bytes(p)); });
     backward.deliver(now, [&](std::span<const std::byte> p) {
       sender.process_packet(std::span(reinterpret_cast<const uint8_t*>(p.data()), p.size()));
     });
@@ -579,12 +580,12 @@ TEST(ChunkTransfer, HostilePacketsNeverGrowMemory) {
 struct ChunkPeer {
   ChunkSender* sender = nullptr;
   ChunkReceiver* receiver = nullptr;
-  static bool process(void* context, uint16_t, const uint8_t* data, size_t size) {
+  static bool process(void* context, uint16_t, std::span<const std::byte> payload) {
     auto* self = static_cast<ChunkPeer*>(context);
-    const std::span<const uint8_t> packet(data, size);
-    if (size > 0 && data[0] == kChunkAckKind && self->sender != nullptr) self->sender->process_packet(packet);
-    if (size > 0 && data[0] == kChunkSliceKind && self->receiver != nullptr)
-      self->receiver->process_packet(packet);
+    const Bytes packet = test::to_vector(payload);  // the chunk layer reads uint8_t bytes
+    const uint8_t kind = packet.empty() ? 0 : packet[0];
+    if (kind == kChunkAckKind && self->sender != nullptr) self->sender->process_packet(packet);
+    if (kind == kChunkSliceKind && self->receiver != nullptr) self->receiver->process_packet(packet);
     return true;
   }
 };
@@ -613,8 +614,8 @@ TEST(ChunkTransfer, OverEndpointsOnALink) {
     a.update(now);
     b.update(now);
     link.update(now);
-    sender.generate_packets(now, [&](std::span<const uint8_t> p) { a.send_packet(p); });
-    receiver.generate_packets(now, [&](std::span<const uint8_t> p) { b.send_packet(p); });
+    sender.generate_packets(now, [&](std::span<const uint8_t> p) { a.send_packet(std::as_bytes(p)); });
+    receiver.generate_packets(now, [&](std::span<const uint8_t> p) { b.send_packet(std::as_bytes(p)); });
   }
   ASSERT_TRUE(receiver.has_chunk());
   EXPECT_TRUE(std::equal(receiver.chunk().begin(), receiver.chunk().end(), block.begin(), block.end()));

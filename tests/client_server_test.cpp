@@ -15,6 +15,7 @@
 #include "support/endpoint_harness.hpp"  // the counting global allocator
 #include "support/simulated_transport.hpp"
 #include "support/stack_harness.hpp"
+#include "support/bytes.hpp"
 
 namespace bitwire::test {
 namespace {
@@ -278,9 +279,9 @@ TEST(ClientServer, AClientBreakingTheChannelProtocolIsDisconnectedWithTheReason)
   drain_events(*h.server);
   // A well-formed reliable 1.0 header followed by bytes that are no connection packet.
   std::array<uint8_t, 64> payload{};
-  const size_t header = write_packet_header(PacketHeader{0, 0xFFFF, 0}, payload.data());
+  const size_t header = write_packet_header(PacketHeader{0, 0xFFFF, 0}, test::writable(payload));
   for (size_t i = header; i < payload.size(); ++i) payload[i] = 0xFF;
-  ASSERT_TRUE(rogue.send_payload(payload));
+  ASSERT_TRUE(rogue.send_payload(test::view(payload)));
   h.step();
   const auto events = drain_events(*h.server);
   ASSERT_EQ(events.size(), 1u);

@@ -14,6 +14,7 @@
 #include "bitwire/envelope.hpp"
 #include "support/endpoint_harness.hpp"
 #include "support/seed.hpp"
+#include "support/bytes.hpp"
 
 namespace bitwire {
 namespace {
@@ -46,7 +47,7 @@ class EndpointAttack : public ::testing::TestWithParam<bool> {
     if (!envelope()) return packet;
     Bytes out(Envelope::kBytes);
     out.insert(out.end(), packet.begin(), packet.end());
-    Envelope(kProtocolId).seal(out.data(), packet.size());
+    Envelope(kProtocolId).seal(bitwire::test::writable(out), packet.size());
     return out;
   }
 
@@ -57,12 +58,12 @@ class EndpointAttack : public ::testing::TestWithParam<bool> {
 
   ReceiveResult feed(Peer& peer, const Bytes& packet) const {
     const Bytes d = datagram(packet);
-    return peer.endpoint.receive_packet(d.data(), d.size());
+    return peer.endpoint.receive_packet(bitwire::test::view(d));
   }
 
   static Bytes header(uint16_t sequence, uint16_t ack, uint32_t ack_bits) {
     uint8_t out[kMaxPacketHeaderBytes];
-    return Bytes(out, out + write_packet_header(PacketHeader{sequence, ack, ack_bits}, out));
+    return Bytes(out, out + write_packet_header(PacketHeader{sequence, ack, ack_bits}, bitwire::test::writable(out)));
   }
 
   static Bytes regular(uint16_t sequence, const Bytes& payload, uint16_t ack = 0xFFFF,
@@ -138,20 +139,19 @@ TEST(EndpointAttackEnvelope, DatagramShorterThanEnvelope) {
   const uint8_t bytes[3] = {0, 0, 0};
   for (size_t size = 0; size < 4; ++size) {
     const EndpointCounters before = peer->endpoint.counters();
-    EXPECT_EQ(peer->endpoint.receive_packet(bytes, size), ReceiveResult::kEnvelopeMismatch);
+    EXPECT_EQ(peer->endpoint.receive_packet(bitwire::test::view(bytes, size)), ReceiveResult::kEnvelopeMismatch);
     EXPECT_ONLY_COUNTER_ROSE(before, peer->endpoint.counters(), envelope_failures);
   }
-  EXPECT_EQ(peer->endpoint.receive_packet(nullptr, 0), ReceiveResult::kEnvelopeMismatch);
+  EXPECT_EQ(peer->endpoint.receive_packet({}), ReceiveResult::kEnvelopeMismatch);
 }
 
 TEST_P(EndpointAttack, NullAndEmptyDatagrams) {
   auto peer = Peer::make(config());
   const ReceiveResult expected =
       envelope() ? ReceiveResult::kEnvelopeMismatch : ReceiveResult::kHeaderInvalid;
-  EXPECT_EQ(peer->endpoint.receive_packet(nullptr, 0), expected);
-  EXPECT_EQ(peer->endpoint.receive_packet(nullptr, 100), expected);
+  EXPECT_EQ(peer->endpoint.receive_packet({}), expected);
   const uint8_t byte = 0;
-  EXPECT_EQ(peer->endpoint.receive_packet(&byte, 0), expected);
+  EXPECT_EQ(peer->endpoint.receive_packet(test::view(&byte, 0)), expected);
   EXPECT_TRUE(peer->delivered.empty());
 }
 
@@ -341,12 +341,12 @@ TEST_P(EndpointAttack, FragmentsOfAPacketAlreadyDelivered) {
   sender->send(data(250));
   const auto fragments = sender->take_outbox();
   ASSERT_EQ(fragments.size(), 3u);
-  for (const Bytes& d : fragments) peer->endpoint.receive_packet(d.data(), d.size());
+  for (const Bytes& d : fragments) peer->endpoint.receive_packet(bitwire::test::view(d));
   ASSERT_EQ(peer->delivered.size(), 1u);
   for (int round = 0; round < 3; ++round) {
     for (const Bytes& d : fragments) {
       const EndpointCounters before = peer->endpoint.counters();
-      EXPECT_EQ(peer->endpoint.receive_packet(d.data(), d.size()), ReceiveResult::kFragmentDuplicate);
+      EXPECT_EQ(peer->endpoint.receive_packet(bitwire::test::view(d)), ReceiveResult::kFragmentDuplicate);
       EXPECT_ONLY_COUNTER_ROSE(before, peer->endpoint.counters(), fragments_duplicate);
     }
   }
@@ -382,7 +382,7 @@ TEST_P(EndpointAttack, FloodOfNeverCompletedReassembliesStaysWithinTheConfigured
     attack.push_back(datagram(fragment(sequence, 1 + static_cast<int>(rng() % 7), 8, data(kFragmentSize))));
   }
   const auto before = test::counting_allocations;
-  for (const Bytes& d : attack) peer->endpoint.receive_packet(d.data(), d.size());
+  for (const Bytes& d : attack) peer->endpoint.receive_packet(bitwire::test::view(d));
   const auto after = test::counting_allocations;
   EXPECT_EQ(after.count, before.count) << "the flood made the endpoint allocate";
   EXPECT_EQ(peer->endpoint.memory_bytes(), Endpoint::memory_required(config()));
@@ -449,14 +449,14 @@ TEST_P(EndpointAttack, SendAboveMaxSizeIsRefusedAndAtMaxIsSent) {
   auto peer = Peer::make(config());
   const size_t max = static_cast<size_t>(config().max_packet_size);
   const EndpointCounters before = sender->endpoint.counters();
-  EXPECT_FALSE(sender->endpoint.send_packet(data(max + 1).data(), max + 1));
+  EXPECT_FALSE(sender->endpoint.send_packet(test::view(data(max + 1))));
   EXPECT_ONLY_COUNTER_ROSE(before, sender->endpoint.counters(), packets_too_large_to_send);
   EXPECT_TRUE(sender->outbox.empty());
   EXPECT_EQ(sender->endpoint.next_sequence(), 0);  // no sequence used
   const Bytes payload = data(max, 8);
-  EXPECT_TRUE(sender->endpoint.send_packet(payload.data(), payload.size()));
+  EXPECT_TRUE(sender->endpoint.send_packet(bitwire::test::view(payload)));
   EXPECT_EQ(sender->outbox.size(), static_cast<size_t>(kMaxFragments));
-  for (const Bytes& d : sender->take_outbox()) peer->endpoint.receive_packet(d.data(), d.size());
+  for (const Bytes& d : sender->take_outbox()) peer->endpoint.receive_packet(bitwire::test::view(d));
   ASSERT_EQ(peer->delivered.size(), 1u);
   EXPECT_EQ(peer->delivered[0].payload, payload);
 }
@@ -489,9 +489,9 @@ TEST_P(EndpointAttack, MoreThan32768PacketsBetweenTwoAcks) {
   // a and b talk normally for a while.
   for (int i = 0; i < 10; ++i) {
     a->send({1});
-    for (const Bytes& d : a->take_outbox()) b->endpoint.receive_packet(d.data(), d.size());
+    for (const Bytes& d : a->take_outbox()) b->endpoint.receive_packet(bitwire::test::view(d));
     b->send({2});
-    for (const Bytes& d : b->take_outbox()) a->endpoint.receive_packet(d.data(), d.size());
+    for (const Bytes& d : b->take_outbox()) a->endpoint.receive_packet(bitwire::test::view(d));
   }
   const uint64_t acked_before = a->endpoint.counters().packets_acked;
   // Then a sends 40000 packets that all vanish, and hears nothing.
@@ -501,7 +501,7 @@ TEST_P(EndpointAttack, MoreThan32768PacketsBetweenTwoAcks) {
   // ignores the acks (none of those packets is in its sent window anyway) but takes the payload.
   b->send({4});
   auto from_b = b->take_outbox();
-  EXPECT_EQ(a->endpoint.receive_packet(from_b[0].data(), from_b[0].size()), ReceiveResult::kDelivered);
+  EXPECT_EQ(a->endpoint.receive_packet(bitwire::test::view(from_b[0])), ReceiveResult::kDelivered);
   EXPECT_EQ(a->endpoint.counters().packets_acked, acked_before);
   EXPECT_EQ(a->endpoint.counters().acks_ahead, 1u);
   // From b's side a's sequence jumped by more than half the sequence space, so a's new packets look older
@@ -512,20 +512,20 @@ TEST_P(EndpointAttack, MoreThan32768PacketsBetweenTwoAcks) {
     a->send({5});
     auto from_a = a->take_outbox();
     const EndpointCounters before = b->endpoint.counters();
-    EXPECT_EQ(b->endpoint.receive_packet(from_a[0].data(), from_a[0].size()), ReceiveResult::kStale);
+    EXPECT_EQ(b->endpoint.receive_packet(bitwire::test::view(from_a[0])), ReceiveResult::kStale);
     EXPECT_ONLY_COUNTER_ROSE(before, b->endpoint.counters(), packets_stale);
   }
   a->send({6});
   auto from_a = a->take_outbox();
-  EXPECT_EQ(b->endpoint.receive_packet(from_a[0].data(), from_a[0].size()), ReceiveResult::kDelivered);
+  EXPECT_EQ(b->endpoint.receive_packet(bitwire::test::view(from_a[0])), ReceiveResult::kDelivered);
   EXPECT_EQ(b->endpoint.counters().sequence_resyncs, 1u);
   // From then on every packet is delivered and acked, and none was acked falsely.
   const EndpointCounters b_before = b->endpoint.counters();
   for (int i = 0; i < 300; ++i) {
     a->send({7});
-    for (const Bytes& d : a->take_outbox()) b->endpoint.receive_packet(d.data(), d.size());
+    for (const Bytes& d : a->take_outbox()) b->endpoint.receive_packet(bitwire::test::view(d));
     b->send({8});
-    for (const Bytes& d : b->take_outbox()) a->endpoint.receive_packet(d.data(), d.size());
+    for (const Bytes& d : b->take_outbox()) a->endpoint.receive_packet(bitwire::test::view(d));
   }
   EXPECT_EQ(b->endpoint.counters().packets_stale, b_before.packets_stale);
   EXPECT_EQ(b->endpoint.counters().packets_duplicate, 0u);
@@ -555,7 +555,7 @@ TEST_P(EndpointAttack, SequenceWrapTwiceOver) {
     acked[s] = false;
     for (const Bytes& d : a->take_outbox()) {
       if (rng() % 100 < 20) continue;  // 20% loss a -> b
-      b->endpoint.receive_packet(d.data(), d.size());
+      b->endpoint.receive_packet(bitwire::test::view(d));
     }
     for (const auto& delivery : b->delivered) {
       int64_t t;
@@ -566,7 +566,7 @@ TEST_P(EndpointAttack, SequenceWrapTwiceOver) {
     b->send({});
     for (const Bytes& d : b->take_outbox()) {
       if (rng() % 100 < 20) continue;  // 20% loss b -> a
-      a->endpoint.receive_packet(d.data(), d.size());
+      a->endpoint.receive_packet(bitwire::test::view(d));
     }
     for (uint16_t x : a->endpoint.acks()) {
       ASSERT_FALSE(acked[x]) << "sequence " << x << " acked twice, tick " << tick;
@@ -608,7 +608,7 @@ TEST(EndpointAttackEnvelope, WrongProtocolIdAndCorruption) {
   auto stranger = Peer::make(other);
   stranger->send({1, 2, 3});
   EndpointCounters before = peer->endpoint.counters();
-  EXPECT_EQ(peer->endpoint.receive_packet(stranger->outbox[0].data(), stranger->outbox[0].size()),
+  EXPECT_EQ(peer->endpoint.receive_packet(bitwire::test::view(stranger->outbox[0])),
             ReceiveResult::kEnvelopeMismatch);
   EXPECT_ONLY_COUNTER_ROSE(before, peer->endpoint.counters(), envelope_failures);
   auto friendly = Peer::make(enveloped_config());
@@ -617,12 +617,12 @@ TEST(EndpointAttackEnvelope, WrongProtocolIdAndCorruption) {
   for (size_t bit = 0; bit < corrupted.size() * 8; ++bit) {
     corrupted[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
     before = peer->endpoint.counters();
-    ASSERT_EQ(peer->endpoint.receive_packet(corrupted.data(), corrupted.size()),
+    ASSERT_EQ(peer->endpoint.receive_packet(bitwire::test::view(corrupted)),
               ReceiveResult::kEnvelopeMismatch);
     EXPECT_ONLY_COUNTER_ROSE(before, peer->endpoint.counters(), envelope_failures);
     corrupted[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
   }
-  EXPECT_EQ(peer->endpoint.receive_packet(corrupted.data(), corrupted.size()), ReceiveResult::kDelivered);
+  EXPECT_EQ(peer->endpoint.receive_packet(bitwire::test::view(corrupted)), ReceiveResult::kDelivered);
 }
 
 TEST_P(EndpointAttack, RandomBytesNeverDeliverOrAck) {
@@ -634,7 +634,7 @@ TEST_P(EndpointAttack, RandomBytesNeverDeliverOrAck) {
     Bytes bytes(rng() % 40);
     for (auto& b : bytes) b = static_cast<uint8_t>(rng());
     if (!bytes.empty() && rng() % 2) bytes[0] &= 0x3F;  // mostly plausible prefixes
-    peer->endpoint.receive_packet(bytes.data(), bytes.size());
+    peer->endpoint.receive_packet(bitwire::test::view(bytes));
   }
   if (envelope()) {
     EXPECT_TRUE(peer->delivered.empty());  // 2^-32 per try to pass the crc

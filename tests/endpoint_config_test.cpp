@@ -11,6 +11,7 @@
 
 #include "bitwire/endpoint.hpp"
 #include "support/endpoint_harness.hpp"
+#include "support/bytes.hpp"
 
 namespace bitwire {
 namespace {
@@ -60,8 +61,8 @@ TEST(EndpointConfigLimits, SentPacketBufferOfOneIsRefused) {
     b.endpoint.update(now);
     a.send({1, 2, 3});
     b.send({4, 5, 6});
-    for (const auto& datagram : a.take_outbox()) b.endpoint.receive_packet(datagram.data(), datagram.size());
-    for (const auto& datagram : b.take_outbox()) a.endpoint.receive_packet(datagram.data(), datagram.size());
+    for (const auto& datagram : a.take_outbox()) b.endpoint.receive_packet(bitwire::test::view(datagram));
+    for (const auto& datagram : b.take_outbox()) a.endpoint.receive_packet(bitwire::test::view(datagram));
     acked = a.endpoint.counters().packets_acked;
   }
   EXPECT_GE(acked, 18u) << "a two-slot sent buffer acks every packet on a lossless ping-pong";
@@ -190,10 +191,10 @@ TEST(EndpointConfigLimits, NonFiniteAndTinyDurationsAreRefused) {
 
 // ---- Construction ----
 
-void transmit_into(void* context, uint16_t, const uint8_t* data, size_t size) {
-  static_cast<std::vector<std::vector<uint8_t>>*>(context)->emplace_back(data, data + size);
+void transmit_into(void* context, uint16_t, std::span<const std::byte> datagram) {
+  static_cast<std::vector<std::vector<uint8_t>>*>(context)->push_back(test::to_vector(datagram));
 }
-bool accept(void*, uint16_t, const uint8_t*, size_t) {
+bool accept(void*, uint16_t, std::span<const std::byte>) {
   return true;
 }
 
@@ -208,8 +209,8 @@ TEST(EndpointConstruction, BadConfigFailsWithReasonAndRefusesEveryCall) {
       << endpoint.error_reason();
   EXPECT_LT(endpoint.memory_bytes(), 2048u) << "a failed endpoint allocates only a placeholder";
   const uint8_t payload[4] = {1, 2, 3, 4};
-  EXPECT_FALSE(endpoint.send_packet(payload, sizeof payload));
-  EXPECT_EQ(endpoint.receive_packet(payload, sizeof payload), ReceiveResult::kEndpointFailed);
+  EXPECT_FALSE(endpoint.send_packet(bitwire::test::view(payload)));
+  EXPECT_EQ(endpoint.receive_packet(bitwire::test::view(payload)), ReceiveResult::kEndpointFailed);
   endpoint.update(1.0);
   EXPECT_EQ(endpoint.time(), 0.0);
   EXPECT_TRUE(sent.empty());
@@ -234,7 +235,7 @@ TEST(EndpointConstruction, NullTransmitIsRefused) {
   ASSERT_TRUE(endpoint.failed());
   EXPECT_TRUE(mentions(endpoint.error_reason(), "transmit is null")) << endpoint.error_reason();
   const uint8_t payload[4] = {1, 2, 3, 4};
-  EXPECT_FALSE(endpoint.send_packet(payload, sizeof payload));
+  EXPECT_FALSE(endpoint.send_packet(bitwire::test::view(payload)));
   EXPECT_EQ(endpoint.counters().packets_sent, 0u);
 }
 
@@ -251,7 +252,7 @@ TEST(EndpointConstruction, SetCallbacksRefusesNullAndKeepsTheOldOnes) {
   EXPECT_FALSE(endpoint.set_callbacks(EndpointCallbacks{&sent, nullptr, &accept, nullptr}));
   EXPECT_FALSE(endpoint.set_callbacks(EndpointCallbacks{&sent, &transmit_into, nullptr, nullptr}));
   const uint8_t payload[4] = {1, 2, 3, 4};
-  EXPECT_TRUE(endpoint.send_packet(payload, sizeof payload));
+  EXPECT_TRUE(endpoint.send_packet(bitwire::test::view(payload)));
   EXPECT_EQ(sent.size(), 1u) << "the old transmit is still in place";
   EXPECT_TRUE(endpoint.set_callbacks(EndpointCallbacks{&sent, &transmit_into, &accept, nullptr}));
 }
@@ -291,8 +292,8 @@ void run_with_bad_time(Poison poison, Peer& a, Peer& b) {
     if (tick == 30) poison(a.endpoint, now);
     a.send(std::vector<uint8_t>(40, 1));
     b.send(std::vector<uint8_t>(40, 2));
-    for (const auto& datagram : a.take_outbox()) b.endpoint.receive_packet(datagram.data(), datagram.size());
-    for (const auto& datagram : b.take_outbox()) a.endpoint.receive_packet(datagram.data(), datagram.size());
+    for (const auto& datagram : a.take_outbox()) b.endpoint.receive_packet(bitwire::test::view(datagram));
+    for (const auto& datagram : b.take_outbox()) a.endpoint.receive_packet(bitwire::test::view(datagram));
   }
 }
 

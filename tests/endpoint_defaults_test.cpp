@@ -11,6 +11,7 @@
 #include "bitwire/simulator.hpp"
 #include "support/endpoint_harness.hpp"
 #include "support/seed.hpp"
+#include "support/bytes.hpp"
 
 namespace bitwire {
 namespace {
@@ -45,11 +46,11 @@ Outcome run(const EndpointConfig& config, const NetworkConditions& conditions, u
   std::vector<uint8_t> delivered(65536, 0);
   Side sender_side{&to_receiver, 0.0, nullptr};
   Side receiver_side{&to_sender, 0.0, &delivered};
-  auto transmit = [](void* context, uint16_t, const uint8_t* data, size_t n) {
+  auto transmit = [](void* context, uint16_t, std::span<const std::byte> datagram) {
     auto* side = static_cast<Side*>(context);
-    side->out->send(side->now, data, n);
+    side->out->send(side->now, datagram);
   };
-  auto process = [](void* context, uint16_t sequence, const uint8_t*, size_t) {
+  auto process = [](void* context, uint16_t sequence, std::span<const std::byte>) {
     auto* side = static_cast<Side*>(context);
     if (side->delivered != nullptr) side->delivered[0][sequence] = 1;
     return true;
@@ -73,26 +74,25 @@ Outcome run(const EndpointConfig& config, const NetworkConditions& conditions, u
     sender.update(now);
     receiver.update(now);
     to_receiver.deliver(now, [&](std::span<const std::byte> d) {
-      const auto* bytes = reinterpret_cast<const uint8_t*>(d.data());
       if (d.size() > envelope) {
-        const uint8_t* packet = bytes + envelope;
-        if (packet[0] & 1) {
-          const uint16_t sequence = static_cast<uint16_t>(packet[1] | (packet[2] << 8));
-          const uint32_t id = packet[3];
+        const auto packet = [&](size_t i) { return std::to_integer<uint32_t>(d[envelope + i]); };
+        if (packet(0) & 1) {
+          const uint16_t sequence = static_cast<uint16_t>(packet(1) | (packet(2) << 8));
+          const uint32_t id = packet(3);
           uint64_t& word = arrived[sequence][id >> 6];
           if (!(word & (uint64_t{1} << (id & 63)))) {
             word |= uint64_t{1} << (id & 63);
             ++arrived_count[sequence];
           }
         } else {
-          const uint16_t sequence = static_cast<uint16_t>(packet[1] | (packet[2] << 8));
+          const uint16_t sequence = static_cast<uint16_t>(packet(1) | (packet(2) << 8));
           arrived_count[sequence] = 1;
         }
       }
-      receiver.receive_packet(bytes, d.size());
+      receiver.receive_packet(d);
     });
     to_sender.deliver(now, [&](std::span<const std::byte> d) {
-      sender.receive_packet(reinterpret_cast<const uint8_t*>(d.data()), d.size());
+      sender.receive_packet(d);
     });
     if (tick < judged_ticks) {
       const uint16_t sequence = sender.next_sequence();
@@ -100,10 +100,10 @@ Outcome run(const EndpointConfig& config, const NetworkConditions& conditions, u
           size <= static_cast<size_t>(config.fragment_above)
               ? 1u
               : static_cast<uint32_t>((size + config.fragment_size - 1) / config.fragment_size);
-      sender.send_packet(payload.data(), payload.size());
+      sender.send_packet(bitwire::test::view(payload));
       ++outcome.sent;
     }
-    receiver.send_packet(ack_only.data(), ack_only.size());
+    receiver.send_packet(bitwire::test::view(ack_only));
   }
   for (uint32_t s = 0; s < outcome.sent; ++s) {
     if (expected[s] != 0 && arrived_count[s] == expected[s]) {

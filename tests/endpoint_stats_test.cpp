@@ -9,6 +9,7 @@
 #include "bitwire/endpoint.hpp"
 #include "support/endpoint_harness.hpp"
 #include "support/seed.hpp"
+#include "support/bytes.hpp"
 
 namespace bitwire {
 namespace {
@@ -19,7 +20,7 @@ using Bytes = std::vector<uint8_t>;
 // Delivers every datagram `from` has transmitted to `to`, in order.
 void deliver_all(Peer& from, Peer& to) {
   for (const Bytes& datagram : from.take_outbox())
-    to.endpoint.receive_packet(datagram.data(), datagram.size());
+    to.endpoint.receive_packet(bitwire::test::view(datagram));
 }
 
 TEST(EndpointStats, RttAtFixedRoundTrip) {
@@ -93,7 +94,7 @@ TEST(EndpointStats, LossCountsOnlyPacketsOldEnoughToBeAcked) {
     b->send({2});
     auto datagrams = a->take_outbox();
     if (tick % 4 != 0) {  // exactly one packet in four lost
-      for (const Bytes& d : datagrams) b->endpoint.receive_packet(d.data(), d.size());
+      for (const Bytes& d : datagrams) b->endpoint.receive_packet(bitwire::test::view(d));
     }
     deliver_all(*b, *a);
   }
@@ -158,7 +159,7 @@ TEST(EndpointStats, PacketsInFlightCountsWhatAnAckCanStillReach) {
   for (int i = 0; i < 40; ++i) a->send({1});
   auto datagrams = a->take_outbox();
   EXPECT_EQ(a->endpoint.packets_in_flight(), 40);
-  for (size_t i = 1; i < datagrams.size(); ++i) b->endpoint.receive_packet(datagrams[i].data(), datagrams[i].size());
+  for (size_t i = 1; i < datagrams.size(); ++i) b->endpoint.receive_packet(bitwire::test::view(datagrams[i]));
   b->send({});
   deliver_all(*b, *a);
   EXPECT_EQ(a->endpoint.packets_in_flight(), 0);
@@ -166,12 +167,12 @@ TEST(EndpointStats, PacketsInFlightCountsWhatAnAckCanStillReach) {
   // Sequence 50 lost, 51..60 arrive: 50 is inside the peer's window (ack 60), it could still be acked.
   for (int i = 0; i < 11; ++i) a->send({1});
   datagrams = a->take_outbox();
-  for (size_t i = 1; i < datagrams.size(); ++i) b->endpoint.receive_packet(datagrams[i].data(), datagrams[i].size());
+  for (size_t i = 1; i < datagrams.size(); ++i) b->endpoint.receive_packet(bitwire::test::view(datagrams[i]));
   b->send({});
   deliver_all(*b, *a);
   EXPECT_EQ(a->endpoint.packets_in_flight(), 11);
   // ... and once it arrives late and is acked, nothing is in flight.
-  b->endpoint.receive_packet(datagrams[0].data(), datagrams[0].size());
+  b->endpoint.receive_packet(bitwire::test::view(datagrams[0]));
   b->send({});
   deliver_all(*b, *a);
   EXPECT_EQ(a->endpoint.packets_in_flight(), 0);
@@ -220,7 +221,7 @@ struct DelayLine {
     size_t kept = 0;
     for (size_t i = 0; i < in_flight.size(); ++i) {
       if (in_flight[i].first <= now + 1e-9) {
-        to.receive_packet(in_flight[i].second.data(), in_flight[i].second.size());
+        to.receive_packet(bitwire::test::view(in_flight[i].second));
       } else {
         if (kept != i) in_flight[kept] = std::move(in_flight[i]);
         ++kept;

@@ -17,6 +17,7 @@
 #include "bitwire/log.hpp"
 #include "support/endpoint_harness.hpp"
 #include "support/seed.hpp"
+#include "support/bytes.hpp"
 
 namespace bitwire {
 namespace {
@@ -33,14 +34,14 @@ EndpointConfig raw_config() {
 
 Bytes header_bytes(uint16_t sequence, uint16_t ack, uint32_t ack_bits) {
   uint8_t out[kMaxPacketHeaderBytes];
-  const size_t size = write_packet_header(PacketHeader{sequence, ack, ack_bits}, out);
+  const size_t size = write_packet_header(PacketHeader{sequence, ack, ack_bits}, bitwire::test::writable(out));
   return Bytes(out, out + size);
 }
 
 // Delivers every datagram `from` has transmitted to `to`, in order.
 void deliver_all(Peer& from, Peer& to) {
   for (const Bytes& datagram : from.take_outbox())
-    to.endpoint.receive_packet(datagram.data(), datagram.size());
+    to.endpoint.receive_packet(bitwire::test::view(datagram));
 }
 
 // ---- Golden header bytes (reliable 1.0) ----
@@ -79,9 +80,9 @@ TEST(PacketHeaderGolden, OnlyBytesThatAreNot0xFFArePresent) {
 
 TEST(FragmentHeaderGolden, FiveBytes) {
   uint8_t out[kFragmentHeaderBytes];
-  write_fragment_header(FragmentHeader{0xBEEF, 3, 256}, out);
+  write_fragment_header(FragmentHeader{0xBEEF, 3, 256}, bitwire::test::writable(out));
   EXPECT_EQ(Bytes(out, out + 5), (Bytes{0x01, 0xEF, 0xBE, 0x03, 0xFF}));
-  write_fragment_header(FragmentHeader{7, 0, 1}, out);
+  write_fragment_header(FragmentHeader{7, 0, 1}, bitwire::test::writable(out));
   EXPECT_EQ(Bytes(out, out + 5), (Bytes{0x01, 0x07, 0x00, 0x00, 0x00}));
 }
 
@@ -99,11 +100,11 @@ TEST(PacketHeaderCodec, RoundTripsRandomHeaders) {
       bits |= static_cast<uint32_t>(rng() % 3 == 0 ? 0xFF : rng() & 0xFF) << (8 * k);
     header.ack_bits = bits;
     uint8_t out[kMaxPacketHeaderBytes];
-    const size_t size = write_packet_header(header, out);
+    const size_t size = write_packet_header(header, bitwire::test::writable(out));
     ASSERT_GE(size, kMinPacketHeaderBytes);
     ASSERT_LE(size, kMaxPacketHeaderBytes);
     PacketHeader read;
-    ASSERT_EQ(read_packet_header(out, size, read), size);
+    ASSERT_EQ(read_packet_header(bitwire::test::view(out, size), read), size);
     ASSERT_EQ(read, header);
   }
 }
@@ -118,11 +119,11 @@ TEST(PacketHeaderCodec, EveryAcceptedEncodingIsTheCanonicalOne) {
     for (auto& b : bytes) b = static_cast<uint8_t>(rng() % 4 == 0 ? 0xFF : rng());
     bytes[0] &= static_cast<uint8_t>(rng() % 8 == 0 ? 0xFF : 0x3E);
     PacketHeader header;
-    const size_t size = read_packet_header(bytes, sizeof bytes, header);
+    const size_t size = read_packet_header(bitwire::test::view(bytes), header);
     if (size == 0) continue;
     ++accepted;
     uint8_t again[kMaxPacketHeaderBytes];
-    ASSERT_EQ(write_packet_header(header, again), size);
+    ASSERT_EQ(write_packet_header(header, bitwire::test::writable(again)), size);
     ASSERT_TRUE(std::equal(bytes, bytes + size, again));
   }
   EXPECT_GT(accepted, 1000);
@@ -132,11 +133,11 @@ TEST(PacketHeaderCodec, ReportsWhy) {
   const char* reason = nullptr;
   PacketHeader header;
   const uint8_t fragment[] = {0x01, 0, 0, 0, 0};
-  EXPECT_EQ(read_packet_header(fragment, sizeof fragment, header, &reason), 0u);
+  EXPECT_EQ(read_packet_header(bitwire::test::view(fragment), header, &reason), 0u);
   EXPECT_NE(reason, nullptr);
   const uint8_t reserved[] = {0x40, 0, 0, 0};
   reason = nullptr;
-  EXPECT_EQ(read_packet_header(reserved, sizeof reserved, header, &reason), 0u);
+  EXPECT_EQ(read_packet_header(bitwire::test::view(reserved), header, &reason), 0u);
   EXPECT_NE(reason, nullptr);
 }
 
@@ -280,11 +281,11 @@ TEST(EndpointAcks, OnlyReceivedPacketsAreAckedUnderLoss) {
     b->send({0});
     for (const Bytes& d : a->take_outbox()) {
       if (rng() % 100 < 40) continue;  // 40% loss a -> b
-      b->endpoint.receive_packet(d.data(), d.size());
+      b->endpoint.receive_packet(bitwire::test::view(d));
     }
     for (const Bytes& d : b->take_outbox()) {
       if (rng() % 100 < 40) continue;  // 40% loss b -> a
-      a->endpoint.receive_packet(d.data(), d.size());
+      a->endpoint.receive_packet(bitwire::test::view(d));
     }
     for (const auto& delivery : b->delivered) received_by_b.insert(delivery.sequence);
     b->delivered.clear();
@@ -355,7 +356,7 @@ TEST(EndpointAcks, AckBitsMarkAckAndTheSequencesBeforeIt) {
   auto b = Peer::make(raw_config());
   for (int i = 0; i < 10; ++i) a->send({static_cast<uint8_t>(i)});
   auto datagrams = a->take_outbox();
-  for (int i : {0, 2, 3, 9}) b->endpoint.receive_packet(datagrams[i].data(), datagrams[i].size());
+  for (int i : {0, 2, 3, 9}) b->endpoint.receive_packet(bitwire::test::view(datagrams[i]));
   const PacketHeader state = b->endpoint.current_ack_state();
   EXPECT_EQ(state.ack, 9);
   // bit n = sequence 9 - n: 9 (bit 0), 3 (bit 6), 2 (bit 7), 0 (bit 9).
@@ -371,14 +372,14 @@ TEST(EndpointAcks, ReorderedAcksStillReportOlderPackets) {
   auto b = Peer::make(raw_config());
   for (int i = 0; i < 50; ++i) a->send({});
   auto d = a->take_outbox();
-  for (int i = 0; i <= 20; ++i) b->endpoint.receive_packet(d[i].data(), d[i].size());
+  for (int i = 0; i <= 20; ++i) b->endpoint.receive_packet(bitwire::test::view(d[i]));
   b->send({});  // acks 0..20
-  for (int i = 21; i < 50; ++i) b->endpoint.receive_packet(d[i].data(), d[i].size());
+  for (int i = 21; i < 50; ++i) b->endpoint.receive_packet(bitwire::test::view(d[i]));
   b->send({});  // acks 18..49
   auto from_b = b->take_outbox();
-  a->endpoint.receive_packet(from_b[1].data(), from_b[1].size());
+  a->endpoint.receive_packet(bitwire::test::view(from_b[1]));
   EXPECT_EQ(a->endpoint.acks().size(), 32u);
-  a->endpoint.receive_packet(from_b[0].data(), from_b[0].size());  // the older ack arrives last
+  a->endpoint.receive_packet(bitwire::test::view(from_b[0]));  // the older ack arrives last
   std::vector<uint16_t> acks(a->endpoint.acks().begin(), a->endpoint.acks().end());
   std::sort(acks.begin(), acks.end());
   ASSERT_EQ(acks.size(), 50u);
@@ -390,9 +391,9 @@ TEST(EndpointAcks, LateOlderPacketSetsItsBit) {
   auto b = Peer::make(raw_config());
   for (int i = 0; i < 40; ++i) a->send({});
   auto d = a->take_outbox();
-  b->endpoint.receive_packet(d[39].data(), d[39].size());
-  b->endpoint.receive_packet(d[20].data(), d[20].size());  // 19 behind: inside the 32-bit window
-  b->endpoint.receive_packet(d[2].data(), d[2].size());    // 37 behind: outside it, still received
+  b->endpoint.receive_packet(bitwire::test::view(d[39]));
+  b->endpoint.receive_packet(bitwire::test::view(d[20]));  // 19 behind: inside the 32-bit window
+  b->endpoint.receive_packet(bitwire::test::view(d[2]));    // 37 behind: outside it, still received
   EXPECT_EQ(b->endpoint.current_ack_state().ack, 39);
   EXPECT_EQ(b->endpoint.current_ack_state().ack_bits, 1u | (1u << 19));
   EXPECT_EQ(b->endpoint.counters().packets_received, 3u);
@@ -456,7 +457,7 @@ TEST(EndpointFragments, AnyArrivalOrderWithDuplicates) {
     for (size_t i = 0; i < datagrams.size() / 2; ++i) shuffled.push_back(datagrams[rng() % datagrams.size()]);
     std::shuffle(shuffled.begin(), shuffled.end(), rng);
     const size_t before = b->delivered.size();
-    for (const Bytes& d : shuffled) b->endpoint.receive_packet(d.data(), d.size());
+    for (const Bytes& d : shuffled) b->endpoint.receive_packet(bitwire::test::view(d));
     ASSERT_EQ(b->delivered.size(), before + 1);
     ASSERT_EQ(b->delivered.back().payload, payload);
   }
@@ -477,7 +478,7 @@ TEST(EndpointFragments, InterleavedPacketsReassembleIndependently) {
   // Round-robin one fragment of each packet at a time.
   for (size_t f = 0; f < 8; ++f) {
     for (auto& fragments : packets) {
-      if (f < fragments.size()) b->endpoint.receive_packet(fragments[f].data(), fragments[f].size());
+      if (f < fragments.size()) b->endpoint.receive_packet(bitwire::test::view(fragments[f]));
     }
   }
   ASSERT_EQ(b->delivered.size(), 4u);
@@ -495,9 +496,9 @@ TEST(EndpointFragments, FragmentedPacketCarriesAcks) {
   b->send(pattern_payload(500, 5));  // fragmented; fragment 0's embedded header acks a's packet 0
   auto fragments = b->take_outbox();
   for (size_t i = fragments.size(); i-- > 1;)
-    a->endpoint.receive_packet(fragments[i].data(), fragments[i].size());
+    a->endpoint.receive_packet(bitwire::test::view(fragments[i]));
   EXPECT_TRUE(a->endpoint.acks().empty());  // nothing processed before the packet is whole
-  a->endpoint.receive_packet(fragments[0].data(), fragments[0].size());
+  a->endpoint.receive_packet(bitwire::test::view(fragments[0]));
   ASSERT_EQ(a->endpoint.acks().size(), 1u);
   EXPECT_EQ(a->endpoint.acks()[0], 0);
 }
@@ -532,8 +533,8 @@ TEST(EndpointLifecycle, ConstructionAllocatesExactlyMemoryRequired) {
   const EndpointConfig config;
   const auto before = test::counting_allocations;
   // Both required callbacks (null ones are refused, and a refused endpoint allocates only a placeholder).
-  const EndpointCallbacks callbacks{nullptr, [](void*, uint16_t, const uint8_t*, size_t) {},
-                                    [](void*, uint16_t, const uint8_t*, size_t) { return true; }, nullptr};
+  const EndpointCallbacks callbacks{nullptr, [](void*, uint16_t, std::span<const std::byte>) {},
+                                    [](void*, uint16_t, std::span<const std::byte>) { return true; }, nullptr};
   Endpoint endpoint(config, callbacks);
   ASSERT_FALSE(endpoint.failed()) << endpoint.error_reason();
   const auto after = test::counting_allocations;
@@ -550,13 +551,13 @@ struct FixedQueue {
   std::array<std::array<uint8_t, kBytes>, kSlots> data{};
   std::array<size_t, kSlots> sizes{};
   size_t count = 0;
-  static void transmit(void* context, uint16_t, const uint8_t* bytes, size_t size) {
+  static void transmit(void* context, uint16_t, std::span<const std::byte> datagram) {
     auto* self = static_cast<FixedQueue*>(context);
-    if (self->count == kSlots || size > kBytes) return;
-    std::memcpy(self->data[self->count].data(), bytes, size);
-    self->sizes[self->count++] = size;
+    if (self->count == kSlots || datagram.size() > kBytes) return;
+    std::memcpy(self->data[self->count].data(), datagram.data(), datagram.size());
+    self->sizes[self->count++] = datagram.size();
   }
-  static bool process(void*, uint16_t, const uint8_t*, size_t) { return true; }
+  static bool process(void*, uint16_t, std::span<const std::byte>) { return true; }
 };
 
 TEST(EndpointLifecycle, NoAllocationAfterConstruction) {
@@ -576,15 +577,16 @@ TEST(EndpointLifecycle, NoAllocationAfterConstruction) {
     a.update(now);
     b.update(now);
     const size_t size = rng() % 8 == 0 ? rng() % 16000 : rng() % 900;
-    a.send_packet(payload.data(), size);
-    b.send_packet(payload.data(), rng() % 200);
-    if (tick % 777 == 0) a.send_packet(payload.data(), payload.size());  // too large: refused
+    a.send_packet(bitwire::test::view(payload.data(), size));
+    b.send_packet(bitwire::test::view(payload.data(), rng() % 200));
+    if (tick % 777 == 0) a.send_packet(bitwire::test::view(payload));  // too large: refused
     for (size_t i = 0; i < queue_a->count; ++i) {
       if (rng() % 10 == 0) continue;
       if (rng() % 50 == 0) queue_a->data[i][rng() % queue_a->sizes[i]] ^= 0x10;  // corrupt
-      b.receive_packet(queue_a->data[i].data(), queue_a->sizes[i]);
+      b.receive_packet(bitwire::test::view(queue_a->data[i].data(), queue_a->sizes[i]));
     }
-    for (size_t i = 0; i < queue_b->count; ++i) a.receive_packet(queue_b->data[i].data(), queue_b->sizes[i]);
+    for (size_t i = 0; i < queue_b->count; ++i)
+      a.receive_packet(bitwire::test::view(queue_b->data[i].data(), queue_b->sizes[i]));
     queue_a->count = queue_b->count = 0;
     a.clear_acks();
     (void)a.rtt_min_ms();
@@ -615,10 +617,10 @@ TEST(EndpointLogging, DropsAreLoggedWithTheReasonAtDebugLevel) {
   auto peer = Peer::make(raw_config());
   const uint8_t truncated[] = {0x3E, 0x00, 0x00};
   set_log_level(LogLevel::kInfo);
-  peer->endpoint.receive_packet(truncated, sizeof truncated);
+  peer->endpoint.receive_packet(bitwire::test::view(truncated));
   EXPECT_TRUE(capture.lines.empty());  // below the level: nothing formatted
   set_log_level(LogLevel::kDebug);
-  peer->endpoint.receive_packet(truncated, sizeof truncated);
+  peer->endpoint.receive_packet(bitwire::test::view(truncated));
   set_log_level(saved);
   set_log_sink(nullptr);
   ASSERT_EQ(capture.lines.size(), 1u);

@@ -14,6 +14,7 @@
 #include "bitwire/envelope.hpp"
 #include "support/endpoint_harness.hpp"
 #include "support/seed.hpp"
+#include "support/bytes.hpp"
 
 namespace bitwire {
 namespace {
@@ -40,13 +41,13 @@ Bytes sealed(const Bytes& packet) {
   // Sized once and filled by index: g++ 12 -O3 reports a false -Warray-bounds for vector::insert here.
   Bytes out(Envelope::kBytes + packet.size());
   for (size_t i = 0; i < packet.size(); ++i) out[Envelope::kBytes + i] = packet[i];
-  Envelope(kProtocolId).seal(out.data(), packet.size());
+  Envelope(kProtocolId).seal(bitwire::test::writable(out), packet.size());
   return out;
 }
 
 Bytes regular_packet(uint16_t sequence, const Bytes& payload) {
   uint8_t header[kMaxPacketHeaderBytes];
-  const size_t n = write_packet_header(PacketHeader{sequence, 0xFFFF, 0}, header);
+  const size_t n = write_packet_header(PacketHeader{sequence, 0xFFFF, 0}, bitwire::test::writable(header));
   Bytes packet(header, header + n);
   packet.insert(packet.end(), payload.begin(), payload.end());
   return packet;
@@ -54,10 +55,10 @@ Bytes regular_packet(uint16_t sequence, const Bytes& payload) {
 
 Bytes fragment_packet(uint16_t sequence, int id, int count, const Bytes& data) {
   Bytes packet(kFragmentHeaderBytes);
-  write_fragment_header(FragmentHeader{sequence, static_cast<uint8_t>(id), count}, packet.data());
+  write_fragment_header(FragmentHeader{sequence, static_cast<uint8_t>(id), count}, bitwire::test::writable(packet));
   if (id == 0) {
     uint8_t header[kMaxPacketHeaderBytes];
-    const size_t n = write_packet_header(PacketHeader{sequence, 0xFFFF, 0}, header);
+    const size_t n = write_packet_header(PacketHeader{sequence, 0xFFFF, 0}, bitwire::test::writable(header));
     packet.insert(packet.end(), header, header + n);
   }
   packet.insert(packet.end(), data.begin(), data.end());
@@ -78,13 +79,13 @@ struct Pair {
     std::vector<Bytes> datagrams = a->send(payload);
     a->take_outbox();
     if (tamper) tamper(datagrams);
-    for (const Bytes& d : datagrams) b->endpoint.receive_packet(d.data(), d.size());
+    for (const Bytes& d : datagrams) b->endpoint.receive_packet(bitwire::test::view(d));
     bool got = false;
     for (size_t i = delivered_before; i < b->delivered.size(); ++i) {
       if (b->delivered[i].payload == payload) got = true;
     }
     b->send({1});
-    for (const Bytes& d : b->take_outbox()) a->endpoint.receive_packet(d.data(), d.size());
+    for (const Bytes& d : b->take_outbox()) a->endpoint.receive_packet(bitwire::test::view(d));
     return got;
   }
 
@@ -110,7 +111,7 @@ TEST(EndpointWindow, OneForgedFarAheadPacketCostsTheGenuinePeerNothing) {
   Pair pair;
   ASSERT_EQ(pair.run(20, 10), 20);
   const uint16_t forged = static_cast<uint16_t>(pair.a->endpoint.next_sequence() + 32500);
-  EXPECT_EQ(pair.b->endpoint.receive_packet(sealed(regular_packet(forged, {6, 6, 6}))),
+  EXPECT_EQ(pair.b->endpoint.receive_packet(bitwire::test::view(sealed(regular_packet(forged, {6, 6, 6})))),
             ReceiveResult::kTooFarAhead);
   EXPECT_EQ(pair.b->endpoint.counters().packets_too_far_ahead, 1u);
   const uint64_t acked_before = pair.a->endpoint.counters().packets_acked;
@@ -130,7 +131,7 @@ TEST(EndpointWindow, ForgedBurstCostsAtMostResyncPacketsMinusOne) {
       ASSERT_EQ(pair.run(50, 10), 50);
       const uint16_t start = static_cast<uint16_t>(pair.a->endpoint.next_sequence() + distance);
       for (int i = 0; i < burst; ++i) {
-        pair.b->endpoint.receive_packet(sealed(regular_packet(static_cast<uint16_t>(start + i), {6})));
+        pair.b->endpoint.receive_packet(bitwire::test::view(sealed(regular_packet(static_cast<uint16_t>(start + i), {6}))));
       }
       const int delivered = pair.run(200, 10);
       const int lost = 200 - delivered;
@@ -198,7 +199,7 @@ TEST(EndpointWindow, StaleRunFromBehindTheWindowNeverResyncsOrIsDeliveredTwice) 
     }), 600);
     const size_t delivered_before = pair.b->delivered.size();
     for (const Bytes& d : delayed) {
-      const ReceiveResult result = pair.b->endpoint.receive_packet(d.data(), d.size());
+      const ReceiveResult result = pair.b->endpoint.receive_packet(bitwire::test::view(d));
       EXPECT_TRUE(result == ReceiveResult::kStale || result == ReceiveResult::kFragmentStale)
           << size << ": " << to_string(result);
     }
@@ -221,12 +222,12 @@ TEST(EndpointWindow, BackwardResyncNeverRedeliversWhatCameBeforeIt) {
     }), 50);
     const uint16_t start = static_cast<uint16_t>(pair.a->endpoint.next_sequence() + 300);
     for (int i = 0; i < resync; ++i) {
-      pair.b->endpoint.receive_packet(sealed(regular_packet(static_cast<uint16_t>(start + i), {6})));
+      pair.b->endpoint.receive_packet(bitwire::test::view(sealed(regular_packet(static_cast<uint16_t>(start + i), {6}))));
     }
     EXPECT_GE(pair.run(20, size), 20 - (resync - 1)) << size;
     EXPECT_EQ(pair.b->endpoint.counters().sequence_resyncs, 2u) << size;  // forward to the burst, and back
     const size_t delivered_before = pair.b->delivered.size();
-    for (const Bytes& d : last_before) pair.b->endpoint.receive_packet(d.data(), d.size());
+    for (const Bytes& d : last_before) pair.b->endpoint.receive_packet(bitwire::test::view(d));
     EXPECT_EQ(pair.b->delivered.size(), delivered_before) << size;
     EXPECT_EQ(pair.run(300, size), 300) << size;  // and the floor does not outlive the window
   }
@@ -240,7 +241,7 @@ TEST(EndpointWindow, OneFarAheadFragmentCostsNoFragmentedPacket) {
   Pair pair;
   ASSERT_EQ(pair.run(20, 350), 20);
   const uint16_t far = static_cast<uint16_t>(pair.a->endpoint.next_sequence() + 1000);
-  EXPECT_EQ(pair.b->endpoint.receive_packet(sealed(fragment_packet(far, 1, 4, Bytes(kFragmentSize, 7)))),
+  EXPECT_EQ(pair.b->endpoint.receive_packet(bitwire::test::view(sealed(fragment_packet(far, 1, 4, Bytes(kFragmentSize, 7))))),
             ReceiveResult::kFragmentTooFarAhead);
   EXPECT_EQ(pair.b->endpoint.counters().fragments_too_far_ahead, 1u);
   EXPECT_EQ(pair.run(1000, 350), 1000);
@@ -314,9 +315,9 @@ TEST(EndpointWindow, ConflictingFragmentZeroHeaderDropsOnlyItsPacket) {
   const bool got = pair.exchange(350, [&](std::vector<Bytes>& datagrams) {
     Bytes forged = pattern_payload(kFragmentSize, 0);
     Bytes packet(kFragmentHeaderBytes);
-    write_fragment_header(FragmentHeader{predicted, 0, 4}, packet.data());
+    write_fragment_header(FragmentHeader{predicted, 0, 4}, bitwire::test::writable(packet));
     uint8_t header[kMaxPacketHeaderBytes];
-    const size_t n = write_packet_header(PacketHeader{predicted, 0x1234, 0xFFFFFFFF}, header);
+    const size_t n = write_packet_header(PacketHeader{predicted, 0x1234, 0xFFFFFFFF}, bitwire::test::writable(header));
     packet.insert(packet.end(), header, header + n);
     // The genuine fragment 0's payload, so only the header differs.
     const Bytes& genuine = datagrams[0];
@@ -346,7 +347,7 @@ TEST(EndpointWindow, DelayedPreResetDatagramDoesNotBlackholeTheNewSession) {
       const std::vector<Bytes> delayed = pair.a->take_outbox();  // the last packet sent before the reset
       pair.a->endpoint.reset();
       pair.b->endpoint.reset();
-      for (const Bytes& d : delayed) pair.b->endpoint.receive_packet(d.data(), d.size());
+      for (const Bytes& d : delayed) pair.b->endpoint.receive_packet(bitwire::test::view(d));
       EXPECT_EQ(pair.run(1000, size), 1000) << old_sequence << " " << size;
       EXPECT_TRUE(std::none_of(pair.b->delivered.begin(), pair.b->delivered.end(),
                                [&](const test::Delivery& d) { return d.payload == old_payload; }));
@@ -358,19 +359,19 @@ TEST(EndpointWindow, DelayedPreResetDatagramDoesNotBlackholeTheNewSession) {
 TEST(EndpointWindow, ResetClearsReassembly) {
   auto b = Peer::make(window_config());
   const Bytes old_bytes(kFragmentSize, 0xAA);
-  EXPECT_EQ(b->endpoint.receive_packet(sealed(fragment_packet(5, 0, 3, old_bytes))),
+  EXPECT_EQ(b->endpoint.receive_packet(bitwire::test::view(sealed(fragment_packet(5, 0, 3, old_bytes)))),
             ReceiveResult::kFragmentStored);
-  EXPECT_EQ(b->endpoint.receive_packet(sealed(fragment_packet(5, 1, 3, old_bytes))),
+  EXPECT_EQ(b->endpoint.receive_packet(bitwire::test::view(sealed(fragment_packet(5, 1, 3, old_bytes)))),
             ReceiveResult::kFragmentStored);
   b->endpoint.reset();
   // The final fragment of a new packet 5: alone it cannot complete anything.
   const Bytes new_tail(30, 0x55);
-  EXPECT_EQ(b->endpoint.receive_packet(sealed(fragment_packet(5, 2, 3, new_tail))),
+  EXPECT_EQ(b->endpoint.receive_packet(bitwire::test::view(sealed(fragment_packet(5, 2, 3, new_tail)))),
             ReceiveResult::kFragmentStored);
   EXPECT_TRUE(b->delivered.empty());
   const Bytes new_bytes(kFragmentSize, 0x11);
-  b->endpoint.receive_packet(sealed(fragment_packet(5, 0, 3, new_bytes)));
-  EXPECT_EQ(b->endpoint.receive_packet(sealed(fragment_packet(5, 1, 3, new_bytes))),
+  b->endpoint.receive_packet(bitwire::test::view(sealed(fragment_packet(5, 0, 3, new_bytes))));
+  EXPECT_EQ(b->endpoint.receive_packet(bitwire::test::view(sealed(fragment_packet(5, 1, 3, new_bytes)))),
             ReceiveResult::kDelivered);
   ASSERT_EQ(b->delivered.size(), 1u);
   EXPECT_EQ(std::count(b->delivered[0].payload.begin(), b->delivered[0].payload.end(), 0xAA), 0);

@@ -1,4 +1,5 @@
 #include "bitwire/envelope.hpp"
+#include "support/bytes.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +14,7 @@ TEST(Envelope, ChecksumIsCrcOfProtocolIdLittleEndianThenPacket) {
   std::vector<uint8_t> joined = {0xEF, 0xCD, 0xAB, 0x89, 0x67, 0x45, 0x23, 0x01};
   joined.insert(joined.end(), std::begin(packet), std::end(packet));
   const Envelope envelope(id);
-  EXPECT_EQ(envelope.checksum(packet, sizeof packet), crc32(joined.data(), joined.size()));
+  EXPECT_EQ(envelope.checksum(bitwire::test::view(packet)), crc32(joined.data(), joined.size()));
   EXPECT_EQ(envelope.protocol_id(), id);
 }
 
@@ -24,44 +25,44 @@ TEST(Envelope, GoldenBytes) {
   const uint32_t crc = crc32(reference.data(), reference.size());
   std::vector<uint8_t> datagram = {0, 0, 0, 0, '1', '2', '3', '4', '5', '6', '7', '8', '9'};
   const Envelope envelope(0);
-  EXPECT_EQ(envelope.seal(datagram.data(), 9), 13u);
+  EXPECT_EQ(envelope.seal(bitwire::test::writable(datagram), 9), 13u);
   EXPECT_EQ(datagram[0], static_cast<uint8_t>(crc));
   EXPECT_EQ(datagram[1], static_cast<uint8_t>(crc >> 8));
   EXPECT_EQ(datagram[2], static_cast<uint8_t>(crc >> 16));
   EXPECT_EQ(datagram[3], static_cast<uint8_t>(crc >> 24));
-  EXPECT_TRUE(envelope.open(datagram.data(), datagram.size()));
+  EXPECT_TRUE(envelope.open(bitwire::test::view(datagram)));
 }
 
 TEST(Envelope, SealThenOpen) {
   const Envelope envelope(0xFEEDFACEull);
   std::vector<uint8_t> datagram(4 + 100);
   for (size_t i = 4; i < datagram.size(); ++i) datagram[i] = static_cast<uint8_t>(i);
-  envelope.seal(datagram.data(), 100);
-  EXPECT_TRUE(envelope.open(datagram.data(), datagram.size()));
+  envelope.seal(bitwire::test::writable(datagram), 100);
+  EXPECT_TRUE(envelope.open(bitwire::test::view(datagram)));
 }
 
 TEST(Envelope, EmptyPacketIsLegal) {
   const Envelope envelope(7);
   uint8_t datagram[4];
-  EXPECT_EQ(envelope.seal(datagram, 0), 4u);
-  EXPECT_TRUE(envelope.open(datagram, 4));
+  EXPECT_EQ(envelope.seal(bitwire::test::writable(datagram), 0), 4u);
+  EXPECT_TRUE(envelope.open(bitwire::test::view(datagram, 4)));
 }
 
 TEST(Envelope, RejectsOtherProtocolId) {
   const Envelope ours(1), theirs(2);
   std::vector<uint8_t> datagram(4 + 20, 0xAB);
-  theirs.seal(datagram.data(), 20);
-  EXPECT_FALSE(ours.open(datagram.data(), datagram.size()));
+  theirs.seal(bitwire::test::writable(datagram), 20);
+  EXPECT_FALSE(ours.open(bitwire::test::view(datagram)));
 }
 
 TEST(Envelope, RejectsEveryBitFlip) {
   const Envelope envelope(0x42);
   std::vector<uint8_t> datagram(4 + 40);
   for (size_t i = 4; i < datagram.size(); ++i) datagram[i] = static_cast<uint8_t>(i * 13);
-  envelope.seal(datagram.data(), 40);
+  envelope.seal(bitwire::test::writable(datagram), 40);
   for (size_t bit = 0; bit < datagram.size() * 8; ++bit) {
     datagram[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
-    ASSERT_FALSE(envelope.open(datagram.data(), datagram.size())) << bit;
+    ASSERT_FALSE(envelope.open(bitwire::test::view(datagram))) << bit;
     datagram[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
   }
 }
@@ -69,16 +70,16 @@ TEST(Envelope, RejectsEveryBitFlip) {
 TEST(Envelope, RejectsShortDatagramsAndNull) {
   const Envelope envelope(0);
   const uint8_t bytes[3] = {0, 0, 0};
-  for (size_t size = 0; size < 4; ++size) EXPECT_FALSE(envelope.open(bytes, size)) << size;
-  EXPECT_FALSE(envelope.open(nullptr, 10));
+  for (size_t size = 0; size < 4; ++size) EXPECT_FALSE(envelope.open(bitwire::test::view(bytes, size))) << size;
+  EXPECT_FALSE(envelope.open({}));
 }
 
 TEST(Envelope, RejectsTruncation) {
   const Envelope envelope(9);
   std::vector<uint8_t> datagram(4 + 16, 0x5A);
-  envelope.seal(datagram.data(), 16);
+  envelope.seal(bitwire::test::writable(datagram), 16);
   for (size_t size = 4; size < datagram.size(); ++size)
-    EXPECT_FALSE(envelope.open(datagram.data(), size)) << size;
+    EXPECT_FALSE(envelope.open(bitwire::test::view(datagram.data(), size))) << size;
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "bitwire/simulator.hpp"
 #include "support/seed.hpp"
 #include "support/session.hpp"
+#include "support/bytes.hpp"
 
 namespace bitwire {
 namespace {
@@ -202,14 +203,13 @@ class TwoRateLoop {
       endpoint.update(now);
       now_ = now;
       to_[side]->deliver(now, [&](std::span<const std::byte> bytes, double arrival) {
-        const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
         if (arrival_times_) {
-          endpoint.receive_packet(data, bytes.size(), arrival);
+          endpoint.receive_packet(bytes, arrival);
         } else {
-          endpoint.receive_packet(data, bytes.size());
+          endpoint.receive_packet(bytes);
         }
       });
-      endpoint.send_packet(payload_, sizeof(payload_));
+      endpoint.send_packet(bitwire::test::view(payload_));
       endpoint.clear_acks();
       if (now >= measure_from) {
         result.rtt[side] += endpoint.rtt_ms();
@@ -231,11 +231,11 @@ class TwoRateLoop {
     TwoRateLoop* loop = nullptr;
     int side = 0;
   };
-  static void transmit(void* context, uint16_t, const uint8_t* data, size_t size) {
+  static void transmit(void* context, uint16_t, std::span<const std::byte> datagram) {
     Port& port = *static_cast<Port*>(context);
-    port.loop->to_[1 - port.side]->send(port.loop->now_, data, size);
+    port.loop->to_[1 - port.side]->send(port.loop->now_, datagram);
   }
-  static bool process(void*, uint16_t, const uint8_t*, size_t) { return true; }
+  static bool process(void*, uint16_t, std::span<const std::byte>) { return true; }
 
   std::unique_ptr<NetworkSimulator> to_[2];
   std::unique_ptr<Endpoint> endpoints_[2];

@@ -7,6 +7,7 @@
 
 #include "support/seed.hpp"
 #include "support/session.hpp"
+#include "support/bytes.hpp"
 
 namespace bitwire {
 namespace {
@@ -21,10 +22,10 @@ struct Recorder {
   std::vector<double> processed_at;
   const Endpoint* self = nullptr;
 
-  static void transmit(void* context, uint16_t sequence, const uint8_t*, size_t) {
+  static void transmit(void* context, uint16_t sequence, std::span<const std::byte>) {
     static_cast<Recorder*>(context)->transmitted.push_back(sequence);
   }
-  static bool process(void* context, uint16_t sequence, const uint8_t*, size_t) {
+  static bool process(void* context, uint16_t sequence, std::span<const std::byte>) {
     auto* recorder = static_cast<Recorder*>(context);
     recorder->processed.push_back(sequence);
     recorder->processed_at.push_back(recorder->self != nullptr ? recorder->self->time() : -1.0);
@@ -50,8 +51,8 @@ TEST(Link, CarriesPacketsBothWaysWithTheCallersCallbacksAndContext) {
     a.update(now);
     b.update(now);
     link.update(now);
-    a.send_packet(payload, sizeof payload);
-    b.send_packet(payload, sizeof payload);
+    a.send_packet(bitwire::test::view(payload));
+    b.send_packet(bitwire::test::view(payload));
   }
   EXPECT_EQ(ra.transmitted.size(), 10u);  // the caller's transmit observes every datagram
   EXPECT_EQ(rb.processed.size(), 9u);     // the last one is still on the (zero-latency) wire until update
@@ -79,8 +80,8 @@ TEST(Link, EachDirectionHasItsOwnConditions) {
     b.update(now);
     link.update(now);
     if (tick == 0) {
-      a.send_packet(payload, sizeof payload);
-      b.send_packet(payload, sizeof payload);
+      a.send_packet(bitwire::test::view(payload));
+      b.send_packet(bitwire::test::view(payload));
     }
   }
   ASSERT_EQ(rb.processed_at.size(), 1u);
@@ -95,8 +96,8 @@ TEST(Link, SendInjectsRawBytesThatTheEndpointRejects) {
   Endpoint b({}, link.callbacks(LinkSide::kB));
   link.connect(a, b);
   const uint8_t garbage[12] = {0xde, 0xad, 0xbe, 0xef, 0, 1, 2, 3, 4, 5, 6, 7};
-  link.send(LinkSide::kA, garbage, sizeof garbage);
-  link.send(LinkSide::kA, garbage, 2);
+  link.send(LinkSide::kA, test::view(garbage));
+  link.send(LinkSide::kA, test::view(garbage).first(2));
   EXPECT_EQ(link.update(0.0), 2);
   EXPECT_EQ(b.counters().envelope_failures, 2u);
   EXPECT_EQ(b.counters().packets_received, 0u);
@@ -107,7 +108,7 @@ TEST(Link, WithoutAnEndpointDatagramsAreDiscarded) {
   Endpoint a({}, link.callbacks(LinkSide::kA));
   link.connect(&a, nullptr);
   const uint8_t payload[8] = {};
-  a.send_packet(payload, sizeof payload);
+  a.send_packet(bitwire::test::view(payload));
   EXPECT_EQ(link.update(0.0), 1);
   EXPECT_EQ(link.leaving(LinkSide::kA).in_flight(), 0);
 }
@@ -120,8 +121,8 @@ TEST(Link, SymmetricConfigUsesDifferentStreamsPerDirection) {
   std::vector<int> a_lost, b_lost;
   const uint8_t byte = 0;
   for (int i = 0; i < 64; ++i) {
-    link.send(LinkSide::kA, &byte, 1);
-    link.send(LinkSide::kB, &byte, 1);
+    link.send(LinkSide::kA, test::view(&byte, 1));
+    link.send(LinkSide::kB, test::view(&byte, 1));
     a_lost.push_back(static_cast<int>(link.leaving(LinkSide::kA).stats().lost));
     b_lost.push_back(static_cast<int>(link.leaving(LinkSide::kB).stats().lost));
   }

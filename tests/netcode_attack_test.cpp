@@ -6,6 +6,7 @@
 #include <random>
 
 #include "support/netcode_harness.hpp"
+#include "support/bytes.hpp"
 
 namespace bitwire::netcode {
 namespace {
@@ -34,7 +35,7 @@ int drain_server(Harness& h, int slot) {
   size_t size = 0;
   uint64_t sequence = 0;
   int n = 0;
-  while (h.server->receive_payload(slot, buffer, size, sequence)) ++n;
+  while (h.server->receive_payload(slot, bitwire::test::writable(buffer), size, sequence)) ++n;
   return n;
 }
 
@@ -94,7 +95,7 @@ TEST(NetcodeAttack, ReplayedPayloadIsDeliveredOnce) {
     return true;
   };
   const uint8_t data[4] = {1, 2, 3, 4};
-  ASSERT_TRUE(client.send_payload(data));
+  ASSERT_TRUE(client.send_payload(bitwire::test::view(data)));
   h.step();
   EXPECT_EQ(drain_server(h, 0), 1);
   ASSERT_EQ(payloads.items.size(), 1u);
@@ -121,7 +122,7 @@ TEST(NetcodeAttack, TruncatedPacketsAreDroppedAtEveryLength) {
     return true;
   };
   std::array<uint8_t, 40> data{};
-  ASSERT_TRUE(client.send_payload(data));
+  ASSERT_TRUE(client.send_payload(bitwire::test::view(data)));
   ASSERT_EQ(payloads.items.size(), 1u);
   const Datagram original = payloads.items[0];
   for (size_t cut = 0; cut < original.size; ++cut) {
@@ -150,7 +151,7 @@ TEST(NetcodeAttack, EveryBitFlipIsDropped) {
     return true;
   };
   std::array<uint8_t, 24> data{};
-  ASSERT_TRUE(client.send_payload(data));
+  ASSERT_TRUE(client.send_payload(bitwire::test::view(data)));
   ASSERT_EQ(payloads.items.size(), 1u);
   const Datagram original = payloads.items[0];
   for (size_t bit = 0; bit < original.size * 8; ++bit) {
@@ -171,7 +172,7 @@ TEST(NetcodeAttack, ReorderedPacketsWithinTheWindowAreAllDelivered) {
   h.server_running = false;
   for (int i = 0; i < 50; ++i) {
     const uint8_t data[1] = {static_cast<uint8_t>(i)};
-    ASSERT_TRUE(client.send_payload(data));
+    ASSERT_TRUE(client.send_payload(bitwire::test::view(data)));
   }
   auto& queue = h.network.queue();
   std::reverse(queue.begin(), queue.end());
@@ -182,7 +183,7 @@ TEST(NetcodeAttack, ReorderedPacketsWithinTheWindowAreAllDelivered) {
   size_t size = 0;
   uint64_t sequence = 0, previous = UINT64_MAX;
   int n = 0;
-  while (h.server->receive_payload(0, buffer, size, sequence)) {
+  while (h.server->receive_payload(0, bitwire::test::writable(buffer), size, sequence)) {
     EXPECT_LT(sequence, previous) << "delivered in arrival order (reversed)";
     previous = sequence;
     ++n;
@@ -206,7 +207,7 @@ TEST(NetcodeAttack, PacketsOlderThanTheReplayWindowAreDropped) {
   };
   for (int i = 0; i < ReplayProtection::kWindow + 10; ++i) {
     const uint8_t data[1] = {1};
-    ASSERT_TRUE(client.send_payload(data));
+    ASSERT_TRUE(client.send_payload(bitwire::test::view(data)));
     h.step(0.0);
     drain_server(h, 0);
   }
@@ -244,7 +245,7 @@ TEST(NetcodeAttack, SpoofedChallengeResponseIsRefused) {
   seal_challenge_token(claim, 0, random_key(), fake_token);  // not the server's key
   write_challenge_body(0, fake_token, forged_body);
   std::array<uint8_t, kMaxPacketBytes> packet{};
-  size_t size = write_encrypted_packet(PacketType::kConnectionResponse, 1000, forged_body, sizeof forged_body,
+  size_t size = write_encrypted_packet(PacketType::kConnectionResponse, 1000, bitwire::test::view(forged_body),
                                        testing::kTestProtocolId, token.client_to_server_key, packet.data());
   h.network.inject(h.client_address(0), h.server_address, std::span<const uint8_t>(packet.data(), size));
   // From an address with no encryption mapping, the same forgery has no key at all.
@@ -288,7 +289,7 @@ TEST(NetcodeAttack, FloodOfGarbageAndRequestsLeavesClientsServed) {
     }
     for (int c = 0; c < 4; ++c) {
       const uint8_t data[8] = {static_cast<uint8_t>(c)};
-      ASSERT_TRUE(h.clients[static_cast<size_t>(c)]->send_payload(data));
+      ASSERT_TRUE(h.clients[static_cast<size_t>(c)]->send_payload(bitwire::test::view(data)));
     }
     h.step();
     for (int c = 0; c < 4; ++c) delivered_up += static_cast<uint64_t>(drain_server(h, c));
@@ -331,7 +332,7 @@ TEST(NetcodeAttack, ClientIgnoresPacketsFromOtherAddressesAndServerOnlyTypes) {
   ASSERT_TRUE(read_connect_token(bytes.data(), token));
   std::array<uint8_t, kMaxPacketBytes> packet{};
   const size_t size =
-      write_encrypted_packet(PacketType::kDisconnect, 1000000, nullptr, 0, testing::kTestProtocolId, token.server_to_client_key,
+      write_encrypted_packet(PacketType::kDisconnect, 1000000, {}, testing::kTestProtocolId, token.server_to_client_key,
                              packet.data());
   h.network.inject(Address::ipv4(10, 0, 0, 99, 40000), h.client_address(0),
                    std::span<const uint8_t>(packet.data(), size));

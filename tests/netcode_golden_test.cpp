@@ -14,6 +14,7 @@
 
 #include "bitwire/netcode_packet.hpp"
 #include "bitwire/netcode_token.hpp"
+#include "support/bytes.hpp"
 
 namespace bitwire::netcode {
 namespace {
@@ -265,7 +266,7 @@ void expect_packet(PacketType type, uint64_t sequence, const Bytes& body, const 
                    const char* reference_digest) {
   std::array<uint8_t, kMaxPacketBytes> out{};
   const size_t size =
-      write_encrypted_packet(type, sequence, body.data(), body.size(), kProtocolId, kServerToClient, out.data());
+      write_encrypted_packet(type, sequence, bitwire::test::view(body), kProtocolId, kServerToClient, out.data());
   ASSERT_EQ(size, expected.size()) << to_string(type);
   EXPECT_EQ(0, std::memcmp(out.data(), expected.data(), size)) << to_string(type);
   EXPECT_EQ(digest(out.data(), size), reference_digest) << to_string(type);

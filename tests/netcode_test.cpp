@@ -8,6 +8,7 @@
 
 #include "support/endpoint_harness.hpp"  // the counting global allocator
 #include "support/netcode_harness.hpp"
+#include "support/bytes.hpp"
 
 namespace bitwire::netcode {
 namespace {
@@ -41,9 +42,9 @@ TEST(Netcode, ConnectExchangePayloadsAndDisconnect) {
 
   for (int i = 0; i < 20; ++i) {
     const uint8_t up[3] = {1, 2, static_cast<uint8_t>(i)};
-    ASSERT_TRUE(client.send_payload(up));
+    ASSERT_TRUE(client.send_payload(bitwire::test::view(up)));
     const uint8_t down[2] = {9, static_cast<uint8_t>(i)};
-    ASSERT_TRUE(h.server->send_payload(0, down));
+    ASSERT_TRUE(h.server->send_payload(0, bitwire::test::view(down)));
     h.step();
   }
   h.step();
@@ -51,7 +52,7 @@ TEST(Netcode, ConnectExchangePayloadsAndDisconnect) {
   size_t size = 0;
   uint64_t sequence = 0;
   int received = 0;
-  while (h.server->receive_payload(0, buffer, size, sequence)) {
+  while (h.server->receive_payload(0, bitwire::test::writable(buffer), size, sequence)) {
     ASSERT_EQ(size, 3u);
     EXPECT_EQ(buffer[2], received);
     ++received;
@@ -59,7 +60,7 @@ TEST(Netcode, ConnectExchangePayloadsAndDisconnect) {
   EXPECT_EQ(received, 16) << "payload_queue_per_slot (16) bounds what waits between receives";
   EXPECT_EQ(h.server->stats(0).payloads_dropped_queue_full, 4u);
   int down_received = 0;
-  while (client.receive_payload(buffer, size, sequence)) {
+  while (client.receive_payload(bitwire::test::writable(buffer), size, sequence)) {
     ASSERT_EQ(size, 2u);
     EXPECT_EQ(buffer[1], down_received);
     ++down_received;
@@ -257,17 +258,17 @@ TEST(Netcode, NoAllocationOnThePacketPathsOnceConstructed) {
   const uint64_t before = bitwire::test::counting_allocations.count;
   for (int tick = 0; tick < 200; ++tick) {
     for (size_t c = 0; c < 3; ++c) {
-      ASSERT_TRUE(h.clients[c]->send_payload(std::span<const uint8_t>(buffer.data(), 300)));
-      ASSERT_TRUE(h.server->send_payload(static_cast<int>(c), std::span<const uint8_t>(buffer.data(), 900)));
+      ASSERT_TRUE(h.clients[c]->send_payload(bitwire::test::view(buffer).first(300)));
+      ASSERT_TRUE(h.server->send_payload(static_cast<int>(c), bitwire::test::view(buffer).first(900)));
     }
     h.network.inject(Address::ipv4(9, 9, 9, 9, 9), h.server_address, garbage);
     h.step();
     size_t size = 0;
     uint64_t sequence = 0;
     for (size_t c = 0; c < 3; ++c) {
-      while (h.server->receive_payload(static_cast<int>(c), buffer, size, sequence)) {
+      while (h.server->receive_payload(static_cast<int>(c), bitwire::test::writable(buffer), size, sequence)) {
       }
-      while (h.clients[c]->receive_payload(buffer, size, sequence)) {
+      while (h.clients[c]->receive_payload(bitwire::test::writable(buffer), size, sequence)) {
       }
     }
   }

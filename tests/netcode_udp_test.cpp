@@ -11,6 +11,7 @@
 #include "bitwire/netcode_server.hpp"
 #include "bitwire/transport.hpp"
 #include "bitwire/udp_socket.hpp"
+#include "support/bytes.hpp"
 
 namespace bitwire::netcode {
 namespace {
@@ -91,21 +92,21 @@ void connect_exchange_disconnect(const Address& loopback) {
 
   std::array<uint8_t, kMaxPayloadBytes> big{};
   for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<uint8_t>(i * 7);
-  ASSERT_TRUE(a.client->send_payload(big));
+  ASSERT_TRUE(a.client->send_payload(bitwire::test::view(big)));
   const int slot_a = setup.server->client_address(0) == a.socket.local_address() ? 0 : 1;
-  ASSERT_TRUE(setup.server->send_payload(1 - slot_a, std::span<const uint8_t>(big.data(), 100)));
+  ASSERT_TRUE(setup.server->send_payload(1 - slot_a, bitwire::test::view(big).first(100)));
   std::array<uint8_t, kMaxPayloadBytes> buffer{};
   size_t size = 0;
   uint64_t sequence = 0;
   bool up = false, down = false;
   for (int i = 0; i < 500 && !(up && down); ++i) {
     tick();
-    if (setup.server->receive_payload(slot_a, buffer, size, sequence)) {
+    if (setup.server->receive_payload(slot_a, bitwire::test::writable(buffer), size, sequence)) {
       up = true;
       EXPECT_EQ(size, kMaxPayloadBytes);
       EXPECT_EQ(buffer, big);
     }
-    if (b.client->receive_payload(buffer, size, sequence)) {
+    if (b.client->receive_payload(bitwire::test::writable(buffer), size, sequence)) {
       down = true;
       EXPECT_EQ(size, 100u);
       EXPECT_EQ(0, std::memcmp(buffer.data(), big.data(), 100));
@@ -269,14 +270,14 @@ TEST(NetcodeUdp, GarbageAndRequestFloodFromAnotherSocketWhileAClientIsServed) {
     now += 0.01;
     if (c.client->is_connected()) {
       const uint8_t data[1] = {static_cast<uint8_t>(i)};
-      c.client->send_payload(data);
+      c.client->send_payload(bitwire::test::view(data));
     }
     c.client->update(now);
     setup.server->update(now, kUnix + 1);
     std::array<uint8_t, kMaxPayloadBytes> buffer{};
     size_t size = 0;
     uint64_t sequence = 0;
-    while (setup.server->receive_payload(0, buffer, size, sequence)) ++payloads;
+    while (setup.server->receive_payload(0, bitwire::test::writable(buffer), size, sequence)) ++payloads;
   }
   EXPECT_TRUE(c.client->is_connected());
   EXPECT_GT(payloads, 250) << "the genuine client is served through the flood";

@@ -12,6 +12,7 @@
 
 #include "support/endpoint_harness.hpp"
 #include "support/seed.hpp"
+#include "support/bytes.hpp"
 
 namespace bitwire {
 namespace {
@@ -36,7 +37,7 @@ FragmentResult add_part(Reassembler& r, uint16_t sequence, uint32_t id, size_t s
   const uint32_t count = static_cast<uint32_t>((size + kFragmentSize - 1) / kFragmentSize);
   const size_t offset = id * kFragmentSize;
   const size_t n = std::min<size_t>(kFragmentSize, size - offset);
-  return r.add(sequence, id, count, all.data() + offset, n, ack, ack_bits, 100);
+  return r.add(sequence, id, count, test::view(all.data() + offset, n), ack, ack_bits, 100);
 }
 
 TEST(Reassembler, CompletesInAnyOrderWithTheRightBytesAndHeader) {
@@ -56,7 +57,7 @@ TEST(Reassembler, CompletesInAnyOrderWithTheRightBytesAndHeader) {
     }
     const ReassembledPacket& packet = r.completed();
     EXPECT_EQ(packet.sequence, sequence);
-    EXPECT_EQ(Bytes(packet.data, packet.data + packet.size), bytes(size, static_cast<uint8_t>(sequence)));
+    EXPECT_EQ(test::to_vector(packet.data), bytes(size, static_cast<uint8_t>(sequence)));
     EXPECT_EQ(packet.header.ack, sequence);
     EXPECT_EQ(packet.header.ack_bits, 3u);
     EXPECT_EQ(packet.wire_bytes, 100u * count);
@@ -95,21 +96,21 @@ TEST(Reassembler, CarriesFragmentZerosAckDelayExtension) {
   Reassembler r(small_config());
   const Bytes all = bytes(25, 4);
   const EmbeddedAck with_delay{40, 0xFFFF, true, 3, 200};
-  EXPECT_EQ(r.add(9, 1, 3, all.data() + 10, 10, EmbeddedAck{}, 100), FragmentResult::kStored);
-  EXPECT_EQ(r.add(9, 0, 3, all.data(), 10, with_delay, 100), FragmentResult::kStored);
-  EXPECT_EQ(r.add(9, 0, 3, all.data(), 10, with_delay, 100), FragmentResult::kDuplicate);
-  EXPECT_EQ(r.add(9, 2, 3, all.data() + 20, 5, EmbeddedAck{}, 100), FragmentResult::kComplete);
+  EXPECT_EQ(r.add(9, 1, 3, test::view(all.data() + 10, 10), EmbeddedAck{}, 100), FragmentResult::kStored);
+  EXPECT_EQ(r.add(9, 0, 3, test::view(all.data(), 10), with_delay, 100), FragmentResult::kStored);
+  EXPECT_EQ(r.add(9, 0, 3, test::view(all.data(), 10), with_delay, 100), FragmentResult::kDuplicate);
+  EXPECT_EQ(r.add(9, 2, 3, test::view(all.data() + 20, 5), EmbeddedAck{}, 100), FragmentResult::kComplete);
   EXPECT_EQ(r.completed().header, with_delay);
-  EXPECT_EQ(Bytes(r.completed().data, r.completed().data + r.completed().size), all);
+  EXPECT_EQ(test::to_vector(r.completed().data), all);
 
-  EXPECT_EQ(r.add(10, 0, 3, all.data(), 10, with_delay, 100), FragmentResult::kStored);
+  EXPECT_EQ(r.add(10, 0, 3, test::view(all.data(), 10), with_delay, 100), FragmentResult::kStored);
   EmbeddedAck other_code = with_delay;
   other_code.ack_delay = 201;
-  EXPECT_EQ(r.add(10, 0, 3, all.data(), 10, other_code, 100), FragmentResult::kConflict);
-  EXPECT_EQ(r.add(11, 0, 3, all.data(), 10, with_delay, 100), FragmentResult::kStored);
+  EXPECT_EQ(r.add(10, 0, 3, test::view(all.data(), 10), other_code, 100), FragmentResult::kConflict);
+  EXPECT_EQ(r.add(11, 0, 3, test::view(all.data(), 10), with_delay, 100), FragmentResult::kStored);
   EmbeddedAck without = with_delay;
   without.has_ack_delay = false;
-  EXPECT_EQ(r.add(11, 0, 3, all.data(), 10, without, 100), FragmentResult::kConflict);
+  EXPECT_EQ(r.add(11, 0, 3, test::view(all.data(), 10), without, 100), FragmentResult::kConflict);
   EXPECT_EQ(r.conflicts(), 2u);
 }
 
@@ -120,7 +121,7 @@ TEST(Reassembler, AConflictTouchesNoOtherPacket) {
   EXPECT_EQ(add_part(r, 11, 5, 80, 11), FragmentResult::kConflict);
   EXPECT_EQ(add_part(r, 10, 1, 30, 10), FragmentResult::kStored);
   EXPECT_EQ(add_part(r, 10, 2, 30, 10), FragmentResult::kComplete);
-  EXPECT_EQ(Bytes(r.completed().data, r.completed().data + r.completed().size), bytes(30, 10));
+  EXPECT_EQ(test::to_vector(r.completed().data), bytes(30, 10));
 }
 
 TEST(Reassembler, EvictsTheReassemblyStartedLongestAgo) {
@@ -136,7 +137,7 @@ TEST(Reassembler, EvictsTheReassemblyStartedLongestAgo) {
   EXPECT_TRUE(r.holds(7));
   EXPECT_TRUE(r.holds(8));
   EXPECT_EQ(add_part(r, 3, 1, 20, 3), FragmentResult::kComplete);
-  EXPECT_EQ(Bytes(r.completed().data, r.completed().data + r.completed().size), bytes(20, 3));
+  EXPECT_EQ(test::to_vector(r.completed().data), bytes(20, 3));
 }
 
 TEST(Reassembler, RefusesWhatIsOlderThanTheWindow) {
@@ -164,7 +165,7 @@ TEST(Reassembler, ResetForgetsEverything) {
   EXPECT_EQ(add_part(r, 5, 2, 30, 2), FragmentResult::kStored);  // not completed by the old fragments
   EXPECT_EQ(add_part(r, 5, 0, 30, 2), FragmentResult::kStored);
   EXPECT_EQ(add_part(r, 5, 1, 30, 2), FragmentResult::kComplete);
-  EXPECT_EQ(Bytes(r.completed().data, r.completed().data + r.completed().size), bytes(30, 2));
+  EXPECT_EQ(test::to_vector(r.completed().data), bytes(30, 2));
 }
 
 TEST(Reassembler, FixedMemoryAndNoAllocationWhileAdding) {
@@ -176,7 +177,7 @@ TEST(Reassembler, FixedMemoryAndNoAllocationWhileAdding) {
   const Bytes data = bytes(kFragmentSize, 1);
   const auto before = test::counting_allocations;
   for (uint32_t i = 0; i < 100000; ++i) {
-    r.add(static_cast<uint16_t>(i * 7), i % 8, 8, data.data(), data.size(), 0, 0, 1);
+    r.add(static_cast<uint16_t>(i * 7), i % 8, 8, test::view(data.data(), data.size()), 0, 0, 1);
   }
   EXPECT_EQ(test::counting_allocations.count, before.count);
 }
@@ -192,7 +193,7 @@ TEST(Reassembler, WorkPerFragmentDoesNotGrowWithTheNumberOfSlots) {
     Reassembler r(ReassemblerConfig{2048, slot_counts[k], 8, kFragmentSize});
     const int kFragments = 200000;
     for (int i = 0; i < kFragments; ++i) {
-      r.add(static_cast<uint16_t>(i), 1, 8, data.data(), data.size(), 0, 0, 1);
+      r.add(static_cast<uint16_t>(i), 1, 8, test::view(data.data(), data.size()), 0, 0, 1);
     }
     EXPECT_GT(r.evicted(), static_cast<uint64_t>(kFragments) / 2);
     per_fragment[k] = static_cast<double>(r.operations()) / kFragments;

@@ -23,7 +23,7 @@ void SimulatedTransport::send(const bitwire::Address& to, std::span<const uint8_
     ++wrong_destination_;
     return;
   }
-  up_.send(now_, datagram.data(), datagram.size());
+  up_.send(now_, std::as_bytes(datagram));
 }
 
 void SimulatedTransport::pump(double now) {
@@ -43,7 +43,7 @@ void SimulatedTransport::pump(double now) {
       continue;
     }
     // Only the server talks to a client; the simulator keeps bytes, not sources.
-    if (from == peer_) down_.send(now, scratch.data(), size);
+    if (from == peer_) down_.send(now, scratch.first(size));
   }
   down_.deliver(now, [this](std::span<const std::byte> bytes) {
     if (ring_count_ == kRingSize || bytes.size() > kMaxDatagram) {

@@ -21,9 +21,9 @@ Client::~Client() {
   if (is_ok() && netcode_.state() > netcode::ClientState::kDisconnected) netcode_.disconnect(now_);
 }
 
-void Client::transmit(void* context, const uint8_t* data, size_t size) {
+void Client::transmit(void* context, std::span<const std::byte> datagram) {
   auto* self = static_cast<Client*>(context);
-  if (self->netcode_.send_payload(std::span<const uint8_t>(data, size))) self->payload_bytes_sent_ += size;
+  if (self->netcode_.send_payload(datagram)) self->payload_bytes_sent_ += datagram.size();
 }
 
 void Client::push_event(const ClientEvent& event) {
@@ -115,12 +115,11 @@ void Client::update(double now) {
   connection_.update(now);
   size_t size = 0;
   uint64_t sequence = 0;
-  while (
-      netcode_.receive_payload(std::span<uint8_t>(payload_buffer_, sizeof payload_buffer_), size, sequence)) {
+  while (netcode_.receive_payload(payload_buffer_, size, sequence)) {
     if (!connected)
       continue;  // a payload that arrived before the session was reported: nothing to apply it to
     payload_bytes_received_ += size;
-    connection_.receive_packet(payload_buffer_, size);
+    connection_.receive_packet(std::span<const std::byte>(payload_buffer_, size));
   }
   if (connected && connection_.error() != ConnectionError::kNone) {
     const char* reason = connection_.error_reason();

@@ -171,14 +171,13 @@ EndpointCallbacks Connection::endpoint_callbacks() {
   return callbacks;
 }
 
-void Connection::transmit_trampoline(void* context, uint16_t, const uint8_t* data, size_t size) {
+void Connection::transmit_trampoline(void* context, uint16_t, std::span<const std::byte> datagram) {
   auto* self = static_cast<Connection*>(context);
-  if (self->callbacks_.transmit != nullptr) self->callbacks_.transmit(self->callbacks_.context, data, size);
+  if (self->callbacks_.transmit != nullptr) self->callbacks_.transmit(self->callbacks_.context, datagram);
 }
 
-bool Connection::process_trampoline(void* context, uint16_t sequence, const uint8_t* data, size_t size) {
-  return static_cast<Connection*>(context)->process_packet(
-      sequence, std::span<const std::byte>(reinterpret_cast<const std::byte*>(data), size));
+bool Connection::process_trampoline(void* context, uint16_t sequence, std::span<const std::byte> payload) {
+  return static_cast<Connection*>(context)->process_packet(sequence, payload);
 }
 
 void Connection::on_ack_trampoline(void* context, uint16_t sequence) {
@@ -262,7 +261,7 @@ void Connection::update(double now) {
 bool Connection::send_packet() {
   const size_t size = generate_packet(endpoint_->next_sequence(),
                                       std::span<std::byte>(packet_buffer_.get(), static_cast<size_t>(config_.max_packet_size)));
-  if (!endpoint_->send_packet(reinterpret_cast<const uint8_t*>(packet_buffer_.get()), size)) return false;
+  if (!endpoint_->send_packet({packet_buffer_.get(), size})) return false;
   last_sent_ = now_;
   has_sent_ = true;
   return true;
@@ -312,8 +311,8 @@ int Connection::send_packets() {
   return sent;
 }
 
-ReceiveResult Connection::receive_packet(const uint8_t* data, size_t size) {
-  return endpoint_->receive_packet(data, size);
+ReceiveResult Connection::receive_packet(std::span<const std::byte> datagram) {
+  return endpoint_->receive_packet(datagram);
 }
 
 size_t Connection::generate_packet(uint16_t sequence, std::span<std::byte> out) {

@@ -74,7 +74,7 @@ struct Endpoint::State {
   // Sending.
   uint16_t sequence = 0;
   SequenceBuffer<SentPacket> sent;
-  std::unique_ptr<uint8_t[]> transmit;
+  std::unique_ptr<std::byte[]> transmit;
   size_t transmit_capacity = 0;
 
   // Receiving.
@@ -159,7 +159,7 @@ struct Endpoint::State {
     const size_t regular = max_header + static_cast<size_t>(c.fragment_above);
     const size_t fragment = kFragmentHeaderBytes + max_header + static_cast<size_t>(c.fragment_size);
     transmit_capacity = envelope_bytes + std::max(regular, fragment);
-    transmit.reset(new uint8_t[transmit_capacity]);
+    transmit.reset(new std::byte[transmit_capacity]);
     max_datagram = envelope_bytes + std::max(max_header + static_cast<size_t>(c.max_packet_size), fragment);
     acks.reset(new uint16_t[static_cast<size_t>(c.ack_buffer_size)]);
     reset();
@@ -469,8 +469,8 @@ struct Endpoint::State {
   }
 
   // A whole packet (regular, or reassembled) whose header is valid and whose sequence is in range.
-  ReceiveResult process_packet(uint16_t packet_sequence, const AckInfo& info, const uint8_t* payload,
-                               size_t payload_size, uint32_t wire_bytes) {
+  ReceiveResult process_packet(uint16_t packet_sequence, const AckInfo& info, std::span<const std::byte> payload,
+                               uint32_t wire_bytes) {
     if (!received.can_insert(packet_sequence)) {
       return drop(ReceiveResult::kStale, counters.packets_stale, "older than the received-packets window");
     }
@@ -479,7 +479,7 @@ struct Endpoint::State {
     }
     deferred = false;
     if (callbacks.process == nullptr ||
-        !callbacks.process(callbacks.context, packet_sequence, payload, payload_size)) {
+        !callbacks.process(callbacks.context, packet_sequence, payload)) {
       if (deferred) return defer(packet_sequence, info);
       return drop(ReceiveResult::kRefused, counters.packets_refused, "the process callback returned false");
     }
@@ -530,17 +530,18 @@ struct Endpoint::State {
     return ReceiveResult::kDeferred;
   }
 
-  ReceiveResult receive_fragment(const uint8_t* data, size_t size, uint32_t wire_bytes) {
-    if (size < kFragmentHeaderBytes) {
+  ReceiveResult receive_fragment(std::span<const std::byte> fragment, uint32_t wire_bytes) {
+    const std::byte* data = fragment.data();
+    if (fragment.size() < kFragmentHeaderBytes) {
       return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid, "truncated fragment header");
     }
-    if (data[0] != kPrefixFragment) {
+    if (load_u8(data) != kPrefixFragment) {
       return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
                   "fragment prefix byte is not exactly 1");
     }
     const uint16_t packet_sequence = load_le16(data + 1);
-    const uint32_t fragment_id = data[3];
-    const uint32_t fragment_count = static_cast<uint32_t>(data[4]) + 1;
+    const uint32_t fragment_id = load_u8(data + 3);
+    const uint32_t fragment_count = static_cast<uint32_t>(load_u8(data + 4)) + 1;
     if (fragment_count > static_cast<uint32_t>(config.max_fragments)) {
       return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
                   "fragment count above max_fragments");
@@ -549,31 +550,29 @@ struct Endpoint::State {
       return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
                   "fragment id >= fragment count");
     }
-    const uint8_t* body = data + kFragmentHeaderBytes;
-    size_t body_size = size - kFragmentHeaderBytes;
+    std::span<const std::byte> body = fragment.subspan(kFragmentHeaderBytes);
     PacketHeader header;
     if (fragment_id == 0) {
       const char* reason = nullptr;
-      const size_t header_bytes = read_packet_header(body, body_size, header, &reason, ack_delay_on);
+      const size_t header_bytes = read_packet_header(body, header, &reason, ack_delay_on);
       if (header_bytes == 0) return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid, reason);
       if (header.sequence != packet_sequence) {
         return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
                     "embedded header sequence differs from the fragment's");
       }
-      body += header_bytes;
-      body_size -= header_bytes;
+      body = body.subspan(header_bytes);
     }
     const size_t fragment_size = static_cast<size_t>(config.fragment_size);
-    if (body_size > fragment_size) {
+    if (body.size() > fragment_size) {
       return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
                   "fragment data above fragment_size");
     }
     const bool last = fragment_id == fragment_count - 1;
-    if (!last && body_size != fragment_size) {
+    if (!last && body.size() != fragment_size) {
       return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
                   "non-final fragment shorter than fragment_size");
     }
-    if (last && body_size == 0) {
+    if (last && body.empty()) {
       return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
                   "final fragment carries no data");
     }
@@ -601,8 +600,8 @@ struct Endpoint::State {
     // reassembly (other fragments carry none: `header` is then unused).
     const EmbeddedAck embedded{header.ack, header.ack_bits, header.has_ack_delay, header.ack_delay_offset,
                                header.ack_delay};
-    const FragmentResult result = reassembly.add(packet_sequence, fragment_id, fragment_count, body,
-                                                 body_size, embedded, wire_bytes);
+    const FragmentResult result =
+        reassembly.add(packet_sequence, fragment_id, fragment_count, body, embedded, wire_bytes);
     counters.reassemblies_evicted += reassembly.evicted() - evicted_before;
     switch (result) {
       case FragmentResult::kStale:
@@ -625,38 +624,38 @@ struct Endpoint::State {
     ++counters.reassemblies_completed;
     resync_count = 0;
     const ReassembledPacket& packet = reassembly.completed();
-    if (packet.size > static_cast<size_t>(config.max_packet_size)) {
+    if (packet.data.size() > static_cast<size_t>(config.max_packet_size)) {
       return drop(ReceiveResult::kReassembledTooLarge, counters.packets_too_large_to_receive,
                   "reassembled packet above max_packet_size");
     }
     const AckInfo info{packet.header.ack, packet.header.ack_bits, packet.header.has_ack_delay,
                        packet.header.ack_delay_offset, packet.header.ack_delay};
-    return process_packet(packet_sequence, info, packet.data, packet.size, packet.wire_bytes);
+    return process_packet(packet_sequence, info, packet.data, packet.wire_bytes);
   }
 
-  ReceiveResult receive(const uint8_t* data, size_t size, double arrival) {
+  ReceiveResult receive(std::span<const std::byte> datagram, double arrival) {
     // An arrival time in the future, NaN or infinite is read as now.
     receive_time = arrival <= time ? arrival : time;
-    if (data == nullptr) size = 0;
-    if (size > max_datagram) {
+    if (datagram.size() > max_datagram) {
       return drop(ReceiveResult::kTooLarge, counters.packets_too_large_to_receive,
                   "datagram above the largest legal one");
     }
-    const uint32_t wire_bytes = static_cast<uint32_t>(size + static_cast<size_t>(config.packet_header_size));
+    const uint32_t wire_bytes =
+        static_cast<uint32_t>(datagram.size() + static_cast<size_t>(config.packet_header_size));
+    std::span<const std::byte> packet = datagram;
     if (envelope_bytes != 0) {
-      if (!envelope.open(data, size)) {
+      if (!envelope.open(datagram)) {
         return drop(ReceiveResult::kEnvelopeMismatch, counters.envelope_failures, "crc32 does not match");
       }
-      data += Envelope::kBytes;
-      size -= Envelope::kBytes;
+      packet = datagram.subspan(Envelope::kBytes);
     }
-    if (size == 0) return drop(ReceiveResult::kHeaderInvalid, counters.packets_invalid, "empty packet");
-    if (data[0] & kPrefixFragment) return receive_fragment(data, size, wire_bytes);
+    if (packet.empty()) return drop(ReceiveResult::kHeaderInvalid, counters.packets_invalid, "empty packet");
+    if (load_u8(packet.data()) & kPrefixFragment) return receive_fragment(packet, wire_bytes);
     PacketHeader header;
     const char* reason = nullptr;
-    const size_t header_bytes = read_packet_header(data, size, header, &reason, ack_delay_on);
+    const size_t header_bytes = read_packet_header(packet, header, &reason, ack_delay_on);
     if (header_bytes == 0) return drop(ReceiveResult::kHeaderInvalid, counters.packets_invalid, reason);
-    if (size - header_bytes > static_cast<size_t>(config.max_packet_size)) {
+    if (packet.size() - header_bytes > static_cast<size_t>(config.max_packet_size)) {
       return drop(ReceiveResult::kTooLarge, counters.packets_too_large_to_receive,
                   "payload above max_packet_size");
     }
@@ -673,27 +672,27 @@ struct Endpoint::State {
     }
     const AckInfo info{header.ack, header.ack_bits, header.has_ack_delay, header.ack_delay_offset,
                        header.ack_delay};
-    return process_packet(header.sequence, info, data + header_bytes, size - header_bytes, wire_bytes);
+    return process_packet(header.sequence, info, packet.subspan(header_bytes), wire_bytes);
   }
 
   // ---- Send ----
 
   void transmit_datagram(uint16_t packet_sequence, size_t packet_size, uint32_t& wire_bytes) {
     size_t datagram_size = packet_size;
-    if (envelope_bytes != 0) datagram_size = envelope.seal(transmit.get(), packet_size);
+    if (envelope_bytes != 0) datagram_size = envelope.seal({transmit.get(), transmit_capacity}, packet_size);
     wire_bytes += static_cast<uint32_t>(datagram_size + static_cast<size_t>(config.packet_header_size));
     if (callbacks.transmit != nullptr)
-      callbacks.transmit(callbacks.context, packet_sequence, transmit.get(), datagram_size);
+      callbacks.transmit(callbacks.context, packet_sequence, {transmit.get(), datagram_size});
   }
 
-  bool send(const uint8_t* payload, size_t size) {
+  bool send(std::span<const std::byte> payload) {
+    const size_t size = payload.size();
     if (size > static_cast<size_t>(config.max_packet_size)) {
       ++counters.packets_too_large_to_send;
       BITWIRE_LOG(LogLevel::kError, "[%s] packet of %zu bytes not sent: max_packet_size is %d", config.name,
                   size, config.max_packet_size);
       return false;
     }
-    BITWIRE_ASSERT(payload != nullptr || size == 0);
     const uint16_t packet_sequence = sequence;
     judge_before_send();
     sequence = static_cast<uint16_t>(sequence + 1);
@@ -714,29 +713,29 @@ struct Endpoint::State {
       has_report = false;
       report_candidates = 0;
     }
-    uint8_t* packet = transmit.get() + envelope_bytes;
+    const std::span<std::byte> packet(transmit.get() + envelope_bytes, transmit_capacity - envelope_bytes);
     uint32_t wire_bytes = 0;
     if (size <= static_cast<size_t>(config.fragment_above)) {
       const size_t header_bytes = write_packet_header(header, packet);
-      if (size > 0) std::memcpy(packet + header_bytes, payload, size);
+      if (size > 0) std::memcpy(packet.data() + header_bytes, payload.data(), size);
       transmit_datagram(packet_sequence, header_bytes + size, wire_bytes);
     } else {
       const size_t fragment_size = static_cast<size_t>(config.fragment_size);
       const size_t count = (size + fragment_size - 1) / fragment_size;
       BITWIRE_ASSERT(count >= 1 && count <= static_cast<size_t>(config.max_fragments));
-      uint8_t embedded[kMaxPacketHeaderBytes + kAckDelayBytes];
+      std::byte embedded[kMaxPacketHeaderBytes + kAckDelayBytes];
       const size_t embedded_bytes = write_packet_header(header, embedded);
       for (size_t id = 0; id < count; ++id) {
         write_fragment_header(
             FragmentHeader{packet_sequence, static_cast<uint8_t>(id), static_cast<int>(count)}, packet);
         size_t at = kFragmentHeaderBytes;
         if (id == 0) {
-          std::memcpy(packet + at, embedded, embedded_bytes);
+          std::memcpy(packet.data() + at, embedded, embedded_bytes);
           at += embedded_bytes;
         }
         const size_t offset = id * fragment_size;
         const size_t chunk = std::min(fragment_size, size - offset);
-        std::memcpy(packet + at, payload + offset, chunk);
+        std::memcpy(packet.data() + at, payload.data() + offset, chunk);
         transmit_datagram(packet_sequence, at + chunk, wire_bytes);
         ++counters.fragments_sent;
       }
@@ -848,24 +847,24 @@ void Endpoint::update(double now) {
   s.update_statistics();
 }
 
-bool Endpoint::send_packet(const uint8_t* payload, size_t size) {
+bool Endpoint::send_packet(std::span<const std::byte> payload) {
   if (state_->failed) {
     ++state_->counters.calls_refused;
     return false;
   }
-  return state_->send(payload, size);
+  return state_->send(payload);
 }
 
-ReceiveResult Endpoint::receive_packet(const uint8_t* data, size_t size) {
-  return receive_packet(data, size, state_->time);
+ReceiveResult Endpoint::receive_packet(std::span<const std::byte> datagram) {
+  return receive_packet(datagram, state_->time);
 }
 
-ReceiveResult Endpoint::receive_packet(const uint8_t* data, size_t size, double arrival_time) {
+ReceiveResult Endpoint::receive_packet(std::span<const std::byte> datagram, double arrival_time) {
   if (state_->failed) {
     ++state_->counters.calls_refused;
     return ReceiveResult::kEndpointFailed;
   }
-  return state_->receive(data, size, arrival_time);
+  return state_->receive(datagram, arrival_time);
 }
 
 void Endpoint::defer_packet() {

@@ -1,6 +1,7 @@
-// Private to the endpoint sources: the reliable 1.0 prefix bits and little-endian 16-bit access.
+// Private to the endpoint sources: the reliable 1.0 prefix bits and byte access.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace bitwire::endpoint_detail {
@@ -11,12 +12,15 @@ inline constexpr uint8_t kPrefixShortAck = 0x20;     // bit 5: ack sent as a one
 inline constexpr uint8_t kPrefixAckDelay = 0x40;     // bit 6: ack delay extension byte (bitwire's)
 inline constexpr uint8_t kPrefixReserved = 0x80;     // bit 7: zero
 
-inline uint16_t load_le16(const uint8_t* p) {
-  return static_cast<uint16_t>(p[0] | (p[1] << 8));
+inline uint8_t load_u8(const std::byte* p) {
+  return std::to_integer<uint8_t>(*p);
 }
-inline void store_le16(uint8_t* p, uint16_t value) {
-  p[0] = static_cast<uint8_t>(value);
-  p[1] = static_cast<uint8_t>(value >> 8);
+inline uint16_t load_le16(const std::byte* p) {
+  return static_cast<uint16_t>(load_u8(p) | (load_u8(p + 1) << 8));
+}
+inline void store_le16(std::byte* p, uint16_t value) {
+  p[0] = static_cast<std::byte>(value & 0xFFu);
+  p[1] = static_cast<std::byte>(value >> 8);
 }
 
 }  // namespace bitwire::endpoint_detail

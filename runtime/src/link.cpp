@@ -52,26 +52,25 @@ int Link::update(double now) {
   for (const LinkSide from : {LinkSide::kA, LinkSide::kB}) {
     Endpoint* receiver = endpoints_[from == LinkSide::kA ? 1 : 0];
     delivered += leaving(from).deliver(now, [receiver](std::span<const std::byte> bytes, double arrival) {
-      if (receiver != nullptr)
-        receiver->receive_packet(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), arrival);
+      if (receiver != nullptr) receiver->receive_packet(bytes, arrival);
     });
   }
   return delivered;
 }
 
-void Link::send(LinkSide from, const uint8_t* data, size_t size) {
-  leaving(from).send(now_, data, size);
+void Link::send(LinkSide from, std::span<const std::byte> datagram) {
+  leaving(from).send(now_, datagram);
 }
 
-void Link::transmit_trampoline(void* context, uint16_t sequence, const uint8_t* data, size_t size) {
+void Link::transmit_trampoline(void* context, uint16_t sequence, std::span<const std::byte> datagram) {
   Port& port = *static_cast<Port*>(context);
-  port.link->send(port.side, data, size);
-  if (port.user.transmit != nullptr) port.user.transmit(port.user.context, sequence, data, size);
+  port.link->send(port.side, datagram);
+  if (port.user.transmit != nullptr) port.user.transmit(port.user.context, sequence, datagram);
 }
 
-bool Link::process_trampoline(void* context, uint16_t sequence, const uint8_t* data, size_t size) {
+bool Link::process_trampoline(void* context, uint16_t sequence, std::span<const std::byte> payload) {
   const Port& port = *static_cast<const Port*>(context);
-  return port.user.process == nullptr || port.user.process(port.user.context, sequence, data, size);
+  return port.user.process == nullptr || port.user.process(port.user.context, sequence, payload);
 }
 
 void Link::on_ack_trampoline(void* context, uint16_t sequence) {

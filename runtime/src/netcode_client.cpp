@@ -146,9 +146,9 @@ void Client::fail_or_next(ClientState failure, double now) {
   }
 }
 
-void Client::send_packet(PacketType type, const uint8_t* body, size_t body_size) {
+void Client::send_packet(PacketType type, std::span<const std::byte> body) {
   // The sequence carries on across the token's servers: the key is the same, so a nonce is never reused.
-  const size_t size = write_encrypted_packet(type, sequence_++, body, body_size, token_.protocol_id,
+  const size_t size = write_encrypted_packet(type, sequence_++, body, token_.protocol_id,
                                              token_.client_to_server_key, send_buffer_.data());
   transport_.send(server_address(), std::span<const uint8_t>(send_buffer_.data(), size));
   last_send_ = now_;
@@ -201,13 +201,13 @@ void Client::update(double now) {
     case ClientState::kSendingConnectionResponse: {
       uint8_t body[kChallengeBodyBytes];
       write_challenge_body(challenge_sequence_, challenge_token_.data(), body);
-      send_packet(PacketType::kConnectionResponse, body, sizeof body);
+      send_packet(PacketType::kConnectionResponse, std::as_bytes(std::span(body)));
       break;
     }
     case ClientState::kConnected: {
       uint8_t body[kKeepAliveBodyBytes];
       write_keep_alive_body(0, 0, body);
-      send_packet(PacketType::kKeepAlive, body, sizeof body);
+      send_packet(PacketType::kKeepAlive, std::as_bytes(std::span(body)));
       break;
     }
     default:
@@ -218,7 +218,7 @@ void Client::update(double now) {
 void Client::disconnect(double now) {
   now_ = now;
   if (state_ >= ClientState::kSendingConnectionResponse) {
-    for (int i = 0; i < config_.disconnect_packets; ++i) send_packet(PacketType::kDisconnect, nullptr, 0);
+    for (int i = 0; i < config_.disconnect_packets; ++i) send_packet(PacketType::kDisconnect, {});
   }
   reset_connection();
   state_ = ClientState::kDisconnected;
@@ -290,14 +290,14 @@ void Client::process_datagram(const Address& from, uint8_t* data, size_t size) {
   }
 }
 
-bool Client::send_payload(std::span<const uint8_t> payload) {
+bool Client::send_payload(std::span<const std::byte> payload) {
   if (state_ != ClientState::kConnected || payload.empty() || payload.size() > kMaxPayloadBytes) return false;
-  send_packet(PacketType::kPayload, payload.data(), payload.size());
+  send_packet(PacketType::kPayload, payload);
   ++stats_.payloads_sent;
   return true;
 }
 
-bool Client::receive_payload(std::span<uint8_t> out, size_t& size, uint64_t& sequence) {
+bool Client::receive_payload(std::span<std::byte> out, size_t& size, uint64_t& sequence) {
   if (queue_count_ == 0) return false;
   const size_t entry = static_cast<size_t>(queue_head_);
   const size_t n = queue_sizes_[entry];

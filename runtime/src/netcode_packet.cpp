@@ -104,8 +104,9 @@ void packet_associated_data(uint64_t protocol_id, uint8_t prefix, uint8_t* out) 
 
 }  // namespace
 
-size_t write_encrypted_packet(PacketType type, uint64_t sequence, const uint8_t* body, size_t body_size,
+size_t write_encrypted_packet(PacketType type, uint64_t sequence, std::span<const std::byte> body,
                               uint64_t protocol_id, const Key& key, uint8_t* out) {
+  const size_t body_size = body.size();
   BITWIRE_ASSERT(type != PacketType::kConnectionRequest);
   BITWIRE_ASSERT(body_size <= kMaxPayloadBytes);
   const int n = sequence_bytes(sequence);
@@ -113,7 +114,7 @@ size_t write_encrypted_packet(PacketType type, uint64_t sequence, const uint8_t*
   out[0] = prefix;
   for (int i = 0; i < n; ++i) out[1 + i] = static_cast<uint8_t>(sequence >> (8 * i));
   uint8_t* sealed = out + 1 + n;
-  if (body_size > 0) std::memmove(sealed, body, body_size);
+  if (body_size > 0) std::memmove(sealed, body.data(), body_size);
   uint8_t ad[kVersionInfoBytes + 9];
   packet_associated_data(protocol_id, prefix, ad);
   uint8_t nonce[12];

@@ -139,8 +139,8 @@ struct ServerInternals {
   }
 
   // A reply to the datagram being processed (challenge or denied): never larger than that datagram.
-  void send_reply(const Address& to, PacketType type, const uint8_t* body, size_t body_size, const Key& key) {
-    const size_t size = write_encrypted_packet(type, st.global_sequence++, body, body_size, s.config_.protocol_id,
+  void send_reply(const Address& to, PacketType type, std::span<const std::byte> body, const Key& key) {
+    const size_t size = write_encrypted_packet(type, st.global_sequence++, body, s.config_.protocol_id,
                                                key, st.send_buffer.data());
     if (size > st.reply_budget) {
       ++s.amplification_violations_;
@@ -150,9 +150,9 @@ struct ServerInternals {
     s.transport_.send(to, std::span<const uint8_t>(st.send_buffer.data(), size));
   }
 
-  void send_to_slot(int index, PacketType type, const uint8_t* body, size_t body_size) {
+  void send_to_slot(int index, PacketType type, std::span<const std::byte> body) {
     Slot& slot = st.slots[static_cast<size_t>(index)];
-    const size_t size = write_encrypted_packet(type, slot.send_sequence++, body, body_size, s.config_.protocol_id,
+    const size_t size = write_encrypted_packet(type, slot.send_sequence++, body, s.config_.protocol_id,
                                                slot.send_key, st.send_buffer.data());
     s.transport_.send(slot.address, std::span<const uint8_t>(st.send_buffer.data(), size));
     slot.last_send = st.now;
@@ -163,7 +163,7 @@ struct ServerInternals {
   void send_keep_alive(int index) {
     uint8_t body[kKeepAliveBodyBytes];
     write_keep_alive_body(static_cast<uint32_t>(index), static_cast<uint32_t>(s.config_.max_clients), body);
-    send_to_slot(index, PacketType::kKeepAlive, body, sizeof body);
+    send_to_slot(index, PacketType::kKeepAlive, std::as_bytes(std::span(body)));
     ++st.slots[static_cast<size_t>(index)].stats.keep_alives_sent;
   }
 
@@ -248,7 +248,7 @@ struct ServerInternals {
     if (!token_use_allowed(mac, from)) return s.drop(PacketError::kRequestTokenReused);
     if (s.connected_count_ == s.config_.max_clients) {
       ++s.denied_sent_;
-      return send_reply(from, PacketType::kConnectionDenied, nullptr, 0, token.server_to_client_key);
+      return send_reply(from, PacketType::kConnectionDenied, {}, token.server_to_client_key);
     }
     if (!add_pending(from, token)) return s.drop(PacketError::kRequestNoMapping);
     ChallengeToken challenge;
@@ -259,7 +259,7 @@ struct ServerInternals {
     write_challenge_body(st.challenge_sequence, sealed, st.body.data());
     ++st.challenge_sequence;
     ++s.challenges_sent_;
-    send_reply(from, PacketType::kConnectionChallenge, st.body.data(), kChallengeBodyBytes,
+    send_reply(from, PacketType::kConnectionChallenge, std::as_bytes(std::span(st.body).first<kChallengeBodyBytes>()),
                token.server_to_client_key);
   }
 
@@ -300,7 +300,7 @@ struct ServerInternals {
     if (find_client_id(challenge.client_id) >= 0) return s.drop(PacketError::kResponseClientIdConnected);
     if (s.connected_count_ == s.config_.max_clients) {
       ++s.denied_sent_;
-      return send_reply(from, PacketType::kConnectionDenied, nullptr, 0,
+      return send_reply(from, PacketType::kConnectionDenied, {},
                         st.pending[static_cast<size_t>(pending_index)].send_key);
     }
     int free_slot = -1;
@@ -317,7 +317,7 @@ struct ServerInternals {
     Slot& slot = st.slots[static_cast<size_t>(index)];
     if (!slot.connected) return;
     if (send_disconnects) {
-      for (int i = 0; i < s.config_.disconnect_packets; ++i) send_to_slot(index, PacketType::kDisconnect, nullptr, 0);
+      for (int i = 0; i < s.config_.disconnect_packets; ++i) send_to_slot(index, PacketType::kDisconnect, {});
     }
     push_event({ServerEvent::Kind::kDisconnected, index, slot.client_id, reason});
     st.slot_by_address.erase(slot.address);
@@ -516,17 +516,17 @@ const SlotStats& Server::stats(int slot) const {
   return state_->slots[static_cast<size_t>(slot)].stats;
 }
 
-bool Server::send_payload(int slot, std::span<const uint8_t> payload) {
+bool Server::send_payload(int slot, std::span<const std::byte> payload) {
   if (!is_connected(slot) || payload.empty() || payload.size() > kMaxPayloadBytes) return false;
   ServerInternals in{*this, *state_};
   Slot& s = state_->slots[static_cast<size_t>(slot)];
   if (!s.confirmed) in.send_keep_alive(slot);
-  in.send_to_slot(slot, PacketType::kPayload, payload.data(), payload.size());
+  in.send_to_slot(slot, PacketType::kPayload, payload);
   ++s.stats.payloads_sent;
   return true;
 }
 
-bool Server::receive_payload(int slot, std::span<uint8_t> out, size_t& size, uint64_t& sequence) {
+bool Server::receive_payload(int slot, std::span<std::byte> out, size_t& size, uint64_t& sequence) {
   if (!is_connected(slot)) return false;
   Slot& s = state_->slots[static_cast<size_t>(slot)];
   if (s.queue_count == 0) return false;

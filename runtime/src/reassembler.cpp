@@ -26,7 +26,7 @@ Reassembler::Reassembler(const ReassemblerConfig& config)
       index_(round_pow2(config.window)),
       slot_(new Slot[static_cast<size_t>(slots_)]),
       free_(new uint16_t[static_cast<size_t>(slots_)]),
-      data_(new uint8_t[static_cast<size_t>(slots_) * stride_]) {
+      data_(new std::byte[static_cast<size_t>(slots_) * stride_]) {
   BITWIRE_ASSERT(config.slots >= 1 && config.slots <= 65536);
   reset();
 }
@@ -99,8 +99,9 @@ int Reassembler::acquire(uint16_t sequence) {
   return s;
 }
 
-FragmentResult Reassembler::add(uint16_t sequence, uint32_t id, uint32_t count, const uint8_t* body,
-                                size_t body_size, const EmbeddedAck& header, uint32_t wire_bytes) {
+FragmentResult Reassembler::add(uint16_t sequence, uint32_t id, uint32_t count, std::span<const std::byte> body,
+                                const EmbeddedAck& header, uint32_t wire_bytes) {
+  const size_t body_size = body.size();
   BITWIRE_ASSERT(count >= 1 && count <= static_cast<uint32_t>(config_.max_fragments) && id < count);
   BITWIRE_ASSERT(body_size <= static_cast<size_t>(config_.fragment_size));
   ++operations_;
@@ -130,7 +131,7 @@ FragmentResult Reassembler::add(uint16_t sequence, uint32_t id, uint32_t count, 
     bool agrees = slot.fragment_count == count;
     if (agrees && (slot.have[id >> 6] & bit) != 0) {
       // A repeat: the same bytes are a harmless duplicate, different bytes a conflict.
-      agrees = std::memcmp(slot_bytes(s) + id * fragment_size, body, body_size) == 0 &&
+      agrees = std::memcmp(slot_bytes(s) + id * fragment_size, body.data(), body_size) == 0 &&
                (!last || slot.last_size == body_size) &&
                (id != 0 || slot.header == header);
       if (agrees) return FragmentResult::kDuplicate;
@@ -143,7 +144,7 @@ FragmentResult Reassembler::add(uint16_t sequence, uint32_t id, uint32_t count, 
   }
 
   Slot& slot = slot_[s];
-  if (body_size > 0) std::memcpy(slot_bytes(s) + id * fragment_size, body, body_size);
+  if (body_size > 0) std::memcpy(slot_bytes(s) + id * fragment_size, body.data(), body_size);
   if (id == 0) slot.header = header;
   if (last) slot.last_size = static_cast<uint32_t>(body_size);
   slot.have[id >> 6] |= bit;
@@ -151,8 +152,8 @@ FragmentResult Reassembler::add(uint16_t sequence, uint32_t id, uint32_t count, 
   ++slot.fragments_stored;
   if (slot.fragments_stored < slot.fragment_count) return FragmentResult::kStored;
 
-  completed_.data = slot_bytes(s);
-  completed_.size = (static_cast<size_t>(slot.fragment_count) - 1) * fragment_size + slot.last_size;
+  completed_.data = std::span<const std::byte>(
+      slot_bytes(s), (static_cast<size_t>(slot.fragment_count) - 1) * fragment_size + slot.last_size);
   completed_.sequence = sequence;
   completed_.header = slot.header;
   completed_.wire_bytes = slot.wire_bytes;

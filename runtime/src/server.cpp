@@ -52,7 +52,7 @@ Server::Server(const StackConfig& config, const MessageFactory& factory, const n
   }
   event_capacity_ = config_.event_queue_size > 0 ? config_.event_queue_size : 2 * config_.max_clients + 16;
   events_.reset(new ServerEvent[static_cast<size_t>(event_capacity_)]);
-  payload_buffer_.reset(new uint8_t[netcode::kMaxPayloadBytes]);
+  payload_buffer_.reset(new std::byte[netcode::kMaxPayloadBytes]);
 
   const Connection& first = slots_[0]->connection;
   memory_per_slot_ = sizeof(Slot) + sizeof(std::unique_ptr<Slot>) + first.memory_bytes() +
@@ -70,10 +70,10 @@ bool Server::valid(int client_index) const {
   return slots_ != nullptr && client_index >= 0 && client_index < config_.max_clients;
 }
 
-void Server::transmit(void* context, const uint8_t* data, size_t size) {
+void Server::transmit(void* context, std::span<const std::byte> datagram) {
   auto* slot = static_cast<Slot*>(context);
-  if (slot->server.netcode_->send_payload(slot->index, std::span<const uint8_t>(data, size))) {
-    slot->payload_bytes_sent += size;
+  if (slot->server.netcode_->send_payload(slot->index, datagram)) {
+    slot->payload_bytes_sent += datagram.size();
   }
 }
 
@@ -136,10 +136,10 @@ void Server::update(double now, uint64_t unix_now) {
     connection.update(now);
     size_t size = 0;
     uint64_t sequence = 0;
-    while (netcode_->receive_payload(i, std::span<uint8_t>(payload_buffer_.get(), netcode::kMaxPayloadBytes),
+    while (netcode_->receive_payload(i, std::span<std::byte>(payload_buffer_.get(), netcode::kMaxPayloadBytes),
                                      size, sequence)) {
       slot.payload_bytes_received += size;
-      connection.receive_packet(payload_buffer_.get(), size);
+      connection.receive_packet(std::span<const std::byte>(payload_buffer_.get(), size));
     }
     if (connection.error() != ConnectionError::kNone) {
       slot.protocol_error = connection.error_reason();

@@ -14,6 +14,7 @@
 
 #include "bitwire/endpoint.hpp"
 #include "bitwire/envelope.hpp"
+#include "support/bytes.hpp"
 
 namespace {
 
@@ -58,8 +59,9 @@ struct Harness {
   std::vector<uint8_t> outstanding = std::vector<uint8_t>(65536, 0);  // 1 = sent, not yet acked
   uint64_t delivered = 0;
 
-  static void transmit(void*, uint16_t, const uint8_t*, size_t) {}
-  static bool process(void* context, uint16_t, const uint8_t*, size_t size) {
+  static void transmit(void*, uint16_t, std::span<const std::byte>) {}
+  static bool process(void* context, uint16_t, std::span<const std::byte> payload) {
+    const size_t size = payload.size();
     auto* self = static_cast<Harness*>(context);
     if (size > static_cast<size_t>(self->max_packet_size)) __builtin_trap();
     ++self->delivered;
@@ -102,7 +104,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     endpoint.update(now);
     const uint16_t sequence = endpoint.next_sequence();
     const uint8_t payload = index++;
-    endpoint.send_packet(&payload, 1);
+    endpoint.send_packet(bitwire::test::view(&payload, 1));
     harness.outstanding[sequence] = 1;  // a fresh send of this sequence (an older one was forgotten)
 
     size_t length = size - at;
@@ -119,12 +121,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (envelope && reseal) {
       datagram.assign(bitwire::Envelope::kBytes, 0);
       datagram.insert(datagram.end(), bytes, bytes + length);
-      sealer.seal(datagram.data(), length);
+      sealer.seal(bitwire::test::writable(datagram), length);
       bytes = datagram.data();
       length = datagram.size();
     }
     const bitwire::EndpointCounters before = endpoint.counters();
-    const bitwire::ReceiveResult result = endpoint.receive_packet(bytes, length);
+    const bitwire::ReceiveResult result = endpoint.receive_packet(bitwire::test::view(bytes, length));
     ++datagrams;
     if (result == bitwire::ReceiveResult::kFragmentStored) ++fragments_stored;
     if (endpoint.counters().reassemblies_completed != before.reassemblies_completed) ++completed;

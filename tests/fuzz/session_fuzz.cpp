@@ -13,9 +13,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 
 #include "bitwire/link.hpp"
+#include "support/bytes.hpp"
 #include "support/session.hpp"
 
 namespace {
@@ -152,20 +154,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       case 8: {  // raw bytes straight into an endpoint
         const auto [bytes, count] = script.bytes(script.byte() * 8u);
         session->set_trusted_link(false);
-        session->endpoint(side).receive_packet(bytes, count);
+        session->endpoint(side).receive_packet(bitwire::test::view(bytes, count));
         break;
       }
       case 9: {  // raw bytes onto the simulated wire
         const auto [bytes, count] = script.bytes(script.byte() * 8u);
         session->set_trusted_link(false);
-        session->link().send(other, bytes, count);
+        session->link().send(other, bitwire::test::view(bytes, count));
         break;
       }
       case 10:
       case 11: {  // replay the last datagram `other` sent, mutated, into `side`
         const auto last = session->last_datagram(other);
         size_t length = std::min(last.size(), sizeof scratch);
-        std::copy(last.begin(), last.begin() + static_cast<std::ptrdiff_t>(length), scratch);
+        if (length > 0) std::memcpy(scratch, last.data(), length);
         const uint8_t how = script.byte();
         const uint16_t where = script.u16();
         const uint8_t value = script.byte();
@@ -185,7 +187,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           }
         }
         if ((how & 3) != 3) session->set_trusted_link(false);
-        session->endpoint(side).receive_packet(scratch, length);
+        session->endpoint(side).receive_packet(bitwire::test::view(scratch, length));
         break;
       }
       case 12: {  // an endpoint starts over

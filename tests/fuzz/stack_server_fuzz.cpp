@@ -17,6 +17,7 @@
 #include "bitwire/serialize.hpp"
 #include "bitwire/server.hpp"
 #include "bitwire/transport.hpp"
+#include "support/bytes.hpp"
 
 namespace {
 
@@ -105,7 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   while (size - offset >= 2 && server.is_connected(0)) {
     const uint8_t flags = data[offset];
     const size_t length = std::min<size_t>(data[offset + 1], size - offset - 2);
-    if (length > 0) client.send_payload(std::span<const uint8_t>(data + offset + 2, length));
+    if (length > 0) client.send_payload(bitwire::test::view(data + offset + 2, length));
     offset += 2 + length;
     if (flags & 2) now += 0.05;
     server.update(now, kUnix + 1);
@@ -119,7 +120,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       server.send_packets();
     }
     client.update(now);
-    while (client.receive_payload(buffer, payload_size, sequence)) {
+    while (client.receive_payload(bitwire::test::writable(buffer), payload_size, sequence)) {
     }
   }
   while (server.next_event(event)) {

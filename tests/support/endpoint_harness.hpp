@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bitwire/endpoint.hpp"
+#include "support/bytes.hpp"
 
 namespace bitwire::test {
 
@@ -49,7 +50,7 @@ class Peer {
   // Sends a payload and returns the datagrams it produced (also left in outbox).
   std::vector<std::vector<uint8_t>> send(const std::vector<uint8_t>& payload) {
     const size_t before = outbox.size();
-    endpoint.send_packet(payload.data(), payload.size());
+    endpoint.send_packet(bitwire::test::view(payload));
     return {outbox.begin() + static_cast<std::ptrdiff_t>(before), outbox.end()};
   }
 
@@ -61,19 +62,19 @@ class Peer {
   }
 
  private:
-  static void on_transmit(void* context, uint16_t sequence, const uint8_t* data, size_t size) {
+  static void on_transmit(void* context, uint16_t sequence, std::span<const std::byte> datagram) {
     auto* self = static_cast<Peer*>(context);
-    self->outbox.emplace_back(data, data + size);
+    self->outbox.push_back(test::to_vector(datagram));
     self->outbox_sequences.push_back(sequence);
   }
-  static bool on_process(void* context, uint16_t sequence, const uint8_t* data, size_t size) {
+  static bool on_process(void* context, uint16_t sequence, std::span<const std::byte> payload) {
     auto* self = static_cast<Peer*>(context);
     if (self->refuse) return false;
     if (self->defer) {
       self->endpoint.defer_packet();
       return false;
     }
-    self->delivered.push_back(Delivery{sequence, std::vector<uint8_t>(data, data + size)});
+    self->delivered.push_back(Delivery{sequence, test::to_vector(payload)});
     return true;
   }
   static void on_ack(void* context, uint16_t sequence) {

@@ -143,7 +143,7 @@ class Session {
     ledger.received[sequence] = 0;
     ledger.acked[sequence] = 0;
     ++ledger.sent;
-    return endpoint.send_packet(payload_.data(), size);
+    return endpoint.send_packet({payload_.data(), size});
   }
   // A size uniform in [16, max].
   size_t random_size(size_t max) {
@@ -154,7 +154,7 @@ class Session {
   uint64_t violations() const { return ledgers_[0].violations() + ledgers_[1].violations(); }
 
   // The last datagram `side` transmitted (empty before the first).
-  std::span<const uint8_t> last_datagram(LinkSide side) const {
+  std::span<const std::byte> last_datagram(LinkSide side) const {
     return {last_datagram_[index(side)].data(), last_datagram_size_[index(side)]};
   }
 
@@ -177,7 +177,7 @@ class Session {
   }
 
   BITWIRE_TEST_NO_COVERAGE static uint32_t payload_check(uint64_t serial, uint32_t size,
-                                                         const uint8_t* filler, size_t count) {
+                                                         const std::byte* filler, size_t count) {
     uint64_t h = 0x9E3779B97F4A7C15ull ^ serial ^ (static_cast<uint64_t>(size) << 32);
     size_t i = 0;
     for (; i + 8 <= count; i += 8) {
@@ -186,7 +186,7 @@ class Session {
       h = (h ^ word) * 0xFF51AFD7ED558CCDull;
       h ^= h >> 29;
     }
-    for (; i < count; ++i) h = (h ^ filler[i]) * 0x100000001B3ull;
+    for (; i < count; ++i) h = (h ^ std::to_integer<uint64_t>(filler[i])) * 0x100000001B3ull;
     h ^= h >> 32;
     return static_cast<uint32_t>(h);
   }
@@ -204,7 +204,7 @@ class Session {
   static int index(LinkSide side) { return static_cast<int>(side); }
 
   BITWIRE_TEST_NO_COVERAGE void fill_payload(uint64_t serial, size_t size) {
-    uint8_t* p = payload_.data();
+    std::byte* p = payload_.data();
     for (size_t i = kSessionPayloadHeader; i < size; i += 8) {
       const uint64_t word = random_.next();
       std::memcpy(p + i, &word, std::min<size_t>(8, size - i));
@@ -217,16 +217,18 @@ class Session {
     std::memcpy(p + 12, &check, 4);
   }
 
-  static void transmitted(void* context, uint16_t, const uint8_t* data, size_t size) {
+  static void transmitted(void* context, uint16_t, std::span<const std::byte> datagram) {
     Port& port = *static_cast<Port*>(context);
     auto& buffer = port.session->last_datagram_[index(port.side)];
-    size = std::min(size, buffer.size());
-    std::memcpy(buffer.data(), data, size);
+    const size_t size = std::min(datagram.size(), buffer.size());
+    std::memcpy(buffer.data(), datagram.data(), size);
     port.session->last_datagram_size_[index(port.side)] = size;
   }
 
   // The receiver `port.side` accepts (or refuses) a payload sent by the other side.
-  static bool process(void* context, uint16_t sequence, const uint8_t* data, size_t size) {
+  static bool process(void* context, uint16_t sequence, std::span<const std::byte> payload) {
+    const std::byte* data = payload.data();
+    const size_t size = payload.size();
     Port& port = *static_cast<Port*>(context);
     Session& self = *port.session;
     SessionLedger& ledger = self.ledgers_[1 - index(port.side)];
@@ -281,12 +283,12 @@ class Session {
   SessionOptions options_;
   Link link_;
   Random random_;
-  std::vector<uint8_t> payload_;
+  std::vector<std::byte> payload_;
   Port ports_[2];
   std::unique_ptr<Endpoint> endpoints_[2];
   SessionLedger ledgers_[2];
   uint64_t overflowed_[2] = {0, 0};
-  std::vector<uint8_t> last_datagram_[2];
+  std::vector<std::byte> last_datagram_[2];
   size_t last_datagram_size_[2] = {0, 0};
 };
 

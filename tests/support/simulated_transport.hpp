@@ -28,7 +28,7 @@ class SimulatedTransport final : public Transport {
     std::memcpy(buffer_.data(), &to, sizeof(Address));
     std::memcpy(buffer_.data() + sizeof(Address), &to, sizeof(Address));
     std::memcpy(buffer_.data() + kHeader, datagram.data(), datagram.size());
-    simulator_.send(now_, buffer_.data(), kHeader + datagram.size());
+    simulator_.send(now_, std::as_bytes(std::span(buffer_)).first(kHeader + datagram.size()));
   }
   bool receive(std::span<uint8_t> buffer, Address& from, size_t& size) override {
     return inner_.receive(buffer, from, size);

@@ -95,7 +95,7 @@ class Client {
  private:
   void session_ended(const char* protocol_error);
   void push_event(const ClientEvent& event);
-  static void transmit(void* context, const uint8_t* data, size_t size);
+  static void transmit(void* context, std::span<const std::byte> datagram);
 
   StackConfig config_;
   const char* error_ = nullptr;
@@ -112,7 +112,7 @@ class Client {
   uint64_t payload_bytes_sent_ = 0;
   uint64_t payload_bytes_received_ = 0;
   size_t memory_bytes_ = 0;
-  uint8_t payload_buffer_[netcode::kMaxPayloadBytes] = {};
+  std::byte payload_buffer_[netcode::kMaxPayloadBytes] = {};
 };
 
 }  // namespace bitwire

@@ -4,12 +4,12 @@
 //   bitwire::ConnectionConfig config;                  // one reliable-ordered channel by default
 //   config.channel_count = 2;
 //   config.channels[1].type = bitwire::ChannelType::kUnreliableUnordered;
-//   bitwire::ConnectionCallbacks callbacks{&socket, [](void* ctx, const uint8_t* data, size_t size) { ... }};
+//   bitwire::ConnectionCallbacks callbacks{&socket, [](void* ctx, std::span<const std::byte> datagram) { ... }};
 //   bitwire::Connection connection(kFactory, config, callbacks, now);
 //
 //   each tick:
 //     connection.update(now);
-//     for each datagram: connection.receive_packet(data, size);
+//     for each datagram: connection.receive_packet(datagram);
 //     while (auto message = connection.receive(0)) { if (auto* chat = message.as<Chat>()) ...; }
 //     auto message = connection.create<Chat>();  ... fill ...;  connection.send(0, std::move(message));
 //     connection.send_packets();                     // one packet (acks + whatever the channels fit),
@@ -111,7 +111,7 @@ inline constexpr auto kConnectionConfigLimits = config_table(
 struct ConnectionCallbacks {
   void* context = nullptr;
   // Required for send_packet(): hands one datagram to the transport.
-  void (*transmit)(void* context, const uint8_t* data, size_t size) = nullptr;
+  void (*transmit)(void* context, std::span<const std::byte> datagram) = nullptr;
 };
 
 enum class SendResult : uint8_t {
@@ -207,7 +207,7 @@ class Connection {
   // Seconds between probes while every record is in flight: half the smoothed RTT, within [0.1, 1].
   double probe_interval() const;
   // One datagram from the transport.
-  ReceiveResult receive_packet(const uint8_t* data, size_t size);
+  ReceiveResult receive_packet(std::span<const std::byte> datagram);
 
   // ---- The connection-packet layer alone ----
   // Writes the connection packet for packet `sequence` into `out` (at most min(out.size(),
@@ -246,9 +246,9 @@ class Connection {
 
  private:
   void fail(ConnectionError error, const char* reason);
-  static bool process_trampoline(void* context, uint16_t sequence, const uint8_t* data, size_t size);
+  static bool process_trampoline(void* context, uint16_t sequence, std::span<const std::byte> payload);
   static void on_ack_trampoline(void* context, uint16_t sequence);
-  static void transmit_trampoline(void* context, uint16_t sequence, const uint8_t* data, size_t size);
+  static void transmit_trampoline(void* context, uint16_t sequence, std::span<const std::byte> datagram);
 
   ConnectionConfig config_;
   ConnectionCallbacks callbacks_;

@@ -8,9 +8,9 @@
 //   config.protocol_id = kMyProtocolId;                 // envelope on by default
 //   bitwire::EndpointCallbacks callbacks;
 //   callbacks.context = &my_game;
-//   callbacks.transmit = [](void* ctx, uint16_t sequence, const uint8_t* data, size_t size) {
-//     /* sendto(socket, data, size), or link.send(...) */ };
-//   callbacks.process = [](void* ctx, uint16_t sequence, const uint8_t* data, size_t size) -> bool {
+//   callbacks.transmit = [](void* ctx, uint16_t sequence, std::span<const std::byte> datagram) {
+//     /* socket.send(to, datagram), or link.send(...) */ };
+//   callbacks.process = [](void* ctx, uint16_t sequence, std::span<const std::byte> payload) -> bool {
 //     return /* parsed the payload OK; false refuses it: it is then neither acked nor counted received */; };
 //     // (a genuine payload that cannot be taken *now*: call endpoint.defer_packet() before returning false)
 //   callbacks.on_ack = [](void* ctx, uint16_t sequence) { /* optional: packet `sequence` arrived */ };
@@ -18,11 +18,11 @@
 //
 //   each tick:
 //     endpoint.update(now);                                  // sets the time every send/receive uses
-//     for each datagram from the socket: endpoint.receive_packet(data, size, arrival_time);
+//     for each datagram from the socket: endpoint.receive_packet(datagram, arrival_time);
 //                                            // arrival_time: when the transport got it (or leave it out)
 //     for (uint16_t acked : endpoint.acks()) { ... }         // or use callbacks.on_ack
 //     endpoint.clear_acks();
-//     endpoint.send_packet(payload, payload_size);           // header + fragmentation + transmit
+//     endpoint.send_packet(payload);                         // header + fragmentation + transmit
 //     congestion.update(now, endpoint.rtt_ms(), endpoint.packet_loss_percent());
 //
 // Contracts:
@@ -116,15 +116,15 @@ int ack_delay_code(double delay_ms);
 
 // Writes the one canonical encoding of `header` (4..9 bytes, + kAckDelayBytes with the extension) to
 // `out` (room for kMaxPacketHeaderBytes + kAckDelayBytes). Returns the number of bytes written.
-size_t write_packet_header(const PacketHeader& header, uint8_t* out);
+size_t write_packet_header(const PacketHeader& header, std::span<std::byte> out);
 
 // Reads a regular packet header from untrusted bytes. Returns the header's size in bytes (4..10), or 0
 // when the bytes are shorter than the header they announce, the prefix marks a fragment or sets bit 7 (or
 // bit 6 when `ack_delay` is false: the extension is refused unless enabled), or the encoding is not the
 // canonical one (an ack_bits byte sent although it is 0xFF, a two-byte ack whose difference fits one
 // byte). `reason`, when given, receives a static description.
-size_t read_packet_header(const uint8_t* data, size_t size, PacketHeader& header,
-                          const char** reason = nullptr, bool ack_delay = false);
+size_t read_packet_header(std::span<const std::byte> data, PacketHeader& header, const char** reason = nullptr,
+                          bool ack_delay = false);
 
 // The fixed part of a fragment (5 bytes): the sequence of the whole packet, this fragment's index, and the
 // number of fragments (1..256, stored minus one).
@@ -136,7 +136,7 @@ struct FragmentHeader {
 };
 
 // Writes the 5-byte fragment header to `out`.
-void write_fragment_header(const FragmentHeader& header, uint8_t* out);
+void write_fragment_header(const FragmentHeader& header, std::span<std::byte> out);
 
 // ---- Configuration ------------------------------------------------------------------------------------
 
@@ -326,11 +326,11 @@ inline constexpr auto kEndpointConfigLimits = config_table(
 struct EndpointCallbacks {
   void* context = nullptr;  // passed to every callback
   // Required: hands one datagram (envelope + packet or fragment) to the transport.
-  void (*transmit)(void* context, uint16_t sequence, const uint8_t* data, size_t size) = nullptr;
+  void (*transmit)(void* context, uint16_t sequence, std::span<const std::byte> datagram) = nullptr;
   // Required: the payload of a received packet (reassembled if it was fragmented). Return false to refuse
   // it: the packet is then neither acked to the peer nor counted as received, and its acks are ignored
   // (unless the callback called Endpoint::defer_packet(): then its acks are processed).
-  bool (*process)(void* context, uint16_t sequence, const uint8_t* data, size_t size) = nullptr;
+  bool (*process)(void* context, uint16_t sequence, std::span<const std::byte> payload) = nullptr;
   // Optional: called once for each newly acked sent packet, in the order the acks are processed.
   void (*on_ack)(void* context, uint16_t sequence) = nullptr;
 };
@@ -421,8 +421,7 @@ class Endpoint {
   // Sends one packet: assigns the next sequence, writes the ack header, records it for acks and RTT, and
   // transmits it whole (payload <= fragment_above) or as ceil(size / fragment_size) fragments. Returns
   // false (and sends nothing, uses no sequence) when size > max_packet_size. A size of 0 is allowed.
-  bool send_packet(const uint8_t* payload, size_t size);
-  bool send_packet(std::span<const uint8_t> payload) { return send_packet(payload.data(), payload.size()); }
+  bool send_packet(std::span<const std::byte> payload);
 
   // Only from inside the process callback, which then returns false: the payload is genuine but cannot be
   // taken now (the receiver is busy: no free slot in a pool or window), so the packet is refused unacked
@@ -434,15 +433,12 @@ class Endpoint {
   void defer_packet();
 
   // Takes one datagram from the transport. Any bytes are safe; see ReceiveResult for what happens.
-  ReceiveResult receive_packet(const uint8_t* data, size_t size);
-  ReceiveResult receive_packet(std::span<const uint8_t> data) {
-    return receive_packet(data.data(), data.size());
-  }
+  ReceiveResult receive_packet(std::span<const std::byte> datagram);
   // The same, for a datagram that reached the host at `arrival_time` (same clock as update(), <= the
   // current time; a later, NaN or infinite one is read as the current time). A game that drains its
   // socket once per tick passes the arrival time its transport recorded, so that the time a datagram
   // waited for the tick is not counted in the RTT (nor in the ack delay this endpoint reports).
-  ReceiveResult receive_packet(const uint8_t* data, size_t size, double arrival_time);
+  ReceiveResult receive_packet(std::span<const std::byte> datagram, double arrival_time);
 
   // Newly acked sequences since the last clear_acks(), oldest first (at most ack_buffer_size).
   std::span<const uint16_t> acks() const;

@@ -10,8 +10,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "bitwire/crc32.hpp"
+#include "bitwire/config.hpp"
 
 namespace bitwire {
 
@@ -28,24 +30,26 @@ class Envelope {
   uint64_t protocol_id() const { return protocol_id_; }
 
   // crc32(protocol id LE bytes ++ packet).
-  uint32_t checksum(const uint8_t* packet, size_t size) const { return crc32(packet, size, prefix_crc_); }
+  uint32_t checksum(std::span<const std::byte> packet) const {
+    return crc32(packet.data(), packet.size(), prefix_crc_);
+  }
 
-  // `datagram` holds the packet at datagram + kBytes (packet_size bytes); writes the crc into the first
+  // `datagram` holds the packet at offset kBytes (packet_size bytes); writes the crc into the first
   // kBytes. Returns the datagram size.
-  size_t seal(uint8_t* datagram, size_t packet_size) const {
-    const uint32_t crc = checksum(datagram + kBytes, packet_size);
-    for (size_t i = 0; i < kBytes; ++i) datagram[i] = static_cast<uint8_t>(crc >> (8 * i));
+  size_t seal(std::span<std::byte> datagram, size_t packet_size) const {
+    BITWIRE_ASSERT(datagram.size() >= kBytes + packet_size);
+    const uint32_t crc = checksum(datagram.subspan(kBytes, packet_size));
+    for (size_t i = 0; i < kBytes; ++i) datagram[i] = static_cast<std::byte>((crc >> (8 * i)) & 0xFFu);
     return packet_size + kBytes;
   }
 
   // True when the untrusted `datagram` is at least kBytes long and its crc matches; the packet is then
-  // datagram + kBytes, size - kBytes bytes.
-  bool open(const uint8_t* datagram, size_t size) const {
-    if (datagram == nullptr || size < kBytes) return false;
-    const uint32_t stored = static_cast<uint32_t>(datagram[0]) | (static_cast<uint32_t>(datagram[1]) << 8) |
-                            (static_cast<uint32_t>(datagram[2]) << 16) |
-                            (static_cast<uint32_t>(datagram[3]) << 24);
-    return stored == checksum(datagram + kBytes, size - kBytes);
+  // datagram.subspan(kBytes).
+  bool open(std::span<const std::byte> datagram) const {
+    if (datagram.size() < kBytes) return false;
+    uint32_t stored = 0;
+    for (size_t i = 0; i < kBytes; ++i) stored |= std::to_integer<uint32_t>(datagram[i]) << (8 * i);
+    return stored == checksum(datagram.subspan(kBytes));
   }
 
  private:

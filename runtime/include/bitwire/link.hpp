@@ -59,7 +59,7 @@ class Link {
 
   // Puts a datagram on the wire leaving `from`, at the link's current time. This is what the transmit
   // callback does; call it directly to inject raw bytes that then travel the simulated network.
-  void send(LinkSide from, const uint8_t* data, size_t size);
+  void send(LinkSide from, std::span<const std::byte> datagram);
 
   // The simulator of the direction leaving `from` (conditions, statistics).
   NetworkSimulator& leaving(LinkSide from) { return from == LinkSide::kA ? a_to_b_ : b_to_a_; }
@@ -75,8 +75,8 @@ class Link {
     LinkSide side = LinkSide::kA;
     EndpointCallbacks user;
   };
-  static void transmit_trampoline(void* context, uint16_t sequence, const uint8_t* data, size_t size);
-  static bool process_trampoline(void* context, uint16_t sequence, const uint8_t* data, size_t size);
+  static void transmit_trampoline(void* context, uint16_t sequence, std::span<const std::byte> datagram);
+  static bool process_trampoline(void* context, uint16_t sequence, std::span<const std::byte> payload);
   static void on_ack_trampoline(void* context, uint16_t sequence);
 
   NetworkSimulator a_to_b_;

@@ -117,8 +117,8 @@ class Client {
   Address server_address() const;
   const char* token_error() const { return token_error_; }
 
-  bool send_payload(std::span<const uint8_t> payload);
-  bool receive_payload(std::span<uint8_t> out, size_t& size, uint64_t& sequence);
+  bool send_payload(std::span<const std::byte> payload);
+  bool receive_payload(std::span<std::byte> out, size_t& size, uint64_t& sequence);
 
   uint64_t drops(PacketError error) const { return drops_[static_cast<int>(error)]; }
   const ClientStats& stats() const { return stats_; }
@@ -128,7 +128,7 @@ class Client {
   void reset_connection();
   void start_server(int index, double now);
   void fail_or_next(ClientState failure, double now);
-  void send_packet(PacketType type, const uint8_t* body, size_t body_size);
+  void send_packet(PacketType type, std::span<const std::byte> body);
   void drop(PacketError error) { ++drops_[static_cast<int>(error)]; }
 
   ClientConfig config_;

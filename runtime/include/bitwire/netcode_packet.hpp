@@ -14,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "bitwire/netcode_token.hpp"
 
@@ -104,7 +105,7 @@ PacketError read_request_packet(uint8_t* data, size_t size, uint64_t protocol_id
 
 // Encrypts `body` (body_size bytes, at most kMaxPayloadBytes) as a packet of `type` (not the request) with
 // `sequence`. `out` has room for kMaxPacketBytes. Returns the packet size.
-size_t write_encrypted_packet(PacketType type, uint64_t sequence, const uint8_t* body, size_t body_size,
+size_t write_encrypted_packet(PacketType type, uint64_t sequence, std::span<const std::byte> body,
                               uint64_t protocol_id, const Key& key, uint8_t* out);
 
 // Fixed-window replay protection (the standard's algorithm) for one direction of one connection.

@@ -153,9 +153,9 @@ class Server {
   bool is_confirmed(int slot) const;
 
   // Sends 1..1200 bytes to a connected slot. False when the slot is free or the size is out of range.
-  bool send_payload(int slot, std::span<const uint8_t> payload);
+  bool send_payload(int slot, std::span<const std::byte> payload);
   // Pops the oldest payload received from `slot` into `out` (room for kMaxPayloadBytes).
-  bool receive_payload(int slot, std::span<uint8_t> out, size_t& size, uint64_t& sequence);
+  bool receive_payload(int slot, std::span<std::byte> out, size_t& size, uint64_t& sequence);
   // Sends the redundant disconnect packets and frees the slot (event kDisconnected, kServerDisconnected).
   void disconnect(int slot);
   void disconnect_all();

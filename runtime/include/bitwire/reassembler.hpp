@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "bitwire/sequence.hpp"
 
@@ -55,8 +56,7 @@ struct EmbeddedAck {
 
 // A completed packet: its payload and the ack header fragment 0 carried.
 struct ReassembledPacket {
-  const uint8_t* data = nullptr;
-  size_t size = 0;
+  std::span<const std::byte> data;  // inside the reassembler's slot
   uint16_t sequence = 0;
   EmbeddedAck header;       // fragment 0's embedded acknowledgment fields
   uint32_t wire_bytes = 0;  // the sum of the wire_bytes passed with its fragments
@@ -73,12 +73,12 @@ class Reassembler {
 
   // Stores fragment `id` of `count` of packet `sequence`. `header` is fragment 0's embedded acknowledgment
   // fields (ignored for other ids). `wire_bytes` is added up for the packet's bandwidth accounting.
-  FragmentResult add(uint16_t sequence, uint32_t id, uint32_t count, const uint8_t* body, size_t body_size,
+  FragmentResult add(uint16_t sequence, uint32_t id, uint32_t count, std::span<const std::byte> body,
                      const EmbeddedAck& header, uint32_t wire_bytes);
   // The same, for a header without the ack delay extension.
-  FragmentResult add(uint16_t sequence, uint32_t id, uint32_t count, const uint8_t* body, size_t body_size,
-                     uint16_t ack, uint32_t ack_bits, uint32_t wire_bytes) {
-    return add(sequence, id, count, body, body_size, EmbeddedAck{ack, ack_bits}, wire_bytes);
+  FragmentResult add(uint16_t sequence, uint32_t id, uint32_t count, std::span<const std::byte> body, uint16_t ack,
+                     uint32_t ack_bits, uint32_t wire_bytes) {
+    return add(sequence, id, count, body, EmbeddedAck{ack, ack_bits}, wire_bytes);
   }
 
   // The packet the last add() completed (valid after kComplete, until the next add() or reset()).
@@ -119,7 +119,7 @@ class Reassembler {
 
   int acquire(uint16_t sequence);  // a free slot, else evicts the oldest-started reassembly
   void release(int slot);          // unlinks a busy slot and returns it to the free stack
-  uint8_t* slot_bytes(int slot) { return data_.get() + static_cast<size_t>(slot) * stride_; }
+  std::byte* slot_bytes(int slot) { return data_.get() + static_cast<size_t>(slot) * stride_; }
 
   ReassemblerConfig config_;
   int slots_ = 0;
@@ -130,7 +130,7 @@ class Reassembler {
   int free_count_ = 0;
   int32_t oldest_ = -1;  // start-order list ends
   int32_t newest_ = -1;
-  std::unique_ptr<uint8_t[]> data_;
+  std::unique_ptr<std::byte[]> data_;
   ReassembledPacket completed_;
   uint64_t evicted_ = 0;
   uint64_t conflicts_ = 0;

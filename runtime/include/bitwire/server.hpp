@@ -114,7 +114,7 @@ class Server {
   void push_event(const ServerEvent& event);
   void drain_netcode_events();
   bool valid(int client_index) const;
-  static void transmit(void* context, const uint8_t* data, size_t size);
+  static void transmit(void* context, std::span<const std::byte> datagram);
 
   StackConfig config_;
   const char* error_ = nullptr;
@@ -128,7 +128,7 @@ class Server {
   int event_head_ = 0;
   int event_count_ = 0;
   uint64_t events_dropped_ = 0;
-  std::unique_ptr<uint8_t[]> payload_buffer_;
+  std::unique_ptr<std::byte[]> payload_buffer_;
   size_t memory_per_slot_ = 0;
   size_t memory_bytes_ = 0;
 };

@@ -175,9 +175,6 @@ class NetworkSimulator {
   // Offers a packet to the network at time `now`. The bytes are copied; the packet's fate (loss, delay,
   // copies, corruption) is decided here.
   void send(double now, std::span<const std::byte> packet);
-  void send(double now, const void* data, size_t size) {
-    send(now, std::span<const std::byte>(static_cast<const std::byte*>(data), size));
-  }
 
   // Hands every packet due at `now` to `fn(std::span<const std::byte>)`, or to
   // `fn(std::span<const std::byte>, double arrival)` with the time it arrived (its due time, <= now),
