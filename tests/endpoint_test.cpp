@@ -342,7 +342,7 @@ TEST(EndpointAcks, DeferredPacketIsNotAckedButItsAcksAreProcessed) {
   a->defer = false;
   b->send({2});
   const auto datagrams = b->take_outbox();
-  EXPECT_EQ(a->endpoint.receive_packet(datagrams[0].data(), datagrams[0].size()), ReceiveResult::kDelivered);
+  EXPECT_EQ(a->endpoint.receive_packet(bitwire::test::view(datagrams[0])), ReceiveResult::kDelivered);
   // defer_packet() outside the process callback changes nothing.
   a->endpoint.defer_packet();
   b->send({3});

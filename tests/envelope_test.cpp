@@ -97,7 +97,7 @@ TEST(Envelope, OneObservedDatagramSealsAForgedPacketWithoutTheProtocolId) {
   constexpr size_t kPacket = 24;
   std::vector<uint8_t> observed(4 + kPacket);
   for (size_t i = 4; i < observed.size(); ++i) observed[i] = static_cast<uint8_t>(i * 7 + 1);
-  envelope.seal(observed.data(), kPacket);
+  envelope.seal(test::writable(observed), kPacket);
 
   std::vector<uint8_t> forged(4 + kPacket);
   for (size_t i = 4; i < forged.size(); ++i) forged[i] = static_cast<uint8_t>(0xF0 ^ (i * 31));
@@ -111,7 +111,7 @@ TEST(Envelope, OneObservedDatagramSealsAForgedPacketWithoutTheProtocolId) {
   for (int i = 0; i < 4; ++i) forged[static_cast<size_t>(i)] = static_cast<uint8_t>(forged_crc >> (8 * i));
 
   EXPECT_NE(forged, observed);
-  EXPECT_TRUE(envelope.open(forged.data(), forged.size())) << "the envelope accepts the forgery";
+  EXPECT_TRUE(envelope.open(test::view(forged))) << "the envelope accepts the forgery";
 }
 
 }  // namespace
