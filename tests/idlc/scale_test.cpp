@@ -190,7 +190,10 @@ TEST(Scale, NoFormatLeavesTheFormattingCodeOut) {
   EXPECT_EQ(count(without, "std::string"), 0u);
   EXPECT_EQ(count(without, "bitwire/format.hpp"), 0u);
   EXPECT_EQ(count(without, "inline constexpr const char* to_string("), compiled->package().enums.size());
-  EXPECT_LT(without.size() * 10, with.size() * 8) << without.size() << " bytes against " << with.size();
+  // What leaves is the formatting code, about 1.3 KB per message of this schema (a share of the header
+  // that shrinks as the serialize code grows, so the bound is per message, not a ratio).
+  ASSERT_LT(without.size(), with.size());
+  EXPECT_GE(with.size() - without.size(), 300u * 1000u) << without.size() << " bytes against " << with.size();
   EXPECT_EQ(idlc::emit_cpp_source(compiled->package(), plain), idlc::emit_cpp_source(compiled->package()));
 }
 
