@@ -80,7 +80,7 @@ struct Position {
     out_ += '}';
   }
 
-  friend bool operator==(const Position&, const Position&) = default;
+  bool operator==(const Position&) const = default;
 };
 
 inline void format_value(std::string& out_, const Position& value_) { Position::format_(out_, value_); }
@@ -152,7 +152,7 @@ struct Velocity {
     out_ += '}';
   }
 
-  friend bool operator==(const Velocity&, const Velocity&) = default;
+  bool operator==(const Velocity&) const = default;
 };
 
 inline void format_value(std::string& out_, const Velocity& value_) { Velocity::format_(out_, value_); }
@@ -232,7 +232,7 @@ struct Orientation {
     out_ += '}';
   }
 
-  friend bool operator==(const Orientation&, const Orientation&) = default;
+  bool operator==(const Orientation&) const = default;
 };
 
 inline void format_value(std::string& out_, const Orientation& value_) { Orientation::format_(out_, value_); }

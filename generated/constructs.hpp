@@ -467,7 +467,7 @@ struct Scalars {
     out_ += '}';
   }
 
-  friend bool operator==(const Scalars&, const Scalars&) = default;
+  bool operator==(const Scalars&) const = default;
 };
 
 inline void format_value(std::string& out_, const Scalars& value_) { Scalars::format_(out_, value_); }
@@ -509,7 +509,7 @@ struct Ping {
     out_ += '}';
   }
 
-  friend bool operator==(const Ping&, const Ping&) = default;
+  bool operator==(const Ping&) const = default;
 };
 
 inline void format_value(std::string& out_, const Ping& value_) { Ping::format_(out_, value_); }
@@ -711,7 +711,7 @@ struct Shapes {
     out_ += '}';
   }
 
-  friend bool operator==(const Shapes&, const Shapes&) = default;
+  bool operator==(const Shapes&) const = default;
 };
 
 inline void format_value(std::string& out_, const Shapes& value_) { Shapes::format_(out_, value_); }
@@ -865,7 +865,7 @@ struct Conditions {
     out_ += '}';
   }
 
-  friend bool operator==(const Conditions&, const Conditions&) = default;
+  bool operator==(const Conditions&) const = default;
 };
 
 inline void format_value(std::string& out_, const Conditions& value_) { Conditions::format_(out_, value_); }
@@ -934,7 +934,7 @@ struct Directives {
     out_ += '}';
   }
 
-  friend bool operator==(const Directives&, const Directives&) = default;
+  bool operator==(const Directives&) const = default;
 };
 
 inline void format_value(std::string& out_, const Directives& value_) { Directives::format_(out_, value_); }
@@ -987,7 +987,7 @@ struct Everything {
     out_ += '}';
   }
 
-  friend bool operator==(const Everything&, const Everything&) = default;
+  bool operator==(const Everything&) const = default;
 };
 
 inline void format_value(std::string& out_, const Everything& value_) { Everything::format_(out_, value_); }

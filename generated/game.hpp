@@ -388,7 +388,7 @@ struct EntityState {
     out_ += '}';
   }
 
-  friend bool operator==(const EntityState&, const EntityState&) = default;
+  bool operator==(const EntityState&) const = default;
 };
 
 inline void format_value(std::string& out_, const EntityState& value_) { EntityState::format_(out_, value_); }
@@ -550,7 +550,7 @@ struct GameEvent {
     out_ += '}';
   }
 
-  friend bool operator==(const GameEvent&, const GameEvent&) = default;
+  bool operator==(const GameEvent&) const = default;
 };
 
 inline void format_value(std::string& out_, const GameEvent& value_) { GameEvent::format_(out_, value_); }
@@ -655,7 +655,7 @@ struct PlayerInput {
     out_ += '}';
   }
 
-  friend bool operator==(const PlayerInput&, const PlayerInput&) = default;
+  bool operator==(const PlayerInput&) const = default;
 };
 
 inline void format_value(std::string& out_, const PlayerInput& value_) { PlayerInput::format_(out_, value_); }
@@ -736,7 +736,7 @@ struct Snapshot {
     out_ += '}';
   }
 
-  friend bool operator==(const Snapshot&, const Snapshot&) = default;
+  bool operator==(const Snapshot&) const = default;
 };
 
 inline void format_value(std::string& out_, const Snapshot& value_) { Snapshot::format_(out_, value_); }
@@ -790,7 +790,7 @@ struct Events {
     out_ += '}';
   }
 
-  friend bool operator==(const Events&, const Events&) = default;
+  bool operator==(const Events&) const = default;
 };
 
 inline void format_value(std::string& out_, const Events& value_) { Events::format_(out_, value_); }
@@ -859,7 +859,7 @@ struct ScoreUpdate {
     out_ += '}';
   }
 
-  friend bool operator==(const ScoreUpdate&, const ScoreUpdate&) = default;
+  bool operator==(const ScoreUpdate&) const = default;
 };
 
 inline void format_value(std::string& out_, const ScoreUpdate& value_) { ScoreUpdate::format_(out_, value_); }
@@ -940,7 +940,7 @@ struct Chat {
     out_ += '}';
   }
 
-  friend bool operator==(const Chat&, const Chat&) = default;
+  bool operator==(const Chat&) const = default;
 };
 
 inline void format_value(std::string& out_, const Chat& value_) { Chat::format_(out_, value_); }
@@ -1043,7 +1043,7 @@ struct LevelLoad {
     out_ += '}';
   }
 
-  friend bool operator==(const LevelLoad&, const LevelLoad&) = default;
+  bool operator==(const LevelLoad&) const = default;
 };
 
 inline void format_value(std::string& out_, const LevelLoad& value_) { LevelLoad::format_(out_, value_); }

@@ -63,7 +63,7 @@ struct Chat {
     out_ += '}';
   }
 
-  friend bool operator==(const Chat&, const Chat&) = default;
+  bool operator==(const Chat&) const = default;
 };
 
 inline void format_value(std::string& out_, const Chat& value_) { Chat::format_(out_, value_); }
@@ -138,7 +138,7 @@ struct Input {
     out_ += '}';
   }
 
-  friend bool operator==(const Input&, const Input&) = default;
+  bool operator==(const Input&) const = default;
 };
 
 inline void format_value(std::string& out_, const Input& value_) { Input::format_(out_, value_); }

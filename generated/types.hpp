@@ -178,7 +178,7 @@ struct Wide {
     out_ += '}';
   }
 
-  friend bool operator==(const Wide&, const Wide&) = default;
+  bool operator==(const Wide&) const = default;
 };
 
 inline void format_value(std::string& out_, const Wide& value_) { Wide::format_(out_, value_); }
@@ -242,7 +242,7 @@ struct Blocks {
     out_ += '}';
   }
 
-  friend bool operator==(const Blocks&, const Blocks&) = default;
+  bool operator==(const Blocks&) const = default;
 };
 
 inline void format_value(std::string& out_, const Blocks& value_) { Blocks::format_(out_, value_); }
@@ -325,7 +325,7 @@ struct Loadout {
     out_ += '}';
   }
 
-  friend bool operator==(const Loadout&, const Loadout&) = default;
+  bool operator==(const Loadout&) const = default;
 };
 
 inline void format_value(std::string& out_, const Loadout& value_) { Loadout::format_(out_, value_); }

@@ -6,7 +6,7 @@
 //     static constexpr std::size_t MaxBits = 54;
 //     static constexpr std::size_t MaxBytes = 7;
 //     template <typename Stream_> bool serialize(Stream_& stream_) { ... }
-//     friend bool operator==(const Vec3&, const Vec3&) = default;
+//     bool operator==(const Vec3&) const = default;
 //   };
 //
 // The write path must compile to what a hand-written writer would be: every primitive returns `true` at

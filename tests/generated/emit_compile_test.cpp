@@ -177,4 +177,41 @@ struct S {
   EXPECT_NE(emitted.all_text.find("bitwire::FixedVector<E, 32> computed"), std::string::npos);
 }
 
+// operator== is a defaulted const member, not a hidden friend: a hidden friend joins the overload set of
+// every comparison in the package's namespace, which made including a 2,000-message header superlinear
+// (bench/RESULTS.md). Compiled: taking its address as a const member function pointer, and comparing both
+// ways (the reversed and != forms C++20 synthesises from the member).
+TEST(EmitCompile, EqualityIsAConstMemberNotAHiddenFriend) {
+  const fs::path dir = scratch_dir("equality_member");
+  const Emitted emitted = emit_all({{"equality_member.net", R"(package t;
+struct Inner { uint8 v; }
+struct Outer { Inner inner; Inner list[0 .. 3]; Inner maybe?; uint8 fixed[2]; }
+message Carrier { Outer outer; }
+)"}},
+                                   dir);
+  ASSERT_EQ(emitted.errors, "");
+  for (const char* type : {"Inner", "Outer", "Carrier"}) {
+    const std::string name(type);
+    EXPECT_NE(emitted.all_text.find("bool operator==(const " + name + "&) const = default;"), std::string::npos)
+        << name;
+  }
+  EXPECT_EQ(emitted.all_text.find("friend bool operator=="), std::string::npos);
+  std::string tu = read_text(dir / "tu.cpp");
+  tu += R"(
+#include <type_traits>
+// A member function (a hidden friend has no address through the class), callable on a const object.
+template <typename T>
+constexpr bool const_member_equality = std::is_member_function_pointer_v<decltype(&T::operator==)> &&
+                                       std::is_invocable_r_v<bool, decltype(&T::operator==), const T&, const T&>;
+static_assert(const_member_equality<t::Inner>);
+static_assert(const_member_equality<t::Outer>);
+static_assert(const_member_equality<t::Carrier>);
+bool compare_both_ways(const t::Outer& a, const t::Outer& b) { return (a == b) == (b == a) && (a != b) == (b != a); }
+)";
+  write_text(dir / "tu.cpp", tu);
+  const std::string failures = compile_tu(dir);
+  EXPECT_EQ(failures, "") << emitted.all_text;
+  if (failures.empty()) fs::remove_all(dir);
+}
+
 }  // namespace
