@@ -71,6 +71,8 @@ struct ConnectionConfig {
   std::array<ChannelConfig, kMaxChannels> channels{};  // the first channel_count are used
   int message_pool_size = 0;    // messages alive at once; 0 = every queue's capacity + one packet + 64
   int block_pool_size = 0;      // block buffers; 0 = 4 when a type carries blocks and a channel allows them
+  int block_receive_reserve = -1;  // block buffers only received blocks may take (MessagePool's contract);
+                                   // -1 = one per block-carrying channel, at most block buffers - 1
   EndpointConfig endpoint;      // the packet layer; its protocol_id is replaced by protocol_id()
 
   // nullptr when every field (kConnectionConfigLimits), every used channel and the endpoint are in range
@@ -103,6 +105,15 @@ inline constexpr auto kConnectionConfigLimits = config_table(
                                  .member = &ConnectionConfig::block_pool_size,
                                  .min = 0,
                                  .max = 1 << 16},
+    Field<ConnectionConfig, int>{.name = "block_receive_reserve",
+                                 .member = &ConnectionConfig::block_receive_reserve,
+                                 .min = -1,
+                                 .max = (1 << 16) - 1,
+                                 // One buffer is always left for the application's outgoing blocks.
+                                 .upper = [](const ConnectionConfig& c) {
+                                   return (c.block_pool_size > 0 ? c.block_pool_size : 4) - 1;
+                                 },
+                                 .upper_text = "block buffers - 1"},
     Field<ConnectionConfig, int>{.name = "max_packets_per_update",
                                  .member = &ConnectionConfig::max_packets_per_update,
                                  .min = 1,
