@@ -33,6 +33,10 @@
 //   cannot), a block where blocks are off or above max_block_size, and a full queue.
 // - Memory: the message pool, channel queues, packet buffers and the endpoint are allocated in the
 //   constructor (memory_bytes()); send, receive, update and the packet paths never allocate.
+// - Block buffers: outgoing and received blocks share block_pool_size buffers; block_receive_reserve of
+//   them are kept for received blocks and a completed block waiting for a buffer gets the next one freed
+//   (MessagePool's contract), so an application that sends blocks greedily cannot starve its own receive
+//   side: its block requests are refused with BlockRefusal::kReservedForReceiving instead.
 // - Untrusted input: any bytes are safe. A packet that fails to read, or whose reliable ids lie outside
 //   the window, is refused whole (nothing applied) and puts the connection in a sticky error state with a
 //   reason; a packet refused only because this side has no room now (message pool or block buffer
