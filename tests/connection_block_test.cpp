@@ -305,6 +305,7 @@ TEST(BlockDelivery, SeveralFragmentsPerUpdateWithinTheBudget) {
 TEST(BlockDelivery, MessagesBehindAWaitingBlockAreHeldBackNotAnError) {
   ConnectionConfig config;
   config.block_pool_size = 2;
+  config.block_receive_reserve = 0;  // no reserve: the application may hold every buffer, so the block waits
   config.channels[0].max_block_size = 8 * 1024;
   config.channels[0].receive_queue_size = 4;
   config.channels[0].send_queue_size = 16;
@@ -354,6 +355,7 @@ TEST(BlockDelivery, MessagesBehindAWaitingBlockAreHeldBackNotAnError) {
 TEST(BlockDelivery, CompletedBlockWaitsForABlockBufferAndNothingIsLost) {
   ConnectionConfig config;
   config.block_pool_size = 2;
+  config.block_receive_reserve = 0;  // no reserve: the application may hold every buffer, so the block waits
   config.channels[0].max_block_size = 8 * 1024;
   ConnectionPair pair(MessageFactory(test::kAllTypes), config, NetworkConditions{}, 1);
   // The receiving side holds both of its block buffers.

@@ -293,6 +293,19 @@ void ReliableOrderedChannel::apply(IncomingPacket& packet, int entry_index) {
   }
 }
 
+void ReliableOrderedChannel::set_block_waiting(bool waiting) {
+  if (waiting == block_waiting_) return;
+  block_waiting_ = waiting;
+  // The pool hands the next freed buffer to a waiting block before the application's requests.
+  if (waiting) {
+    waiting_pool_ = block_message_.pool();
+    waiting_pool_->add_receive_waiter();
+  } else {
+    waiting_pool_->remove_receive_waiter();
+    waiting_pool_ = nullptr;
+  }
+}
+
 void ReliableOrderedChannel::finish_block() {
   if (!block_receiver_->complete()) return;
   const auto id = static_cast<uint16_t>(block_receiver_->block_id());
@@ -300,24 +313,24 @@ void ReliableOrderedChannel::finish_block() {
   // Only a hostile peer can fill the block's id with another message (or lose fragment 0's message): the
   // block is dropped, counted, and nothing else changes.
   if (sequence_less_than(id, receive_id_) || (slot.message && slot.id == id) || !block_message_) {
+    set_block_waiting(false);
     block_receiver_->release();
     block_message_.reset();
-    block_waiting_ = false;
     ++counters_.block_fragments_dropped;
     return;
   }
   const std::span<const uint8_t> block = block_receiver_->block();
-  const std::span<std::byte> destination = block_message_.allocate_block(block.size());
+  const std::span<std::byte> destination = block_message_.allocate_received_block(block.size());
   if (destination.empty()) {
     if (!block_waiting_) ++counters_.blocks_waiting_buffer;
-    block_waiting_ = true;
+    set_block_waiting(true);
     return;
   }
+  set_block_waiting(false);
   std::memcpy(destination.data(), block.data(), block.size());
   slot.message = std::move(block_message_);
   slot.id = id;
   block_receiver_->release();
-  block_waiting_ = false;
   ++received_waiting_;
   ++counters_.messages_received;
   ++counters_.blocks_received;
@@ -364,8 +377,8 @@ void ReliableOrderedChannel::reset() {
   sent_packets_.reset();
   if (block_sender_) block_sender_->cancel();
   if (block_receiver_) block_receiver_->reset();
+  set_block_waiting(false);
   block_message_.reset();
-  block_waiting_ = false;
   id_ring_next_ = 0;
   send_id_ = 0;
   send_serial_ = 0;

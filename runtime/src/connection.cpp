@@ -104,6 +104,12 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
   blocks_possible = blocks_possible && factory_.any_block_type();
   pool.block_count = config_.block_pool_size > 0 ? config_.block_pool_size : (blocks_possible ? 4 : 0);
   pool.max_block_size = max_block;
+  // One reserved buffer per channel that can receive blocks, so each can finish a block while the
+  // application's outgoing blocks hold the rest; at least one buffer stays free for sending.
+  int block_channels = 0;
+  for (const ChannelConfig& c : layout_.channels) block_channels += c.fragments_blocks() ? 1 : 0;
+  const int reserve = config_.block_receive_reserve >= 0 ? config_.block_receive_reserve : block_channels;
+  pool.block_receive_reserve = blocks_possible ? std::clamp(reserve, 0, std::max(0, pool.block_count - 1)) : 0;
   pool_ = std::make_unique<MessagePool>(factory_, pool);
 
   const auto count = static_cast<size_t>(config_.channel_count);

@@ -62,6 +62,7 @@ MessagePool::MessagePool(const MessageFactory& factory, const MessagePoolConfig&
     for (int i = 0; i < block_count_; ++i) free_blocks_[i] = block_count_ - 1 - i;
   }
   free_block_count_ = block_count_;
+  block_receive_reserve_ = std::clamp(config.block_receive_reserve, 0, block_count_);
 }
 
 MessagePool::~MessagePool() {
@@ -83,7 +84,7 @@ MessageHandle MessagePool::create(uint32_t type_id) {
     return {};
   }
   const uint32_t slot = free_slots_[--free_count_];
-  slots_[slot] = SlotState{type_id, -1, 0};
+  slots_[slot] = SlotState{type_id, -1, 0, false};
   info->construct(slot_data(slot));
   ++live_;
   return MessageHandle(this, slot);
@@ -92,25 +93,32 @@ MessageHandle MessagePool::create(uint32_t type_id) {
 void MessagePool::release(uint32_t slot) {
   SlotState& state = slots_[slot];
   factory_.types()[state.type_id].destroy(slot_data(slot));
-  if (state.block >= 0) free_block(state.block);
+  if (state.block >= 0) free_block(state.block, state.block_received);
   state.block = -1;
+  state.block_received = false;
   state.block_size = 0;
   free_slots_[free_count_++] = slot;
   --live_;
 }
 
-int MessagePool::take_block() {
+int MessagePool::blocks_reserved() const {
+  return std::max(0, block_receive_reserve_ - blocks_received_live_) + receive_waiters_;
+}
+
+int MessagePool::take_block(bool received) {
   if (free_block_count_ == 0) {
     ++blocks_exhausted_;
     return -1;
   }
   ++blocks_live_;
+  if (received) ++blocks_received_live_;
   return free_blocks_[--free_block_count_];
 }
 
-void MessagePool::free_block(int block) {
+void MessagePool::free_block(int block, bool received) {
   free_blocks_[free_block_count_++] = block;
   --blocks_live_;
+  if (received) --blocks_received_live_;
 }
 
 // ---- MessageHandle ----
@@ -137,22 +145,48 @@ std::span<const std::byte> MessageHandle::block() const {
   return {pool_->block_storage_.get() + static_cast<size_t>(state.block) * pool_->max_block_size_, state.block_size};
 }
 
-std::span<std::byte> MessageHandle::allocate_block(size_t size) {
-  if (pool_ == nullptr || !info().has_block || size == 0 || size > pool_->max_block_size_) return {};
+BlockAllocation MessageHandle::take_block(size_t size, bool received) {
+  if (pool_ == nullptr) return {{}, BlockRefusal::kEmptyHandle};
+  if (!info().has_block) return {{}, BlockRefusal::kNotBlockType};
+  if (size == 0 || size > pool_->max_block_size_) return {{}, BlockRefusal::kSizeOutOfRange};
   auto& state = pool_->slots_[slot_];
   if (state.block < 0) {
-    state.block = pool_->take_block();
-    if (state.block < 0) return {};
+    // The application may take only what the reserve for received blocks leaves free.
+    if (!received && pool_->free_block_count_ > 0 && !pool_->can_allocate_block()) {
+      ++pool_->blocks_reserved_refusals_;
+      return {{}, BlockRefusal::kReservedForReceiving};
+    }
+    state.block = pool_->take_block(received);
+    if (state.block < 0) return {{}, BlockRefusal::kNoBuffer};
+    state.block_received = received;
   }
   state.block_size = static_cast<uint32_t>(size);
-  return {pool_->block_storage_.get() + static_cast<size_t>(state.block) * pool_->max_block_size_, size};
+  return {{pool_->block_storage_.get() + static_cast<size_t>(state.block) * pool_->max_block_size_, size},
+          BlockRefusal::kNone};
 }
 
-bool MessageHandle::attach_block(std::span<const std::byte> bytes) {
-  const std::span<std::byte> destination = allocate_block(bytes.size());
-  if (destination.empty()) return false;
-  std::memcpy(destination.data(), bytes.data(), bytes.size());
-  return true;
+BlockAllocation MessageHandle::try_allocate_block(size_t size) { return take_block(size, false); }
+
+std::span<std::byte> MessageHandle::allocate_received_block(size_t size) { return take_block(size, true).bytes; }
+
+BlockRefusal MessageHandle::try_attach_block(std::span<const std::byte> bytes) {
+  const BlockAllocation destination = try_allocate_block(bytes.size());
+  if (!destination) return destination.refusal;
+  std::memcpy(destination.bytes.data(), bytes.data(), bytes.size());
+  return BlockRefusal::kNone;
+}
+
+const char* to_string(BlockRefusal refusal) {
+  switch (refusal) {
+    case BlockRefusal::kNone: return "granted";
+    case BlockRefusal::kEmptyHandle: return "the handle holds no message";
+    case BlockRefusal::kNotBlockType: return "the message type carries no block";
+    case BlockRefusal::kSizeOutOfRange: return "block size is 0 or above the pool's max_block_size";
+    case BlockRefusal::kNoBuffer: return "every block buffer is in use";
+    case BlockRefusal::kReservedForReceiving:
+      return "the free block buffers are reserved for received blocks (block_receive_reserve)";
+  }
+  return "unknown block refusal";
 }
 
 }  // namespace bitwire

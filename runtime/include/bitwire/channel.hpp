@@ -160,6 +160,7 @@ class Channel {
 class ReliableOrderedChannel final : public Channel {
  public:
   ReliableOrderedChannel(const PacketLayout& layout, int index);
+  ~ReliableOrderedChannel() override { set_block_waiting(false); }  // before the pool goes (its handles too)
 
   bool can_send() const override;
   void send(MessageHandle&& message, uint32_t body_bits) override;
@@ -211,6 +212,7 @@ class ReliableOrderedChannel final : public Channel {
   ChannelError check_window(uint16_t id) const;
   // Queues the completed block, when a pool block buffer is free.
   void finish_block();
+  void set_block_waiting(bool waiting);
 
   uint32_t send_mask_ = 0;
   uint32_t receive_mask_ = 0;
@@ -234,6 +236,7 @@ class ReliableOrderedChannel final : public Channel {
   uint32_t block_serial_ = 0;       // serial of the block message in flight, while block_sender_->sending()
   MessageHandle block_message_;     // receiver: fragment 0's message of the block in progress
   bool block_waiting_ = false;      // receiver: a completed block waits for a pool block buffer
+  MessagePool* waiting_pool_ = nullptr;  // the pool counting this channel's waiting block (while waiting)
   mutable const char* error_detail_ = "none";  // why check() refused a fragment
 };
 

@@ -33,6 +33,10 @@
 //   cannot), a block where blocks are off or above max_block_size, and a full queue.
 // - Memory: the message pool, channel queues, packet buffers and the endpoint are allocated in the
 //   constructor (memory_bytes()); send, receive, update and the packet paths never allocate.
+// - Block buffers: outgoing and received blocks share block_pool_size buffers; block_receive_reserve of
+//   them are kept for received blocks and a completed block waiting for a buffer gets the next one freed
+//   (MessagePool's contract), so an application that sends blocks greedily cannot starve its own receive
+//   side: its block requests are refused with BlockRefusal::kReservedForReceiving instead.
 // - Untrusted input: any bytes are safe. A packet that fails to read, or whose reliable ids lie outside
 //   the window, is refused whole (nothing applied) and puts the connection in a sticky error state with a
 //   reason; a packet refused only because this side has no room now (message pool or block buffer
@@ -71,6 +75,8 @@ struct ConnectionConfig {
   std::array<ChannelConfig, kMaxChannels> channels{};  // the first channel_count are used
   int message_pool_size = 0;    // messages alive at once; 0 = every queue's capacity + one packet + 64
   int block_pool_size = 0;      // block buffers; 0 = 4 when a type carries blocks and a channel allows them
+  int block_receive_reserve = -1;  // block buffers only received blocks may take (MessagePool's contract);
+                                   // -1 = one per block-carrying channel, at most block buffers - 1
   EndpointConfig endpoint;      // the packet layer; its protocol_id is replaced by protocol_id()
 
   // nullptr when every field (kConnectionConfigLimits), every used channel and the endpoint are in range
@@ -103,6 +109,15 @@ inline constexpr auto kConnectionConfigLimits = config_table(
                                  .member = &ConnectionConfig::block_pool_size,
                                  .min = 0,
                                  .max = 1 << 16},
+    Field<ConnectionConfig, int>{.name = "block_receive_reserve",
+                                 .member = &ConnectionConfig::block_receive_reserve,
+                                 .min = -1,
+                                 .max = (1 << 16) - 1,
+                                 // One buffer is always left for the application's outgoing blocks.
+                                 .upper = [](const ConnectionConfig& c) {
+                                   return (c.block_pool_size > 0 ? c.block_pool_size : 4) - 1;
+                                 },
+                                 .upper_text = "block buffers - 1"},
     Field<ConnectionConfig, int>{.name = "max_packets_per_update",
                                  .member = &ConnectionConfig::max_packets_per_update,
                                  .min = 1,

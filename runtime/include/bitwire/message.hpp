@@ -17,6 +17,15 @@
 // - MessagePool: `capacity` slots, each large enough for the package's largest type, and `block_count`
 //   block buffers of `max_block_size` bytes, all allocated in the constructor; create() and release never
 //   allocate. An exhausted pool returns an empty handle and counts it (exhausted()); it never grows.
+// - Block buffers are shared by blocks the application attaches (outgoing) and blocks a channel
+//   receives. `block_receive_reserve` of them are kept for received blocks: an application request
+//   succeeds only while more buffers are free than the reserve still owes (the reserve minus the received
+//   blocks alive) plus one per received block waiting for a buffer. So free + received-alive >= reserve
+//   always holds: while fewer than `reserve` received blocks are alive a completed block always finds a
+//   buffer, and otherwise the next freed buffer goes to the waiting block before any new outgoing one.
+//   A received block then waits only for the application (to receive and release blocks), never for the
+//   peer, which is what lets two peers that both send greedily keep receiving. Refusals say why
+//   (BlockRefusal: kReservedForReceiving vs kNoBuffer).
 // - MessageHandle owns one message: move-only, destroys the message and frees its slot (and its block)
 //   when it goes out of scope or is reset. Every handle must be gone before its pool is destroyed
 //   (asserted in debug builds); the pool's live() count lets tests prove nothing leaked.
@@ -151,6 +160,25 @@ class MessageFactory {
 };
 
 class MessagePool;
+class ReliableOrderedChannel;
+
+// Why a block request was refused.
+enum class BlockRefusal : uint8_t {
+  kNone,                  // granted
+  kEmptyHandle,           // the handle holds no message
+  kNotBlockType,          // the message type carries no block
+  kSizeOutOfRange,        // size 0 or above the pool's max_block_size
+  kNoBuffer,              // every block buffer is in use (queued, in flight, received or held)
+  kReservedForReceiving,  // the free buffers are kept for received blocks (MessagePoolConfig::block_receive_reserve)
+};
+const char* to_string(BlockRefusal refusal);
+
+// A block buffer to fill in place, or why there is none.
+struct BlockAllocation {
+  std::span<std::byte> bytes;
+  BlockRefusal refusal = BlockRefusal::kNone;
+  explicit operator bool() const { return refusal == BlockRefusal::kNone; }
+};
 
 // Owns one message in a MessagePool. Move-only; releases the message (and its block) on destruction.
 class MessageHandle {
@@ -193,14 +221,23 @@ class MessageHandle {
 
   // The attached block (empty when none).
   std::span<const std::byte> block() const;
-  // Copies `bytes` (1..max_block_size) into a block buffer of the pool, replacing any attached block.
-  // False when the message type carries no block, the size is out of range or no block buffer is free.
-  bool attach_block(std::span<const std::byte> bytes);
-  // A block of `size` bytes to fill in place (the same rules as attach_block); empty span on failure.
-  std::span<std::byte> allocate_block(size_t size);
+  // Copies `bytes` (1..max_block_size) into a block buffer of the pool, replacing any attached block
+  // (whose buffer is reused: no new buffer is taken). kNone, or why not: the message type carries no
+  // block, the size is out of range, no block buffer is free, or the free ones are reserved for
+  // receiving (MessagePool's contract above).
+  BlockRefusal try_attach_block(std::span<const std::byte> bytes);
+  // A block of `size` bytes to fill in place (the same rules as try_attach_block).
+  BlockAllocation try_allocate_block(size_t size);
+  // The same without the reason: false / an empty span on any refusal.
+  bool attach_block(std::span<const std::byte> bytes) { return try_attach_block(bytes) == BlockRefusal::kNone; }
+  std::span<std::byte> allocate_block(size_t size) { return try_allocate_block(size).bytes; }
 
  private:
   friend class MessagePool;
+  friend class ReliableOrderedChannel;
+  // A channel's request for a received block: any free buffer (the reserve is for these).
+  std::span<std::byte> allocate_received_block(size_t size);
+  BlockAllocation take_block(size_t size, bool received);
   MessageHandle(MessagePool* pool, uint32_t slot) : pool_(pool), slot_(slot) {}
   MessagePool* pool_ = nullptr;
   uint32_t slot_ = 0;
@@ -227,6 +264,7 @@ struct MessagePoolConfig {
   int capacity = 1024;               // messages alive at once (queued, in flight, received, held by the user)
   int block_count = 0;               // block buffers (one per message carrying a block); 0 = no blocks
   int max_block_size = 256 * 1024;   // bytes per block buffer
+  int block_receive_reserve = 0;     // block buffers only received blocks may take (0..block_count)
 };
 
 // Fixed storage for messages of one factory. Not thread-safe; not movable (handles point to it).
@@ -253,20 +291,39 @@ class MessagePool {
   size_t max_block_size() const { return max_block_size_; }
   uint64_t exhausted() const { return exhausted_; }             // create() calls refused for lack of a slot
   uint64_t blocks_exhausted() const { return blocks_exhausted_; }  // block requests refused for lack of a buffer
+  int block_receive_reserve() const { return block_receive_reserve_; }
+  int blocks_received_live() const { return blocks_received_live_; }  // buffers holding received blocks
+  int blocks_free() const { return free_block_count_; }
+  // Buffers an application request may not take now: what the reserve still owes + waiting received blocks.
+  int blocks_reserved() const;
+  // True when an application block request (try_allocate_block) would find a buffer now.
+  bool can_allocate_block() const { return free_block_count_ > blocks_reserved(); }
+  int receive_waiters() const { return receive_waiters_; }  // received blocks waiting for a buffer
+  // Application requests refused with kReservedForReceiving (a buffer was free but kept).
+  uint64_t blocks_reserved_refusals() const { return blocks_reserved_refusals_; }
   // Bytes allocated at construction.
   size_t memory_bytes() const;
 
  private:
   friend class MessageHandle;
+  friend class ReliableOrderedChannel;
   struct SlotState {
     uint32_t type_id = 0;
     int32_t block = -1;   // block buffer index, or -1
     uint32_t block_size = 0;
+    bool block_received = false;  // the buffer was taken for a received block (counts toward the reserve)
   };
+  // A channel's completed block starts / stops waiting for a buffer (the hand-off: while one waits, a
+  // freed buffer goes to it, not to the application).
+  void add_receive_waiter() { ++receive_waiters_; }
+  void remove_receive_waiter() {
+    BITWIRE_ASSERT(receive_waiters_ > 0);
+    --receive_waiters_;
+  }
   void release(uint32_t slot);
   void* slot_data(uint32_t slot) const { return storage_.get() + offset_ + size_t{slot} * stride_; }
-  int take_block();
-  void free_block(int block);
+  int take_block(bool received);
+  void free_block(int block, bool received);
 
   MessageFactory factory_;
   int capacity_ = 0;
@@ -287,6 +344,10 @@ class MessagePool {
   int free_block_count_ = 0;
   int blocks_live_ = 0;
   uint64_t blocks_exhausted_ = 0;
+  int block_receive_reserve_ = 0;
+  int blocks_received_live_ = 0;
+  int receive_waiters_ = 0;
+  uint64_t blocks_reserved_refusals_ = 0;
 };
 
 }  // namespace bitwire
