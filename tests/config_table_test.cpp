@@ -204,6 +204,19 @@ TEST(ConfigTable, ConnectionConfigEveryFieldAtAndPastBothEnds) {
   exercise_table("ConnectionConfig", kConnectionConfigLimits, ConnectionConfig{});
 }
 
+TEST(ConfigTable, MessagePoolConfigEveryFieldAtAndPastBothEnds) {
+  exercise_table("MessagePoolConfig", kMessagePoolConfigLimits, MessagePoolConfig{});
+  MessagePoolConfig largest_blocks;  // one buffer of the largest block: block_count's bound is 1
+  largest_blocks.max_block_size = 1 << 30;
+  largest_blocks.block_count = 1;
+  exercise_table("MessagePoolConfig", kMessagePoolConfigLimits, largest_blocks);
+  MessagePoolConfig odd;  // a block size that does not divide 1 GiB
+  odd.capacity = 1 << 24;
+  odd.max_block_size = 1000000;
+  odd.block_count = 1073;
+  exercise_table("MessagePoolConfig", kMessagePoolConfigLimits, odd);
+}
+
 TEST(ConfigTable, NetcodeServerConfigEveryFieldAtAndPastBothEnds) {
   exercise_table("ServerConfig", netcode::kServerConfigLimits, netcode::ServerConfig{});
   netcode::ServerConfig crowded;  // every slot count at its maximum: the memory cap bounds the queue
@@ -316,8 +329,8 @@ TEST(ConfigTable, ConnectionBlockPoolAboveTheCapIsRefused) {
   config.block_pool_size = 65536;
   ASSERT_EQ(check_config("ConnectionConfig", config, kConnectionConfigLimits), nullptr) << "each field is legal";
   EXPECT_STREQ(config.check(),
-               "ConnectionConfig.block_pool_size = 65536: block buffers of 67108864 bytes (the largest channel "
-               "max_block_size) pass the 1024 MiB cap (kMaxBlockPoolBytes)");
+               "ConnectionConfig.messages: MessagePoolConfig.block_count = 65536 is outside [0, 16] (max: 1 GiB "
+               "/ max_block_size)");
   const ConnectionConfig fitted = config.sanitized();
   EXPECT_EQ(fitted.check(), nullptr);
   EXPECT_EQ(fitted.block_pool_size, 16);
@@ -452,6 +465,8 @@ TEST(ConfigTableDocs, BlocksDocPrintsBlockAndChunkLimits) {
 TEST(ConfigTableDocs, ChannelsDocPrintsChannelAndConnectionLimits) {
   expect_doc_matches("docs/channels.md", "", kChannelConfigLimits);
   expect_doc_matches("docs/channels.md", "", kConnectionConfigLimits);
+  // Its own section: max_block_size is also a ChannelConfig field.
+  expect_doc_matches("docs/channels.md", "2. Pools and handles", kMessagePoolConfigLimits);
 }
 
 TEST(ConfigTableDocs, ClientServerDocPrintsStackLimits) {

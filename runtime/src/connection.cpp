@@ -49,15 +49,6 @@ struct Fingerprint {
   }
 };
 
-int default_pool_size(const ConnectionConfig& c) {
-  int total = 64;
-  for (int i = 0; i < c.channel_count; ++i) {
-    const ChannelConfig& channel = c.channels[static_cast<size_t>(i)];
-    total += channel.send_queue_size + channel.receive_queue_size + 2 * channel.max_messages_per_packet;
-  }
-  return total;
-}
-
 }  // namespace
 
 uint64_t Connection::protocol_id(const MessageFactory& factory, const ConnectionConfig& raw) {
@@ -91,20 +82,12 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
   layout_.channels = std::span<const ChannelConfig>(config_.channels.data(), static_cast<size_t>(config_.channel_count));
   protocol_id_ = protocol_id(factory_, config_);
 
-  MessagePoolConfig pool;
-  pool.capacity = config_.message_pool_size > 0 ? config_.message_pool_size : default_pool_size(config_);
-  bool blocks_possible = false;
-  int max_block = 1;
-  for (const ChannelConfig& c : layout_.channels) {
-    if (!c.disable_blocks) {
-      blocks_possible = true;
-      max_block = std::max(max_block, c.max_block_size);
-    }
+  pool_ = std::make_unique<MessagePool>(factory_, config_.message_pool_config(factory_.any_block_type()));
+  if (pool_->config_error() != nullptr && error_ == ConnectionError::kNone) {
+    // The table passed (config_ is sanitized); the factory's largest type made the slots too big.
+    fail(ConnectionError::kConfigInvalid,
+         keep_config_reason(config_reason_, config_part_reason("ConnectionConfig.messages", pool_->config_error())));
   }
-  blocks_possible = blocks_possible && factory_.any_block_type();
-  pool.block_count = config_.block_pool_size > 0 ? config_.block_pool_size : (blocks_possible ? 4 : 0);
-  pool.max_block_size = max_block;
-  pool_ = std::make_unique<MessagePool>(factory_, pool);
 
   const auto count = static_cast<size_t>(config_.channel_count);
   channels_.reset(new std::unique_ptr<Channel>[count]);
