@@ -1,5 +1,5 @@
-// Memory caps that depend on more than one config's fields: a message pool built directly from a bad
-// config, a factory whose largest type makes the slots too big, and the stack's per-slot memory.
+// A message pool built directly from a bad config, and memory caps that depend on more than one config: a
+// factory whose largest type makes the slots too big, the stack's per-slot memory.
 #include <gtest/gtest.h>
 
 #include <cstddef>
