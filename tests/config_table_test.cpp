@@ -178,16 +178,18 @@ TEST(ConfigTable, StackConfigChecksItsCongestionConfig) {
   EXPECT_EQ(stack.sanitized().check(), nullptr);
 }
 
-// max_clients x (endpoint + netcode slot) above kMaxStackServerMemoryBytes is refused; sanitized() keeps
-// the slot and lowers the slot count.
+// max_clients x stack_slot_memory (connection + netcode slot) above kMaxStackServerMemoryBytes is refused;
+// sanitized() keeps the slot and lowers the slot count.
 TEST(ConfigTable, StackConfigMemoryAboveTheCapIsRefused) {
   StackConfig stack;
   stack.max_clients = 4096;
   stack.connection.endpoint.reassembly_slots = 256;  // about 1 MiB per endpoint with 1 KiB fragments
   stack.connection.endpoint.max_packet_size = 4096;
   stack.connection.endpoint.max_fragments = 4;
-  const size_t slot = Endpoint::memory_required(stack.connection.endpoint) +
-                      netcode::Server::memory_per_slot(stack.server);
+  const size_t slot = stack_slot_memory(stack);  // for the smallest factory: what check() counts
+  EXPECT_GT(slot, Endpoint::memory_required(stack.connection.endpoint) +
+                      netcode::Server::memory_per_slot(stack.server))
+      << "the connection's pool and channels count too";
   ASSERT_GT(4096 * slot, kMaxStackServerMemoryBytes) << "the probe must pass the cap";
   ASSERT_NE(stack.check(), nullptr);
   EXPECT_NE(std::string(stack.check()).find("StackConfig.max_clients = 4096"), std::string::npos)

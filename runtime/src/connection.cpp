@@ -49,6 +49,23 @@ struct Fingerprint {
   }
 };
 
+// The endpoint a connection of `config` (sanitized) builds, its protocol id aside.
+EndpointConfig connection_endpoint_config(const ConnectionConfig& config) {
+  EndpointConfig endpoint = config.endpoint;
+  if (endpoint.max_packet_size < config.max_packet_size && endpoint.fragment_size > 0) {
+    // Raised to hold a whole connection packet; max_fragments must then be exactly the count it needs
+    // (EndpointConfig's limits). A config left as given is checked by the endpoint itself.
+    endpoint.max_packet_size = config.max_packet_size;
+    endpoint.max_fragments = (endpoint.max_packet_size + endpoint.fragment_size - 1) / endpoint.fragment_size;
+  }
+  // A connection packet up to 1200 bytes (the default: a 1 KiB block fragment and its headers) is sent
+  // whole: splitting it would double its exposure to loss. Larger packets are the endpoint's to fragment.
+  if (config.max_packet_size <= 1200) {
+    endpoint.fragment_above = std::max(endpoint.fragment_above, config.max_packet_size);
+  }
+  return endpoint;
+}
+
 }  // namespace
 
 uint64_t Connection::protocol_id(const MessageFactory& factory, const ConnectionConfig& raw) {
@@ -115,19 +132,8 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
   incoming_ = std::make_unique<IncomingPacket>(layout_);
   packet_buffer_.reset(new std::byte[static_cast<size_t>(config_.max_packet_size)]);
 
-  EndpointConfig endpoint = config_.endpoint;
+  EndpointConfig endpoint = connection_endpoint_config(config_);
   endpoint.protocol_id = protocol_id_;
-  if (endpoint.max_packet_size < config_.max_packet_size && endpoint.fragment_size > 0) {
-    // Raised to hold a whole connection packet; max_fragments must then be exactly the count it needs
-    // (EndpointConfig's limits). A config left as given is checked by the endpoint itself.
-    endpoint.max_packet_size = config_.max_packet_size;
-    endpoint.max_fragments = (endpoint.max_packet_size + endpoint.fragment_size - 1) / endpoint.fragment_size;
-  }
-  // A connection packet up to 1200 bytes (the default: a 1 KiB block fragment and its headers) is sent
-  // whole: splitting it would double its exposure to loss. Larger packets are the endpoint's to fragment.
-  if (config_.max_packet_size <= 1200) {
-    endpoint.fragment_above = std::max(endpoint.fragment_above, config_.max_packet_size);
-  }
   endpoint_ = std::make_unique<Endpoint>(endpoint, endpoint_callbacks(), now);
 
   ack_records_ = endpoint_->config().sent_packets_buffer_size;
@@ -392,6 +398,22 @@ void Connection::reset() {
   packet_error_ = PacketError::kNone;
   packet_read_error_ = ReadError::kNone;
   has_sent_ = false;
+}
+
+size_t Connection::memory_required(const MessageFactory& factory, const ConnectionConfig& raw) {
+  const ConnectionConfig config = raw.sanitized();
+  const bool block_types = factory.any_block_type();
+  const auto channels =
+      std::span<const ChannelConfig>(config.channels.data(), static_cast<size_t>(config.channel_count));
+  size_t total = MessagePool::memory_required(factory, config.message_pool_config(block_types)) +
+                 IncomingPacket::memory_required(channels) + Endpoint::memory_required(connection_endpoint_config(config)) +
+                 static_cast<size_t>(config.max_packet_size) +
+                 static_cast<size_t>(config.channel_count) * (2 * sizeof(OutgoingEntry) + sizeof(void*));
+  for (const ChannelConfig& c : channels) {
+    total += c.type == ChannelType::kReliableOrdered ? ReliableOrderedChannel::memory_required(c, block_types)
+                                                     : UnreliableUnorderedChannel::memory_required(c);
+  }
+  return total;
 }
 
 size_t Connection::memory_bytes() const {

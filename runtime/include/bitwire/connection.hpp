@@ -245,6 +245,9 @@ class Connection {
   EndpointCallbacks endpoint_callbacks();
   // Bytes allocated at construction (pool, channels, buffers, endpoint).
   size_t memory_bytes() const;
+  // What a connection of `config` (sanitized) and `factory` allocates: memory_bytes() of one built from
+  // them, without building it (the stack's memory cap counts it per server slot).
+  static size_t memory_required(const MessageFactory& factory, const ConnectionConfig& config);
 
  private:
   void fail(ConnectionError error, const char* reason);
