@@ -3,11 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "support/seed.hpp"
 #include "support/session.hpp"
 #include "support/bytes.hpp"
+#include "support/config_table_probe.hpp"
 
 namespace bitwire {
 namespace {
@@ -37,6 +40,58 @@ struct Recorder {
 
   EndpointCallbacks callbacks() { return {this, &transmit, &process, &on_ack}; }
 };
+
+// A Link built from a bad direction dropped every datagram of that direction with only a log line: the
+// link now reports which direction was refused and why.
+TEST(Link, ConfigErrorNamesTheRefusedDirection) {
+  LinkConfig config;
+  config.b_to_a.capacity = 0;
+  EXPECT_STREQ(config.check(), "LinkConfig.b_to_a: NetworkSimulatorConfig.capacity = 0 is outside [1, 894784] "
+                               "(max: 2^30 / mtu)");
+  const Link link(config);
+  ASSERT_NE(link.config_error(), nullptr);
+  EXPECT_STREQ(link.config_error(), "LinkConfig.b_to_a: NetworkSimulatorConfig.capacity = 0 is outside [1, 894784] "
+                                    "(max: 2^30 / mtu)");
+  EXPECT_FALSE(link.leaving(LinkSide::kA).failed());
+  EXPECT_TRUE(link.leaving(LinkSide::kB).failed()) << "the refused direction refuses every datagram";
+  const LinkConfig fixed = config.sanitized();
+  EXPECT_EQ(fixed.check(), nullptr);
+  EXPECT_EQ(fixed.b_to_a.capacity, 1);
+  EXPECT_EQ(Link(fixed).config_error(), nullptr);
+  EXPECT_EQ(Link().config_error(), nullptr);
+  config = LinkConfig{};
+  config.a_to_b.conditions.loss_percent = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_NE(std::string(config.check()).find("LinkConfig.a_to_b: NetworkConditions.loss_percent = nan"),
+            std::string::npos)
+      << config.check();
+}
+
+// LinkConfig::check() is each direction's table: every NetworkSimulatorConfig field at and past both ends,
+// in either direction, is refused exactly when the direction's own check() refuses it, with the direction
+// named, and sanitized() repairs it.
+TEST(Link, ConfigCheckIsEachDirectionsTable) {
+  for_each_field(kNetworkSimulatorConfigLimits, [&](const auto& field) {
+    for (const auto value : test::probes(field, NetworkSimulatorConfig{})) {
+      for (const bool forward : {true, false}) {
+        LinkConfig config;
+        NetworkSimulatorConfig& direction = forward ? config.a_to_b : config.b_to_a;
+        direction.*field.member = value;
+        SCOPED_TRACE(std::string(field.name) + " = " + std::to_string(value));
+        const char* own = direction.check();
+        const std::string own_text = own != nullptr ? own : "";
+        const char* reason = config.check();
+        if (own == nullptr) {
+          EXPECT_EQ(reason, nullptr);
+          continue;
+        }
+        ASSERT_NE(reason, nullptr);
+        EXPECT_EQ(std::string(reason),
+                  std::string(forward ? "LinkConfig.a_to_b: " : "LinkConfig.b_to_a: ") + own_text);
+        EXPECT_EQ(config.sanitized().check(), nullptr);
+      }
+    }
+  });
+}
 
 TEST(Link, CarriesPacketsBothWaysWithTheCallersCallbacksAndContext) {
   Link link;

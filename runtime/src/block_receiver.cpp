@@ -13,6 +13,12 @@ BlockReceiver::BlockReceiver(const BlockConfig& config) : config_(config.sanitiz
   received_.assign((static_cast<size_t>(config_.max_fragments()) + 63) / 64, 0);
 }
 
+size_t BlockReceiver::memory_required(const BlockConfig& config) {
+  const BlockConfig c = config.sanitized();
+  return static_cast<size_t>(c.max_block_size) +
+         (static_cast<size_t>(c.max_fragments()) + 63) / 64 * sizeof(uint64_t);
+}
+
 size_t BlockReceiver::memory_bytes() const {
   return data_.capacity() + received_.capacity() * sizeof(uint64_t);
 }

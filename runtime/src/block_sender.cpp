@@ -32,6 +32,12 @@ BlockSender::BlockSender(const BlockConfig& config) : config_(config.sanitized()
   sent_.assign(bitset_words(fragments), 0);
 }
 
+size_t BlockSender::memory_required(const BlockConfig& config) {
+  const auto fragments = static_cast<size_t>(config.sanitized().max_fragments());
+  return fragments * sizeof(double) + 2 * fragments * sizeof(uint32_t) +
+         2 * bitset_words(static_cast<int>(fragments)) * sizeof(uint64_t);
+}
+
 size_t BlockSender::memory_bytes() const {
   return last_sent_.capacity() * sizeof(double) + (next_.capacity() + prev_.capacity()) * sizeof(uint32_t) +
          (acked_.capacity() + sent_.capacity()) * sizeof(uint64_t);

@@ -56,6 +56,17 @@ ReliableOrderedChannel::ReliableOrderedChannel(const PacketLayout& layout, int i
   }
 }
 
+size_t ReliableOrderedChannel::memory_required(const ChannelConfig& config, bool block_types) {
+  const bool blocks = config.fragments_blocks() && block_types;
+  return static_cast<size_t>(config.send_queue_size) * sizeof(SendEntry) +
+         static_cast<size_t>(config.receive_queue_size) * sizeof(ReceiveEntry) +
+         SequenceBuffer<SentPacket>::memory_required(static_cast<size_t>(config.sent_packets_buffer_size)) +
+         static_cast<size_t>(config.sent_message_ids) * sizeof(uint32_t) +
+         static_cast<size_t>(config.max_messages_per_packet) * (sizeof(OutgoingMessage) + sizeof(uint32_t)) +
+         (blocks ? sizeof(BlockSender) + BlockSender::memory_required(config.block_config()) : 0) +
+         (blocks ? sizeof(BlockReceiver) + BlockReceiver::memory_required(config.block_config()) : 0);
+}
+
 size_t ReliableOrderedChannel::memory_bytes() const {
   return static_cast<size_t>(config_.send_queue_size) * sizeof(SendEntry) +
          static_cast<size_t>(config_.receive_queue_size) * sizeof(ReceiveEntry) + sent_packets_.memory_bytes() +
@@ -401,6 +412,12 @@ UnreliableUnorderedChannel::UnreliableUnorderedChannel(const PacketLayout& layou
   receive_queue_.reset(new MessageHandle[static_cast<size_t>(capacity_receive_)]);
   in_packet_.reset(new MessageHandle[static_cast<size_t>(config_.max_messages_per_packet)]);
   scratch_.reset(new OutgoingMessage[static_cast<size_t>(config_.max_messages_per_packet)]);
+}
+
+size_t UnreliableUnorderedChannel::memory_required(const ChannelConfig& config) {
+  return static_cast<size_t>(config.send_queue_size) * sizeof(PlannedMessage) +
+         static_cast<size_t>(config.receive_queue_size) * sizeof(MessageHandle) +
+         static_cast<size_t>(config.max_messages_per_packet) * (sizeof(MessageHandle) + sizeof(OutgoingMessage));
 }
 
 size_t UnreliableUnorderedChannel::memory_bytes() const {

@@ -49,13 +49,21 @@ struct Fingerprint {
   }
 };
 
-int default_pool_size(const ConnectionConfig& c) {
-  int total = 64;
-  for (int i = 0; i < c.channel_count; ++i) {
-    const ChannelConfig& channel = c.channels[static_cast<size_t>(i)];
-    total += channel.send_queue_size + channel.receive_queue_size + 2 * channel.max_messages_per_packet;
+// The endpoint a connection of `config` (sanitized) builds, its protocol id aside.
+EndpointConfig connection_endpoint_config(const ConnectionConfig& config) {
+  EndpointConfig endpoint = config.endpoint;
+  if (endpoint.max_packet_size < config.max_packet_size && endpoint.fragment_size > 0) {
+    // Raised to hold a whole connection packet; max_fragments must then be exactly the count it needs
+    // (EndpointConfig's limits). A config left as given is checked by the endpoint itself.
+    endpoint.max_packet_size = config.max_packet_size;
+    endpoint.max_fragments = (endpoint.max_packet_size + endpoint.fragment_size - 1) / endpoint.fragment_size;
   }
-  return total;
+  // A connection packet up to 1200 bytes (the default: a 1 KiB block fragment and its headers) is sent
+  // whole: splitting it would double its exposure to loss. Larger packets are the endpoint's to fragment.
+  if (config.max_packet_size <= 1200) {
+    endpoint.fragment_above = std::max(endpoint.fragment_above, config.max_packet_size);
+  }
+  return endpoint;
 }
 
 }  // namespace
@@ -91,26 +99,12 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
   layout_.channels = std::span<const ChannelConfig>(config_.channels.data(), static_cast<size_t>(config_.channel_count));
   protocol_id_ = protocol_id(factory_, config_);
 
-  MessagePoolConfig pool;
-  pool.capacity = config_.message_pool_size > 0 ? config_.message_pool_size : default_pool_size(config_);
-  bool blocks_possible = false;
-  int max_block = 1;
-  for (const ChannelConfig& c : layout_.channels) {
-    if (!c.disable_blocks) {
-      blocks_possible = true;
-      max_block = std::max(max_block, c.max_block_size);
-    }
+  pool_ = std::make_unique<MessagePool>(factory_, config_.message_pool_config(factory_.any_block_type()));
+  if (pool_->config_error() != nullptr && error_ == ConnectionError::kNone) {
+    // The table passed (config_ is sanitized); the factory's largest type made the slots too big.
+    fail(ConnectionError::kConfigInvalid,
+         keep_config_reason(config_reason_, config_part_reason("ConnectionConfig.messages", pool_->config_error())));
   }
-  blocks_possible = blocks_possible && factory_.any_block_type();
-  pool.block_count = config_.block_pool_size > 0 ? config_.block_pool_size : (blocks_possible ? 4 : 0);
-  pool.max_block_size = max_block;
-  // One reserved buffer per channel that can receive blocks, so each can finish a block while the
-  // application's outgoing blocks hold the rest; at least one buffer stays free for sending.
-  int block_channels = 0;
-  for (const ChannelConfig& c : layout_.channels) block_channels += c.fragments_blocks() ? 1 : 0;
-  const int reserve = config_.block_receive_reserve >= 0 ? config_.block_receive_reserve : block_channels;
-  pool.block_receive_reserve = blocks_possible ? std::clamp(reserve, 0, std::max(0, pool.block_count - 1)) : 0;
-  pool_ = std::make_unique<MessagePool>(factory_, pool);
 
   const auto count = static_cast<size_t>(config_.channel_count);
   channels_.reset(new std::unique_ptr<Channel>[count]);
@@ -138,19 +132,8 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
   incoming_ = std::make_unique<IncomingPacket>(layout_);
   packet_buffer_.reset(new std::byte[static_cast<size_t>(config_.max_packet_size)]);
 
-  EndpointConfig endpoint = config_.endpoint;
+  EndpointConfig endpoint = connection_endpoint_config(config_);
   endpoint.protocol_id = protocol_id_;
-  if (endpoint.max_packet_size < config_.max_packet_size && endpoint.fragment_size > 0) {
-    // Raised to hold a whole connection packet; max_fragments must then be exactly the count it needs
-    // (EndpointConfig's limits). A config left as given is checked by the endpoint itself.
-    endpoint.max_packet_size = config_.max_packet_size;
-    endpoint.max_fragments = (endpoint.max_packet_size + endpoint.fragment_size - 1) / endpoint.fragment_size;
-  }
-  // A connection packet up to 1200 bytes (the default: a 1 KiB block fragment and its headers) is sent
-  // whole: splitting it would double its exposure to loss. Larger packets are the endpoint's to fragment.
-  if (config_.max_packet_size <= 1200) {
-    endpoint.fragment_above = std::max(endpoint.fragment_above, config_.max_packet_size);
-  }
   endpoint_ = std::make_unique<Endpoint>(endpoint, endpoint_callbacks(), now);
 
   ack_records_ = endpoint_->config().sent_packets_buffer_size;
@@ -415,6 +398,22 @@ void Connection::reset() {
   packet_error_ = PacketError::kNone;
   packet_read_error_ = ReadError::kNone;
   has_sent_ = false;
+}
+
+size_t Connection::memory_required(const MessageFactory& factory, const ConnectionConfig& raw) {
+  const ConnectionConfig config = raw.sanitized();
+  const bool block_types = factory.any_block_type();
+  const auto channels =
+      std::span<const ChannelConfig>(config.channels.data(), static_cast<size_t>(config.channel_count));
+  size_t total = MessagePool::memory_required(factory, config.message_pool_config(block_types)) +
+                 IncomingPacket::memory_required(channels) + Endpoint::memory_required(connection_endpoint_config(config)) +
+                 static_cast<size_t>(config.max_packet_size) +
+                 static_cast<size_t>(config.channel_count) * (2 * sizeof(OutgoingEntry) + sizeof(void*));
+  for (const ChannelConfig& c : channels) {
+    total += c.type == ChannelType::kReliableOrdered ? ReliableOrderedChannel::memory_required(c, block_types)
+                                                     : UnreliableUnorderedChannel::memory_required(c);
+  }
+  return total;
 }
 
 size_t Connection::memory_bytes() const {

@@ -1,8 +1,9 @@
 // ChannelConfig and ConnectionConfig checks and clamping, both from their tables (kChannelConfigLimits,
-// kConnectionConfigLimits) and the nested configs' own.
+// kConnectionConfigLimits) and the nested configs' own (the endpoint's, the message pool's).
 #include "bitwire/channel_config.hpp"
 #include "bitwire/connection.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace bitwire {
@@ -43,26 +44,31 @@ ChannelConfig ChannelConfig::sanitized() const {
   return c;
 }
 
-namespace {
-
-// The largest block a channel of `c` may carry (0 when every channel disables blocks), and the block buffers
-// the connection's pool allocates for it: block_pool_size, or the 4 that 0 stands for (counted whether or
-// not a message type carries blocks: the config does not know the factory).
-int largest_block(const ConnectionConfig& c) {
-  int largest = 0;
-  for (int i = 0; i < c.channel_count; ++i) {
-    const ChannelConfig& channel = c.channels[static_cast<size_t>(i)];
-    if (!channel.disable_blocks && channel.max_block_size > largest) largest = channel.max_block_size;
+MessagePoolConfig ConnectionConfig::message_pool_config(bool block_types) const {
+  MessagePoolConfig pool;
+  int messages = 64;  // the derived count: every queue's capacity + one packet + 64
+  bool blocks_possible = false;
+  int max_block = 1;
+  for (int i = 0; i < channel_count; ++i) {
+    const ChannelConfig& channel = channels[static_cast<size_t>(i)];
+    messages += channel.send_queue_size + channel.receive_queue_size + 2 * channel.max_messages_per_packet;
+    if (!channel.disable_blocks) {
+      blocks_possible = true;
+      max_block = std::max(max_block, channel.max_block_size);
+    }
   }
-  return largest;
+  const bool blocks = blocks_possible && block_types;
+  pool.capacity = message_pool_size > 0 ? message_pool_size : messages;
+  pool.block_count = block_pool_size > 0 ? block_pool_size : (blocks ? 4 : 0);
+  pool.max_block_size = max_block;
+  // One reserved buffer per channel that can receive blocks, so each can finish a block while the
+  // application's outgoing blocks hold the rest; at least one buffer stays free for sending.
+  int block_channels = 0;
+  for (int i = 0; i < channel_count; ++i) block_channels += channels[static_cast<size_t>(i)].fragments_blocks() ? 1 : 0;
+  const int reserve = block_receive_reserve >= 0 ? block_receive_reserve : block_channels;
+  pool.block_receive_reserve = blocks ? std::clamp(reserve, 0, std::max(0, pool.block_count - 1)) : 0;
+  return pool;
 }
-
-size_t block_pool_bytes(const ConnectionConfig& c) {
-  const size_t buffers = static_cast<size_t>(c.block_pool_size > 0 ? c.block_pool_size : 4);
-  return buffers * static_cast<size_t>(largest_block(c));
-}
-
-}  // namespace
 
 const char* ConnectionConfig::check() const {
   if (const char* reason = check_config("ConnectionConfig", *this, kConnectionConfigLimits)) return reason;
@@ -74,13 +80,9 @@ const char* ConnectionConfig::check() const {
     }
   }
   if (const char* problem = endpoint.check()) return config_part_reason("ConnectionConfig.endpoint", problem);
-  if (block_pool_bytes(*this) > kMaxBlockPoolBytes) {
-    char* out = detail::config_reason_buffer();
-    std::snprintf(out, kConfigReasonBytes,
-                  "ConnectionConfig.block_pool_size = %d: block buffers of %d bytes (the largest channel "
-                  "max_block_size) pass the %zu MiB cap (kMaxBlockPoolBytes)",
-                  block_pool_size, largest_block(*this), kMaxBlockPoolBytes >> 20);
-    return out;
+  // Counted as if a type carries blocks: the config does not know the factory.
+  if (const char* problem = message_pool_config(true).check()) {
+    return config_part_reason("ConnectionConfig.messages", problem);
   }
   return nullptr;
 }
@@ -89,10 +91,11 @@ ConnectionConfig ConnectionConfig::sanitized() const {
   ConnectionConfig c = sanitize_config(*this, kConnectionConfigLimits);
   for (ChannelConfig& channel : c.channels) channel = channel.sanitized();
   c.endpoint = c.endpoint.sanitized();
-  // Fewer buffers, never smaller blocks. 0 stands for 4, which always fits (blocks are at most 64 MiB).
-  if (block_pool_bytes(c) > kMaxBlockPoolBytes) {
-    c.block_pool_size = static_cast<int>(kMaxBlockPoolBytes / static_cast<size_t>(largest_block(c)));
-  }
+  // Fewer buffers, never smaller blocks: the pool's table lowers block_count (to 1 at least) and keeps
+  // max_block_size; the other pool fields come from fields already clamped.
+  const MessagePoolConfig pool = c.message_pool_config(true);
+  const MessagePoolConfig fitted = pool.sanitized();
+  if (fitted.block_count != pool.block_count) c.block_pool_size = fitted.block_count;
   return c;
 }
 

@@ -157,6 +157,18 @@ size_t write_connection_packet(const PacketLayout& layout, std::span<const Outgo
 
 // ---- Reading ----
 
+size_t IncomingPacket::memory_required(std::span<const ChannelConfig> channels) {
+  size_t messages = 0;
+  size_t fragment_bytes = 0;
+  for (const ChannelConfig& c : channels) {
+    messages += static_cast<size_t>(c.max_messages_per_packet);
+    if (c.type == ChannelType::kReliableOrdered && !c.disable_blocks) {
+      fragment_bytes += static_cast<size_t>(c.block_fragment_size);
+    }
+  }
+  return channels.size() * (sizeof(Entry) + sizeof(size_t)) + messages * sizeof(Message) + fragment_bytes;
+}
+
 IncomingPacket::IncomingPacket(const PacketLayout& layout) {
   const auto channels = static_cast<size_t>(layout.channel_count());
   size_t messages = 0;
@@ -173,7 +185,7 @@ IncomingPacket::IncomingPacket(const PacketLayout& layout) {
   entries_.reset(new Entry[channels]);
   messages_.reset(new Message[messages]);
   fragment_bytes_.reset(new std::byte[fragment_bytes == 0 ? 1 : fragment_bytes]);
-  memory_bytes_ = channels * (sizeof(Entry) + sizeof(size_t)) + messages * sizeof(Message) + fragment_bytes;
+  memory_bytes_ = memory_required(layout.channels);
 }
 
 void IncomingPacket::clear() {

@@ -50,12 +50,12 @@ struct ReceivedPacket {
   uint8_t unused = 0;  // the tag alone records the sequence
 };
 
-ReassemblerConfig reassembler_config(const EndpointConfig& c) {
+}  // namespace
+
+ReassemblerConfig endpoint_reassembler_config(const EndpointConfig& c) {
   return ReassemblerConfig{c.fragment_reassembly_buffer_size, c.reassembly_slots, c.max_fragments,
                            c.fragment_size};
 }
-
-}  // namespace
 
 struct Endpoint::State {
   EndpointConfig config;
@@ -139,7 +139,7 @@ struct Endpoint::State {
         time(now),
         sent(static_cast<size_t>(c.sent_packets_buffer_size)),
         received(static_cast<size_t>(c.received_packets_buffer_size)),
-        reassembly(reassembler_config(c)),
+        reassembly(endpoint_reassembler_config(c)),
         rtt(static_cast<size_t>(c.rtt_history_size), c.rtt_smoothing_factor, c.jitter_smoothing_factor),
         ack_wait(0, c.rtt_smoothing_factor, c.jitter_smoothing_factor),
         loss(static_cast<size_t>(c.packet_loss_window)),
@@ -180,7 +180,7 @@ struct Endpoint::State {
     const size_t fragment = kFragmentHeaderBytes + header + static_cast<size_t>(c.fragment_size);
     return sizeof(State) + buffer_bytes<SentPacket>(c.sent_packets_buffer_size) +
            buffer_bytes<ReceivedPacket>(c.received_packets_buffer_size) +
-           Reassembler::memory_required(reassembler_config(c)) + envelope + std::max(regular, fragment) +
+           Reassembler::memory_required(endpoint_reassembler_config(c)) + envelope + std::max(regular, fragment) +
            static_cast<size_t>(c.ack_buffer_size) * sizeof(uint16_t) +
            RttEstimator::memory_required(static_cast<size_t>(c.rtt_history_size)) +
            LossWindow::memory_required(static_cast<size_t>(c.packet_loss_window));
@@ -613,6 +613,9 @@ struct Endpoint::State {
       case FragmentResult::kConflict:
         return drop(ReceiveResult::kFragmentConflict, counters.fragments_conflicting,
                     "fragment disagrees with the stored fragments of its packet: reassembly dropped");
+      case FragmentResult::kInvalid:  // the endpoint validated it against the same config: not reached
+        return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
+                    "fragment outside the reassembler's config");
       case FragmentResult::kStored:
         ++counters.fragments_received;
         resync_count = 0;

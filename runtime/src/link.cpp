@@ -16,7 +16,21 @@ LinkConfig LinkConfig::symmetric(const NetworkConditions& conditions, uint64_t s
   return config;
 }
 
+const char* LinkConfig::check() const {
+  if (const char* problem = a_to_b.check()) return config_part_reason("LinkConfig.a_to_b", problem);
+  if (const char* problem = b_to_a.check()) return config_part_reason("LinkConfig.b_to_a", problem);
+  return nullptr;
+}
+
+LinkConfig LinkConfig::sanitized() const {
+  LinkConfig c;
+  c.a_to_b = a_to_b.sanitized();
+  c.b_to_a = b_to_a.sanitized();
+  return c;
+}
+
 Link::Link(const LinkConfig& config) : a_to_b_(config.a_to_b), b_to_a_(config.b_to_a) {
+  keep_config_reason(config_error_, config.check());
   for (int i = 0; i < 2; ++i) {
     ports_[i].link = this;
     ports_[i].side = static_cast<LinkSide>(i);

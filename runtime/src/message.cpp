@@ -2,6 +2,7 @@
 #include "bitwire/message.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 namespace bitwire {
@@ -39,11 +40,52 @@ size_t MessageFactory::max_align() const {
 
 // ---- MessagePool ----
 
+namespace {
+
+// The bytes between two slots: the largest type, rounded up to the largest alignment.
+size_t slot_stride(const MessageFactory& factory, size_t* align_out) {
+  const size_t align = std::max<size_t>(factory.max_align(), alignof(std::max_align_t));
+  if (align_out != nullptr) *align_out = align;
+  return (factory.max_size() + align - 1) / align * align;
+}
+
+}  // namespace
+
+const char* MessagePoolConfig::check() const {
+  return check_config("MessagePoolConfig", *this, kMessagePoolConfigLimits);
+}
+
+MessagePoolConfig MessagePoolConfig::sanitized() const { return sanitize_config(*this, kMessagePoolConfigLimits); }
+
+const char* MessagePoolConfig::check(const MessageFactory& factory) const {
+  if (const char* reason = check()) return reason;
+  const size_t stride = slot_stride(factory, nullptr);
+  if (static_cast<size_t>(capacity) * stride > kMaxMessageSlotBytes) {
+    char* out = detail::config_reason_buffer();
+    std::snprintf(out, kConfigReasonBytes,
+                  "MessagePoolConfig.capacity = %d: slots of %zu bytes (the factory's largest message) pass the "
+                  "%zu MiB cap (kMaxMessageSlotBytes)",
+                  capacity, stride, kMaxMessageSlotBytes >> 20);
+    return out;
+  }
+  return nullptr;
+}
+
+MessagePoolConfig MessagePoolConfig::sanitized(const MessageFactory& factory) const {
+  MessagePoolConfig c = sanitized();
+  const size_t most = kMaxMessageSlotBytes / slot_stride(factory, nullptr);  // >= 1: a type is < 1 GiB
+  if (static_cast<size_t>(c.capacity) > most) c.capacity = static_cast<int>(std::max<size_t>(most, 1));
+  return c;
+}
+
 MessagePool::MessagePool(const MessageFactory& factory, const MessagePoolConfig& config) : factory_(factory) {
   BITWIRE_ASSERT(factory.check() == nullptr);
-  capacity_ = std::clamp(config.capacity, 1, 1 << 24);
-  const size_t align = std::max<size_t>(factory.max_align(), alignof(std::max_align_t));
-  stride_ = (factory.max_size() + align - 1) / align * align;
+  // A refused config is flagged, not trusted: every size below comes from the sanitized copy.
+  config_error_ = keep_config_reason(config_error_text_, config.check(factory));
+  const MessagePoolConfig c = config.sanitized(factory);
+  capacity_ = c.capacity;
+  size_t align = 1;
+  stride_ = slot_stride(factory, &align);
   storage_bytes_ = stride_ * static_cast<size_t>(capacity_) + align;
   storage_.reset(new std::byte[storage_bytes_]);
   const auto address = reinterpret_cast<uintptr_t>(storage_.get());
@@ -54,8 +96,8 @@ MessagePool::MessagePool(const MessageFactory& factory, const MessagePoolConfig&
   for (int i = 0; i < capacity_; ++i) free_slots_[i] = static_cast<uint32_t>(capacity_ - 1 - i);
   free_count_ = capacity_;
 
-  block_count_ = std::clamp(config.block_count, 0, 1 << 16);
-  max_block_size_ = static_cast<size_t>(std::clamp(config.max_block_size, 1, 1 << 30));
+  block_count_ = c.block_count;
+  max_block_size_ = static_cast<size_t>(c.max_block_size);
   if (block_count_ > 0) {
     block_storage_.reset(new std::byte[max_block_size_ * static_cast<size_t>(block_count_)]);
     free_blocks_.reset(new int32_t[static_cast<size_t>(block_count_)]);
@@ -68,6 +110,15 @@ MessagePool::MessagePool(const MessageFactory& factory, const MessagePoolConfig&
 MessagePool::~MessagePool() {
   // Handles point into this pool: they must all be gone.
   BITWIRE_ASSERT(live_ == 0);
+}
+
+size_t MessagePool::memory_required(const MessageFactory& factory, const MessagePoolConfig& config) {
+  const MessagePoolConfig c = config.sanitized(factory);
+  size_t align = 1;
+  const size_t stride = slot_stride(factory, &align);
+  return stride * static_cast<size_t>(c.capacity) + align +
+         static_cast<size_t>(c.capacity) * (sizeof(SlotState) + sizeof(uint32_t)) +
+         static_cast<size_t>(c.block_count) * (static_cast<size_t>(c.max_block_size) + sizeof(int32_t));
 }
 
 size_t MessagePool::memory_bytes() const {

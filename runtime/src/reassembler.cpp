@@ -18,16 +18,35 @@ size_t round_pow2(int value) {
 
 }  // namespace
 
+const char* ReassemblerConfig::check() const {
+  return check_config("ReassemblerConfig", *this, kReassemblerConfigLimits);
+}
+
+ReassemblerConfig ReassemblerConfig::sanitized() const { return sanitize_config(*this, kReassemblerConfigLimits); }
+
+int detail::reassembler_max_slots(const ReassemblerConfig& config) {
+  // Memory is linear in the slot count: the per-slot figure is the difference between two and one slots.
+  ReassemblerConfig probe = config;
+  probe.slots = 1;
+  const size_t one = Reassembler::memory_required(probe);
+  probe.slots = 2;
+  const size_t per_slot = Reassembler::memory_required(probe) - one;
+  const size_t base = one - per_slot;
+  if (base >= kMaxReassemblerMemoryBytes) return 0;
+  return static_cast<int>(std::min<size_t>((kMaxReassemblerMemoryBytes - base) / per_slot, 1 << 30));
+}
+
+// Every size below comes from the sanitized config: a refused one never reaches an allocation or the
+// 256-bit fragment mask.
 Reassembler::Reassembler(const ReassemblerConfig& config)
-    : config_(config),
-      slots_(std::max(config.slots, 1)),
-      stride_(static_cast<size_t>(std::max(config.max_fragments, 1)) *
-              static_cast<size_t>(std::max(config.fragment_size, 1))),
-      index_(round_pow2(config.window)),
+    : config_(config.sanitized()),
+      slots_(config_.slots),
+      stride_(static_cast<size_t>(config_.max_fragments) * static_cast<size_t>(config_.fragment_size)),
+      index_(round_pow2(config_.window)),
       slot_(new Slot[static_cast<size_t>(slots_)]),
       free_(new uint16_t[static_cast<size_t>(slots_)]),
       data_(new std::byte[static_cast<size_t>(slots_) * stride_]) {
-  BITWIRE_ASSERT(config.slots >= 1 && config.slots <= 65536);
+  keep_config_reason(config_error_text_, config.check());
   reset();
 }
 
@@ -102,9 +121,13 @@ int Reassembler::acquire(uint16_t sequence) {
 FragmentResult Reassembler::add(uint16_t sequence, uint32_t id, uint32_t count, std::span<const std::byte> body,
                                 const EmbeddedAck& header, uint32_t wire_bytes) {
   const size_t body_size = body.size();
-  BITWIRE_ASSERT(count >= 1 && count <= static_cast<uint32_t>(config_.max_fragments) && id < count);
-  BITWIRE_ASSERT(body_size <= static_cast<size_t>(config_.fragment_size));
   ++operations_;
+  // The caller validates; this is the reassembler's own bound (the mask holds 256 fragments, a slot
+  // max_fragments * fragment_size bytes), kept in release builds too.
+  if (count < 1 || count > static_cast<uint32_t>(config_.max_fragments) || id >= count ||
+      body_size > static_cast<size_t>(config_.fragment_size)) {
+    return FragmentResult::kInvalid;
+  }
   const size_t fragment_size = static_cast<size_t>(config_.fragment_size);
   const bool last = id == count - 1;
   const uint64_t bit = uint64_t{1} << (id & 63);

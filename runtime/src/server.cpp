@@ -24,8 +24,8 @@ struct Server::Slot {
 
 Server::Server(const StackConfig& config, const MessageFactory& factory, const netcode::Key& private_key,
                Transport& transport, const Address& public_address, double now)
-    : config_(config.sanitized()), now_(now) {
-  if (const char* problem = config.check()) {
+    : config_(config.sanitized(factory)), now_(now) {
+  if (const char* problem = config.check(factory)) {
     error_ = keep_config_reason(error_text_, problem);
     return;
   }

@@ -34,15 +34,38 @@ netcode::ServerConfig stacked_server(const StackConfig& c) {
   return server;
 }
 
-// The factory-independent bytes of one server slot: its Endpoint and its netcode slot (the Connection's
-// message pool and channel queues come on top; they depend on the message types).
-size_t slot_bytes(const StackConfig& c) {
-  return Endpoint::memory_required(c.connection.endpoint.sanitized()) +
-         netcode::Server::memory_per_slot(stacked_server(c));
+// The smallest message package: one 1-byte type, no blocks. check() without a factory counts a slot for it
+// (a lower bound: a real factory's larger types and block buffers only add).
+struct SmallestMessage {
+  static constexpr uint32_t kTypeId = 0;
+  template <typename Stream>
+  bool serialize(Stream&) {
+    return true;
+  }
+};
+constexpr MessageTypeInfo kSmallestTypes[] = {describe_message<SmallestMessage>("SmallestMessage")};
+constexpr MessageFactory kSmallestFactory{kSmallestTypes};
+
+// The bytes of one server slot of `c` (its nested configs in range) for `factory`: the Connection (message
+// pool, channel queues, incoming packet and its Endpoint as the stack runs it, envelope off) and the
+// netcode slot.
+size_t slot_bytes(const StackConfig& c, const MessageFactory& factory = kSmallestFactory) {
+  ConnectionConfig connection = c.connection;
+  connection.endpoint.envelope = false;
+  return Connection::memory_required(factory, connection) + netcode::Server::memory_per_slot(stacked_server(c));
 }
 
-bool memory_fits(const StackConfig& c) {
-  return static_cast<size_t>(c.max_clients) * slot_bytes(c) <= kMaxStackServerMemoryBytes;
+bool memory_fits(const StackConfig& c, const MessageFactory& factory = kSmallestFactory) {
+  return static_cast<size_t>(c.max_clients) * slot_bytes(c, factory) <= kMaxStackServerMemoryBytes;
+}
+
+const char* memory_reason(const StackConfig& c, const MessageFactory& factory) {
+  char* out = detail::config_reason_buffer();
+  std::snprintf(out, kConfigReasonBytes,
+                "StackConfig.max_clients = %d: %d slots of %zu bytes (connection: message pool, channels, "
+                "endpoint; netcode slot) pass the server's %zu MiB cap (kMaxStackServerMemoryBytes)",
+                c.max_clients, c.max_clients, slot_bytes(c, factory), kMaxStackServerMemoryBytes >> 20);
+  return out;
 }
 
 constexpr const char* kFitsNetcodeReason =
@@ -58,14 +81,7 @@ const char* StackConfig::check() const {
   if (const char* problem = client.check()) return config_part_reason("StackConfig.client", problem);
   if (const char* problem = congestion.check()) return config_part_reason("StackConfig.congestion", problem);
   if (!endpoint_fits_netcode(*this)) return kFitsNetcodeReason;
-  if (!memory_fits(*this)) {
-    char* out = detail::config_reason_buffer();
-    std::snprintf(out, kConfigReasonBytes,
-                  "StackConfig.max_clients = %d: %d slots of %zu bytes (endpoint + netcode) pass the server's "
-                  "%zu MiB cap (kMaxStackServerMemoryBytes)",
-                  max_clients, max_clients, slot_bytes(*this), kMaxStackServerMemoryBytes >> 20);
-    return out;
-  }
+  if (!memory_fits(*this)) return memory_reason(*this, kSmallestFactory);
   return nullptr;
 }
 
@@ -86,6 +102,28 @@ StackConfig StackConfig::sanitized() const {
   c.connection.endpoint.envelope = false;
   return c;
 }
+
+// check() counted the slots for the smallest factory; `factory`'s can only be larger.
+const char* StackConfig::check(const MessageFactory& factory) const {
+  if (const char* reason = check()) return reason;
+  if (!memory_fits(*this, factory)) return memory_reason(*this, factory);
+  return nullptr;
+}
+
+StackConfig StackConfig::sanitized(const MessageFactory& factory) const {
+  StackConfig c = sanitized();
+  if (!memory_fits(c, factory)) {
+    c.max_clients = static_cast<int>(std::max<size_t>(kMaxStackServerMemoryBytes / slot_bytes(c, factory), 1));
+    c.server.max_clients = c.max_clients;
+  }
+  return c;
+}
+
+size_t stack_slot_memory(const StackConfig& config, const MessageFactory& factory) {
+  return slot_bytes(config.sanitized(factory), factory);
+}
+
+size_t stack_slot_memory(const StackConfig& config) { return stack_slot_memory(config, kSmallestFactory); }
 
 uint64_t stack_protocol_id(const MessageFactory& factory, const StackConfig& config) {
   const StackConfig c = config.sanitized();

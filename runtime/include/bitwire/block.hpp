@@ -201,6 +201,8 @@ class BlockSender {
   const BlockConfig& config() const { return config_; }
   // Bytes allocated at construction.
   size_t memory_bytes() const;
+  // What a sender of `config` (sanitized) allocates: memory_bytes() of one built from it.
+  static size_t memory_required(const BlockConfig& config);
 
  private:
   void accrue(double now);
@@ -285,6 +287,8 @@ class BlockReceiver {
   const BlockReceiverCounters& counters() const { return counters_; }
   const BlockConfig& config() const { return config_; }
   size_t memory_bytes() const;
+  // What a receiver of `config` (sanitized) allocates: memory_bytes() of one built from it.
+  static size_t memory_required(const BlockConfig& config);
 
  private:
   FragmentResult count_result(FragmentResult result) {

@@ -161,6 +161,8 @@ class ReliableOrderedChannel final : public Channel {
  public:
   ReliableOrderedChannel(const PacketLayout& layout, int index);
   ~ReliableOrderedChannel() override { set_block_waiting(false); }  // before the pool goes (its handles too)
+  // What one of `config` allocates (memory_bytes()); `block_types`: the factory has a type carrying a block.
+  static size_t memory_required(const ChannelConfig& config, bool block_types);
 
   bool can_send() const override;
   void send(MessageHandle&& message, uint32_t body_bits) override;
@@ -243,6 +245,8 @@ class ReliableOrderedChannel final : public Channel {
 class UnreliableUnorderedChannel final : public Channel {
  public:
   UnreliableUnorderedChannel(const PacketLayout& layout, int index);
+  // What one of `config` allocates (memory_bytes()).
+  static size_t memory_required(const ChannelConfig& config);
 
   bool can_send() const override;
   void send(MessageHandle&& message, uint32_t body_bits) override;

@@ -62,9 +62,6 @@
 namespace bitwire {
 
 inline constexpr int kMaxChannels = 64;
-// The most memory a connection's block buffers may take (block buffers x the largest channel's
-// max_block_size); a config above it is refused. 1 GiB: 16 buffers of the largest 64 MiB block.
-inline constexpr size_t kMaxBlockPoolBytes = size_t{1} << 30;
 
 struct ConnectionConfig {
   uint64_t protocol_id = 0;     // the game's id; the channel layout and message types are folded in
@@ -79,14 +76,19 @@ struct ConnectionConfig {
                                    // -1 = one per block-carrying channel, at most block buffers - 1
   EndpointConfig endpoint;      // the packet layer; its protocol_id is replaced by protocol_id()
 
-  // nullptr when every field (kConnectionConfigLimits), every used channel and the endpoint are in range
-  // and the block buffers fit kMaxBlockPoolBytes, else the reason for the first problem, a nested one
-  // prefixed with its part ("ConnectionConfig.channels[2]: ...") (a per-thread buffer; see
-  // config_table.hpp).
+  // nullptr when every field (kConnectionConfigLimits), every used channel, the endpoint and the message
+  // pool (message_pool_config(true): kMessagePoolConfigLimits, so the block buffers fit
+  // kMaxBlockPoolBytes) are in range, else the reason for the first problem, a nested one prefixed with
+  // its part ("ConnectionConfig.channels[2]: ...", "ConnectionConfig.messages: ...") (a per-thread
+  // buffer; see config_table.hpp).
   const char* check() const;
   // This config with every field clamped into range (every channel and the endpoint sanitized too, and
   // block_pool_size lowered to the memory cap).
   ConnectionConfig sanitized() const;
+  // The connection's message pool: message_pool_size (or the derived count), block_pool_size buffers (or
+  // 4 when `block_types` -- the factory has a type carrying a block -- and a channel allows blocks) of the
+  // largest max_block_size of a channel that allows blocks.
+  MessagePoolConfig message_pool_config(bool block_types) const;
 };
 
 // The limits of ConnectionConfig's own fields (channels[] have kChannelConfigLimits, endpoint has
@@ -258,6 +260,9 @@ class Connection {
   EndpointCallbacks endpoint_callbacks();
   // Bytes allocated at construction (pool, channels, buffers, endpoint).
   size_t memory_bytes() const;
+  // What a connection of `config` (sanitized) and `factory` allocates: memory_bytes() of one built from
+  // them, without building it (the stack's memory cap counts it per server slot).
+  static size_t memory_required(const MessageFactory& factory, const ConnectionConfig& config);
 
  private:
   void fail(ConnectionError error, const char* reason);

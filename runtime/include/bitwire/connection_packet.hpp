@@ -134,6 +134,8 @@ class IncomingPacket {
   Entry& entry(int index) { return entries_[index]; }
   Message& message(int index) { return messages_[index]; }
   size_t memory_bytes() const { return memory_bytes_; }
+  // What one built for `channels` allocates (memory_bytes()).
+  static size_t memory_required(std::span<const ChannelConfig> channels);
 
  private:
   friend PacketError read_connection_packet(const PacketLayout&, MessagePool&, std::span<const std::byte>,

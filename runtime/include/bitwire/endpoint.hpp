@@ -321,6 +321,13 @@ inline constexpr auto kEndpointConfigLimits = config_table(
         .upper = &detail::endpoint_max_reassembly_slots,
         .upper_text = "what keeps memory_required() within kMaxEndpointMemoryBytes (64 MiB)"});
 
+// The Reassembler an Endpoint of `config` builds (window = fragment_reassembly_buffer_size, slots =
+// reassembly_slots, max_fragments, fragment_size). For a config that passes check() it passes
+// ReassemblerConfig::check() (EndpointConfig's ranges sit inside kReassemblerConfigLimits, and the
+// endpoint's 64 MiB cap counts the reassembler's memory). Include reassembler.hpp to call it.
+struct ReassemblerConfig;
+ReassemblerConfig endpoint_reassembler_config(const EndpointConfig& config);
+
 // ---- Callbacks ----------------------------------------------------------------------------------------
 
 struct EndpointCallbacks {

@@ -39,6 +39,7 @@
 #include <type_traits>
 
 #include "bitwire/config.hpp"
+#include "bitwire/config_table.hpp"
 #include "bitwire/stream.hpp"
 
 namespace bitwire {
@@ -260,16 +261,59 @@ bool serialize_message_body(Stream& stream, MessageHandle& message) {
   }
 }
 
+// The most memory a pool's block buffers may take (block_count x max_block_size); a config above it is
+// refused. 1 GiB: 16 buffers of the largest reliable block (64 MiB).
+inline constexpr size_t kMaxBlockPoolBytes = size_t{1} << 30;
+// The most memory a pool's message slots may take (capacity x the factory's largest type, aligned); a
+// config above it is refused for that factory (check(factory)). 1 GiB: 16,777,216 slots of 64 bytes.
+inline constexpr size_t kMaxMessageSlotBytes = size_t{1} << 30;
+
 struct MessagePoolConfig {
   int capacity = 1024;               // messages alive at once (queued, in flight, received, held by the user)
   int block_count = 0;               // block buffers (one per message carrying a block); 0 = no blocks
   int max_block_size = 256 * 1024;   // bytes per block buffer
   int block_receive_reserve = 0;     // block buffers only received blocks may take (0..block_count)
+
+  // nullptr when every field is within kMessagePoolConfigLimits (the block buffers within
+  // kMaxBlockPoolBytes), else the reason (a per-thread buffer; see config_table.hpp).
+  const char* check() const;
+  // check(), and the slots for `factory`'s largest type within kMaxMessageSlotBytes.
+  const char* check(const MessageFactory& factory) const;
+  // This config with every field clamped into range (block_count lowered to the block memory cap).
+  MessagePoolConfig sanitized() const;
+  // sanitized(), and capacity lowered until the slots for `factory` fit kMaxMessageSlotBytes.
+  MessagePoolConfig sanitized(const MessageFactory& factory) const;
 };
+
+// The limits of MessagePoolConfig. max_block_size comes before block_count, and block_count before
+// block_receive_reserve: each bound is computed from the field before it.
+inline constexpr auto kMessagePoolConfigLimits = config_table(
+    Field<MessagePoolConfig, int>{.name = "capacity", .member = &MessagePoolConfig::capacity, .min = 1,
+                                  .max = 1 << 24},
+    Field<MessagePoolConfig, int>{.name = "max_block_size",
+                                  .member = &MessagePoolConfig::max_block_size,
+                                  .min = 1,
+                                  .max = 1 << 30,
+                                  .unit = "bytes"},
+    Field<MessagePoolConfig, int>{
+        .name = "block_count",
+        .member = &MessagePoolConfig::block_count,
+        .min = 0,
+        .max = 1 << 16,
+        .upper = [](const MessagePoolConfig& c) { return static_cast<int>(kMaxBlockPoolBytes / c.max_block_size); },
+        .upper_text = "1 GiB / max_block_size"},
+    Field<MessagePoolConfig, int>{.name = "block_receive_reserve",
+                                  .member = &MessagePoolConfig::block_receive_reserve,
+                                  .min = 0,
+                                  .max = 1 << 16,
+                                  .upper = [](const MessagePoolConfig& c) { return c.block_count; },
+                                  .upper_text = "block_count"});
 
 // Fixed storage for messages of one factory. Not thread-safe; not movable (handles point to it).
 class MessagePool {
  public:
+  // A config that fails config.check(factory) is flagged (config_error() says why) and its sanitized(factory)
+  // copy is used: the pool never allocates past its caps.
   MessagePool(const MessageFactory& factory, const MessagePoolConfig& config);
   ~MessagePool();
   MessagePool(const MessagePool&) = delete;
@@ -303,6 +347,10 @@ class MessagePool {
   uint64_t blocks_reserved_refusals() const { return blocks_reserved_refusals_; }
   // Bytes allocated at construction.
   size_t memory_bytes() const;
+  // What a pool of `config` (sanitized for `factory`) allocates.
+  static size_t memory_required(const MessageFactory& factory, const MessagePoolConfig& config);
+  // nullptr, or why the config given to the constructor was refused (the sanitized one is in use).
+  const char* config_error() const { return config_error_; }
 
  private:
   friend class MessageHandle;
@@ -326,6 +374,8 @@ class MessagePool {
   void free_block(int block, bool received);
 
   MessageFactory factory_;
+  char config_error_text_[kConfigReasonBytes] = {};
+  const char* config_error_ = nullptr;
   int capacity_ = 0;
   size_t stride_ = 0;
   size_t offset_ = 0;  // from storage_ to the first aligned slot

@@ -2,13 +2,15 @@
 // packet, with a window of packet sequences that may be in reassembly at once.
 //
 // Contracts:
-// - Memory: every buffer is sized at construction; add() and reset() never allocate.
+// - Memory: every buffer is sized at construction; add() and reset() never allocate. The config has a table
+//   (kReassemblerConfigLimits, at most kMaxReassemblerMemoryBytes); a refused one is flagged and sanitized.
 // - Constant time: add() looks a packet up by sequence (a SequenceBuffer index), takes a free slot from a
 //   stack, and when none is free evicts the reassembly started longest ago (a list in start order). The
 //   work per fragment does not grow with the number of slots (operations() counts it); moving the window
 //   forward empties the skipped index entries, at most `window` of them.
 // - Fragments are validated by the caller (id < count <= max_fragments, non-final fragments exactly
-//   fragment_size bytes, the final one 1..fragment_size). The reassembler checks that every fragment of
+//   fragment_size bytes, the final one 1..fragment_size); one outside the config in use (count, id or
+//   size) is refused as kInvalid all the same, in every build. The reassembler checks that every fragment of
 //   one sequence agrees with the first stored: a fragment whose count differs, or that repeats an index
 //   with different bytes (or, for fragment 0, a different embedded ack header, ack delay extension included), is a conflict. A conflict
 //   drops that one reassembly and the fragment; no other packet is touched, and the conflicting bytes are
@@ -23,16 +25,54 @@
 #include <memory>
 #include <span>
 
+#include "bitwire/config_table.hpp"
+#include "bitwire/datagram.hpp"
 #include "bitwire/sequence.hpp"
 
 namespace bitwire {
+
+// The most memory a Reassembler may take (memory_required()); the slot count is bounded by it. 64 MiB, the
+// endpoint's own cap (kMaxEndpointMemoryBytes), so every config an Endpoint derives fits.
+inline constexpr size_t kMaxReassemblerMemoryBytes = size_t{64} << 20;
 
 struct ReassemblerConfig {
   int window = 64;           // packet sequences that may be in reassembly at once (rounded up to 2^k)
   int slots = 32;            // packets reassembled at once; each holds max_fragments * fragment_size bytes
   int max_fragments = 16;    // fragments per packet, 1..256
   int fragment_size = 1024;  // payload bytes per fragment
+
+  // nullptr when every field is within kReassemblerConfigLimits, else the reason (a per-thread buffer; see
+  // config_table.hpp).
+  const char* check() const;
+  // This config with every field clamped into range (slots lowered to the memory cap).
+  ReassemblerConfig sanitized() const;
 };
+
+namespace detail {
+// The most slots that keep a reassembler of `config` (its other fields) within kMaxReassemblerMemoryBytes.
+int reassembler_max_slots(const ReassemblerConfig& config);
+}  // namespace detail
+
+// The limits of ReassemblerConfig, in check order: slots last (its memory bound reads the other fields).
+inline constexpr auto kReassemblerConfigLimits = config_table(
+    Field<ReassemblerConfig, int>{.name = "window",
+                                  .member = &ReassemblerConfig::window,
+                                  .min = 1,
+                                  .max = 32768,
+                                  .power_of_two = true},
+    Field<ReassemblerConfig, int>{
+        .name = "max_fragments", .member = &ReassemblerConfig::max_fragments, .min = 1, .max = 256},
+    Field<ReassemblerConfig, int>{.name = "fragment_size",
+                                  .member = &ReassemblerConfig::fragment_size,
+                                  .min = 1,
+                                  .max = static_cast<int>(kMaxUdpPayloadBytes),
+                                  .unit = "bytes"},
+    Field<ReassemblerConfig, int>{.name = "slots",
+                                  .member = &ReassemblerConfig::slots,
+                                  .min = 1,
+                                  .max = 65536,
+                                  .upper = &detail::reassembler_max_slots,
+                                  .upper_text = "what keeps memory_required() within 64 MiB"});
 
 // What add() did with one fragment.
 enum class FragmentResult : uint8_t {
@@ -41,6 +81,7 @@ enum class FragmentResult : uint8_t {
   kDuplicate,  // this fragment (same bytes) was already stored
   kStale,      // older than the reassembly window
   kConflict,   // disagrees with the fragments already stored: that reassembly was dropped
+  kInvalid,    // outside the config in use (count, id or size; the caller's validation missed it): refused
 };
 
 // The acknowledgment part of the header embedded in fragment 0 (PacketHeader without the sequence):
@@ -64,6 +105,7 @@ struct ReassembledPacket {
 
 class Reassembler {
  public:
+  // A config that fails check() is flagged (config_error() says why) and its sanitized() copy is used.
   explicit Reassembler(const ReassemblerConfig& config);
 
   Reassembler(const Reassembler&) = delete;
@@ -101,7 +143,11 @@ class Reassembler {
   int busy_slots() const { return slots_ - free_count_; }
 
   size_t memory_bytes() const { return memory_required(config_); }
+  // What a reassembler of `config` allocates (its fields taken as given, at least 1; window rounded up).
   static size_t memory_required(const ReassemblerConfig& config);
+  // The config in use (sanitized), and nullptr or why the one given to the constructor was refused.
+  const ReassemblerConfig& config() const { return config_; }
+  const char* config_error() const { return config_error_text_[0] != '\0' ? config_error_text_ : nullptr; }
 
  private:
   struct Slot {
@@ -122,6 +168,7 @@ class Reassembler {
   std::byte* slot_bytes(int slot) { return data_.get() + static_cast<size_t>(slot) * stride_; }
 
   ReassemblerConfig config_;
+  char config_error_text_[kConfigReasonBytes] = {};  // empty, or why the given config was refused
   int slots_ = 0;
   size_t stride_ = 0;
   SequenceBuffer<uint16_t> index_;  // sequence -> slot

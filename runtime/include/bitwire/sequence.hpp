@@ -82,6 +82,8 @@ class SequenceBuffer {
 
   // Bytes of storage this buffer allocated.
   size_t memory_bytes() const { return capacity_ * (sizeof(uint32_t) + sizeof(T)); }
+  // What a buffer of `capacity` (rounded as the constructor rounds it) allocates.
+  static size_t memory_required(size_t capacity) { return round_capacity(capacity) * (sizeof(uint32_t) + sizeof(T)); }
 
   // One past the newest sequence inserted (0 for a fresh buffer).
   uint16_t next_sequence() const { return next_; }

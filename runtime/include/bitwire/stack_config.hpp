@@ -24,10 +24,11 @@
 
 namespace bitwire {
 
-// The most a server's slots may need for their Endpoints and netcode slots together (max_clients * (the
-// endpoint's memory_required + netcode's memory_per_slot)); a config above it is refused, and sanitized()
-// lowers max_clients to fit. 4 GiB: 4096 slots of the default 0.55 MiB fit with room; 4096 endpoints of
-// 64 MiB (256 GiB) do not.
+// The most a server's slots may need together: max_clients * stack_slot_memory() (each slot's Connection --
+// message pool, channel queues, incoming packet, Endpoint -- and its netcode slot); a config above it is
+// refused, and sanitized() lowers max_clients to fit. 4 GiB: 1,795 slots of the default config with a
+// block-carrying factory (2.39 MB each, docs/client-server.md section 2), 16,000 of 256-message queues
+// without blocks; 4096 endpoints of 64 MiB (256 GiB) do not fit.
 inline constexpr size_t kMaxStackServerMemoryBytes = size_t{4} << 30;
 
 struct StackConfig {
@@ -43,12 +44,24 @@ struct StackConfig {
   // the endpoint's packets fit netcode's 1200-byte payload and the slots fit kMaxStackServerMemoryBytes,
   // else the reason for the first problem; a nested config's reason is prefixed with the part it came from
   // ("StackConfig.connection: ConnectionConfig.endpoint: EndpointConfig.fragment_size = 0 is outside ...").
+  // Without a factory the slots are counted for the smallest package (one 1-byte type, no blocks): a lower
+  // bound. check(factory) counts them for `factory` (its largest type fills every pool slot, its block
+  // types bring block buffers and block transfer state): what Server checks.
   const char* check() const;
+  const char* check(const MessageFactory& factory) const;
   // This config with every field clamped into range, every nested config sanitized, the endpoint fitted
   // to netcode's payload and max_clients lowered to the memory cap (what Client and Server use, with the
-  // forced fields above applied).
+  // forced fields above applied); sanitized(factory) counts the slots for `factory`.
   StackConfig sanitized() const;
+  StackConfig sanitized(const MessageFactory& factory) const;
 };
+
+// The bytes one server slot of `config` (sanitized for `factory`) allocates: Connection::memory_required
+// (message pool, channel queues, incoming packet, Endpoint) + netcode::Server::memory_per_slot. The
+// server's memory_per_slot() adds its slot bookkeeping (a few hundred bytes). Without a factory: for the
+// smallest package, what check() counts.
+size_t stack_slot_memory(const StackConfig& config, const MessageFactory& factory);
+size_t stack_slot_memory(const StackConfig& config);
 
 // The limits of StackConfig's own fields (the nested configs have their own tables). check() and
 // sanitized() are derived from these tables alone, plus the one rule between two nested configs (the
