@@ -29,8 +29,9 @@ constexpr uint32_t kBlockBytes = 256 * 1024;
 void BM_ChunkTransfer(benchmark::State& state) {
   const double loss = static_cast<double>(state.range(0));
   const bitwire::ChunkConfig config;
-  std::vector<uint8_t> block(kBlockBytes);
-  for (size_t i = 0; i < block.size(); ++i) block[i] = static_cast<uint8_t>(i * 2654435761u >> 24);
+  std::vector<std::byte> block(kBlockBytes);
+  for (size_t i = 0; i < block.size(); ++i)
+    block[i] = static_cast<std::byte>((i * 2654435761u >> 24) & 0xFFu);
   bitwire::NetworkConditions net;
   net.latency_ms = 50.0;
   net.loss_percent = loss;
@@ -49,16 +50,10 @@ void BM_ChunkTransfer(benchmark::State& state) {
     sender.send(block, now);
     while (!receiver.has_chunk()) {
       now += kTick;
-      sender.generate_packets(now,
-                              [&](std::span<const uint8_t> p) { forward.send(now, std::as_bytes(p)); });
-      forward.deliver(now, [&](std::span<const std::byte> p) {
-        receiver.process_packet(std::span(reinterpret_cast<const uint8_t*>(p.data()), p.size()));
-      });
-      receiver.generate_packets(now,
-                                [&](std::span<const uint8_t> p) { backward.send(now, std::as_bytes(p)); });
-      backward.deliver(now, [&](std::span<const std::byte> p) {
-        sender.process_packet(std::span(reinterpret_cast<const uint8_t*>(p.data()), p.size()));
-      });
+      sender.generate_packets(now, [&](std::span<const std::byte> p) { forward.send(now, p); });
+      forward.deliver(now, [&](std::span<const std::byte> p) { receiver.process_packet(p); });
+      receiver.generate_packets(now, [&](std::span<const std::byte> p) { backward.send(now, p); });
+      backward.deliver(now, [&](std::span<const std::byte> p) { sender.process_packet(p); });
     }
     if (std::memcmp(receiver.chunk().data(), block.data(), block.size()) != 0) state.SkipWithError("corrupt");
     simulated += now;
@@ -208,7 +203,7 @@ void BM_BlockReceiverPerFragment(benchmark::State& state) {
   config.max_block_size = static_cast<int>(state.range(0)) * config.fragment_size;
   bitwire::BlockReceiver receiver(config);
   const uint32_t count = static_cast<uint32_t>(state.range(0));
-  std::vector<uint8_t> fragment(static_cast<size_t>(config.fragment_size), 0x5A);
+  std::vector<std::byte> fragment(static_cast<size_t>(config.fragment_size), std::byte{0x5A});
   uint32_t block_id = 0;
   for (auto _ : state) {
     for (uint32_t i = 0; i < count; ++i) {

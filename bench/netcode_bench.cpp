@@ -21,8 +21,9 @@ void BM_NetcodeSealPayload(benchmark::State& state) {
   std::array<uint8_t, kMaxPacketBytes> out{};
   uint64_t sequence = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(
-        write_encrypted_packet(PacketType::kPayload, sequence++, std::as_bytes(std::span(body)), 42, key, out.data()));
+    benchmark::DoNotOptimize(write_encrypted_packet(PacketType::kPayload, sequence++,
+                                                    std::as_bytes(std::span(body)), 42, key,
+                                                    std::as_writable_bytes(std::span(out))));
   }
   state.SetItemsProcessed(state.iterations());
   state.SetBytesProcessed(state.iterations() * state.range(0));
@@ -32,11 +33,13 @@ void BM_NetcodeOpenPayload(benchmark::State& state) {
   const Key key = random_key();
   std::vector<uint8_t> body(static_cast<size_t>(state.range(0)), 7);
   std::array<uint8_t, kMaxPacketBytes> sealed{}, work{};
-  const size_t size = write_encrypted_packet(PacketType::kPayload, 1, std::as_bytes(std::span(body)), 42, key, sealed.data());
+  const size_t size = write_encrypted_packet(PacketType::kPayload, 1, std::as_bytes(std::span(body)), 42, key,
+                                             std::as_writable_bytes(std::span(sealed)));
   for (auto _ : state) {
     work = sealed;
     EncryptedPacket packet;
-    benchmark::DoNotOptimize(read_encrypted_packet(work.data(), size, 42, key, 0x7E, nullptr, packet));
+    benchmark::DoNotOptimize(read_encrypted_packet(std::as_writable_bytes(std::span(work)).first(size), 42,
+                                                   key, 0x7E, nullptr, packet));
   }
   state.SetItemsProcessed(state.iterations());
   state.SetBytesProcessed(state.iterations() * state.range(0));
@@ -73,8 +76,8 @@ void BM_NetcodeServerTick(benchmark::State& state) {
     ConnectToken token;
     generate_connect_token(params, config.private_key, token);
     std::array<uint8_t, kConnectTokenBytes> bytes{};
-    write_connect_token(token, bytes.data());
-    list.back()->connect(bytes, now);
+    write_connect_token(token, std::as_writable_bytes(std::span(bytes)));
+    list.back()->connect(std::as_bytes(std::span(bytes)), now);
   }
   for (int i = 0; i < 600 && server.connected_count() < clients; ++i) {
     now += 1.0 / 60;

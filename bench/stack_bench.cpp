@@ -315,7 +315,7 @@ Result run(bool udp, int client_count, int ticks) {
     netcode::ConnectToken token;
     std::array<uint8_t, netcode::kConnectTokenBytes> bytes{};
     if (!netcode::generate_connect_token(params, key, token) ||
-        !netcode::write_connect_token(token, bytes.data())) {
+        !netcode::write_connect_token(token, std::as_writable_bytes(std::span(bytes)))) {
       std::abort();
     }
     clients.back()->connect(bytes, now);

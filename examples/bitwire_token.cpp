@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   uint8_t bytes[bitwire::netcode::kConnectTokenBytes];
-  if (!bitwire::netcode::write_connect_token(token, bytes, &reason)) {
+  if (!bitwire::netcode::write_connect_token(token, std::as_writable_bytes(std::span(bytes)), &reason)) {
     std::fprintf(stderr, "bitwire_token: %s\n", reason);
     return 1;
   }

@@ -91,7 +91,8 @@ int main() {
   std::array<uint8_t, bitwire::netcode::kConnectTokenBytes> token_bytes{};
   const char* reason = nullptr;
   if (!bitwire::netcode::generate_connect_token(params, private_key, token, &reason) ||
-      !bitwire::netcode::write_connect_token(token, token_bytes.data(), &reason)) {
+      !bitwire::netcode::write_connect_token(token, std::as_writable_bytes(std::span(token_bytes)),
+                                             &reason)) {
     std::fprintf(stderr, "hello_session: no token: %s\n", reason);
     return 1;
   }

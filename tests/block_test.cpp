@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bitwire/block.hpp"
+#include "support/bytes.hpp"
 #include "support/endpoint_harness.hpp"
 #include "support/seed.hpp"
 
@@ -172,16 +173,16 @@ TEST(BlockSender, AckBitfieldAppliesOnlyMatchingCount) {
   BlockSender sender = primed(unlimited());
   ASSERT_TRUE(sender.begin(10 * 1024, 0.0));
   const uint8_t bits[2] = {0b1010'0101, 0b0000'0010};
-  EXPECT_FALSE(sender.on_ack_bitfield(bits, 11));  // count differs: nothing applied
+  EXPECT_FALSE(sender.on_ack_bitfield(test::view(bits), 11));  // count differs: nothing applied
   EXPECT_EQ(sender.fragments_acked(), 0u);
-  EXPECT_TRUE(sender.on_ack_bitfield(bits, 10));
+  EXPECT_TRUE(sender.on_ack_bitfield(test::view(bits), 10));
   EXPECT_EQ(sender.fragments_acked(), 5u);
   for (uint32_t id : {0u, 2u, 5u, 7u, 9u}) EXPECT_TRUE(sender.acked(id)) << id;
-  EXPECT_TRUE(sender.on_ack_bitfield(bits, 10));  // the same again: nothing new
+  EXPECT_TRUE(sender.on_ack_bitfield(test::view(bits), 10));  // the same again: nothing new
   EXPECT_EQ(sender.counters().acks_new, 5u);
   EXPECT_EQ(sender.counters().acks_duplicate, 0u);  // old bits are masked out, not re-acked
   const uint8_t all[2] = {0xFF, 0x03};
-  EXPECT_TRUE(sender.on_ack_bitfield(all, 10));
+  EXPECT_TRUE(sender.on_ack_bitfield(test::view(all), 10));
   EXPECT_FALSE(sender.sending());
   EXPECT_EQ(sender.counters().blocks_completed, 1u);
 }
@@ -341,7 +342,7 @@ struct ReceiverFixture : ::testing::Test {
     const size_t size = offset < block.size() ? std::min<size_t>(100, block.size() - offset) : 100;
     std::vector<uint8_t> bytes(size);
     for (size_t i = 0; i < size; ++i) bytes[i] = offset + i < block.size() ? block[offset + i] : 0;
-    return receiver.on_fragment(block_id, id, count, bytes);
+    return receiver.on_fragment(block_id, id, count, test::view(bytes));
   }
 };
 
@@ -352,7 +353,7 @@ TEST_F(ReceiverFixture, ReassemblesOutOfOrderAndCompletesOnce) {
   EXPECT_FALSE(receiver.complete());
   EXPECT_EQ(give(5), FragmentResult::kCompleted);
   EXPECT_TRUE(receiver.complete());
-  EXPECT_EQ(std::vector<uint8_t>(receiver.block().begin(), receiver.block().end()), block);
+  EXPECT_EQ(test::to_vector(receiver.block()), block);
   EXPECT_EQ(give(5), FragmentResult::kAlreadyComplete);
   EXPECT_EQ(give(0, 10, 4), FragmentResult::kBusy);
   EXPECT_EQ(receiver.counters().blocks_completed, 1u);
@@ -371,17 +372,22 @@ TEST_F(ReceiverFixture, RejectsCountOutOfRange) {
 }
 
 TEST_F(ReceiverFixture, RejectsIdOutOfRange) {
-  EXPECT_EQ(receiver.on_fragment(3, 10, 10, std::vector<uint8_t>(100)), FragmentResult::kIdOutOfRange);
-  EXPECT_EQ(receiver.on_fragment(3, 0xFFFFFFFFu, 10, std::vector<uint8_t>(100)),
+  EXPECT_EQ(receiver.on_fragment(3, 10, 10, test::view(std::vector<uint8_t>(100))),
+            FragmentResult::kIdOutOfRange);
+  EXPECT_EQ(receiver.on_fragment(3, 0xFFFFFFFFu, 10, test::view(std::vector<uint8_t>(100))),
             FragmentResult::kIdOutOfRange);
   EXPECT_FALSE(receiver.receiving());
 }
 
 TEST_F(ReceiverFixture, RejectsWrongFragmentSize) {
-  EXPECT_EQ(receiver.on_fragment(3, 0, 10, std::vector<uint8_t>(99)), FragmentResult::kSizeMismatch);
-  EXPECT_EQ(receiver.on_fragment(3, 0, 10, std::vector<uint8_t>(101)), FragmentResult::kSizeMismatch);
-  EXPECT_EQ(receiver.on_fragment(3, 9, 10, std::vector<uint8_t>()), FragmentResult::kSizeMismatch);
-  EXPECT_EQ(receiver.on_fragment(3, 9, 10, std::vector<uint8_t>(101)), FragmentResult::kSizeMismatch);
+  EXPECT_EQ(receiver.on_fragment(3, 0, 10, test::view(std::vector<uint8_t>(99))),
+            FragmentResult::kSizeMismatch);
+  EXPECT_EQ(receiver.on_fragment(3, 0, 10, test::view(std::vector<uint8_t>(101))),
+            FragmentResult::kSizeMismatch);
+  EXPECT_EQ(receiver.on_fragment(3, 9, 10, test::view(std::vector<uint8_t>())),
+            FragmentResult::kSizeMismatch);
+  EXPECT_EQ(receiver.on_fragment(3, 9, 10, test::view(std::vector<uint8_t>(101))),
+            FragmentResult::kSizeMismatch);
   EXPECT_EQ(receiver.counters().count(FragmentResult::kSizeMismatch), 4u);
   EXPECT_FALSE(receiver.receiving());
 }
@@ -391,16 +397,18 @@ TEST(BlockReceiver, RejectsBlockLargerThanMax) {
   config.max_block_size = 950;  // 10 fragments of 100, the last at most 50
   config.fragment_size = 100;
   BlockReceiver receiver(config);
-  EXPECT_EQ(receiver.on_fragment(0, 9, 10, std::vector<uint8_t>(51)), FragmentResult::kTooLarge);
-  EXPECT_EQ(receiver.on_fragment(0, 9, 10, std::vector<uint8_t>(50)), FragmentResult::kAccepted);
+  EXPECT_EQ(receiver.on_fragment(0, 9, 10, test::view(std::vector<uint8_t>(51))), FragmentResult::kTooLarge);
+  EXPECT_EQ(receiver.on_fragment(0, 9, 10, test::view(std::vector<uint8_t>(50))), FragmentResult::kAccepted);
 }
 
 TEST_F(ReceiverFixture, RejectsDisagreementWithFirstFragment) {
   EXPECT_EQ(give(4), FragmentResult::kAccepted);  // the first seen fixes block id 3 and count 10
   EXPECT_EQ(give(5, 10, 4), FragmentResult::kBlockIdMismatch);
-  EXPECT_EQ(receiver.on_fragment(3, 5, 9, std::vector<uint8_t>(100)), FragmentResult::kCountMismatch);
+  EXPECT_EQ(receiver.on_fragment(3, 5, 9, test::view(std::vector<uint8_t>(100))),
+            FragmentResult::kCountMismatch);
   EXPECT_EQ(give(9), FragmentResult::kAccepted);
-  EXPECT_EQ(receiver.on_fragment(3, 9, 10, std::vector<uint8_t>(60)), FragmentResult::kLastSizeMismatch);
+  EXPECT_EQ(receiver.on_fragment(3, 9, 10, test::view(std::vector<uint8_t>(60))),
+            FragmentResult::kLastSizeMismatch);
   EXPECT_EQ(receiver.fragments_received(), 2u);
   EXPECT_EQ(receiver.counters().count(FragmentResult::kBlockIdMismatch), 1u);
   EXPECT_EQ(receiver.counters().count(FragmentResult::kCountMismatch), 1u);
@@ -412,11 +420,11 @@ TEST_F(ReceiverFixture, ReceivedBitsMatchStoredFragments) {
   give(3);
   give(9);
   uint8_t bits[2] = {0xEE, 0xEE};
-  ASSERT_EQ(receiver.write_received_bits(bits), 2u);
+  ASSERT_EQ(receiver.write_received_bits(test::writable(bits)), 2u);
   EXPECT_EQ(bits[0], 0b0000'1001);
   EXPECT_EQ(bits[1], 0b0000'0010);  // bits 10..15 (beyond the count) are zero
   uint8_t short_out[1];
-  EXPECT_EQ(receiver.write_received_bits(short_out), 0u);
+  EXPECT_EQ(receiver.write_received_bits(test::writable(short_out)), 0u);
 }
 
 TEST(BlockReceiver, ConstructionAllocatesMaxOnceAndHostileFragmentsNeverAllocate) {
@@ -434,8 +442,8 @@ TEST(BlockReceiver, ConstructionAllocatesMaxOnceAndHostileFragmentsNeverAllocate
     const uint32_t count = rng() % 4 == 0 ? static_cast<uint32_t>(rng()) : static_cast<uint32_t>(rng() % 300);
     const uint32_t id = rng() % 4 == 0 ? static_cast<uint32_t>(rng()) : static_cast<uint32_t>(rng() % 300);
     const size_t size = rng() % 3 == 0 ? 1024 : rng() % buffer.size();
-    const FragmentResult result =
-        receiver.on_fragment(static_cast<uint32_t>(rng() % 3), id, count, std::span(buffer.data(), size));
+    const FragmentResult result = receiver.on_fragment(static_cast<uint32_t>(rng() % 3), id, count,
+                                                       test::view(std::span(buffer.data(), size)));
     if (receiver.complete()) receiver.release();
     ASSERT_LE(static_cast<int>(result), kFragmentResultCount - 1);
   }
@@ -487,7 +495,8 @@ TEST(BlockReceiver, ClassifyAgreesWithOnFragment) {
     const size_t size = rng() % 2 == 0 ? 100 : rng() % 120;
     const uint32_t block_id = static_cast<uint32_t>(rng() % 2);
     const FragmentResult expected = receiver.classify(block_id, id, count, size);
-    FragmentResult got = receiver.on_fragment(block_id, id, count, std::span(buffer.data(), size));
+    FragmentResult got =
+        receiver.on_fragment(block_id, id, count, test::view(std::span(buffer.data(), size)));
     if (got == FragmentResult::kCompleted) got = FragmentResult::kAccepted;
     ASSERT_EQ(expected, got) << "step " << i;
     if (receiver.complete() && rng() % 4 == 0) receiver.release();

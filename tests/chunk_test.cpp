@@ -37,14 +37,14 @@ ChunkConfig tiny_config() {
 
 std::vector<Bytes> collect_slices(ChunkSender& sender, double now) {
   std::vector<Bytes> packets;
-  sender.generate_packets(now, [&](std::span<const uint8_t> p) { packets.emplace_back(p.begin(), p.end()); });
+  sender.generate_packets(now, [&](std::span<const std::byte> p) { packets.push_back(test::to_vector(p)); });
   return packets;
 }
 
 std::vector<Bytes> collect_acks(ChunkReceiver& receiver, double now) {
   std::vector<Bytes> packets;
   receiver.generate_packets(now,
-                            [&](std::span<const uint8_t> p) { packets.emplace_back(p.begin(), p.end()); });
+                            [&](std::span<const std::byte> p) { packets.push_back(test::to_vector(p)); });
   return packets;
 }
 
@@ -54,7 +54,7 @@ const Bytes kTenBytes = {0xD0, 0xD1, 0xD2, 0xD3, 0xD4, 0xD5, 0xD6, 0xD7, 0xD8, 0
 
 TEST(ChunkGolden, SlicePacketsOfATenByteChunk) {
   ChunkSender sender(tiny_config());
-  ASSERT_TRUE(sender.send(kTenBytes, 1.0));
+  ASSERT_TRUE(sender.send(test::view(kTenBytes), 1.0));
   const std::vector<Bytes> slices = collect_slices(sender, 1.0);
   ASSERT_EQ(slices.size(), 3u);
   // kind 01 | chunk id 0000 | slice id | slice count - 1 = 0002 | [last: slice bytes - 1] | data
@@ -66,23 +66,24 @@ TEST(ChunkGolden, SlicePacketsOfATenByteChunk) {
 TEST(ChunkGolden, AckPacketsPartialAndFull) {
   ChunkSender sender(tiny_config());
   ChunkReceiver receiver(tiny_config());
-  ASSERT_TRUE(sender.send(kTenBytes, 1.0));
+  ASSERT_TRUE(sender.send(test::view(kTenBytes), 1.0));
   const std::vector<Bytes> slices = collect_slices(sender, 1.0);
-  EXPECT_EQ(receiver.process_packet(slices[0]), ChunkResult::kSliceAccepted);
-  EXPECT_EQ(receiver.process_packet(slices[2]), ChunkResult::kSliceAccepted);
+  EXPECT_EQ(receiver.process_packet(test::view(slices[0])), ChunkResult::kSliceAccepted);
+  EXPECT_EQ(receiver.process_packet(test::view(slices[2])), ChunkResult::kSliceAccepted);
   // kind 02 | chunk id 0000 | slice count - 1 = 0002 | bitfield: slices 0 and 2 = 0b101
   EXPECT_EQ(collect_acks(receiver, 1.0), (std::vector<Bytes>{{0x02, 0x00, 0x00, 0x02, 0x00, 0x05}}));
-  EXPECT_EQ(receiver.process_packet(slices[1]), ChunkResult::kChunkCompleted);
+  EXPECT_EQ(receiver.process_packet(test::view(slices[1])), ChunkResult::kChunkCompleted);
   EXPECT_EQ(collect_acks(receiver, 1.0), (std::vector<Bytes>{{0x02, 0x00, 0x00, 0x02, 0x00, 0x07}}));
 }
 
 TEST(ChunkGolden, SecondChunkCarriesIdOne) {
   ChunkSender sender(tiny_config());
-  ASSERT_TRUE(sender.send(Bytes{0xAA}, 1.0));
+  ASSERT_TRUE(sender.send(test::view(Bytes{0xAA}), 1.0));
   collect_slices(sender, 1.0);
-  EXPECT_EQ(sender.process_packet(Bytes{0x02, 0x00, 0x00, 0x00, 0x00, 0x01}), ChunkResult::kAckCompleted);
+  EXPECT_EQ(sender.process_packet(test::view(Bytes{0x02, 0x00, 0x00, 0x00, 0x00, 0x01})),
+            ChunkResult::kAckCompleted);
   EXPECT_EQ(sender.chunk_id(), 1);
-  ASSERT_TRUE(sender.send(Bytes{0xBB, 0xCC}, 1.0));
+  ASSERT_TRUE(sender.send(test::view(Bytes{0xBB, 0xCC}), 1.0));
   EXPECT_EQ(collect_slices(sender, 1.0),
             (std::vector<Bytes>{{0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0xBB, 0xCC}}));
 }
@@ -114,44 +115,48 @@ struct ChunkReceiverObligations : ::testing::Test {
 };
 
 TEST_F(ChunkReceiverObligations, BadChunkIdIsDropped) {
-  EXPECT_EQ(receiver.process_packet(slice(1, 0, 1, {1, 2, 3, 4})), ChunkResult::kBadChunkId);
-  EXPECT_EQ(receiver.process_packet(slice(0xFFFF, 0, 1, {1, 2, 3, 4})),
+  EXPECT_EQ(receiver.process_packet(test::view(slice(1, 0, 1, {1, 2, 3, 4}))), ChunkResult::kBadChunkId);
+  EXPECT_EQ(receiver.process_packet(test::view(slice(0xFFFF, 0, 1, {1, 2, 3, 4}))),
             ChunkResult::kBadChunkId);  // no chunk yet
   EXPECT_EQ(receiver.counters().count(ChunkResult::kBadChunkId), 2u);
   expect_nothing_stored();
 }
 
 TEST_F(ChunkReceiverObligations, SliceIdOutOfRangeIsDropped) {
-  EXPECT_EQ(receiver.process_packet(slice(0, 2, 1, {1, 2, 3, 4})), ChunkResult::kSliceOutOfRange);
-  EXPECT_EQ(receiver.process_packet(slice(0, 0xFFFF, 0, {1, 2, 3, 4})), ChunkResult::kSliceOutOfRange);
+  EXPECT_EQ(receiver.process_packet(test::view(slice(0, 2, 1, {1, 2, 3, 4}))), ChunkResult::kSliceOutOfRange);
+  EXPECT_EQ(receiver.process_packet(test::view(slice(0, 0xFFFF, 0, {1, 2, 3, 4}))),
+            ChunkResult::kSliceOutOfRange);
   expect_nothing_stored();
 }
 
 TEST_F(ChunkReceiverObligations, SliceCountAboveMaxIsDropped) {
   // max_block_size 16 / fragment_size 4 allows 4 slices.
-  EXPECT_EQ(receiver.process_packet(slice(0, 0, 4, {1, 2, 3, 4})), ChunkResult::kCountOutOfRange);
-  EXPECT_EQ(receiver.process_packet(slice(0, 0, 0xFFFF, {1, 2, 3, 4})), ChunkResult::kCountOutOfRange);
+  EXPECT_EQ(receiver.process_packet(test::view(slice(0, 0, 4, {1, 2, 3, 4}))), ChunkResult::kCountOutOfRange);
+  EXPECT_EQ(receiver.process_packet(test::view(slice(0, 0, 0xFFFF, {1, 2, 3, 4}))),
+            ChunkResult::kCountOutOfRange);
   expect_nothing_stored();
 }
 
 TEST_F(ChunkReceiverObligations, LastSliceLargerThanSliceSizeIsDropped) {
-  EXPECT_EQ(receiver.process_packet(slice(0, 1, 1, {1, 2, 3, 4, 5}, 4)), ChunkResult::kSizeMismatch);
+  EXPECT_EQ(receiver.process_packet(test::view(slice(0, 1, 1, {1, 2, 3, 4, 5}, 4))),
+            ChunkResult::kSizeMismatch);
   expect_nothing_stored();
 }
 
 TEST_F(ChunkReceiverObligations, SliceCountDisagreeingWithFirstSliceIsDropped) {
-  EXPECT_EQ(receiver.process_packet(slice(0, 0, 2, {1, 2, 3, 4})), ChunkResult::kSliceAccepted);
-  EXPECT_EQ(receiver.process_packet(slice(0, 1, 1, {5, 6}, 1)), ChunkResult::kCountMismatch);
-  EXPECT_EQ(receiver.process_packet(slice(0, 1, 3, {5, 6, 7, 8})), ChunkResult::kCountMismatch);
+  EXPECT_EQ(receiver.process_packet(test::view(slice(0, 0, 2, {1, 2, 3, 4}))), ChunkResult::kSliceAccepted);
+  EXPECT_EQ(receiver.process_packet(test::view(slice(0, 1, 1, {5, 6}, 1))), ChunkResult::kCountMismatch);
+  EXPECT_EQ(receiver.process_packet(test::view(slice(0, 1, 3, {5, 6, 7, 8}))), ChunkResult::kCountMismatch);
   EXPECT_EQ(receiver.reassembly().fragments_received(), 1u);
 }
 
 TEST_F(ChunkReceiverObligations, LastSliceSizeDisagreeingWithStoredIsDropped) {
-  EXPECT_EQ(receiver.process_packet(slice(0, 1, 1, {5, 6}, 1)), ChunkResult::kSliceAccepted);
-  EXPECT_EQ(receiver.process_packet(slice(0, 1, 1, {5, 6, 7}, 2)), ChunkResult::kLastSizeMismatch);
-  EXPECT_EQ(receiver.process_packet(slice(0, 1, 1, {5, 6}, 1)), ChunkResult::kSliceDuplicate);
-  EXPECT_EQ(receiver.process_packet(slice(0, 0, 1, {1, 2, 3, 4})), ChunkResult::kChunkCompleted);
-  EXPECT_EQ(Bytes(receiver.chunk().begin(), receiver.chunk().end()), (Bytes{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(receiver.process_packet(test::view(slice(0, 1, 1, {5, 6}, 1))), ChunkResult::kSliceAccepted);
+  EXPECT_EQ(receiver.process_packet(test::view(slice(0, 1, 1, {5, 6, 7}, 2))),
+            ChunkResult::kLastSizeMismatch);
+  EXPECT_EQ(receiver.process_packet(test::view(slice(0, 1, 1, {5, 6}, 1))), ChunkResult::kSliceDuplicate);
+  EXPECT_EQ(receiver.process_packet(test::view(slice(0, 0, 1, {1, 2, 3, 4}))), ChunkResult::kChunkCompleted);
+  EXPECT_EQ(test::to_vector(receiver.chunk()), (Bytes{1, 2, 3, 4, 5, 6}));
 }
 
 TEST(ChunkReceiverLimits, ChunkLargerThanMaxIsDropped) {
@@ -159,31 +164,33 @@ TEST(ChunkReceiverLimits, ChunkLargerThanMaxIsDropped) {
   config.block.max_block_size = 14;  // 4 slices, the last at most 2 bytes
   ChunkReceiver receiver(config);
   using Obligations = ChunkReceiverObligations;
-  EXPECT_EQ(receiver.process_packet(Obligations::slice(0, 3, 3, {1, 2, 3}, 2)), ChunkResult::kTooLarge);
-  EXPECT_EQ(receiver.process_packet(Obligations::slice(0, 3, 3, {1, 2}, 1)), ChunkResult::kSliceAccepted);
+  EXPECT_EQ(receiver.process_packet(test::view(Obligations::slice(0, 3, 3, {1, 2, 3}, 2))),
+            ChunkResult::kTooLarge);
+  EXPECT_EQ(receiver.process_packet(test::view(Obligations::slice(0, 3, 3, {1, 2}, 1))),
+            ChunkResult::kSliceAccepted);
 }
 
 TEST_F(ChunkReceiverObligations, SliceOfCompletedChunkIsReacked) {
-  EXPECT_EQ(receiver.process_packet(slice(0, 0, 0, {9}, 0)), ChunkResult::kChunkCompleted);
+  EXPECT_EQ(receiver.process_packet(test::view(slice(0, 0, 0, {9}, 0))), ChunkResult::kChunkCompleted);
   EXPECT_EQ(collect_acks(receiver, 1.0), (std::vector<Bytes>{{0x02, 0x00, 0x00, 0x00, 0x00, 0x01}}));
   receiver.release_chunk();
   EXPECT_TRUE(collect_acks(receiver, 2.0).empty());
   // The sender missed the ack and sends the slice again: answered with the full ack, nothing stored.
-  EXPECT_EQ(receiver.process_packet(slice(0, 0, 0, {9}, 0)), ChunkResult::kReacked);
+  EXPECT_EQ(receiver.process_packet(test::view(slice(0, 0, 0, {9}, 0))), ChunkResult::kReacked);
   EXPECT_EQ(collect_acks(receiver, 3.0), (std::vector<Bytes>{{0x02, 0x00, 0x00, 0x00, 0x00, 0x01}}));
   EXPECT_FALSE(receiver.has_chunk());
   EXPECT_EQ(receiver.reassembly().counters().blocks_completed, 1u);
   // ... even if it disagrees in size, but not in count.
-  EXPECT_EQ(receiver.process_packet(slice(0, 0, 1, {1, 2, 3, 4})), ChunkResult::kCountMismatch);
+  EXPECT_EQ(receiver.process_packet(test::view(slice(0, 0, 1, {1, 2, 3, 4}))), ChunkResult::kCountMismatch);
 }
 
 TEST_F(ChunkReceiverObligations, NextChunkWhileCompletedUnreleasedIsBusy) {
-  EXPECT_EQ(receiver.process_packet(slice(0, 0, 0, {9}, 0)), ChunkResult::kChunkCompleted);
-  EXPECT_EQ(receiver.process_packet(slice(1, 0, 0, {7}, 0)), ChunkResult::kBusy);
-  EXPECT_EQ((Bytes(receiver.chunk().begin(), receiver.chunk().end())), (Bytes{9}));
+  EXPECT_EQ(receiver.process_packet(test::view(slice(0, 0, 0, {9}, 0))), ChunkResult::kChunkCompleted);
+  EXPECT_EQ(receiver.process_packet(test::view(slice(1, 0, 0, {7}, 0))), ChunkResult::kBusy);
+  EXPECT_EQ((test::to_vector(receiver.chunk())), (Bytes{9}));
   receiver.release_chunk();
-  EXPECT_EQ(receiver.process_packet(slice(1, 0, 0, {7}, 0)), ChunkResult::kChunkCompleted);
-  EXPECT_EQ((Bytes(receiver.chunk().begin(), receiver.chunk().end())), (Bytes{7}));
+  EXPECT_EQ(receiver.process_packet(test::view(slice(1, 0, 0, {7}, 0))), ChunkResult::kChunkCompleted);
+  EXPECT_EQ((test::to_vector(receiver.chunk())), (Bytes{7}));
 }
 
 TEST_F(ChunkReceiverObligations, TruncatedPacketsAtEveryLength) {
@@ -191,16 +198,19 @@ TEST_F(ChunkReceiverObligations, TruncatedPacketsAtEveryLength) {
   const Bytes last = slice(0, 2, 2, {9, 10, 11}, 2);
   for (const Bytes* full : {&middle, &last}) {
     for (size_t length = 0; length < full->size(); ++length) {
-      EXPECT_EQ(receiver.process_packet(std::span(full->data(), length)), ChunkResult::kTruncated) << length;
+      EXPECT_EQ(receiver.process_packet(test::view(std::span(full->data(), length))), ChunkResult::kTruncated)
+          << length;
     }
   }
   expect_nothing_stored();
-  EXPECT_EQ(receiver.process_packet(middle), ChunkResult::kSliceAccepted);
+  EXPECT_EQ(receiver.process_packet(test::view(middle)), ChunkResult::kSliceAccepted);
 }
 
 TEST_F(ChunkReceiverObligations, TrailingBytesAreDropped) {
-  EXPECT_EQ(receiver.process_packet(slice(0, 0, 2, {1, 2, 3, 4, 5})), ChunkResult::kTrailingBytes);
-  EXPECT_EQ(receiver.process_packet(slice(0, 2, 2, {9, 10, 11, 12}, 2)), ChunkResult::kTrailingBytes);
+  EXPECT_EQ(receiver.process_packet(test::view(slice(0, 0, 2, {1, 2, 3, 4, 5}))),
+            ChunkResult::kTrailingBytes);
+  EXPECT_EQ(receiver.process_packet(test::view(slice(0, 2, 2, {9, 10, 11, 12}, 2))),
+            ChunkResult::kTrailingBytes);
   expect_nothing_stored();
 }
 
@@ -208,7 +218,7 @@ TEST_F(ChunkReceiverObligations, UnknownKindIsDropped) {
   Bytes p = slice(0, 0, 0, {1}, 0);
   for (uint8_t kind : {0x00, 0x02, 0x03, 0xFF}) {
     p[0] = kind;
-    EXPECT_EQ(receiver.process_packet(p), ChunkResult::kBadKind);
+    EXPECT_EQ(receiver.process_packet(test::view(p)), ChunkResult::kBadKind);
   }
   expect_nothing_stored();
 }
@@ -220,7 +230,7 @@ TEST_F(ChunkReceiverObligations, AckFloodIsRateLimited) {
   const Bytes first = slice(0, 0, 2, {1, 2, 3, 4});
   int acks = 0;
   for (int tick = 0; tick < 100; ++tick) {  // 100 ticks of 1/64 s, 1000 duplicate slices per tick
-    for (int i = 0; i < 1000; ++i) limited.process_packet(first);
+    for (int i = 0; i < 1000; ++i) limited.process_packet(test::view(first));
     acks += static_cast<int>(collect_acks(limited, tick / 64.0).size());
   }
   EXPECT_EQ(acks, 25);  // one per 4 ticks, not one per slice
@@ -231,7 +241,7 @@ TEST_F(ChunkReceiverObligations, AckFloodIsRateLimited) {
 struct ChunkSenderObligations : ::testing::Test {
   ChunkSender sender{tiny_config()};
   void SetUp() override {
-    ASSERT_TRUE(sender.send(kTenBytes, 1.0));
+    ASSERT_TRUE(sender.send(test::view(kTenBytes), 1.0));
     collect_slices(sender, 1.0);
   }
 };
@@ -239,59 +249,69 @@ struct ChunkSenderObligations : ::testing::Test {
 TEST_F(ChunkSenderObligations, TruncatedAckAtEveryLength) {
   const Bytes ack = {0x02, 0x00, 0x00, 0x02, 0x00, 0x07};
   for (size_t length = 0; length < ack.size(); ++length) {
-    EXPECT_EQ(sender.process_packet(std::span(ack.data(), length)), ChunkResult::kTruncated) << length;
+    EXPECT_EQ(sender.process_packet(test::view(std::span(ack.data(), length))), ChunkResult::kTruncated)
+        << length;
   }
   EXPECT_EQ(sender.scheduler().fragments_acked(), 0u);
 }
 
 TEST_F(ChunkSenderObligations, AckWithTrailingBytesIsDropped) {
-  EXPECT_EQ(sender.process_packet(Bytes{0x02, 0x00, 0x00, 0x02, 0x00, 0x07, 0x00}),
+  EXPECT_EQ(sender.process_packet(test::view(Bytes{0x02, 0x00, 0x00, 0x02, 0x00, 0x07, 0x00})),
             ChunkResult::kTrailingBytes);
   EXPECT_EQ(sender.scheduler().fragments_acked(), 0u);
 }
 
 TEST_F(ChunkSenderObligations, AckPaddingBitsSetIsDropped) {
-  EXPECT_EQ(sender.process_packet(Bytes{0x02, 0x00, 0x00, 0x02, 0x00, 0x0F}), ChunkResult::kBadPadding);
+  EXPECT_EQ(sender.process_packet(test::view(Bytes{0x02, 0x00, 0x00, 0x02, 0x00, 0x0F})),
+            ChunkResult::kBadPadding);
   EXPECT_EQ(sender.scheduler().fragments_acked(), 0u);
 }
 
 TEST_F(ChunkSenderObligations, AckOfAnotherChunkIsIgnored) {
-  EXPECT_EQ(sender.process_packet(Bytes{0x02, 0x01, 0x00, 0x02, 0x00, 0x07}), ChunkResult::kAckStale);
-  EXPECT_EQ(sender.process_packet(Bytes{0x02, 0xFF, 0xFF, 0x02, 0x00, 0x07}), ChunkResult::kAckStale);
+  EXPECT_EQ(sender.process_packet(test::view(Bytes{0x02, 0x01, 0x00, 0x02, 0x00, 0x07})),
+            ChunkResult::kAckStale);
+  EXPECT_EQ(sender.process_packet(test::view(Bytes{0x02, 0xFF, 0xFF, 0x02, 0x00, 0x07})),
+            ChunkResult::kAckStale);
   EXPECT_TRUE(sender.sending());
 }
 
 TEST_F(ChunkSenderObligations, AckCountDisagreeingIsDropped) {
-  EXPECT_EQ(sender.process_packet(Bytes{0x02, 0x00, 0x00, 0x01, 0x00, 0x03}), ChunkResult::kCountMismatch);
+  EXPECT_EQ(sender.process_packet(test::view(Bytes{0x02, 0x00, 0x00, 0x01, 0x00, 0x03})),
+            ChunkResult::kCountMismatch);
   EXPECT_EQ(sender.scheduler().fragments_acked(), 0u);
 }
 
 TEST_F(ChunkSenderObligations, UnknownKindIsDropped) {
-  EXPECT_EQ(sender.process_packet(Bytes{0x01, 0x00, 0x00, 0x02, 0x00, 0x07}), ChunkResult::kBadKind);
+  EXPECT_EQ(sender.process_packet(test::view(Bytes{0x01, 0x00, 0x00, 0x02, 0x00, 0x07})),
+            ChunkResult::kBadKind);
 }
 
 TEST_F(ChunkSenderObligations, PartialAcksThenCompletion) {
-  EXPECT_EQ(sender.process_packet(Bytes{0x02, 0x00, 0x00, 0x02, 0x00, 0x05}), ChunkResult::kAckApplied);
+  EXPECT_EQ(sender.process_packet(test::view(Bytes{0x02, 0x00, 0x00, 0x02, 0x00, 0x05})),
+            ChunkResult::kAckApplied);
   EXPECT_EQ(sender.scheduler().fragments_acked(), 2u);
   // Only slice 1 is resent once the delay has passed.
   const std::vector<Bytes> resent = collect_slices(sender, 1.2);
   ASSERT_EQ(resent.size(), 1u);
   EXPECT_EQ(resent[0][3], 0x01);
   // An older ack arriving late cannot un-ack anything.
-  EXPECT_EQ(sender.process_packet(Bytes{0x02, 0x00, 0x00, 0x02, 0x00, 0x01}), ChunkResult::kAckApplied);
+  EXPECT_EQ(sender.process_packet(test::view(Bytes{0x02, 0x00, 0x00, 0x02, 0x00, 0x01})),
+            ChunkResult::kAckApplied);
   EXPECT_EQ(sender.scheduler().fragments_acked(), 2u);
-  EXPECT_EQ(sender.process_packet(Bytes{0x02, 0x00, 0x00, 0x02, 0x00, 0x07}), ChunkResult::kAckCompleted);
+  EXPECT_EQ(sender.process_packet(test::view(Bytes{0x02, 0x00, 0x00, 0x02, 0x00, 0x07})),
+            ChunkResult::kAckCompleted);
   EXPECT_FALSE(sender.sending());
-  EXPECT_EQ(sender.process_packet(Bytes{0x02, 0x00, 0x00, 0x02, 0x00, 0x07}), ChunkResult::kAckStale);
+  EXPECT_EQ(sender.process_packet(test::view(Bytes{0x02, 0x00, 0x00, 0x02, 0x00, 0x07})),
+            ChunkResult::kAckStale);
   EXPECT_EQ(sender.chunks_completed(), 1u);
 }
 
 TEST(ChunkSender, SendRefusesBusyEmptyAndTooLarge) {
   ChunkSender sender(tiny_config());
-  EXPECT_FALSE(sender.send(Bytes{}, 0.0));
-  EXPECT_FALSE(sender.send(Bytes(17, 1), 0.0));
-  EXPECT_TRUE(sender.send(Bytes(16, 1), 0.0));
-  EXPECT_FALSE(sender.send(Bytes(1, 1), 0.0));
+  EXPECT_FALSE(sender.send(test::view(Bytes{}), 0.0));
+  EXPECT_FALSE(sender.send(test::view(Bytes(17, 1)), 0.0));
+  EXPECT_TRUE(sender.send(test::view(Bytes(16, 1)), 0.0));
+  EXPECT_FALSE(sender.send(test::view(Bytes(1, 1)), 0.0));
 }
 
 TEST(ChunkConfig, DefaultsValidAndBadPacketSizeNamed) {
@@ -339,15 +359,10 @@ struct Transfer {
   void step() {
     now += kTick;
     ++ticks;
-    sender.generate_packets(now, [&](std::span<const uint8_t> p) { forward.send(now, std::as_bytes(p)); });
-    forward.deliver(now, [&](std::span<const std::byte> p) {
-      receiver.process_packet(std::span(reinterpret_cast<const uint8_t*>(p.data()), p.size()));
-    });
-    receiver.generate_packets(now,
-                              [&](std::span<const uint8_t> p) { backward.send(now, std::as_bytes(p)); });
-    backward.deliver(now, [&](std::span<const std::byte> p) {
-      sender.process_packet(std::span(reinterpret_cast<const uint8_t*>(p.data()), p.size()));
-    });
+    sender.generate_packets(now, [&](std::span<const std::byte> p) { forward.send(now, p); });
+    forward.deliver(now, [&](std::span<const std::byte> p) { receiver.process_packet(p); });
+    receiver.generate_packets(now, [&](std::span<const std::byte> p) { backward.send(now, p); });
+    backward.deliver(now, [&](std::span<const std::byte> p) { sender.process_packet(p); });
   }
 
   // Steps until the receiver holds a chunk or `cap` ticks pass. Returns the ticks taken (cap + 1 if not).
@@ -410,13 +425,13 @@ TEST_P(ChunkOverLoss, BlockArrivesByteExactWithinBudgetPlusHalf) {
   SCOPED_TRACE("cap " + std::to_string(cap) + " ticks");
 
   const auto before = test::counting_allocations;
-  ASSERT_TRUE(transfer.sender.send(block, transfer.now));
+  ASSERT_TRUE(transfer.sender.send(test::view(block), transfer.now));
   const uint64_t taken = transfer.until_received(cap);
   const auto after = test::counting_allocations;
   ASSERT_LE(taken, cap);
-  const std::span<const uint8_t> got = transfer.receiver.chunk();
+  const std::span<const std::byte> got = transfer.receiver.chunk();
   ASSERT_EQ(got.size(), block.size());
-  EXPECT_TRUE(std::equal(got.begin(), got.end(), block.begin()));
+  EXPECT_TRUE(std::ranges::equal(got, test::view(block)));
   EXPECT_EQ(after.count, before.count) << "allocations during the transfer";
   std::printf("loss %.0f%%: %llu ticks (cap %llu), %llu slices sent (%llu resends), %llu acks sent\n", loss,
               static_cast<unsigned long long>(taken), static_cast<unsigned long long>(cap),
@@ -440,7 +455,7 @@ TEST(ChunkTransfer, SenderNeverExceedsTheBudget) {
   const ChunkConfig config;
   Transfer transfer(config, hostile_network(25.0), 7);
   const Bytes block = pattern_payload(256 * 1024, 3);
-  ASSERT_TRUE(transfer.sender.send(block, 0.0));
+  ASSERT_TRUE(transfer.sender.send(test::view(block), 0.0));
   transfer.until_received(100000);
   const double accrued =
       transfer.now * config.block.bandwidth_bytes_per_second + config.block.max_budget_bytes;
@@ -457,10 +472,10 @@ TEST(ChunkTransfer, InitialBurstMovesABlockInOneTrip) {
   net.latency_ms = 50.0;
   Transfer transfer(config, net, 11);
   const Bytes block = pattern_payload(256 * 1024, 5);
-  ASSERT_TRUE(transfer.sender.send(block, 0.0));
+  ASSERT_TRUE(transfer.sender.send(test::view(block), 0.0));
   // 50 ms one way at 60 Hz: the burst is on the wire in the first tick and arrives 3 or 4 ticks later.
   EXPECT_LE(transfer.until_received(1000), 5u);
-  EXPECT_TRUE(std::equal(transfer.receiver.chunk().begin(), transfer.receiver.chunk().end(), block.begin()));
+  EXPECT_TRUE(std::ranges::equal(transfer.receiver.chunk(), test::view(block)));
 }
 
 // Many chunks of assorted sizes back to back, each byte-exact and in order, memory constant throughout.
@@ -479,14 +494,14 @@ TEST(ChunkTransfer, ManyChunksBackToBack) {
   const auto before = test::counting_allocations;
   for (int tick = 0; tick < 60 * 120 && received < chunks.size(); ++tick) {
     if (!transfer.sender.sending() && next_to_send < chunks.size()) {
-      ASSERT_TRUE(transfer.sender.send(chunks[next_to_send], transfer.now));
+      ASSERT_TRUE(transfer.sender.send(test::view(chunks[next_to_send]), transfer.now));
       ++next_to_send;
     }
     transfer.step();
     if (transfer.receiver.has_chunk()) {
-      const std::span<const uint8_t> got = transfer.receiver.chunk();
+      const std::span<const std::byte> got = transfer.receiver.chunk();
       ASSERT_EQ(got.size(), chunks[received].size()) << received;
-      ASSERT_TRUE(std::equal(got.begin(), got.end(), chunks[received].begin())) << received;
+      ASSERT_TRUE(std::ranges::equal(got, test::view(chunks[received]))) << received;
       transfer.receiver.release_chunk();
       ++received;
     }
@@ -511,12 +526,12 @@ TEST(ChunkTransfer, ChunkIdWraps) {
   uint8_t data[40];
   for (uint32_t n = 0; n < total; ++n) {
     for (uint8_t i = 0; i < sizeof data; ++i) data[i] = static_cast<uint8_t>(n * 7 + i);
-    ASSERT_TRUE(sender.send(data, now)) << n;
-    sender.generate_packets(now, [&](std::span<const uint8_t> p) { receiver.process_packet(p); });
+    ASSERT_TRUE(sender.send(test::view(data), now)) << n;
+    sender.generate_packets(now, [&](std::span<const std::byte> p) { receiver.process_packet(p); });
     ASSERT_TRUE(receiver.has_chunk()) << n;
-    ASSERT_TRUE(std::equal(receiver.chunk().begin(), receiver.chunk().end(), data)) << n;
+    ASSERT_TRUE(std::ranges::equal(receiver.chunk(), test::view(data))) << n;
     receiver.release_chunk();
-    receiver.generate_packets(now, [&](std::span<const uint8_t> p) {
+    receiver.generate_packets(now, [&](std::span<const std::byte> p) {
       ASSERT_EQ(sender.process_packet(p), ChunkResult::kAckCompleted) << n;
     });
     now += 0.001;
@@ -536,10 +551,10 @@ TEST(ChunkTransfer, HostilePacketsNeverGrowMemory) {
   ChunkReceiver receiver(config);
   const size_t receiver_memory = receiver.memory_bytes();
   const size_t sender_memory = sender.memory_bytes();
-  ASSERT_TRUE(sender.send(pattern_payload(100000, 1), 0.0));
-  ASSERT_TRUE(honest.send(pattern_payload(256 * 1024, 2), 0.0));
+  ASSERT_TRUE(sender.send(test::view(pattern_payload(100000, 1)), 0.0));
+  ASSERT_TRUE(honest.send(test::view(pattern_payload(256 * 1024, 2)), 0.0));
   std::vector<Bytes> valid;
-  honest.generate_packets(1.0, [&](std::span<const uint8_t> p) { valid.emplace_back(p.begin(), p.end()); });
+  honest.generate_packets(1.0, [&](std::span<const std::byte> p) { valid.push_back(test::to_vector(p)); });
   ASSERT_FALSE(valid.empty());
   Bytes buffer(2048);
   const auto before = test::counting_allocations;
@@ -558,10 +573,10 @@ TEST(ChunkTransfer, HostilePacketsNeverGrowMemory) {
       for (size_t k = 0; k < size; ++k) buffer[k] = static_cast<uint8_t>(rng());
       if (size > 0) buffer[0] = static_cast<uint8_t>(1 + rng() % 2);
     }
-    receiver.process_packet(std::span(buffer.data(), size));
-    sender.process_packet(std::span(buffer.data(), size));
+    receiver.process_packet(test::view(std::span(buffer.data(), size)));
+    sender.process_packet(test::view(std::span(buffer.data(), size)));
     if (receiver.has_chunk()) receiver.release_chunk();
-    receiver.generate_packets(i * 0.001, [&](std::span<const uint8_t> p) { sender.process_packet(p); });
+    receiver.generate_packets(i * 0.001, [&](std::span<const std::byte> p) { sender.process_packet(p); });
     fed += 2;
   }
   EXPECT_EQ(test::counting_allocations.count, before.count);
@@ -582,10 +597,9 @@ struct ChunkPeer {
   ChunkReceiver* receiver = nullptr;
   static bool process(void* context, uint16_t, std::span<const std::byte> payload) {
     auto* self = static_cast<ChunkPeer*>(context);
-    const Bytes packet = test::to_vector(payload);  // the chunk layer reads uint8_t bytes
-    const uint8_t kind = packet.empty() ? 0 : packet[0];
-    if (kind == kChunkAckKind && self->sender != nullptr) self->sender->process_packet(packet);
-    if (kind == kChunkSliceKind && self->receiver != nullptr) self->receiver->process_packet(packet);
+    const uint8_t kind = payload.empty() ? 0 : std::to_integer<uint8_t>(payload[0]);
+    if (kind == kChunkAckKind && self->sender != nullptr) self->sender->process_packet(payload);
+    if (kind == kChunkSliceKind && self->receiver != nullptr) self->receiver->process_packet(payload);
     return true;
   }
 };
@@ -606,7 +620,7 @@ TEST(ChunkTransfer, OverEndpointsOnALink) {
   Endpoint b(endpoint_config, link.callbacks(LinkSide::kB, {&peer_b, nullptr, &ChunkPeer::process, nullptr}));
   link.connect(a, b);
   const Bytes block = pattern_payload(256 * 1024, 9);
-  ASSERT_TRUE(sender.send(block, 0.0));
+  ASSERT_TRUE(sender.send(test::view(block), 0.0));
   double now = 0.0;
   int ticks = 0;
   for (; ticks < 600 && !receiver.has_chunk(); ++ticks) {
@@ -614,11 +628,11 @@ TEST(ChunkTransfer, OverEndpointsOnALink) {
     a.update(now);
     b.update(now);
     link.update(now);
-    sender.generate_packets(now, [&](std::span<const uint8_t> p) { a.send_packet(std::as_bytes(p)); });
-    receiver.generate_packets(now, [&](std::span<const uint8_t> p) { b.send_packet(std::as_bytes(p)); });
+    sender.generate_packets(now, [&](std::span<const std::byte> p) { a.send_packet(p); });
+    receiver.generate_packets(now, [&](std::span<const std::byte> p) { b.send_packet(p); });
   }
   ASSERT_TRUE(receiver.has_chunk());
-  EXPECT_TRUE(std::equal(receiver.chunk().begin(), receiver.chunk().end(), block.begin(), block.end()));
+  EXPECT_TRUE(std::ranges::equal(receiver.chunk(), test::view(block)));
   EXPECT_EQ(a.counters().fragments_sent, 0u);
   std::printf("over endpoints at 10%% loss: %d ticks\n", ticks);
   EXPECT_LT(ticks, 120);  // 1.04 s of budget at 90% delivery is 1.15 s = 69 ticks, plus the trip and tail

@@ -269,7 +269,7 @@ TEST(ClientServer, AClientBreakingTheChannelProtocolIsDisconnectedWithTheReason)
   h.connect(0);
   LoopbackTransport rogue_transport(h.network, Address::ipv4(10, 0, 7, 7, 50000));
   netcode::Client rogue(netcode::ClientConfig{}, rogue_transport);
-  rogue.connect(h.token(66), h.now);
+  rogue.connect(std::as_bytes(std::span<const uint8_t>(h.token(66))), h.now);
   ASSERT_TRUE(h.run_until(
       [&] {
         rogue.update(h.now);
@@ -471,7 +471,7 @@ TEST(ClientServer, ReliableStreamOverSimulatedLatencyLossAndCorruption) {
     netcode::ConnectToken token;
     StackToken bytes{};
     ASSERT_TRUE(netcode::generate_connect_token(params, key, token));
-    ASSERT_TRUE(netcode::write_connect_token(token, bytes.data()));
+    ASSERT_TRUE(netcode::write_connect_token(token, std::as_writable_bytes(std::span(bytes))));
     ASSERT_TRUE(clients.back()->connect(bytes, now));
   }
   constexpr uint32_t kMessages = 300;

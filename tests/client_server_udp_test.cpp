@@ -54,7 +54,7 @@ StackToken make_token(const StackConfig& config, const netcode::Key& key, const 
   netcode::ConnectToken token;
   EXPECT_TRUE(netcode::generate_connect_token(params, key, token));
   StackToken bytes{};
-  EXPECT_TRUE(netcode::write_connect_token(token, bytes.data()));
+  EXPECT_TRUE(netcode::write_connect_token(token, std::as_writable_bytes(std::span(bytes))));
   return bytes;
 }
 

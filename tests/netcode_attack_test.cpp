@@ -232,8 +232,8 @@ TEST(NetcodeAttack, SpoofedChallengeResponseIsRefused) {
   };
   const testing::TokenBytes bytes = h.token(TokenOptions().id(42));
   ConnectToken token;
-  ASSERT_TRUE(read_connect_token(bytes.data(), token));
-  client.connect(bytes, h.now);
+  ASSERT_TRUE(read_connect_token(std::as_bytes(std::span(bytes)), token));
+  client.connect(std::as_bytes(std::span(bytes)), h.now);
   ASSERT_TRUE(h.run_until([&] { return !responses.items.empty(); }, 100));
   h.network.queue().clear();
 
@@ -242,11 +242,14 @@ TEST(NetcodeAttack, SpoofedChallengeResponseIsRefused) {
   uint8_t fake_token[kChallengeTokenBytes];
   ChallengeToken claim;
   claim.client_id = 42;
-  seal_challenge_token(claim, 0, random_key(), fake_token);  // not the server's key
-  write_challenge_body(0, fake_token, forged_body);
+  seal_challenge_token(claim, 0, random_key(),
+                       std::as_writable_bytes(std::span(fake_token)));  // not the server's key
+  write_challenge_body(0, std::as_bytes(std::span(fake_token)),
+                       std::as_writable_bytes(std::span(forged_body)));
   std::array<uint8_t, kMaxPacketBytes> packet{};
-  size_t size = write_encrypted_packet(PacketType::kConnectionResponse, 1000, bitwire::test::view(forged_body),
-                                       testing::kTestProtocolId, token.client_to_server_key, packet.data());
+  size_t size = write_encrypted_packet(PacketType::kConnectionResponse, 1000,
+                                       bitwire::test::view(forged_body), testing::kTestProtocolId,
+                                       token.client_to_server_key, std::as_writable_bytes(std::span(packet)));
   h.network.inject(h.client_address(0), h.server_address, std::span<const uint8_t>(packet.data(), size));
   // From an address with no encryption mapping, the same forgery has no key at all.
   h.network.inject(Address::ipv4(6, 6, 6, 6, 6), h.server_address, std::span<const uint8_t>(packet.data(), size));
@@ -267,7 +270,7 @@ TEST(NetcodeAttack, FloodOfGarbageAndRequestsLeavesClientsServed) {
   std::array<uint8_t, kRequestPacketBytes> datagram{};
   const testing::TokenBytes valid_token_bytes = h.token(TokenOptions().id(999));
   ConnectToken valid_token;
-  ASSERT_TRUE(read_connect_token(valid_token_bytes.data(), valid_token));
+  ASSERT_TRUE(read_connect_token(std::as_bytes(std::span(valid_token_bytes)), valid_token));
   uint64_t delivered_up = 0;
   size_t flooder_replies = 0;
   h.network.on_send = [&](Datagram& d) {
@@ -282,7 +285,7 @@ TEST(NetcodeAttack, FloodOfGarbageAndRequestsLeavesClientsServed) {
                        h.server_address, std::span<const uint8_t>(datagram.data(), std::min<size_t>(size, 1078)));
     }
     for (int i = 0; i < 50; ++i) {  // valid-looking requests: right size, version, protocol id, expiry
-      write_request_packet(valid_token, datagram.data());
+      write_request_packet(valid_token, std::as_writable_bytes(std::span(datagram)));
       for (size_t j = 0; j < 16; ++j) datagram[1 + 13 + 16 + 24 + rng() % 1024] = static_cast<uint8_t>(rng());
       h.network.inject(Address::ipv4(172, 17, static_cast<uint8_t>(rng()), static_cast<uint8_t>(rng()), 1000),
                        h.server_address, std::span<const uint8_t>(datagram.data(), kRequestPacketBytes));
@@ -329,11 +332,11 @@ TEST(NetcodeAttack, ClientIgnoresPacketsFromOtherAddressesAndServerOnlyTypes) {
   connect_one(h, client);
   const testing::TokenBytes bytes = h.token(TokenOptions());
   ConnectToken token;
-  ASSERT_TRUE(read_connect_token(bytes.data(), token));
+  ASSERT_TRUE(read_connect_token(std::as_bytes(std::span(bytes)), token));
   std::array<uint8_t, kMaxPacketBytes> packet{};
   const size_t size =
-      write_encrypted_packet(PacketType::kDisconnect, 1000000, {}, testing::kTestProtocolId, token.server_to_client_key,
-                             packet.data());
+      write_encrypted_packet(PacketType::kDisconnect, 1000000, {}, testing::kTestProtocolId,
+                             token.server_to_client_key, std::as_writable_bytes(std::span(packet)));
   h.network.inject(Address::ipv4(10, 0, 0, 99, 40000), h.client_address(0),
                    std::span<const uint8_t>(packet.data(), size));
   h.step();

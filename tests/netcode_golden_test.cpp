@@ -156,11 +156,11 @@ TEST(NetcodeGolden, PrivateConnectTokenPlaintextIsTheStandardLayout) {
   plain.server_to_client_key = kServerToClient;
   plain.user_data = fixed_user_data();
   std::array<uint8_t, kConnectTokenPrivateBytes> out{};
-  ASSERT_TRUE(write_connect_token_private(plain, out.data()));
+  ASSERT_TRUE(write_connect_token_private(plain, std::as_writable_bytes(std::span(out))));
   const Bytes expected = hand_private_plaintext();
   ASSERT_EQ(0, std::memcmp(out.data(), expected.data(), expected.size()));
   ConnectTokenPrivate back;
-  ASSERT_TRUE(read_connect_token_private(out.data(), back));
+  ASSERT_TRUE(read_connect_token_private(std::as_bytes(std::span(out)), back));
   EXPECT_EQ(back, plain);
 }
 
@@ -170,19 +170,19 @@ TEST(NetcodeGolden, PrivateConnectTokenIsSealedWithXChaCha20OverVersionProtocolE
   ASSERT_EQ(0, std::memcmp(token.private_data.data(), expected.data(), expected.size()));
   EXPECT_EQ(digest(token.private_data.data(), token.private_data.size()), kReferencePrivateDigest);
   std::array<uint8_t, kConnectTokenPrivateBytes> copy = token.private_data;
-  ASSERT_TRUE(decrypt_connect_token_private(copy.data(), kProtocolId, kCreate + kExpireSeconds, fixed_nonce(),
-                                            kPrivateKey));
+  ASSERT_TRUE(decrypt_connect_token_private(std::as_writable_bytes(std::span(copy)), kProtocolId,
+                                            kCreate + kExpireSeconds, fixed_nonce(), kPrivateKey));
   EXPECT_EQ(0, std::memcmp(copy.data(), hand_private_plaintext().data(), 1008));
   copy = token.private_data;
-  EXPECT_FALSE(decrypt_connect_token_private(copy.data(), kProtocolId, kCreate + kExpireSeconds + 1, fixed_nonce(),
-                                             kPrivateKey))
+  EXPECT_FALSE(decrypt_connect_token_private(std::as_writable_bytes(std::span(copy)), kProtocolId,
+                                             kCreate + kExpireSeconds + 1, fixed_nonce(), kPrivateKey))
       << "the expire timestamp is authenticated";
 }
 
 TEST(NetcodeGolden, PublicConnectTokenIsTheStandardLayout) {
   const ConnectToken token = fixed_token();
   std::array<uint8_t, kConnectTokenBytes> out{};
-  ASSERT_TRUE(write_connect_token(token, out.data()));
+  ASSERT_TRUE(write_connect_token(token, std::as_writable_bytes(std::span(out))));
   Bytes expected = kVersion;                                         // version info (13)
   append(expected, {0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11});  // protocol id (u64 LE)
   append(expected, {0x00, 0xF1, 0x53, 0x65, 0, 0, 0, 0});              // create 1700000000
@@ -199,7 +199,7 @@ TEST(NetcodeGolden, PublicConnectTokenIsTheStandardLayout) {
   ASSERT_EQ(0, std::memcmp(out.data(), expected.data(), expected.size()));
   EXPECT_EQ(digest(out.data(), out.size()), kReferencePublicDigest);
   ConnectToken back;
-  ASSERT_TRUE(read_connect_token(out.data(), back));
+  ASSERT_TRUE(read_connect_token(std::as_bytes(std::span(out)), back));
   EXPECT_EQ(back, token);
 }
 
@@ -209,7 +209,7 @@ TEST(NetcodeGolden, ChallengeTokenIsSealedWithChaCha20IetfAndTheSequenceNonce) {
   token.user_data = fixed_user_data();
   const uint64_t sequence = 0x0000000100000002ull;
   std::array<uint8_t, kChallengeTokenBytes> out{};
-  seal_challenge_token(token, sequence, kPrivateKey, out.data());
+  seal_challenge_token(token, sequence, kPrivateKey, std::as_writable_bytes(std::span(out)));
   Bytes plain;
   append(plain, {0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01});  // client id
   append(plain, token.user_data.data(), kUserDataBytes);            // user data (256)
@@ -222,15 +222,15 @@ TEST(NetcodeGolden, ChallengeTokenIsSealedWithChaCha20IetfAndTheSequenceNonce) {
   ASSERT_EQ(0, std::memcmp(out.data(), expected.data(), 300));
   EXPECT_EQ(digest(out.data(), out.size()), kReferenceChallengeDigest);
   ChallengeToken back;
-  ASSERT_TRUE(open_challenge_token(out.data(), sequence, kPrivateKey, back));
+  ASSERT_TRUE(open_challenge_token(std::as_bytes(std::span(out)), sequence, kPrivateKey, back));
   EXPECT_EQ(back, token);
-  EXPECT_FALSE(open_challenge_token(out.data(), sequence + 1, kPrivateKey, back));
+  EXPECT_FALSE(open_challenge_token(std::as_bytes(std::span(out)), sequence + 1, kPrivateKey, back));
 }
 
 TEST(NetcodeGolden, ConnectionRequestIsUnencryptedAnd1078Bytes) {
   const ConnectToken token = fixed_token();
   std::array<uint8_t, kRequestPacketBytes> out{};
-  ASSERT_EQ(write_request_packet(token, out.data()), 1078u);
+  ASSERT_EQ(write_request_packet(token, std::as_writable_bytes(std::span(out))), 1078u);
   Bytes expected = {0x00};                                            // prefix byte 0
   append(expected, kVersion.data(), kVersion.size());
   append(expected, {0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11});  // protocol id
@@ -265,19 +265,20 @@ Bytes hand_packet(uint8_t prefix, std::initializer_list<int> sequence_bytes_le, 
 void expect_packet(PacketType type, uint64_t sequence, const Bytes& body, const Bytes& expected,
                    const char* reference_digest) {
   std::array<uint8_t, kMaxPacketBytes> out{};
-  const size_t size =
-      write_encrypted_packet(type, sequence, bitwire::test::view(body), kProtocolId, kServerToClient, out.data());
+  const size_t size = write_encrypted_packet(type, sequence, bitwire::test::view(body), kProtocolId,
+                                             kServerToClient, std::as_writable_bytes(std::span(out)));
   ASSERT_EQ(size, expected.size()) << to_string(type);
   EXPECT_EQ(0, std::memcmp(out.data(), expected.data(), size)) << to_string(type);
   EXPECT_EQ(digest(out.data(), size), reference_digest) << to_string(type);
   EncryptedPacket packet;
-  ASSERT_EQ(read_encrypted_packet(out.data(), size, kProtocolId, kServerToClient, 0x7E, nullptr, packet),
+  ASSERT_EQ(read_encrypted_packet(std::as_writable_bytes(std::span(out)).first(size), kProtocolId,
+                                  kServerToClient, 0x7E, nullptr, packet),
             PacketError::kNone);
   EXPECT_EQ(packet.type, type);
   EXPECT_EQ(packet.sequence, sequence);
-  ASSERT_EQ(packet.body_size, body.size());
+  ASSERT_EQ(packet.body.size(), body.size());
   if (!body.empty()) {
-    EXPECT_EQ(0, std::memcmp(packet.body, body.data(), body.size()));
+    EXPECT_EQ(0, std::memcmp(packet.body.data(), body.data(), body.size()));
   }
 }
 
@@ -342,29 +343,29 @@ TEST(NetcodeGolden, MinimalSequenceEncoding) {
 
 TEST(NetcodeGolden, ReadersRefuseMalformedTokens) {
   std::array<uint8_t, kConnectTokenBytes> out{};
-  ASSERT_TRUE(write_connect_token(fixed_token(), out.data()));
+  ASSERT_TRUE(write_connect_token(fixed_token(), std::as_writable_bytes(std::span(out))));
   const char* reason = nullptr;
   ConnectToken token;
   auto bad = out;
   bad[12] = 'x';  // the version's terminator
-  EXPECT_FALSE(read_connect_token(bad.data(), token, &reason));
+  EXPECT_FALSE(read_connect_token(std::as_bytes(std::span(bad)), token, &reason));
   EXPECT_STREQ(reason, "version info is not \"NETCODE 1.02\"");
   const size_t count_at = 13 + 8 + 8 + 8 + 24 + 1024 + 4;
   bad = out;
   bad[count_at] = 33;
-  EXPECT_FALSE(read_connect_token(bad.data(), token, &reason));
+  EXPECT_FALSE(read_connect_token(std::as_bytes(std::span(bad)), token, &reason));
   EXPECT_STREQ(reason, "number of server addresses outside [1, 32]");
   bad = out;
   bad[count_at] = 0;
-  EXPECT_FALSE(read_connect_token(bad.data(), token, &reason));
+  EXPECT_FALSE(read_connect_token(std::as_bytes(std::span(bad)), token, &reason));
   bad = out;
   bad[count_at + 4] = 3;  // address type 3
-  EXPECT_FALSE(read_connect_token(bad.data(), token, &reason));
+  EXPECT_FALSE(read_connect_token(std::as_bytes(std::span(bad)), token, &reason));
   EXPECT_STREQ(reason, "server address type is neither 1 (IPv4) nor 2 (IPv6)");
   bad = out;
   bad[13 + 8] = 0xFF;  // create timestamp far after expire
   bad[13 + 8 + 7] = 0xFF;
-  EXPECT_FALSE(read_connect_token(bad.data(), token, &reason));
+  EXPECT_FALSE(read_connect_token(std::as_bytes(std::span(bad)), token, &reason));
   EXPECT_STREQ(reason, "create timestamp after expire timestamp");
 
   ConnectTokenParams params = fixed_params();
@@ -387,15 +388,15 @@ TEST(NetcodeGolden, ThirtyTwoIPv6AddressesFitBothParts) {
   ConnectToken token;
   ASSERT_TRUE(build_connect_token(params, kPrivateKey, kClientToServer, kServerToClient, fixed_nonce(), token));
   std::array<uint8_t, kConnectTokenBytes> out{};
-  ASSERT_TRUE(write_connect_token(token, out.data()));
+  ASSERT_TRUE(write_connect_token(token, std::as_writable_bytes(std::span(out))));
   ConnectToken back;
-  ASSERT_TRUE(read_connect_token(out.data(), back));
+  ASSERT_TRUE(read_connect_token(std::as_bytes(std::span(out)), back));
   EXPECT_EQ(back, token);
   auto sealed = token.private_data;
-  ASSERT_TRUE(decrypt_connect_token_private(sealed.data(), kProtocolId, token.expire_timestamp, fixed_nonce(),
-                                            kPrivateKey));
+  ASSERT_TRUE(decrypt_connect_token_private(std::as_writable_bytes(std::span(sealed)), kProtocolId,
+                                            token.expire_timestamp, fixed_nonce(), kPrivateKey));
   ConnectTokenPrivate plain;
-  ASSERT_TRUE(read_connect_token_private(sealed.data(), plain));
+  ASSERT_TRUE(read_connect_token_private(std::as_bytes(std::span(sealed)), plain));
   EXPECT_EQ(plain.server_addresses, params.server_addresses);
 }
 

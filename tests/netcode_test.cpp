@@ -178,11 +178,11 @@ TEST(Netcode, InvalidTokenBytesMoveTheClientToInvalidConnectToken) {
   Client& client = h.add_client();
   std::array<uint8_t, kConnectTokenBytes> garbage{};
   garbage.fill(0x33);
-  client.connect(garbage, h.now);
+  client.connect(std::as_bytes(std::span(garbage)), h.now);
   EXPECT_EQ(client.state(), ClientState::kInvalidConnectToken);
   EXPECT_STREQ(client.token_error(), "version info is not \"NETCODE 1.02\"");
   const uint8_t short_token[10] = {};
-  client.connect(short_token, h.now);
+  client.connect(std::as_bytes(std::span(short_token)), h.now);
   EXPECT_EQ(client.state(), ClientState::kInvalidConnectToken);
 }
 

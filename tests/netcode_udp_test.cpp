@@ -41,7 +41,7 @@ struct UdpSetup {
     ConnectToken t;
     EXPECT_TRUE(generate_connect_token(params, key, t));
     std::array<uint8_t, kConnectTokenBytes> bytes{};
-    EXPECT_TRUE(write_connect_token(t, bytes.data()));
+    EXPECT_TRUE(write_connect_token(t, std::as_writable_bytes(std::span(bytes))));
     return bytes;
   }
 
@@ -77,8 +77,8 @@ void connect_exchange_disconnect(const Address& loopback) {
   UdpClient a(loopback), b(loopback);
   ASSERT_TRUE(a.ok && b.ok);
   double now = 10.0;
-  a.client->connect(setup.token(1), now);
-  b.client->connect(setup.token(2), now);
+  a.client->connect(std::as_bytes(std::span<const uint8_t>(setup.token(1))), now);
+  b.client->connect(std::as_bytes(std::span<const uint8_t>(setup.token(2))), now);
   auto tick = [&] {
     now += 0.01;
     a.client->update(now);
@@ -141,7 +141,7 @@ TEST(NetcodeUdp, ServerRestartOnTheSamePort) {
   const Key key = setup->key;
   UdpClient c(loopback);
   double now = 10.0;
-  c.client->connect(setup->token(1, 1), now);
+  c.client->connect(std::as_bytes(std::span<const uint8_t>(setup->token(1, 1))), now);
   for (int i = 0; i < 500 && !c.client->is_connected(); ++i) {
     now += 0.01;
     c.client->update(now);
@@ -175,8 +175,8 @@ TEST(NetcodeUdp, ServerRestartOnTheSamePort) {
   ConnectToken token;
   ASSERT_TRUE(generate_connect_token(params, key, token));
   std::array<uint8_t, kConnectTokenBytes> bytes{};
-  ASSERT_TRUE(write_connect_token(token, bytes.data()));
-  c.client->connect(bytes, now);
+  ASSERT_TRUE(write_connect_token(token, std::as_writable_bytes(std::span(bytes))));
+  c.client->connect(std::as_bytes(std::span(bytes)), now);
   for (int i = 0; i < 500 && !c.client->is_connected(); ++i) {
     now += 0.01;
     c.client->update(now);
@@ -192,8 +192,8 @@ TEST(NetcodeUdp, ServerFullDeniesOverUdp) {
   ASSERT_TRUE(setup.ok);
   UdpClient first(loopback), second(loopback);
   double now = 10.0;
-  first.client->connect(setup.token(1), now);
-  second.client->connect(setup.token(2), now + 0.5);
+  first.client->connect(std::as_bytes(std::span<const uint8_t>(setup.token(1))), now);
+  second.client->connect(std::as_bytes(std::span<const uint8_t>(setup.token(2))), now + 0.5);
   for (int i = 0; i < 500 && second.client->state() > ClientState::kDisconnected; ++i) {
     now += 0.01;
     first.client->update(now);
@@ -225,10 +225,10 @@ TEST(NetcodeUdp, WrongProtocolIdAndExpiredTokenGetNoAnswerOverUdp) {
   UdpClient a(loopback), b(loopback);
   std::array<uint8_t, kConnectTokenBytes> bytes{};
   double now = 10.0;
-  ASSERT_TRUE(write_connect_token(wrong_protocol, bytes.data()));
-  a.client->connect(bytes, now);
-  ASSERT_TRUE(write_connect_token(expired, bytes.data()));
-  b.client->connect(bytes, now);
+  ASSERT_TRUE(write_connect_token(wrong_protocol, std::as_writable_bytes(std::span(bytes))));
+  a.client->connect(std::as_bytes(std::span(bytes)), now);
+  ASSERT_TRUE(write_connect_token(expired, std::as_writable_bytes(std::span(bytes))));
+  b.client->connect(std::as_bytes(std::span(bytes)), now);
   for (int i = 0; i < 500 && (a.client->state() > ClientState::kDisconnected ||
                               b.client->state() > ClientState::kDisconnected); ++i) {
     now += 0.01;
@@ -251,12 +251,12 @@ TEST(NetcodeUdp, GarbageAndRequestFloodFromAnotherSocketWhileAClientIsServed) {
   UdpSocket attacker;
   ASSERT_EQ(attacker.open(loopback), SocketStatus::kOk);
   double now = 10.0;
-  c.client->connect(setup.token(1), now);
+  c.client->connect(std::as_bytes(std::span<const uint8_t>(setup.token(1))), now);
   const auto stolen = setup.token(2);  // a valid token, replayed by the attacker as a request with bits flipped
   ConnectToken token;
-  ASSERT_TRUE(read_connect_token(stolen.data(), token));
+  ASSERT_TRUE(read_connect_token(std::as_bytes(std::span(stolen)), token));
   std::array<uint8_t, kRequestPacketBytes> request{};
-  write_request_packet(token, request.data());
+  write_request_packet(token, std::as_writable_bytes(std::span(request)));
   int payloads = 0;
   for (int i = 0; i < 300; ++i) {
     for (int j = 0; j < 20; ++j) {

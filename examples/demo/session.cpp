@@ -236,7 +236,7 @@ bool Session::start(double now, uint64_t unix_now, std::string& error) {
     std::array<uint8_t, bitwire::netcode::kConnectTokenBytes> bytes{};
     const char* reason = nullptr;
     if (!bitwire::netcode::generate_connect_token(params, key, token, &reason) ||
-        !bitwire::netcode::write_connect_token(token, bytes.data(), &reason) ||
+        !bitwire::netcode::write_connect_token(token, std::as_writable_bytes(std::span(bytes)), &reason) ||
         !end->client->connect(bytes, now, &reason)) {
       error = std::string("connect token: ") + (reason != nullptr ? reason : "refused");
       return false;

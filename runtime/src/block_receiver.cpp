@@ -9,7 +9,7 @@ namespace bitwire {
 
 BlockReceiver::BlockReceiver(const BlockConfig& config) : config_(config.sanitized()) {
   BITWIRE_ASSERT(config.check() == nullptr);
-  data_.assign(static_cast<size_t>(config_.max_block_size), 0);
+  data_.assign(static_cast<size_t>(config_.max_block_size), std::byte{0});
   received_.assign((static_cast<size_t>(config_.max_fragments()) + 63) / 64, 0);
 }
 
@@ -56,7 +56,7 @@ FragmentResult BlockReceiver::classify(uint32_t block_id, uint32_t fragment_id, 
 }
 
 FragmentResult BlockReceiver::on_fragment(uint32_t block_id, uint32_t fragment_id, uint32_t fragment_count,
-                                          std::span<const uint8_t> bytes) {
+                                          std::span<const std::byte> bytes) {
   // Nothing is stored before every check has passed.
   const FragmentResult verdict = classify(block_id, fragment_id, fragment_count, bytes.size());
   if (verdict != FragmentResult::kAccepted) return count_result(verdict);
@@ -81,19 +81,19 @@ FragmentResult BlockReceiver::on_fragment(uint32_t block_id, uint32_t fragment_i
   return count_result(FragmentResult::kCompleted);
 }
 
-std::span<const uint8_t> BlockReceiver::block() const {
+std::span<const std::byte> BlockReceiver::block() const {
   if (!complete_) return {};
   const size_t size =
       static_cast<size_t>(fragment_count_ - 1) * static_cast<size_t>(config_.fragment_size) + last_size_;
   return {data_.data(), size};
 }
 
-size_t BlockReceiver::write_received_bits(std::span<uint8_t> out) const {
+size_t BlockReceiver::write_received_bits(std::span<std::byte> out) const {
   if (!receiving_ && !complete_) return 0;
   const size_t bytes = (static_cast<size_t>(fragment_count_) + 7) / 8;
   if (out.size() < bytes) return 0;
   for (size_t i = 0; i < bytes; ++i) {
-    out[i] = static_cast<uint8_t>(received_[i >> 3] >> ((i & 7) * 8));
+    out[i] = static_cast<std::byte>((received_[i >> 3] >> ((i & 7) * 8)) & 0xFFu);
   }
   return bytes;
 }

@@ -163,7 +163,7 @@ BlockAckResult BlockSender::on_fragment_acked(uint32_t id) {
   return BlockAckResult::kCompleted;
 }
 
-bool BlockSender::on_ack_bitfield(std::span<const uint8_t> bits, uint32_t count) {
+bool BlockSender::on_ack_bitfield(std::span<const std::byte> bits, uint32_t count) {
   if (!sending_ || count != fragment_count_ || bits.size() < (static_cast<size_t>(count) + 7) / 8)
     return false;
   for (uint32_t byte = 0; byte * 8 < count && sending_; ++byte) {
@@ -171,7 +171,7 @@ bool BlockSender::on_ack_bitfield(std::span<const uint8_t> bits, uint32_t count)
     const uint32_t base = byte * 8;
     const uint32_t valid = std::min<uint32_t>(8, count - base);
     const uint32_t acked_byte = static_cast<uint32_t>(acked_[base >> 6] >> (base & 63)) & 0xFFu;
-    uint32_t fresh = bits[byte] & ~acked_byte & ((1u << valid) - 1u);
+    uint32_t fresh = std::to_integer<uint32_t>(bits[byte]) & ~acked_byte & ((1u << valid) - 1u);
     while (fresh != 0) {
       const uint32_t bit = static_cast<uint32_t>(__builtin_ctz(fresh));
       fresh &= fresh - 1;

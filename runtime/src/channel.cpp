@@ -275,7 +275,7 @@ void ReliableOrderedChannel::apply(IncomingPacket& packet, int entry_index) {
     }
     const FragmentResult result = block_receiver_->on_fragment(
         f.message_id, static_cast<uint32_t>(f.fragment_id), static_cast<uint32_t>(f.fragment_count),
-        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(f.data.data()), f.data.size()));
+        std::span<const std::byte>(f.data.data(), f.data.size()));
     BITWIRE_ASSERT(!is_rejection(result));  // check() ran first
     if (result != FragmentResult::kAccepted && result != FragmentResult::kCompleted) {
       ++counters_.block_fragments_dropped;
@@ -330,7 +330,7 @@ void ReliableOrderedChannel::finish_block() {
     ++counters_.block_fragments_dropped;
     return;
   }
-  const std::span<const uint8_t> block = block_receiver_->block();
+  const std::span<const std::byte> block = block_receiver_->block();
   const std::span<std::byte> destination = block_message_.allocate_received_block(block.size());
   if (destination.empty()) {
     if (!block_waiting_) ++counters_.blocks_waiting_buffer;

@@ -10,13 +10,13 @@ namespace bitwire {
 
 namespace {
 
-uint16_t read_u16(const uint8_t* p) {
-  return static_cast<uint16_t>(p[0] | (p[1] << 8));
+uint16_t read_u16(const std::byte* p) {
+  return static_cast<uint16_t>(std::to_integer<uint32_t>(p[0]) | (std::to_integer<uint32_t>(p[1]) << 8));
 }
 
-void write_u16(uint8_t* p, uint32_t value) {
-  p[0] = static_cast<uint8_t>(value);
-  p[1] = static_cast<uint8_t>(value >> 8);
+void write_u16(std::byte* p, uint32_t value) {
+  p[0] = static_cast<std::byte>(value & 0xFFu);
+  p[1] = static_cast<std::byte>((value >> 8) & 0xFFu);
 }
 
 ChunkResult from_fragment_result(FragmentResult result) {
@@ -114,15 +114,15 @@ bool is_rejection(ChunkResult result) {
 
 ChunkSender::ChunkSender(const ChunkConfig& config) : config_(config.sanitized()), block_(config_.block) {
   BITWIRE_ASSERT(config.check() == nullptr);
-  data_.assign(static_cast<size_t>(config_.block.max_block_size), 0);
-  scratch_.assign(static_cast<size_t>(config_.max_packet_size), 0);
+  data_.assign(static_cast<size_t>(config_.block.max_block_size), std::byte{0});
+  scratch_.assign(static_cast<size_t>(config_.max_packet_size), std::byte{0});
 }
 
 size_t ChunkSender::memory_bytes() const {
   return block_.memory_bytes() + data_.capacity() + scratch_.capacity();
 }
 
-bool ChunkSender::send(std::span<const uint8_t> chunk, double now) {
+bool ChunkSender::send(std::span<const std::byte> chunk, double now) {
   if (chunk.size() > data_.size()) return block_.begin(0, now);  // refused and counted
   if (!block_.begin(static_cast<uint32_t>(chunk.size()), now)) return false;
   std::memcpy(data_.data(), chunk.data(), chunk.size());
@@ -135,8 +135,8 @@ size_t ChunkSender::write_next_packet(double now) {
   if (!fragment) return 0;
   const uint32_t count = block_.fragment_count();
   const bool last = fragment->id + 1 == count;
-  uint8_t* out = scratch_.data();
-  out[0] = kChunkSliceKind;
+  std::byte* out = scratch_.data();
+  out[0] = std::byte{kChunkSliceKind};
   write_u16(out + 1, chunk_id_);
   write_u16(out + 3, fragment->id);
   write_u16(out + 5, count - 1);
@@ -152,17 +152,17 @@ size_t ChunkSender::write_next_packet(double now) {
   return size;
 }
 
-ChunkResult ChunkSender::process_packet(std::span<const uint8_t> packet) {
+ChunkResult ChunkSender::process_packet(std::span<const std::byte> packet) {
   if (packet.size() < kChunkAckHeaderBytes) return count_result(ChunkResult::kTruncated);
-  if (packet[0] != kChunkAckKind) return count_result(ChunkResult::kBadKind);
+  if (packet[0] != std::byte{kChunkAckKind}) return count_result(ChunkResult::kBadKind);
   const uint16_t chunk_id = read_u16(packet.data() + 1);
   const uint32_t count = read_u16(packet.data() + 3) + 1u;
   const size_t bitfield_bytes = (count + 7) / 8;
   const size_t expected = kChunkAckHeaderBytes + bitfield_bytes;
   if (packet.size() < expected) return count_result(ChunkResult::kTruncated);
   if (packet.size() > expected) return count_result(ChunkResult::kTrailingBytes);
-  const std::span<const uint8_t> bits = packet.subspan(kChunkAckHeaderBytes);
-  if (count % 8 != 0 && (bits[bitfield_bytes - 1] >> (count % 8)) != 0) {
+  const std::span<const std::byte> bits = packet.subspan(kChunkAckHeaderBytes);
+  if (count % 8 != 0 && (std::to_integer<uint32_t>(bits[bitfield_bytes - 1]) >> (count % 8)) != 0) {
     return count_result(ChunkResult::kBadPadding);
   }
   if (!block_.sending() || chunk_id != chunk_id_) return count_result(ChunkResult::kAckStale);
@@ -177,22 +177,22 @@ ChunkResult ChunkSender::process_packet(std::span<const uint8_t> packet) {
 
 ChunkReceiver::ChunkReceiver(const ChunkConfig& config) : config_(config.sanitized()), block_(config_.block) {
   BITWIRE_ASSERT(config.check() == nullptr);
-  scratch_.assign(static_cast<size_t>(config_.max_packet_size), 0);
+  scratch_.assign(static_cast<size_t>(config_.max_packet_size), std::byte{0});
 }
 
 size_t ChunkReceiver::memory_bytes() const {
   return block_.memory_bytes() + scratch_.capacity();
 }
 
-ChunkResult ChunkReceiver::process_packet(std::span<const uint8_t> packet) {
+ChunkResult ChunkReceiver::process_packet(std::span<const std::byte> packet) {
   if (packet.size() < kChunkSliceHeaderBytes) return count_result(ChunkResult::kTruncated);
-  if (packet[0] != kChunkSliceKind) return count_result(ChunkResult::kBadKind);
+  if (packet[0] != std::byte{kChunkSliceKind}) return count_result(ChunkResult::kBadKind);
   const uint16_t chunk_id = read_u16(packet.data() + 1);
   const uint32_t slice_id = read_u16(packet.data() + 3);
   const uint32_t count = read_u16(packet.data() + 5) + 1u;
   if (slice_id >= count) return count_result(ChunkResult::kSliceOutOfRange);
   const bool last = slice_id + 1 == count;
-  std::span<const uint8_t> data;
+  std::span<const std::byte> data;
   if (last) {
     if (packet.size() < kChunkLastSliceHeaderBytes) return count_result(ChunkResult::kTruncated);
     const size_t slice_bytes = read_u16(packet.data() + 7) + size_t{1};
@@ -234,15 +234,15 @@ ChunkResult ChunkReceiver::process_packet(std::span<const uint8_t> packet) {
 }
 
 size_t ChunkReceiver::write_ack(uint16_t chunk_id, uint32_t count, bool all) {
-  uint8_t* out = scratch_.data();
-  out[0] = kChunkAckKind;
+  std::byte* out = scratch_.data();
+  out[0] = std::byte{kChunkAckKind};
   write_u16(out + 1, chunk_id);
   write_u16(out + 3, count - 1);
   const size_t bitfield_bytes = (count + 7) / 8;
-  std::span<uint8_t> bits(out + kChunkAckHeaderBytes, bitfield_bytes);
+  std::span<std::byte> bits(out + kChunkAckHeaderBytes, bitfield_bytes);
   if (all) {
-    std::fill(bits.begin(), bits.end(), uint8_t{0xFF});
-    if (count % 8 != 0) bits[bitfield_bytes - 1] = static_cast<uint8_t>((1u << (count % 8)) - 1u);
+    std::fill(bits.begin(), bits.end(), std::byte{0xFF});
+    if (count % 8 != 0) bits[bitfield_bytes - 1] = static_cast<std::byte>((1u << (count % 8)) - 1u);
   } else {
     block_.write_received_bits(bits);
   }

@@ -1,55 +1,57 @@
-// Little-endian byte writer and reader over a fixed buffer, for the netcode formats. The writer's bounds are
-// the caller's contract (asserted); the reader never reads past its end and reports it.
+// Little-endian byte writer and reader over a fixed std::byte span, for the netcode formats. The writer's
+// bounds are the caller's contract (asserted); the reader never reads past its end and reports it.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
 
 #include "bitwire/address.hpp"
 #include "bitwire/config.hpp"
+#include "bitwire/netcode_token.hpp"
 
 namespace bitwire::netcode::detail {
 
 class ByteWriter {
  public:
-  ByteWriter(uint8_t* data, size_t capacity) : data_(data), capacity_(capacity) {}
-  void u8(uint8_t v) { put(&v, 1); }
+  explicit ByteWriter(std::span<std::byte> out) : out_(out) {}
+  void u8(uint8_t v) { uint_le(v, 1); }
   void u16(uint16_t v) { uint_le(v, 2); }
   void u32(uint32_t v) { uint_le(v, 4); }
   void u64(uint64_t v) { uint_le(v, 8); }
-  void bytes(const uint8_t* p, size_t n) { put(p, n); }
+  void bytes(std::span<const std::byte> p) { put(p); }
   size_t size() const { return size_; }
-  bool fits(size_t n) const { return capacity_ - size_ >= n; }
+  bool fits(size_t n) const { return out_.size() - size_ >= n; }
 
  private:
   void uint_le(uint64_t v, size_t n) {
-    uint8_t b[8];
-    for (size_t i = 0; i < n; ++i) b[i] = static_cast<uint8_t>(v >> (8 * i));
-    put(b, n);
+    std::byte b[8];
+    for (size_t i = 0; i < n; ++i) b[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFFu);
+    put({b, n});
   }
-  void put(const uint8_t* p, size_t n) {
-    BITWIRE_ASSERT(fits(n));
-    if (!fits(n)) return;
-    std::memcpy(data_ + size_, p, n);
-    size_ += n;
+  void put(std::span<const std::byte> p) {
+    BITWIRE_ASSERT(fits(p.size()));
+    if (!fits(p.size())) return;
+    if (!p.empty()) std::memcpy(out_.data() + size_, p.data(), p.size());
+    size_ += p.size();
   }
-  uint8_t* data_;
-  size_t capacity_;
+  std::span<std::byte> out_;
   size_t size_ = 0;
 };
 
 class ByteReader {
  public:
-  ByteReader(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+  explicit ByteReader(std::span<const std::byte> in) : in_(in) {}
   bool u8(uint8_t& v) { return uint_le(v, 1); }
   bool u16(uint16_t& v) { return uint_le(v, 2); }
   bool u32(uint32_t& v) { return uint_le(v, 4); }
   bool u64(uint64_t& v) { return uint_le(v, 8); }
-  bool bytes(uint8_t* p, size_t n) {
-    if (size_ - offset_ < n) return false;
-    std::memcpy(p, data_ + offset_, n);
-    offset_ += n;
+  bool bytes(std::span<std::byte> out) {
+    if (in_.size() - offset_ < out.size()) return false;
+    if (!out.empty()) std::memcpy(out.data(), in_.data() + offset_, out.size());
+    offset_ += out.size();
     return true;
   }
   size_t offset() const { return offset_; }
@@ -57,17 +59,42 @@ class ByteReader {
  private:
   template <typename T>
   bool uint_le(T& v, size_t n) {
-    if (size_ - offset_ < n) return false;
+    if (in_.size() - offset_ < n) return false;
     uint64_t x = 0;
-    for (size_t i = 0; i < n; ++i) x |= static_cast<uint64_t>(data_[offset_ + i]) << (8 * i);
+    for (size_t i = 0; i < n; ++i) x |= std::to_integer<uint64_t>(in_[offset_ + i]) << (8 * i);
     v = static_cast<T>(x);
     offset_ += n;
     return true;
   }
-  const uint8_t* data_;
-  size_t size_;
+  std::span<const std::byte> in_;
   size_t offset_ = 0;
 };
+
+// The bytes of a fixed array of uint8_t (keys, nonces, user data, addresses), as the readers and writers
+// take them.
+template <typename T, size_t N>
+std::span<const std::byte, N * sizeof(T)> view(const std::array<T, N>& a) {
+  return std::as_bytes(std::span<const T, N>(a));
+}
+template <typename T, size_t N>
+std::span<std::byte, N * sizeof(T)> writable(std::array<T, N>& a) {
+  return std::as_writable_bytes(std::span<T, N>(a));
+}
+
+// The version info's 13 bytes (12 characters and the terminator).
+inline std::span<const std::byte> version_info() {
+  return std::as_bytes(std::span<const char>(kVersionInfo, kVersionInfoBytes));
+}
+
+// libsodium's AEAD functions take `unsigned char*`; the packet path holds std::byte. This is the one place
+// the two meet: std::byte and unsigned char are both byte types that may alias any object, so viewing one
+// as the other is exact (no bits change).
+inline unsigned char* sodium_bytes(std::byte* p) {
+  return reinterpret_cast<unsigned char*>(p);
+}
+inline const unsigned char* sodium_bytes(const std::byte* p) {
+  return reinterpret_cast<const unsigned char*>(p);
+}
 
 // Address as netcode writes it: type 1 + a.b.c.d + port, or type 2 + eight u16 groups + port (all LE).
 inline size_t address_bytes(const Address& address) {
@@ -77,7 +104,7 @@ inline size_t address_bytes(const Address& address) {
 inline void write_address(ByteWriter& w, const Address& address) {
   if (address.is_ipv4()) {
     w.u8(1);
-    w.bytes(address.bytes().data(), 4);
+    w.bytes(view(address.bytes()).first(4));
   } else {
     w.u8(2);
     for (int i = 0; i < 8; ++i) w.u16(address.ipv6_group(i));
@@ -94,7 +121,7 @@ inline bool read_address(ByteReader& r, Address& address, const char** reason) {
   if (type == 1) {
     std::array<uint8_t, 4> b{};
     uint16_t port = 0;
-    if (!r.bytes(b.data(), 4) || !r.u16(port)) {
+    if (!r.bytes(writable(b)) || !r.u16(port)) {
       *reason = "truncated server address";
       return false;
     }
@@ -122,9 +149,10 @@ inline bool read_address(ByteReader& r, Address& address, const char** reason) {
 }
 
 // The 12-byte packet and challenge nonce: four zero bytes, then the sequence as u64 LE.
-inline void sequence_nonce(uint64_t sequence, uint8_t* nonce) {
-  std::memset(nonce, 0, 4);
-  for (int i = 0; i < 8; ++i) nonce[4 + i] = static_cast<uint8_t>(sequence >> (8 * i));
+inline std::array<std::byte, 12> sequence_nonce(uint64_t sequence) {
+  std::array<std::byte, 12> nonce{};
+  for (int i = 0; i < 8; ++i) nonce[4 + i] = static_cast<std::byte>((sequence >> (8 * i)) & 0xFFu);
+  return nonce;
 }
 
 }  // namespace bitwire::netcode::detail

@@ -68,7 +68,7 @@ void Client::reset_connection() {
   queue_head_ = queue_count_ = 0;
 }
 
-void Client::connect(std::span<const uint8_t> token_bytes, double now) {
+void Client::connect(std::span<const std::byte> token_bytes, double now) {
   if (error_ != nullptr) return;
   if (state_ >= ClientState::kSendingConnectionRequest) disconnect(now);
   reset_connection();
@@ -80,7 +80,7 @@ void Client::connect(std::span<const uint8_t> token_bytes, double now) {
     state_ = ClientState::kInvalidConnectToken;
     return;
   }
-  if (!read_connect_token(token_bytes.data(), token_, &token_error_)) {
+  if (!read_connect_token(token_bytes, token_, &token_error_)) {
     state_ = ClientState::kInvalidConnectToken;
     return;
   }
@@ -122,8 +122,8 @@ bool Client::connect_insecure_lan(const ConnectTokenParams& params, const Key& p
   }
   ConnectToken token;
   if (!generate_connect_token(params, private_key, token, reason)) return false;
-  std::array<uint8_t, kConnectTokenBytes> bytes{};
-  if (!write_connect_token(token, bytes.data(), reason)) return false;
+  std::array<std::byte, kConnectTokenBytes> bytes{};
+  if (!write_connect_token(token, bytes, reason)) return false;
   connect(bytes, now);
   return state_ == ClientState::kSendingConnectionRequest;
 }
@@ -148,8 +148,9 @@ void Client::fail_or_next(ClientState failure, double now) {
 
 void Client::send_packet(PacketType type, std::span<const std::byte> body) {
   // The sequence carries on across the token's servers: the key is the same, so a nonce is never reused.
-  const size_t size = write_encrypted_packet(type, sequence_++, body, token_.protocol_id,
-                                             token_.client_to_server_key, send_buffer_.data());
+  const size_t size =
+      write_encrypted_packet(type, sequence_++, body, token_.protocol_id, token_.client_to_server_key,
+                             std::as_writable_bytes(std::span(send_buffer_)));
   transport_.send(server_address(), std::span<const uint8_t>(send_buffer_.data(), size));
   last_send_ = now_;
   ++stats_.packets_sent;
@@ -166,7 +167,7 @@ void Client::update(double now) {
       drop(PacketError::kOversized);
       continue;
     }
-    process_datagram(from, receive_buffer_.data(), size);
+    process_datagram(from, std::as_writable_bytes(std::span(receive_buffer_)).first(size));
   }
   if (state_ <= ClientState::kDisconnected) return;
   if (state_ != ClientState::kConnected &&
@@ -192,22 +193,22 @@ void Client::update(double now) {
   if (last_send_ + config_.send_interval > now) return;
   switch (state_) {
     case ClientState::kSendingConnectionRequest: {
-      const size_t size = write_request_packet(token_, send_buffer_.data());
+      const size_t size = write_request_packet(token_, std::as_writable_bytes(std::span(send_buffer_)));
       transport_.send(server_address(), std::span<const uint8_t>(send_buffer_.data(), size));
       last_send_ = now;
       ++stats_.packets_sent;
       break;
     }
     case ClientState::kSendingConnectionResponse: {
-      uint8_t body[kChallengeBodyBytes];
-      write_challenge_body(challenge_sequence_, challenge_token_.data(), body);
-      send_packet(PacketType::kConnectionResponse, std::as_bytes(std::span(body)));
+      std::array<std::byte, kChallengeBodyBytes> body{};
+      write_challenge_body(challenge_sequence_, challenge_token_, body);
+      send_packet(PacketType::kConnectionResponse, body);
       break;
     }
     case ClientState::kConnected: {
-      uint8_t body[kKeepAliveBodyBytes];
+      std::array<std::byte, kKeepAliveBodyBytes> body{};
       write_keep_alive_body(0, 0, body);
-      send_packet(PacketType::kKeepAlive, std::as_bytes(std::span(body)));
+      send_packet(PacketType::kKeepAlive, body);
       break;
     }
     default:
@@ -224,14 +225,14 @@ void Client::disconnect(double now) {
   state_ = ClientState::kDisconnected;
 }
 
-void Client::process_datagram(const Address& from, uint8_t* data, size_t size) {
+void Client::process_datagram(const Address& from, std::span<std::byte> datagram) {
   if (state_ <= ClientState::kDisconnected) return drop(PacketError::kWrongState);
   if (from != server_address()) return drop(PacketError::kFromWrongAddress);
   constexpr TypeMask kAllowed = type_bit(PacketType::kConnectionDenied) | type_bit(PacketType::kConnectionChallenge) |
                                 type_bit(PacketType::kKeepAlive) | type_bit(PacketType::kPayload) |
                                 type_bit(PacketType::kDisconnect);
   EncryptedPacket packet;
-  const PacketError error = read_encrypted_packet(data, size, token_.protocol_id, token_.server_to_client_key,
+  const PacketError error = read_encrypted_packet(datagram, token_.protocol_id, token_.server_to_client_key,
                                                   kAllowed, &replay_, packet);
   if (error != PacketError::kNone) return drop(error);
   ++stats_.packets_received;
@@ -243,9 +244,10 @@ void Client::process_datagram(const Address& from, uint8_t* data, size_t size) {
       return fail_or_next(ClientState::kConnectionDenied, now_);
     case PacketType::kConnectionChallenge: {
       if (state_ != ClientState::kSendingConnectionRequest) return drop(PacketError::kWrongState);
-      const uint8_t* sealed = nullptr;
+      std::span<const std::byte> sealed;
       read_challenge_body(packet.body, challenge_sequence_, sealed);
-      std::memcpy(challenge_token_.data(), sealed, kChallengeTokenBytes);
+      if (sealed.size() != kChallengeTokenBytes) return drop(PacketError::kWrongBodySize);
+      std::memcpy(challenge_token_.data(), sealed.data(), kChallengeTokenBytes);
       state_ = ClientState::kSendingConnectionResponse;
       last_receive_ = now_;
       last_send_ = kNever;
@@ -274,8 +276,8 @@ void Client::process_datagram(const Address& from, uint8_t* data, size_t size) {
         return;
       }
       const size_t entry = static_cast<size_t>((queue_head_ + queue_count_) % config_.payload_queue_size);
-      std::memcpy(queue_bytes_.data() + entry * kMaxPayloadBytes, packet.body, packet.body_size);
-      queue_sizes_[entry] = static_cast<uint16_t>(packet.body_size);
+      std::memcpy(queue_bytes_.data() + entry * kMaxPayloadBytes, packet.body.data(), packet.body.size());
+      queue_sizes_[entry] = static_cast<uint16_t>(packet.body.size());
       queue_sequences_[entry] = packet.sequence;
       ++queue_count_;
       return;

@@ -3,6 +3,8 @@
 
 #include <sodium.h>
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "netcode_bytes.hpp"
@@ -11,6 +13,8 @@ namespace bitwire::netcode {
 
 using detail::ByteReader;
 using detail::ByteWriter;
+using detail::sodium_bytes;
+using detail::view;
 
 const char* to_string(PacketType type) {
   switch (type) {
@@ -66,63 +70,70 @@ int sequence_bytes(uint64_t sequence) {
   return n;
 }
 
-size_t write_request_packet(const ConnectToken& token, uint8_t* out) {
-  ByteWriter w(out, kRequestPacketBytes);
+size_t write_request_packet(const ConnectToken& token, std::span<std::byte> out) {
+  BITWIRE_ASSERT(out.size() >= kRequestPacketBytes);
+  ByteWriter w(out.first(kRequestPacketBytes));
   w.u8(0);
-  w.bytes(reinterpret_cast<const uint8_t*>(kVersionInfo), kVersionInfoBytes);
+  w.bytes(detail::version_info());
   w.u64(token.protocol_id);
   w.u64(token.expire_timestamp);
-  w.bytes(token.nonce.data(), kConnectTokenNonceBytes);
-  w.bytes(token.private_data.data(), kConnectTokenPrivateBytes);
+  w.bytes(view(token.nonce));
+  w.bytes(view(token.private_data));
   return w.size();
 }
 
-PacketError read_request_packet(uint8_t* data, size_t size, uint64_t protocol_id, uint64_t now_unix,
+PacketError read_request_packet(std::span<std::byte> datagram, uint64_t protocol_id, uint64_t now_unix,
                                 RequestPacket& out) {
-  if (size != kRequestPacketBytes) return PacketError::kRequestWrongSize;
-  if (std::memcmp(data + 1, kVersionInfo, kVersionInfoBytes) != 0) return PacketError::kRequestVersion;
-  ByteReader r(data + 1 + kVersionInfoBytes, 16);
+  if (datagram.size() != kRequestPacketBytes) return PacketError::kRequestWrongSize;
+  if (!std::ranges::equal(datagram.subspan(1, kVersionInfoBytes), detail::version_info())) {
+    return PacketError::kRequestVersion;
+  }
+  ByteReader r(datagram.subspan(1 + kVersionInfoBytes, 16));
   uint64_t packet_protocol_id = 0, expire = 0;
   r.u64(packet_protocol_id);
   r.u64(expire);
   if (packet_protocol_id != protocol_id) return PacketError::kRequestProtocolId;
   if (expire <= now_unix) return PacketError::kRequestTokenExpired;
   out.expire_timestamp = expire;
-  out.nonce = data + 1 + kVersionInfoBytes + 16;
-  out.private_data = data + 1 + kVersionInfoBytes + 16 + kConnectTokenNonceBytes;
+  out.nonce = datagram.subspan(1 + kVersionInfoBytes + 16, kConnectTokenNonceBytes);
+  out.private_data =
+      datagram.subspan(1 + kVersionInfoBytes + 16 + kConnectTokenNonceBytes, kConnectTokenPrivateBytes);
   return PacketError::kNone;
 }
 
 namespace {
 
-void packet_associated_data(uint64_t protocol_id, uint8_t prefix, uint8_t* out) {
-  ByteWriter w(out, kVersionInfoBytes + 9);
-  w.bytes(reinterpret_cast<const uint8_t*>(kVersionInfo), kVersionInfoBytes);
+std::array<std::byte, kVersionInfoBytes + 9> packet_associated_data(uint64_t protocol_id, uint8_t prefix) {
+  std::array<std::byte, kVersionInfoBytes + 9> ad{};
+  ByteWriter w(ad);
+  w.bytes(detail::version_info());
   w.u64(protocol_id);
   w.u8(prefix);
+  return ad;
 }
 
 }  // namespace
 
 size_t write_encrypted_packet(PacketType type, uint64_t sequence, std::span<const std::byte> body,
-                              uint64_t protocol_id, const Key& key, uint8_t* out) {
+                              uint64_t protocol_id, const Key& key, std::span<std::byte> out) {
   const size_t body_size = body.size();
   BITWIRE_ASSERT(type != PacketType::kConnectionRequest);
   BITWIRE_ASSERT(body_size <= kMaxPayloadBytes);
   const int n = sequence_bytes(sequence);
+  BITWIRE_ASSERT(out.size() >= 1 + static_cast<size_t>(n) + body_size + kMacBytes);
   const uint8_t prefix = static_cast<uint8_t>((n << 4) | static_cast<int>(type));
-  out[0] = prefix;
-  for (int i = 0; i < n; ++i) out[1 + i] = static_cast<uint8_t>(sequence >> (8 * i));
-  uint8_t* sealed = out + 1 + n;
+  out[0] = std::byte{prefix};
+  for (int i = 0; i < n; ++i)
+    out[1 + static_cast<size_t>(i)] = static_cast<std::byte>((sequence >> (8 * i)) & 0xFFu);
+  std::byte* sealed = out.data() + 1 + n;
   if (body_size > 0) std::memmove(sealed, body.data(), body_size);
-  uint8_t ad[kVersionInfoBytes + 9];
-  packet_associated_data(protocol_id, prefix, ad);
-  uint8_t nonce[12];
-  detail::sequence_nonce(sequence, nonce);
+  const auto ad = packet_associated_data(protocol_id, prefix);
+  const auto nonce = detail::sequence_nonce(sequence);
   crypto_init();
   unsigned long long sealed_size = 0;
-  crypto_aead_chacha20poly1305_ietf_encrypt(sealed, &sealed_size, sealed, body_size, ad, sizeof ad, nullptr, nonce,
-                                            key.data());
+  crypto_aead_chacha20poly1305_ietf_encrypt(sodium_bytes(sealed), &sealed_size, sodium_bytes(sealed),
+                                            body_size, sodium_bytes(ad.data()), ad.size(), nullptr,
+                                            sodium_bytes(nonce.data()), key.data());
   return 1 + static_cast<size_t>(n) + static_cast<size_t>(sealed_size);
 }
 
@@ -143,10 +154,11 @@ void ReplayProtection::advance(uint64_t sequence) {
   received_[sequence % kWindow] = sequence;
 }
 
-PacketError read_encrypted_packet(uint8_t* data, size_t size, uint64_t protocol_id, const Key& key, TypeMask allowed,
-                                  ReplayProtection* replay, EncryptedPacket& out) {
+PacketError read_encrypted_packet(std::span<std::byte> datagram, uint64_t protocol_id, const Key& key,
+                                  TypeMask allowed, ReplayProtection* replay, EncryptedPacket& out) {
+  const size_t size = datagram.size();
   if (size < kMinEncryptedPacketBytes) return PacketError::kTooSmall;
-  const uint8_t prefix = data[0];
+  const uint8_t prefix = std::to_integer<uint8_t>(datagram[0]);
   const int type = prefix & 0xF;
   if (type >= kPacketTypeCount) return PacketError::kInvalidType;
   if ((allowed & (TypeMask{1} << type)) == 0 || type == 0) return PacketError::kTypeNotAllowed;
@@ -154,18 +166,19 @@ PacketError read_encrypted_packet(uint8_t* data, size_t size, uint64_t protocol_
   if (n < 1 || n > 8) return PacketError::kBadSequenceBytes;
   if (size < 1 + static_cast<size_t>(n) + kMacBytes) return PacketError::kTooSmallForSequence;
   uint64_t sequence = 0;
-  for (int i = 0; i < n; ++i) sequence |= static_cast<uint64_t>(data[1 + i]) << (8 * i);
+  for (int i = 0; i < n; ++i)
+    sequence |= std::to_integer<uint64_t>(datagram[1 + static_cast<size_t>(i)]) << (8 * i);
   const bool replay_checked = replay != nullptr && type >= static_cast<int>(PacketType::kKeepAlive);
   if (replay_checked && replay->already_received(sequence)) return PacketError::kReplayed;
-  uint8_t ad[kVersionInfoBytes + 9];
-  packet_associated_data(protocol_id, prefix, ad);
-  uint8_t nonce[12];
-  detail::sequence_nonce(sequence, nonce);
-  uint8_t* sealed = data + 1 + n;
+  const auto ad = packet_associated_data(protocol_id, prefix);
+  const auto nonce = detail::sequence_nonce(sequence);
+  std::byte* sealed = datagram.data() + 1 + n;
   const size_t sealed_size = size - 1 - static_cast<size_t>(n);
   unsigned long long body_size = 0;
-  if (!crypto_init() || crypto_aead_chacha20poly1305_ietf_decrypt(sealed, &body_size, nullptr, sealed, sealed_size,
-                                                                  ad, sizeof ad, nonce, key.data()) != 0) {
+  if (!crypto_init() ||
+      crypto_aead_chacha20poly1305_ietf_decrypt(sodium_bytes(sealed), &body_size, nullptr,
+                                                sodium_bytes(sealed), sealed_size, sodium_bytes(ad.data()),
+                                                ad.size(), sodium_bytes(nonce.data()), key.data()) != 0) {
     return PacketError::kDecryptFailed;
   }
   if (replay_checked) replay->advance(sequence);
@@ -183,31 +196,36 @@ PacketError read_encrypted_packet(uint8_t* data, size_t size, uint64_t protocol_
   if (!size_ok) return PacketError::kWrongBodySize;
   out.type = packet_type;
   out.sequence = sequence;
-  out.body = sealed;
-  out.body_size = static_cast<size_t>(body_size);
+  out.body = std::span<std::byte>(sealed, static_cast<size_t>(body_size));
   return PacketError::kNone;
 }
 
-void write_challenge_body(uint64_t challenge_sequence, const uint8_t* sealed_token, uint8_t* out) {
-  ByteWriter w(out, kChallengeBodyBytes);
+void write_challenge_body(uint64_t challenge_sequence, std::span<const std::byte> sealed_token,
+                          std::span<std::byte> out) {
+  BITWIRE_ASSERT(sealed_token.size() >= kChallengeTokenBytes && out.size() >= kChallengeBodyBytes);
+  ByteWriter w(out.first(kChallengeBodyBytes));
   w.u64(challenge_sequence);
-  w.bytes(sealed_token, kChallengeTokenBytes);
+  w.bytes(sealed_token.first(kChallengeTokenBytes));
 }
 
-void read_challenge_body(const uint8_t* body, uint64_t& challenge_sequence, const uint8_t*& sealed_token) {
-  ByteReader r(body, 8);
+void read_challenge_body(std::span<const std::byte> body, uint64_t& challenge_sequence,
+                         std::span<const std::byte>& sealed_token) {
+  // A short body (never, after read_encrypted_packet) reads as far as it goes and yields an empty token.
+  ByteReader r(body);
   r.u64(challenge_sequence);
-  sealed_token = body + 8;
+  sealed_token = body.size() >= kChallengeBodyBytes ? body.subspan(8, kChallengeTokenBytes)
+                                                    : std::span<const std::byte>{};
 }
 
-void write_keep_alive_body(uint32_t client_index, uint32_t max_clients, uint8_t* out) {
-  ByteWriter w(out, kKeepAliveBodyBytes);
+void write_keep_alive_body(uint32_t client_index, uint32_t max_clients, std::span<std::byte> out) {
+  BITWIRE_ASSERT(out.size() >= kKeepAliveBodyBytes);
+  ByteWriter w(out.first(kKeepAliveBodyBytes));
   w.u32(client_index);
   w.u32(max_clients);
 }
 
-void read_keep_alive_body(const uint8_t* body, uint32_t& client_index, uint32_t& max_clients) {
-  ByteReader r(body, kKeepAliveBodyBytes);
+void read_keep_alive_body(std::span<const std::byte> body, uint32_t& client_index, uint32_t& max_clients) {
+  ByteReader r(body);
   r.u32(client_index);
   r.u32(max_clients);
 }

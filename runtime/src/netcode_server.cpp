@@ -80,7 +80,7 @@ struct Pending {
 
 struct TokenEntry {
   double time = -1e9;
-  uint8_t mac[kMacBytes] = {};
+  std::array<std::byte, kMacBytes> mac{};
   Address address;
 };
 
@@ -104,7 +104,7 @@ struct Server::State {
   std::vector<ServerEvent> events;
   size_t event_head = 0;
   size_t event_count = 0;
-  std::vector<uint8_t> payload_bytes;
+  std::vector<std::byte> payload_bytes;
   std::vector<uint16_t> payload_sizes;
   std::vector<uint64_t> payload_sequences;
   detail::AddressMap slot_by_address;
@@ -115,11 +115,12 @@ struct Server::State {
   double now = 0.0;
   uint64_t unix_now = 0;
   size_t reply_budget = 0;  // bytes a reply to the datagram being processed may have (0: no reply allowed)
+  // The transport's byte type (uint8_t until Transport takes std::byte): viewed as std::byte everywhere else.
   std::vector<uint8_t> receive_buffers = std::vector<uint8_t>(kReceiveBatch * kReceiveBufferBytes);
   std::array<size_t, kReceiveBatch> receive_sizes{};
   std::array<Address, kReceiveBatch> receive_from{};
-  std::array<uint8_t, kReceiveBufferBytes> send_buffer{};
-  std::array<uint8_t, kMaxPayloadBytes> body{};
+  std::array<uint8_t, kReceiveBufferBytes> send_buffer{};  // the transport's byte type, as above
+  std::array<std::byte, kMaxPayloadBytes> body{};
 };
 
 // Everything the server does, as free functions over its state (kept out of the header).
@@ -140,8 +141,8 @@ struct ServerInternals {
 
   // A reply to the datagram being processed (challenge or denied): never larger than that datagram.
   void send_reply(const Address& to, PacketType type, std::span<const std::byte> body, const Key& key) {
-    const size_t size = write_encrypted_packet(type, st.global_sequence++, body, s.config_.protocol_id,
-                                               key, st.send_buffer.data());
+    const size_t size = write_encrypted_packet(type, st.global_sequence++, body, s.config_.protocol_id, key,
+                                               std::as_writable_bytes(std::span(st.send_buffer)));
     if (size > st.reply_budget) {
       ++s.amplification_violations_;
       return;
@@ -152,8 +153,9 @@ struct ServerInternals {
 
   void send_to_slot(int index, PacketType type, std::span<const std::byte> body) {
     Slot& slot = st.slots[static_cast<size_t>(index)];
-    const size_t size = write_encrypted_packet(type, slot.send_sequence++, body, s.config_.protocol_id,
-                                               slot.send_key, st.send_buffer.data());
+    const size_t size =
+        write_encrypted_packet(type, slot.send_sequence++, body, s.config_.protocol_id, slot.send_key,
+                               std::as_writable_bytes(std::span(st.send_buffer)));
     s.transport_.send(slot.address, std::span<const uint8_t>(st.send_buffer.data(), size));
     slot.last_send = st.now;
     ++slot.stats.packets_sent;
@@ -161,9 +163,9 @@ struct ServerInternals {
   }
 
   void send_keep_alive(int index) {
-    uint8_t body[kKeepAliveBodyBytes];
+    std::array<std::byte, kKeepAliveBodyBytes> body{};
     write_keep_alive_body(static_cast<uint32_t>(index), static_cast<uint32_t>(s.config_.max_clients), body);
-    send_to_slot(index, PacketType::kKeepAlive, std::as_bytes(std::span(body)));
+    send_to_slot(index, PacketType::kKeepAlive, body);
     ++st.slots[static_cast<size_t>(index)].stats.keep_alives_sent;
   }
 
@@ -175,17 +177,17 @@ struct ServerInternals {
   }
 
   // The token-entry history: true when this token MAC is new (remembered now) or was used from `from` before.
-  bool token_use_allowed(const uint8_t* mac, const Address& from) {
+  bool token_use_allowed(std::span<const std::byte, kMacBytes> mac, const Address& from) {
     // Visits every entry whatever matches, so the time taken says nothing about the history.
     int match = -1, oldest = 0;
     for (size_t i = 0; i < st.tokens.size(); ++i) {
-      if (std::memcmp(st.tokens[i].mac, mac, kMacBytes) == 0) match = static_cast<int>(i);
+      if (std::memcmp(st.tokens[i].mac.data(), mac.data(), kMacBytes) == 0) match = static_cast<int>(i);
       if (st.tokens[i].time < st.tokens[static_cast<size_t>(oldest)].time) oldest = static_cast<int>(i);
     }
     if (match < 0) {
       TokenEntry& e = st.tokens[static_cast<size_t>(oldest)];
       e.time = st.now;
-      std::memcpy(e.mac, mac, kMacBytes);
+      std::memcpy(e.mac.data(), mac.data(), kMacBytes);
       e.address = from;
       return true;
     }
@@ -224,14 +226,14 @@ struct ServerInternals {
     return true;
   }
 
-  void process_request(const Address& from, uint8_t* data, size_t size) {
+  void process_request(const Address& from, std::span<std::byte> datagram) {
     RequestPacket request;
-    const PacketError error = read_request_packet(data, size, s.config_.protocol_id, st.unix_now, request);
+    const PacketError error = read_request_packet(datagram, s.config_.protocol_id, st.unix_now, request);
     if (error != PacketError::kNone) return s.drop(error);
-    uint8_t mac[kMacBytes];
-    std::memcpy(mac, request.private_data + kConnectTokenPrivateBytes - kMacBytes, kMacBytes);
+    std::array<std::byte, kMacBytes> mac{};
+    std::memcpy(mac.data(), request.private_data.data() + kConnectTokenPrivateBytes - kMacBytes, kMacBytes);
     TokenNonce nonce;
-    std::memcpy(nonce.data(), request.nonce, nonce.size());
+    std::memcpy(nonce.data(), request.nonce.data(), nonce.size());
     if (!decrypt_connect_token_private(request.private_data, s.config_.protocol_id, request.expire_timestamp, nonce,
                                        s.config_.private_key)) {
       return s.drop(PacketError::kRequestTokenDecryptFailed);
@@ -254,12 +256,12 @@ struct ServerInternals {
     ChallengeToken challenge;
     challenge.client_id = token.client_id;
     challenge.user_data = token.user_data;
-    uint8_t sealed[kChallengeTokenBytes];
+    std::array<std::byte, kChallengeTokenBytes> sealed{};
     seal_challenge_token(challenge, st.challenge_sequence, st.challenge_key, sealed);
-    write_challenge_body(st.challenge_sequence, sealed, st.body.data());
+    write_challenge_body(st.challenge_sequence, sealed, st.body);
     ++st.challenge_sequence;
     ++s.challenges_sent_;
-    send_reply(from, PacketType::kConnectionChallenge, std::as_bytes(std::span(st.body).first<kChallengeBodyBytes>()),
+    send_reply(from, PacketType::kConnectionChallenge, std::span(st.body).first<kChallengeBodyBytes>(),
                token.server_to_client_key);
   }
 
@@ -288,7 +290,7 @@ struct ServerInternals {
 
   void process_response(const Address& from, int pending_index, const EncryptedPacket& packet) {
     uint64_t challenge_sequence = 0;
-    const uint8_t* sealed = nullptr;
+    std::span<const std::byte> sealed;
     read_challenge_body(packet.body, challenge_sequence, sealed);
     ChallengeToken challenge;
     if (!open_challenge_token(sealed, challenge_sequence, st.challenge_key, challenge)) {
@@ -330,7 +332,7 @@ struct ServerInternals {
     --s.connected_count_;
   }
 
-  void process_encrypted(const Address& from, uint8_t* data, size_t size) {
+  void process_encrypted(const Address& from, std::span<std::byte> datagram) {
     constexpr TypeMask kAllowed = type_bit(PacketType::kConnectionResponse) | type_bit(PacketType::kKeepAlive) |
                                   type_bit(PacketType::kPayload) | type_bit(PacketType::kDisconnect);
     const int slot_index = st.slot_by_address.find(from);
@@ -339,7 +341,7 @@ struct ServerInternals {
     Slot* slot = slot_index >= 0 ? &st.slots[static_cast<size_t>(slot_index)] : nullptr;
     const Key& key = slot ? slot->receive_key : st.pending[static_cast<size_t>(pending_index)].receive_key;
     EncryptedPacket packet;
-    const PacketError error = read_encrypted_packet(data, size, s.config_.protocol_id, key, kAllowed,
+    const PacketError error = read_encrypted_packet(datagram, s.config_.protocol_id, key, kAllowed,
                                                     slot ? &slot->replay : nullptr, packet);
     if (error != PacketError::kNone) {
       if (slot && error == PacketError::kReplayed) ++slot->stats.replayed;
@@ -348,12 +350,12 @@ struct ServerInternals {
     }
     if (!slot) st.pending[static_cast<size_t>(pending_index)].last_access = st.now;
     if (packet.type == PacketType::kConnectionResponse) {
-      st.reply_budget = size;
+      st.reply_budget = datagram.size();
       return process_response(from, pending_index, packet);
     }
     if (!slot) return s.drop(PacketError::kNotConnected);
     ++slot->stats.packets_received;
-    slot->stats.bytes_received += size;
+    slot->stats.bytes_received += datagram.size();
     switch (packet.type) {
       case PacketType::kKeepAlive:
         ++slot->stats.keep_alives_received;
@@ -370,8 +372,9 @@ struct ServerInternals {
           break;
         }
         const size_t entry = static_cast<size_t>(slot_index * queue + (slot->queue_head + slot->queue_count) % queue);
-        std::memcpy(st.payload_bytes.data() + entry * kMaxPayloadBytes, packet.body, packet.body_size);
-        st.payload_sizes[entry] = static_cast<uint16_t>(packet.body_size);
+        std::memcpy(st.payload_bytes.data() + entry * kMaxPayloadBytes, packet.body.data(),
+                    packet.body.size());
+        st.payload_sizes[entry] = static_cast<uint16_t>(packet.body.size());
         st.payload_sequences[entry] = packet.sequence;
         ++slot->queue_count;
         break;
@@ -453,7 +456,8 @@ void Server::update(double now, uint64_t unix_now) {
         drop(PacketError::kOversized);
         continue;
       }
-      process_datagram(st.receive_from[i], st.receive_buffers.data() + i * kReceiveBufferBytes, st.receive_sizes[i]);
+      process_datagram(st.receive_from[i], std::as_writable_bytes(std::span(st.receive_buffers))
+                                               .subspan(i * kReceiveBufferBytes, st.receive_sizes[i]));
     }
     budget -= static_cast<int>(got);
     if (got < want) break;
@@ -476,16 +480,16 @@ void Server::update(double now, uint64_t unix_now) {
   }
 }
 
-void Server::process_datagram(const Address& from, uint8_t* data, size_t size) {
+void Server::process_datagram(const Address& from, std::span<std::byte> datagram) {
   if (!state_) return;
   ServerInternals in{*this, *state_};
   state_->reply_budget = 0;
-  if (size == 0) return drop(PacketError::kTooSmall);
-  if (data[0] == 0) {
-    state_->reply_budget = size;
-    in.process_request(from, data, size);
+  if (datagram.empty()) return drop(PacketError::kTooSmall);
+  if (datagram[0] == std::byte{0}) {
+    state_->reply_budget = datagram.size();
+    in.process_request(from, datagram);
   } else {
-    in.process_encrypted(from, data, size);
+    in.process_encrypted(from, datagram);
   }
   state_->reply_budget = 0;
 }

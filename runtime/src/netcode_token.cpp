@@ -3,6 +3,8 @@
 
 #include <sodium.h>
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "netcode_bytes.hpp"
@@ -11,6 +13,9 @@ namespace bitwire::netcode {
 
 using detail::ByteReader;
 using detail::ByteWriter;
+using detail::sodium_bytes;
+using detail::view;
+using detail::writable;
 
 static_assert(sizeof kVersionInfo == kVersionInfoBytes);
 
@@ -53,11 +58,14 @@ bool read_addresses(ByteReader& r, ServerAddresses& addresses, const char** reas
 }
 
 // version info (13) + protocol id (8) + expire timestamp (8).
-void token_associated_data(uint64_t protocol_id, uint64_t expire_timestamp, uint8_t* out) {
-  ByteWriter w(out, kVersionInfoBytes + 16);
-  w.bytes(reinterpret_cast<const uint8_t*>(kVersionInfo), kVersionInfoBytes);
+std::array<std::byte, kVersionInfoBytes + 16> token_associated_data(uint64_t protocol_id,
+                                                                    uint64_t expire_timestamp) {
+  std::array<std::byte, kVersionInfoBytes + 16> ad{};
+  ByteWriter w(ad);
+  w.bytes(detail::version_info());
   w.u64(protocol_id);
   w.u64(expire_timestamp);
+  return ad;
 }
 
 }  // namespace
@@ -67,94 +75,102 @@ bool crypto_init() {
   return ready;
 }
 
-void random_bytes(uint8_t* out, size_t size) {
+void random_bytes(std::span<std::byte> out) {
   crypto_init();
-  randombytes_buf(out, size);
+  randombytes_buf(out.data(), out.size());
 }
 
 Key random_key() {
   Key key;
-  random_bytes(key.data(), key.size());
+  random_bytes(writable(key));
   return key;
 }
 
-bool write_connect_token_private(const ConnectTokenPrivate& token, uint8_t* out, const char** reason) {
+bool write_connect_token_private(const ConnectTokenPrivate& token, std::span<std::byte> out,
+                                 const char** reason) {
+  BITWIRE_ASSERT(out.size() >= kConnectTokenPrivateBytes);
   if (const char* problem = check_addresses(token.server_addresses)) return set_reason(reason, problem);
-  std::memset(out, 0, kConnectTokenPrivateBytes);
-  ByteWriter w(out, kConnectTokenPrivateBytes - kMacBytes);
+  std::fill_n(out.begin(), kConnectTokenPrivateBytes, std::byte{0});
+  ByteWriter w(out.first(kConnectTokenPrivateBytes - kMacBytes));
   w.u64(token.client_id);
   w.u32(static_cast<uint32_t>(token.timeout_seconds));
   write_addresses(w, token.server_addresses);
-  w.bytes(token.client_to_server_key.data(), kKeyBytes);
-  w.bytes(token.server_to_client_key.data(), kKeyBytes);
-  w.bytes(token.user_data.data(), kUserDataBytes);
+  w.bytes(view(token.client_to_server_key));
+  w.bytes(view(token.server_to_client_key));
+  w.bytes(view(token.user_data));
   return true;
 }
 
-bool read_connect_token_private(const uint8_t* in, ConnectTokenPrivate& token, const char** reason) {
-  ByteReader r(in, kConnectTokenPrivateBytes - kMacBytes);
+bool read_connect_token_private(std::span<const std::byte> in, ConnectTokenPrivate& token,
+                                const char** reason) {
+  if (in.size() < kConnectTokenPrivateBytes - kMacBytes)
+    return set_reason(reason, "truncated private connect token");
+  ByteReader r(in.first(kConnectTokenPrivateBytes - kMacBytes));
   ConnectTokenPrivate t;
   uint32_t timeout = 0;
   if (!r.u64(t.client_id) || !r.u32(timeout)) return set_reason(reason, "truncated private connect token");
   t.timeout_seconds = static_cast<int32_t>(timeout);
   if (!read_addresses(r, t.server_addresses, reason)) return false;
-  if (!r.bytes(t.client_to_server_key.data(), kKeyBytes) || !r.bytes(t.server_to_client_key.data(), kKeyBytes) ||
-      !r.bytes(t.user_data.data(), kUserDataBytes)) {
+  if (!r.bytes(writable(t.client_to_server_key)) || !r.bytes(writable(t.server_to_client_key)) ||
+      !r.bytes(writable(t.user_data))) {
     return set_reason(reason, "truncated private connect token");
   }
   token = t;
   return true;
 }
 
-bool encrypt_connect_token_private(uint8_t* buffer, uint64_t protocol_id, uint64_t expire_timestamp,
-                                   const TokenNonce& nonce, const Key& private_key) {
-  if (!crypto_init()) return false;
-  uint8_t ad[kVersionInfoBytes + 16];
-  token_associated_data(protocol_id, expire_timestamp, ad);
+bool encrypt_connect_token_private(std::span<std::byte> buffer, uint64_t protocol_id,
+                                   uint64_t expire_timestamp, const TokenNonce& nonce,
+                                   const Key& private_key) {
+  if (buffer.size() != kConnectTokenPrivateBytes || !crypto_init()) return false;
+  const auto ad = token_associated_data(protocol_id, expire_timestamp);
   unsigned long long sealed = 0;
-  const int rc = crypto_aead_xchacha20poly1305_ietf_encrypt(buffer, &sealed, buffer,
-                                                            kConnectTokenPrivateBytes - kMacBytes, ad, sizeof ad,
-                                                            nullptr, nonce.data(), private_key.data());
+  const int rc = crypto_aead_xchacha20poly1305_ietf_encrypt(
+      sodium_bytes(buffer.data()), &sealed, sodium_bytes(buffer.data()),
+      kConnectTokenPrivateBytes - kMacBytes, sodium_bytes(ad.data()), ad.size(), nullptr, nonce.data(),
+      private_key.data());
   return rc == 0 && sealed == kConnectTokenPrivateBytes;
 }
 
-bool decrypt_connect_token_private(uint8_t* buffer, uint64_t protocol_id, uint64_t expire_timestamp,
-                                   const TokenNonce& nonce, const Key& private_key) {
-  if (!crypto_init()) return false;
-  uint8_t ad[kVersionInfoBytes + 16];
-  token_associated_data(protocol_id, expire_timestamp, ad);
+bool decrypt_connect_token_private(std::span<std::byte> buffer, uint64_t protocol_id,
+                                   uint64_t expire_timestamp, const TokenNonce& nonce,
+                                   const Key& private_key) {
+  if (buffer.size() != kConnectTokenPrivateBytes || !crypto_init()) return false;
+  const auto ad = token_associated_data(protocol_id, expire_timestamp);
   unsigned long long opened = 0;
-  const int rc = crypto_aead_xchacha20poly1305_ietf_decrypt(buffer, &opened, nullptr, buffer,
-                                                            kConnectTokenPrivateBytes, ad, sizeof ad, nonce.data(),
-                                                            private_key.data());
+  const int rc = crypto_aead_xchacha20poly1305_ietf_decrypt(
+      sodium_bytes(buffer.data()), &opened, nullptr, sodium_bytes(buffer.data()), kConnectTokenPrivateBytes,
+      sodium_bytes(ad.data()), ad.size(), nonce.data(), private_key.data());
   return rc == 0 && opened == kConnectTokenPrivateBytes - kMacBytes;
 }
 
-bool write_connect_token(const ConnectToken& token, uint8_t* out, const char** reason) {
+bool write_connect_token(const ConnectToken& token, std::span<std::byte> out, const char** reason) {
+  BITWIRE_ASSERT(out.size() >= kConnectTokenBytes);
   if (const char* problem = check_addresses(token.server_addresses)) return set_reason(reason, problem);
   if (token.create_timestamp > token.expire_timestamp) {
     return set_reason(reason, "create timestamp after expire timestamp");
   }
-  std::memset(out, 0, kConnectTokenBytes);
-  ByteWriter w(out, kConnectTokenBytes);
-  w.bytes(reinterpret_cast<const uint8_t*>(kVersionInfo), kVersionInfoBytes);
+  std::fill_n(out.begin(), kConnectTokenBytes, std::byte{0});
+  ByteWriter w(out.first(kConnectTokenBytes));
+  w.bytes(detail::version_info());
   w.u64(token.protocol_id);
   w.u64(token.create_timestamp);
   w.u64(token.expire_timestamp);
-  w.bytes(token.nonce.data(), kConnectTokenNonceBytes);
-  w.bytes(token.private_data.data(), kConnectTokenPrivateBytes);
+  w.bytes(view(token.nonce));
+  w.bytes(view(token.private_data));
   w.u32(static_cast<uint32_t>(token.timeout_seconds));
   write_addresses(w, token.server_addresses);
-  w.bytes(token.client_to_server_key.data(), kKeyBytes);
-  w.bytes(token.server_to_client_key.data(), kKeyBytes);
+  w.bytes(view(token.client_to_server_key));
+  w.bytes(view(token.server_to_client_key));
   return true;
 }
 
-bool read_connect_token(const uint8_t* in, ConnectToken& token, const char** reason) {
-  ByteReader r(in, kConnectTokenBytes);
-  uint8_t version[kVersionInfoBytes];
-  r.bytes(version, kVersionInfoBytes);
-  if (std::memcmp(version, kVersionInfo, kVersionInfoBytes) != 0) {
+bool read_connect_token(std::span<const std::byte> in, ConnectToken& token, const char** reason) {
+  if (in.size() < kConnectTokenBytes) return set_reason(reason, "truncated connect token");
+  ByteReader r(in.first(kConnectTokenBytes));
+  std::array<std::byte, kVersionInfoBytes> version{};
+  r.bytes(version);
+  if (!std::ranges::equal(version, detail::version_info())) {
     return set_reason(reason, "version info is not \"NETCODE 1.02\"");
   }
   ConnectToken t;
@@ -162,12 +178,12 @@ bool read_connect_token(const uint8_t* in, ConnectToken& token, const char** rea
   r.u64(t.protocol_id);
   r.u64(t.create_timestamp);
   r.u64(t.expire_timestamp);
-  r.bytes(t.nonce.data(), kConnectTokenNonceBytes);
-  r.bytes(t.private_data.data(), kConnectTokenPrivateBytes);
+  r.bytes(writable(t.nonce));
+  r.bytes(writable(t.private_data));
   r.u32(timeout);
   t.timeout_seconds = static_cast<int32_t>(timeout);
   if (!read_addresses(r, t.server_addresses, reason)) return false;
-  if (!r.bytes(t.client_to_server_key.data(), kKeyBytes) || !r.bytes(t.server_to_client_key.data(), kKeyBytes)) {
+  if (!r.bytes(writable(t.client_to_server_key)) || !r.bytes(writable(t.server_to_client_key))) {
     return set_reason(reason, "truncated connect token");
   }
   if (t.create_timestamp > t.expire_timestamp) return set_reason(reason, "create timestamp after expire timestamp");
@@ -187,13 +203,13 @@ bool build_connect_token(const ConnectTokenParams& params, const Key& private_ke
   plain.server_to_client_key = server_to_client;
   plain.user_data = params.user_data;
   ConnectToken token;
-  if (!write_connect_token_private(plain, token.private_data.data(), reason)) return false;
+  if (!write_connect_token_private(plain, writable(token.private_data), reason)) return false;
   token.protocol_id = params.protocol_id;
   token.create_timestamp = params.create_timestamp;
   token.expire_timestamp = params.create_timestamp + static_cast<uint64_t>(params.expire_seconds);
   token.nonce = nonce;
-  if (!encrypt_connect_token_private(token.private_data.data(), token.protocol_id, token.expire_timestamp, nonce,
-                                     private_key)) {
+  if (!encrypt_connect_token_private(writable(token.private_data), token.protocol_id, token.expire_timestamp,
+                                     nonce, private_key)) {
     return set_reason(reason, "libsodium failed to encrypt the private connect token");
   }
   token.timeout_seconds = params.timeout_seconds;
@@ -208,36 +224,39 @@ bool generate_connect_token(const ConnectTokenParams& params, const Key& private
                             const char** reason) {
   if (!crypto_init()) return set_reason(reason, "libsodium failed to initialise");
   TokenNonce nonce;
-  random_bytes(nonce.data(), nonce.size());
+  random_bytes(writable(nonce));
   return build_connect_token(params, private_key, random_key(), random_key(), nonce, out, reason);
 }
 
-void seal_challenge_token(const ChallengeToken& token, uint64_t sequence, const Key& key, uint8_t* out) {
-  std::memset(out, 0, kChallengeTokenBytes);
-  ByteWriter w(out, kChallengeTokenBytes - kMacBytes);
+void seal_challenge_token(const ChallengeToken& token, uint64_t sequence, const Key& key,
+                          std::span<std::byte> out) {
+  BITWIRE_ASSERT(out.size() >= kChallengeTokenBytes);
+  std::fill_n(out.begin(), kChallengeTokenBytes, std::byte{0});
+  ByteWriter w(out.first(kChallengeTokenBytes - kMacBytes));
   w.u64(token.client_id);
-  w.bytes(token.user_data.data(), kUserDataBytes);
-  uint8_t nonce[12];
-  detail::sequence_nonce(sequence, nonce);
+  w.bytes(view(token.user_data));
+  const auto nonce = detail::sequence_nonce(sequence);
   crypto_init();
   unsigned long long sealed = 0;
-  crypto_aead_chacha20poly1305_ietf_encrypt(out, &sealed, out, kChallengeTokenBytes - kMacBytes, nullptr, 0, nullptr,
-                                            nonce, key.data());
+  crypto_aead_chacha20poly1305_ietf_encrypt(sodium_bytes(out.data()), &sealed, sodium_bytes(out.data()),
+                                            kChallengeTokenBytes - kMacBytes, nullptr, 0, nullptr,
+                                            sodium_bytes(nonce.data()), key.data());
 }
 
-bool open_challenge_token(const uint8_t* in, uint64_t sequence, const Key& key, ChallengeToken& token) {
-  if (!crypto_init()) return false;
-  uint8_t plain[kChallengeTokenBytes];
-  uint8_t nonce[12];
-  detail::sequence_nonce(sequence, nonce);
+bool open_challenge_token(std::span<const std::byte> in, uint64_t sequence, const Key& key,
+                          ChallengeToken& token) {
+  if (in.size() < kChallengeTokenBytes || !crypto_init()) return false;
+  std::array<std::byte, kChallengeTokenBytes> plain{};
+  const auto nonce = detail::sequence_nonce(sequence);
   unsigned long long opened = 0;
-  if (crypto_aead_chacha20poly1305_ietf_decrypt(plain, &opened, nullptr, in, kChallengeTokenBytes, nullptr, 0, nonce,
-                                                key.data()) != 0) {
+  if (crypto_aead_chacha20poly1305_ietf_decrypt(sodium_bytes(plain.data()), &opened, nullptr,
+                                                sodium_bytes(in.data()), kChallengeTokenBytes, nullptr, 0,
+                                                sodium_bytes(nonce.data()), key.data()) != 0) {
     return false;
   }
-  ByteReader r(plain, kChallengeTokenBytes - kMacBytes);
+  ByteReader r(std::span<const std::byte>(plain).first(kChallengeTokenBytes - kMacBytes));
   r.u64(token.client_id);
-  r.bytes(token.user_data.data(), kUserDataBytes);
+  r.bytes(writable(token.user_data));
   return true;
 }
 

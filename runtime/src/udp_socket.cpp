@@ -106,6 +106,8 @@ SocketStatus UdpSocket::fail(int error_number) {
 
 namespace {
 
+// The reinterpret_casts below are the sockets API's own idiom: sockaddr_storage is specified to be viewed as
+// the sockaddr_in / sockaddr_in6 that ss_family names.
 Address from_native(const sockaddr_storage& storage) {
   if (storage.ss_family == AF_INET) {
     const auto& in = reinterpret_cast<const sockaddr_in&>(storage);
@@ -196,6 +198,7 @@ SocketStatus UdpSocket::open(const Address& bind_address, const UdpSocketConfig&
     close();
     return status;
   }
+  // bind and getsockname take a sockaddr*: the sockets API demands these casts from sockaddr_storage.
   if (::bind(fd, reinterpret_cast<const sockaddr*>(&storage), length) != 0) {
     const int error_number = errno;
     close();
@@ -207,6 +210,7 @@ SocketStatus UdpSocket::open(const Address& bind_address, const UdpSocketConfig&
     close();
     return fail(error_number);
   }
+  // getsockname filled a sockaddr_in6 for a v6 socket: viewing the storage as one is the API's idiom.
   local_ = v6 ? Address::ipv6_bytes(
                     [&] {
                       std::array<uint8_t, 16> b;
@@ -230,6 +234,7 @@ SocketStatus UdpSocket::send(const Address& to, std::span<const std::byte> data)
   unsigned length = 0;
   SocketStatus status = SocketStatus::kOk;
   if (!to_native(to, &storage, length, status)) return status;
+  // sendto takes a sockaddr*: the sockets API demands this cast from sockaddr_storage.
   const ssize_t sent = ::sendto(fd_, data.data(), data.size(), 0, reinterpret_cast<const sockaddr*>(&storage),
                                 length);
   if (sent < 0) return fail(errno);

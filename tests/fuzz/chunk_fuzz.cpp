@@ -44,17 +44,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bitwire::ChunkSender honest_sender(config);
   const size_t receiver_memory = receiver.memory_bytes();
   const size_t sender_memory = sender.memory_bytes();
-  static uint8_t chunk[64 * 30];
-  for (size_t i = 0; i < sizeof chunk; ++i) chunk[i] = static_cast<uint8_t>(i * 31 + 7);
+  static std::byte chunk[64 * 30];
+  for (size_t i = 0; i < sizeof chunk; ++i) chunk[i] = static_cast<std::byte>((i * 31 + 7) & 0xFFu);
   sender.send(std::span(chunk, 300), 0.0);
   honest_sender.send(std::span(chunk, static_cast<size_t>(config.block.max_block_size) - 3), 0.0);
 
   uint64_t to_receiver = 0, to_sender = 0, completions = 0;
   double now = 0.0;
-  auto check_packet = [&](std::span<const uint8_t> p) {
+  auto check_packet = [&](std::span<const std::byte> p) {
     if (p.size() > static_cast<size_t>(config.max_packet_size)) __builtin_trap();
   };
-  auto give_receiver = [&](std::span<const uint8_t> p) {
+  auto give_receiver = [&](std::span<const std::byte> p) {
     ++to_receiver;
     if (receiver.process_packet(p) == bitwire::ChunkResult::kChunkCompleted) {
       ++completions;
@@ -76,7 +76,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       at += length;
       length = 0;
     }
-    const std::span<const uint8_t> bytes(data + at, length);
+    const std::span<const std::byte> bytes = std::as_bytes(std::span(data + at, length));
     at += length;
     now += (op >> 2) * 0.001;
     if ((op & 2) && receiver.has_chunk()) receiver.release_chunk();
@@ -87,13 +87,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       sender.process_packet(bytes);
     }
     if (honest) {
-      honest_sender.generate_packets(now, [&](std::span<const uint8_t> p) {
+      honest_sender.generate_packets(now, [&](std::span<const std::byte> p) {
         check_packet(p);
         give_receiver(p);
       });
     }
     sender.generate_packets(now, check_packet);
-    receiver.generate_packets(now, [&](std::span<const uint8_t> p) {
+    receiver.generate_packets(now, [&](std::span<const std::byte> p) {
       check_packet(p);
       ++to_sender;
       const bitwire::ChunkResult result = sender.process_packet(p);

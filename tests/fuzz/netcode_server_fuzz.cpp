@@ -49,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::memcpy(datagram.data(), data + offset + 3, length);
     offset += 3 + length;
     const Address from = Address::ipv4(192, 168, 0, static_cast<uint8_t>(1 + (selector & 7)), 50000);
-    server.process_datagram(from, datagram.data(), length);
+    server.process_datagram(from, std::as_writable_bytes(std::span(datagram)).first(length));
     for (const auto& sent : network.queue()) {
       if (sent.size > length) std::abort();  // anti-amplification: no reply larger than its request
     }

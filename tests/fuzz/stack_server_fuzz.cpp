@@ -86,9 +86,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   netcode::ConnectToken token;
   std::array<uint8_t, netcode::kConnectTokenBytes> token_bytes{};
   if (!netcode::generate_connect_token(params, fuzz_key(), token, nullptr)) std::abort();
-  if (!netcode::write_connect_token(token, token_bytes.data(), nullptr)) std::abort();
+  if (!netcode::write_connect_token(token, std::as_writable_bytes(std::span(token_bytes)), nullptr))
+    std::abort();
   netcode::Client client(netcode::ClientConfig{}, client_transport);
-  client.connect(token_bytes, now);
+  client.connect(std::as_bytes(std::span(token_bytes)), now);
   for (int i = 0; i < 50 && !client.is_connected(); ++i) {
     now += 0.02;
     client.update(now);

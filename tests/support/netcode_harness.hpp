@@ -71,7 +71,7 @@ class Harness {
     const char* reason = nullptr;
     EXPECT_TRUE(generate_connect_token(params, private_key, token, &reason)) << reason;
     TokenBytes bytes{};
-    EXPECT_TRUE(write_connect_token(token, bytes.data(), &reason)) << reason;
+    EXPECT_TRUE(write_connect_token(token, std::as_writable_bytes(std::span(bytes)), &reason)) << reason;
     return bytes;
   }
 
@@ -89,7 +89,7 @@ class Harness {
   void connect(size_t index, TokenOptions options = {}) {
     if (options.client_id == 1) options.client_id = 1000 + index;
     const TokenBytes bytes = token(options);
-    clients[index]->connect(bytes, now);
+    clients[index]->connect(std::as_bytes(std::span(bytes)), now);
   }
 
   // Advances time by dt: every client updates, then the server.

@@ -81,7 +81,8 @@ class StackHarness {
     const char* reason = nullptr;
     EXPECT_TRUE(netcode::generate_connect_token(params, private_key, token, &reason)) << reason;
     StackToken bytes{};
-    EXPECT_TRUE(netcode::write_connect_token(token, bytes.data(), &reason)) << reason;
+    EXPECT_TRUE(netcode::write_connect_token(token, std::as_writable_bytes(std::span(bytes)), &reason))
+        << reason;
     return bytes;
   }
 

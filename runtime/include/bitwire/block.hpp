@@ -178,7 +178,7 @@ class BlockSender {
   // Applies an ack bitfield (bit i of byte i / 8 set: fragment i received) covering `count` fragments of
   // the block in flight; `count` must equal fragment_count() (else nothing is applied and false returned).
   // Returns true when the bitfield was applied. O(count / 8 + newly acked).
-  bool on_ack_bitfield(std::span<const uint8_t> bits, uint32_t count);
+  bool on_ack_bitfield(std::span<const std::byte> bits, uint32_t count);
 
   // Changes the budget's rate from `now` on (e.g. from a congestion controller); what accrued until `now`
   // accrued at the old rate. False, and nothing changed, when the config would then fail check().
@@ -264,7 +264,7 @@ class BlockReceiver {
   FragmentResult classify(uint32_t block_id, uint32_t fragment_id, uint32_t fragment_count, size_t size) const;
   // Takes one fragment from the wire. Any values are safe. `bytes` is copied when accepted.
   FragmentResult on_fragment(uint32_t block_id, uint32_t fragment_id, uint32_t fragment_count,
-                             std::span<const uint8_t> bytes);
+                             std::span<const std::byte> bytes);
 
   bool receiving() const { return receiving_; }  // a block is in progress (at least one fragment stored)
   bool complete() const { return complete_; }    // a block is complete and awaits release()
@@ -273,11 +273,11 @@ class BlockReceiver {
   uint32_t fragments_received() const { return received_count_; }
   bool received(uint32_t fragment_id) const;
   // The completed block (empty unless complete()). Valid until release() or reset().
-  std::span<const uint8_t> block() const;
+  std::span<const std::byte> block() const;
   // Writes ceil(fragment_count / 8) bytes, bit i of byte i / 8 set when fragment i is stored (all set once
   // complete); unused high bits of the last byte are zero. Returns the bytes written (0 when idle), at
   // most out.size(): a short `out` gets nothing written and 0 returned.
-  size_t write_received_bits(std::span<uint8_t> out) const;
+  size_t write_received_bits(std::span<std::byte> out) const;
 
   // Consumes the completed block: back to idle, ready for the next. Does nothing unless complete().
   void release();
@@ -297,7 +297,7 @@ class BlockReceiver {
   }
 
   BlockConfig config_;
-  std::vector<uint8_t> data_;       // max_block_size bytes
+  std::vector<std::byte> data_;     // max_block_size bytes
   std::vector<uint64_t> received_;  // bitset over max_fragments
   bool receiving_ = false;
   bool complete_ = false;

@@ -8,8 +8,8 @@
 //   bitwire::ChunkSender sender(config);          bitwire::ChunkReceiver receiver(config);
 //   sender.send(bytes, now);                      // when !sender.sending()
 //   each update:
-//     sender.generate_packets(now, [&](std::span<const uint8_t> p) { sendto(p); });   // slices
-//     receiver.generate_packets(now, [&](std::span<const uint8_t> p) { sendto(p); }); // acks
+//     sender.generate_packets(now, [&](std::span<const std::byte> p) { sendto(p); });   // slices
+//     receiver.generate_packets(now, [&](std::span<const std::byte> p) { sendto(p); }); // acks
 //     on a datagram at the receiver:  receiver.process_packet(bytes);
 //     on a datagram at the sender:    sender.process_packet(bytes);
 //     if (receiver.has_chunk()) { use receiver.chunk(); receiver.release_chunk(); }
@@ -128,21 +128,21 @@ class ChunkSender {
 
   // Copies `chunk` and starts sending it at `now`. False when a chunk is in flight or the size is 0 or
   // above max_block_size.
-  bool send(std::span<const uint8_t> chunk, double now);
+  bool send(std::span<const std::byte> chunk, double now);
 
-  // Hands every slice packet the budget allows now to `sink(std::span<const uint8_t>)`. Returns how many.
+  // Hands every slice packet the budget allows now to `sink(std::span<const std::byte>)`. Returns how many.
   template <typename Sink>
   int generate_packets(double now, Sink&& sink) {
     int count = 0;
     for (size_t size = write_next_packet(now); size != 0; size = write_next_packet(now)) {
-      sink(std::span<const uint8_t>(scratch_.data(), size));
+      sink(std::span<const std::byte>(scratch_.data(), size));
       ++count;
     }
     return count;
   }
 
   // Takes one datagram from the receiver (an ack packet). Any bytes are safe.
-  ChunkResult process_packet(std::span<const uint8_t> packet);
+  ChunkResult process_packet(std::span<const std::byte> packet);
 
   bool sending() const { return block_.sending(); }
   uint16_t chunk_id() const { return chunk_id_; }  // of the chunk in flight, or of the next one
@@ -162,8 +162,8 @@ class ChunkSender {
 
   ChunkConfig config_;
   BlockSender block_;
-  std::vector<uint8_t> data_;     // the chunk in flight, max_block_size bytes
-  std::vector<uint8_t> scratch_;  // one packet, max_packet_size bytes
+  std::vector<std::byte> data_;     // the chunk in flight, max_block_size bytes
+  std::vector<std::byte> scratch_;  // one packet, max_packet_size bytes
   uint16_t chunk_id_ = 0;
   ChunkCounters counters_;
 };
@@ -173,16 +173,16 @@ class ChunkReceiver {
   explicit ChunkReceiver(const ChunkConfig& config = {});
 
   // Takes one datagram from the sender (a slice packet). Any bytes are safe.
-  ChunkResult process_packet(std::span<const uint8_t> packet);
+  ChunkResult process_packet(std::span<const std::byte> packet);
 
-  // Hands the ack packets due now to `sink(std::span<const uint8_t>)`: at most one for the chunk in
+  // Hands the ack packets due now to `sink(std::span<const std::byte>)`: at most one for the chunk in
   // progress and one full ack of the chunk completed last (on completion, and again when a slice of it
   // comes in again), each at most once per ack_interval. Returns how many.
   template <typename Sink>
   int generate_packets(double now, Sink&& sink) {
     int count = 0;
     for (size_t size = write_next_packet(now); size != 0; size = write_next_packet(now)) {
-      sink(std::span<const uint8_t>(scratch_.data(), size));
+      sink(std::span<const std::byte>(scratch_.data(), size));
       ++count;
     }
     return count;
@@ -190,7 +190,7 @@ class ChunkReceiver {
 
   bool has_chunk() const { return block_.complete(); }
   // The completed chunk (empty unless has_chunk()). Valid until release_chunk().
-  std::span<const uint8_t> chunk() const { return block_.block(); }
+  std::span<const std::byte> chunk() const { return block_.block(); }
   // Consumes the completed chunk; slices of the next one are accepted from now on.
   void release_chunk() { block_.release(); }
 
@@ -210,7 +210,7 @@ class ChunkReceiver {
 
   ChunkConfig config_;
   BlockReceiver block_;
-  std::vector<uint8_t> scratch_;
+  std::vector<std::byte> scratch_;
   uint16_t expected_id_ = 0;         // id of the chunk being received (or next to be)
   bool has_completed_ = false;       // a chunk was completed (its id is expected_id_ - 1)
   uint32_t completed_count_ = 0;     // its slice count

@@ -96,7 +96,7 @@ class Client {
 
   // Reads the token (2048 bytes) and starts with its first server address. An unreadable token moves to
   // kInvalidConnectToken (token_error() says why).
-  void connect(std::span<const uint8_t> token_bytes, double now);
+  void connect(std::span<const std::byte> token_bytes, double now);
   // INSECURE, for LAN development without a backend: the client mints its own connect token with the
   // server's private key, so anyone holding that key can connect as anyone. Refused (false, `reason`) unless
   // config.allow_insecure_lan_connect is set, and unless every server address is loopback, private (RFC 1918,
@@ -106,8 +106,8 @@ class Client {
   void update(double now);
   // Sends the redundant disconnect packets when connected (or connecting), then kDisconnected.
   void disconnect(double now);
-  // Handles one datagram as update() does (the fuzz and test entry point); `data` is decrypted in place.
-  void process_datagram(const Address& from, uint8_t* data, size_t size);
+  // Handles one datagram as update() does (the fuzz and test entry point); `datagram` is decrypted in place.
+  void process_datagram(const Address& from, std::span<std::byte> datagram);
 
   ClientState state() const { return state_; }
   bool is_connected() const { return state_ == ClientState::kConnected; }
@@ -147,15 +147,16 @@ class Client {
   int client_index_ = -1;
   int max_clients_ = 0;
   uint64_t challenge_sequence_ = 0;
-  std::array<uint8_t, kChallengeTokenBytes> challenge_token_{};
+  std::array<std::byte, kChallengeTokenBytes> challenge_token_{};
   ReplayProtection replay_;
   uint64_t drops_[kPacketErrorCount] = {};
   ClientStats stats_;
-  std::vector<uint8_t> queue_bytes_;
+  std::vector<std::byte> queue_bytes_;
   std::vector<uint16_t> queue_sizes_;
   std::vector<uint64_t> queue_sequences_;
   int queue_head_ = 0;
   int queue_count_ = 0;
+  // The transport's byte type (uint8_t until Transport takes std::byte), viewed as std::byte everywhere else.
   std::array<uint8_t, kReceiveBufferBytes> receive_buffer_{};
   std::array<uint8_t, kReceiveBufferBytes> send_buffer_{};
 };

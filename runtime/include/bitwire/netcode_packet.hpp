@@ -90,23 +90,23 @@ enum class PacketError : uint8_t {
 const char* to_string(PacketError error);
 inline constexpr int kPacketErrorCount = static_cast<int>(PacketError::kCount);
 
-// Writes the connection request (1078 bytes) for `token` into `out`.
-size_t write_request_packet(const ConnectToken& token, uint8_t* out);
+// Writes the connection request (1078 bytes) for `token` into `out` (at least that large; asserted).
+size_t write_request_packet(const ConnectToken& token, std::span<std::byte> out);
 
 // The fields of a request, after its cheap checks (size, version, protocol id, expiry) -- the token is still
 // sealed.
 struct RequestPacket {
   uint64_t expire_timestamp = 0;
-  const uint8_t* nonce = nullptr;       // 24 bytes, inside the datagram
-  uint8_t* private_data = nullptr;      // 1024 bytes, inside the datagram (decrypted in place by the server)
+  std::span<const std::byte> nonce;   // 24 bytes, inside the datagram
+  std::span<std::byte> private_data;  // 1024 bytes, inside the datagram (decrypted in place by the server)
 };
-PacketError read_request_packet(uint8_t* data, size_t size, uint64_t protocol_id, uint64_t now_unix,
+PacketError read_request_packet(std::span<std::byte> datagram, uint64_t protocol_id, uint64_t now_unix,
                                 RequestPacket& out);
 
 // Encrypts `body` (body_size bytes, at most kMaxPayloadBytes) as a packet of `type` (not the request) with
-// `sequence`. `out` has room for kMaxPacketBytes. Returns the packet size.
+// `sequence`. `out` has room for kMaxPacketBytes (asserted). Returns the packet size.
 size_t write_encrypted_packet(PacketType type, uint64_t sequence, std::span<const std::byte> body,
-                              uint64_t protocol_id, const Key& key, uint8_t* out);
+                              uint64_t protocol_id, const Key& key, std::span<std::byte> out);
 
 // Fixed-window replay protection (the standard's algorithm) for one direction of one connection.
 class ReplayProtection {
@@ -126,20 +126,22 @@ class ReplayProtection {
 struct EncryptedPacket {
   PacketType type = PacketType::kConnectionDenied;
   uint64_t sequence = 0;
-  uint8_t* body = nullptr;  // decrypted in place, inside the datagram
-  size_t body_size = 0;
+  std::span<std::byte> body;  // decrypted in place, inside the datagram
 };
 
 // Reads one encrypted packet from untrusted bytes, in the standard's order: size >= 18, type < 7, type in
 // `allowed`, sequence bytes in [1, 8], size >= 1 + sequence bytes + 16, replay (keep-alive, payload and
 // disconnect only, when `replay` is given), decrypt, advance replay, body size for the type.
-PacketError read_encrypted_packet(uint8_t* data, size_t size, uint64_t protocol_id, const Key& key, TypeMask allowed,
-                                  ReplayProtection* replay, EncryptedPacket& out);
+PacketError read_encrypted_packet(std::span<std::byte> datagram, uint64_t protocol_id, const Key& key,
+                                  TypeMask allowed, ReplayProtection* replay, EncryptedPacket& out);
 
-// Bodies.
-void write_challenge_body(uint64_t challenge_sequence, const uint8_t* sealed_token, uint8_t* out);  // 308 bytes
-void read_challenge_body(const uint8_t* body, uint64_t& challenge_sequence, const uint8_t*& sealed_token);
-void write_keep_alive_body(uint32_t client_index, uint32_t max_clients, uint8_t* out);  // 8 bytes
-void read_keep_alive_body(const uint8_t* body, uint32_t& client_index, uint32_t& max_clients);
+// Bodies. Writers: `out` at least the body's size, `sealed_token` kChallengeTokenBytes (asserted). Readers
+// take a body read_encrypted_packet() has already checked to be exactly its type's size.
+void write_challenge_body(uint64_t challenge_sequence, std::span<const std::byte> sealed_token,
+                          std::span<std::byte> out);  // 308 bytes
+void read_challenge_body(std::span<const std::byte> body, uint64_t& challenge_sequence,
+                         std::span<const std::byte>& sealed_token);
+void write_keep_alive_body(uint32_t client_index, uint32_t max_clients, std::span<std::byte> out);  // 8 bytes
+void read_keep_alive_body(std::span<const std::byte> body, uint32_t& client_index, uint32_t& max_clients);
 
 }  // namespace bitwire::netcode

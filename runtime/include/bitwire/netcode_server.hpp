@@ -139,9 +139,9 @@ class Server {
   const ServerConfig& config() const { return config_; }
 
   void update(double now, uint64_t unix_now);
-  // Handles one datagram as update() does for each one it receives (also the fuzz entry point). `data` is
+  // Handles one datagram as update() does for each one it receives (also the fuzz entry point). `datagram` is
   // modified (decrypted in place).
-  void process_datagram(const Address& from, uint8_t* data, size_t size);
+  void process_datagram(const Address& from, std::span<std::byte> datagram);
 
   bool is_connected(int slot) const;
   int connected_count() const { return connected_count_; }

@@ -18,6 +18,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "bitwire/address.hpp"
 
@@ -43,7 +44,7 @@ using TokenNonce = std::array<uint8_t, kConnectTokenNonceBytes>;
 bool crypto_init();
 
 // Fills `out` with random bytes from libsodium.
-void random_bytes(uint8_t* out, size_t size);
+void random_bytes(std::span<std::byte> out);
 Key random_key();
 
 struct ServerAddresses {
@@ -77,22 +78,28 @@ struct ConnectToken {
   friend bool operator==(const ConnectToken&, const ConnectToken&) = default;
 };
 
-// Plain private part <-> its 1024-byte buffer (zero-padded; the last 16 bytes are left for the MAC).
-bool write_connect_token_private(const ConnectTokenPrivate& token, uint8_t* out, const char** reason = nullptr);
-bool read_connect_token_private(const uint8_t* in, ConnectTokenPrivate& token, const char** reason = nullptr);
+// Plain private part <-> its 1024-byte buffer (zero-padded; the last 16 bytes are left for the MAC). `out`
+// holds at least kConnectTokenPrivateBytes (asserted); a shorter `in` is refused.
+bool write_connect_token_private(const ConnectTokenPrivate& token, std::span<std::byte> out,
+                                 const char** reason = nullptr);
+bool read_connect_token_private(std::span<const std::byte> in, ConnectTokenPrivate& token,
+                                const char** reason = nullptr);
 
-// Seals / opens the first 1008 bytes of `buffer` in place, the MAC in the last 16. The associated data is
-// version info + protocol id + expire timestamp.
-bool encrypt_connect_token_private(uint8_t* buffer, uint64_t protocol_id, uint64_t expire_timestamp,
-                                   const TokenNonce& nonce, const Key& private_key);
-bool decrypt_connect_token_private(uint8_t* buffer, uint64_t protocol_id, uint64_t expire_timestamp,
-                                   const TokenNonce& nonce, const Key& private_key);
+// Seals / opens the first 1008 bytes of `buffer` (exactly kConnectTokenPrivateBytes, else false) in place,
+// the MAC in the last 16. The associated data is version info + protocol id + expire timestamp.
+bool encrypt_connect_token_private(std::span<std::byte> buffer, uint64_t protocol_id,
+                                   uint64_t expire_timestamp, const TokenNonce& nonce,
+                                   const Key& private_key);
+bool decrypt_connect_token_private(std::span<std::byte> buffer, uint64_t protocol_id,
+                                   uint64_t expire_timestamp, const TokenNonce& nonce,
+                                   const Key& private_key);
 
-// The 2048-byte public token.
-bool write_connect_token(const ConnectToken& token, uint8_t* out, const char** reason = nullptr);
+// The 2048-byte public token. `out` holds at least kConnectTokenBytes (asserted).
+bool write_connect_token(const ConnectToken& token, std::span<std::byte> out, const char** reason = nullptr);
 // Refuses a wrong version info, an address count outside [1, 32], an unknown address type, and a create
-// timestamp after the expire timestamp (the client's "invalid connect token" rules).
-bool read_connect_token(const uint8_t* in, ConnectToken& token, const char** reason = nullptr);
+// timestamp after the expire timestamp (the client's "invalid connect token" rules), and an `in` shorter than
+// kConnectTokenBytes.
+bool read_connect_token(std::span<const std::byte> in, ConnectToken& token, const char** reason = nullptr);
 
 // What the backend decides for one client.
 struct ConnectTokenParams {
@@ -121,7 +128,10 @@ struct ChallengeToken {
   friend bool operator==(const ChallengeToken&, const ChallengeToken&) = default;
 };
 
-void seal_challenge_token(const ChallengeToken& token, uint64_t sequence, const Key& key, uint8_t* out);
-bool open_challenge_token(const uint8_t* in, uint64_t sequence, const Key& key, ChallengeToken& token);
+// `out` holds at least kChallengeTokenBytes (asserted); an `in` shorter than that does not open.
+void seal_challenge_token(const ChallengeToken& token, uint64_t sequence, const Key& key,
+                          std::span<std::byte> out);
+bool open_challenge_token(std::span<const std::byte> in, uint64_t sequence, const Key& key,
+                          ChallengeToken& token);
 
 }  // namespace bitwire::netcode
