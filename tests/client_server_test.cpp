@@ -633,7 +633,7 @@ TEST(ClientServer, ConfigIsValidatedWithAReason) {
   ASSERT_NE(config.check(), nullptr);
   EXPECT_NE(std::strstr(config.check(), "1200"), nullptr) << config.check();
   EXPECT_EQ(config.sanitized().check(), nullptr);
-  EXPECT_LE(config.sanitized().connection.endpoint.fragment_size, 1186);
+  EXPECT_LE(config.sanitized().connection.endpoint.fragment_size, 1184);  // + 5 + 9 + 2 (ack delay)
 
   StackConfig bad = stack_test_config();
   bad.max_clients = 0;

@@ -7,7 +7,7 @@ namespace bitwire {
 
 Client::Client(const StackConfig& config, const MessageFactory& factory, Transport& transport, double now)
     : config_(config.sanitized()),
-      protocol_id_(Connection::protocol_id(factory, config_.connection)),
+      protocol_id_(stack_protocol_id(factory, config_)),
       now_(now),
       netcode_(config_.client, transport),
       connection_(factory, config_.connection, ConnectionCallbacks{this, &Client::transmit}, now),

@@ -33,7 +33,7 @@ Server::Server(const StackConfig& config, const MessageFactory& factory, const n
     error_ = keep_config_reason(error_text_, problem);
     return;
   }
-  protocol_id_ = Connection::protocol_id(factory, config_.connection);
+  protocol_id_ = stack_protocol_id(factory, config_);
   netcode::ServerConfig netcode_config = config_.server;
   netcode_config.protocol_id = protocol_id_;
   netcode_config.private_key = private_key;
