@@ -7,6 +7,21 @@
 
 namespace bitwire {
 
+namespace {
+
+// The arrival on the caller's clock: its time at the read minus the datagram's age in the kernel (its
+// SO_TIMESTAMPNS time against CLOCK_REALTIME at the read). An age that is not finite, negative or above
+// kMaxKernelAgeSeconds (no stamp, or CLOCK_REALTIME stepped) is not believed: the read's time is used.
+double arrival_on_clock(double clock_time, double realtime_now, double kernel_time) {
+  const double age = realtime_now - kernel_time;
+  if (!std::isfinite(clock_time) || !(age >= 0.0) || !(age <= UdpTransport::kMaxKernelAgeSeconds)) {
+    return clock_time;
+  }
+  return clock_time - age;
+}
+
+}  // namespace
+
 void UdpTransport::send(const Address& to, std::span<const std::byte> datagram) {
   const SocketStatus status = socket_.send(to, datagram);
   if (status != SocketStatus::kOk) {
@@ -17,10 +32,12 @@ void UdpTransport::send(const Address& to, std::span<const std::byte> datagram) 
 
 bool UdpTransport::receive(std::span<std::byte> buffer, Address& from, size_t& size, double& arrival_time) {
   while (true) {
-    const SocketStatus status = socket_.receive(buffer, from, size);
+    double kernel_time = 0.0;
+    const SocketStatus status = socket_.receive(buffer, from, size, kernel_time);
     if (status == SocketStatus::kNothingToRead) return false;
     if (status == SocketStatus::kOk || status == SocketStatus::kTruncated) {
-      arrival_time = clock_now();  // right after the recv that returned it
+      // Read right after the recv that returned it, less the time it waited in the kernel.
+      arrival_time = arrival_on_clock(clock_now(), realtime_seconds(), kernel_time);
       if (status == SocketStatus::kTruncated) size = 0;
       return true;
     }
@@ -57,9 +74,11 @@ size_t UdpTransport::receive_many(std::span<std::byte> buffers, size_t stride, s
       }
       break;
     }
-    const double stamp = clock_now();  // the moment this recvmmsg returned its datagrams
+    // The moment this recvmmsg returned its datagrams, less each one's wait in the kernel.
+    const double stamp = clock_now();
+    const double realtime = realtime_seconds();
     for (size_t i = 0; i < n; ++i) {
-      arrival_times[got + i] = stamp;
+      arrival_times[got + i] = arrival_on_clock(stamp, realtime, batch_[i].kernel_time);
       from[got + i] = batch_[i].address;
       sizes[got + i] = batch_[i].status == SocketStatus::kOk ? batch_[i].size : 0;
     }

@@ -10,10 +10,10 @@
 //   transport's clock (set_clock) at the moment of the read. That clock must be the one the caller passes to
 //   update() (netcode, Client, Server, Endpoint): seconds, any monotonic origin. receive_many reads the clock
 //   once per system call (recvmmsg) and stamps every datagram that call returned. Without a clock the time is
-//   NaN, which the netcode layers read as the `now` of the update() that received it. The loopback network
-//   reports instead the time a datagram was injected with, when it has one (a simulated link's delivery time,
-//   as a kernel receive timestamp would be), and never a time later than its clock. Kernel timestamps
-//   (SO_TIMESTAMPNS) are not used: docs/transport.md says why.
+//   NaN, which the netcode layers read as the `now` of the update() that received it. UdpTransport takes off
+//   the time each datagram waited in the kernel (SO_TIMESTAMPNS); the loopback network reports instead the
+//   time a datagram was injected with, when it has one (a simulated link's delivery time, as a kernel
+//   receive timestamp would be), and never a time later than its clock.
 // - LoopbackNetwork allocates its queue at construction (capacity fixed); a full queue drops and counts.
 #pragma once
 
@@ -58,8 +58,13 @@ class Transport {
 };
 
 // Over a UdpSocket the caller owns (it must outlive the transport). Socket failures are counted, not fatal.
+// Arrival times: the clock's time at the read minus the datagram's wait in the kernel buffer (its
+// SO_TIMESTAMPNS time against CLOCK_REALTIME at the read), so a datagram that waited for a slow tick is dated
+// when it reached the host. A wait that is negative or above kMaxKernelAgeSeconds (CLOCK_REALTIME stepped,
+// or no kernel time) is not believed: the time at the read is used. Without a clock: NaN.
 class UdpTransport final : public Transport {
  public:
+  static constexpr double kMaxKernelAgeSeconds = 1.0;
   explicit UdpTransport(UdpSocket& socket) : socket_(socket) {}
   void send(const Address& to, std::span<const std::byte> datagram) override;
   bool receive(std::span<std::byte> buffer, Address& from, size_t& size, double& arrival_time) override;
