@@ -114,7 +114,7 @@ class Mailboxes {
   }
   static int index(const Address& a) { return a.bytes()[2] << 8 | a.bytes()[3]; }
 
-  void send(const Address& from, const Address& to, std::span<const uint8_t> bytes) {
+  void send(const Address& from, const Address& to, std::span<const std::byte> bytes) {
     const int i = index(to);
     if (i < 0 || i >= static_cast<int>(boxes_.size()) || bytes.size() > 1500) return;
     Box& box = boxes_[static_cast<size_t>(i)];
@@ -128,7 +128,7 @@ class Mailboxes {
     std::memcpy(d.bytes.data(), bytes.data(), bytes.size());
     ++box.count;
   }
-  bool receive(const Address& to, std::span<uint8_t> buffer, Address& from, size_t& size) {
+  bool receive(const Address& to, std::span<std::byte> buffer, Address& from, size_t& size) {
     Box& box = boxes_[static_cast<size_t>(index(to))];
     if (box.count == 0) return false;
     Datagram& d = box.slots[static_cast<size_t>(box.head)];
@@ -145,7 +145,7 @@ class Mailboxes {
   struct Datagram {
     Address from;
     size_t size = 0;
-    std::array<uint8_t, 1500> bytes{};
+    std::array<std::byte, 1500> bytes{};
   };
   struct Box {
     int capacity = 0;
@@ -159,10 +159,11 @@ class Mailboxes {
 class MailboxTransport final : public Transport {
  public:
   MailboxTransport(Mailboxes& boxes, int index) : boxes_(boxes), address_(Mailboxes::address(index)) {}
-  void send(const Address& to, std::span<const uint8_t> datagram) override {
+  void send(const Address& to, std::span<const std::byte> datagram) override {
     boxes_.send(address_, to, datagram);
   }
-  bool receive(std::span<uint8_t> buffer, Address& from, size_t& size) override {
+  bool receive(std::span<std::byte> buffer, Address& from, size_t& size, double& arrival_time) override {
+    arrival_time = clock_now();
     return boxes_.receive(address_, buffer, from, size);
   }
   Address local_address() const override { return address_; }
@@ -177,23 +178,24 @@ class MailboxTransport final : public Transport {
 class TimedTransport final : public Transport {
  public:
   explicit TimedTransport(Transport& inner) : inner_(inner) {}
-  void send(const Address& to, std::span<const uint8_t> datagram) override {
+  void send(const Address& to, std::span<const std::byte> datagram) override {
     const double start = thread_cpu_seconds();
     inner_.send(to, datagram);
     seconds += thread_cpu_seconds() - start;
     ++calls;
   }
-  bool receive(std::span<uint8_t> buffer, Address& from, size_t& size) override {
+  bool receive(std::span<std::byte> buffer, Address& from, size_t& size, double& arrival_time) override {
     const double start = thread_cpu_seconds();
-    const bool got = inner_.receive(buffer, from, size);
+    const bool got = inner_.receive(buffer, from, size, arrival_time);
     seconds += thread_cpu_seconds() - start;
     ++calls;
     return got;
   }
   Address local_address() const override { return inner_.local_address(); }
-  size_t receive_many(uint8_t* buffers, size_t stride, size_t count, size_t* sizes, Address* from) override {
+  size_t receive_many(std::span<std::byte> buffers, size_t stride, size_t count, size_t* sizes, Address* from,
+                      double* arrival_times) override {
     const double start = thread_cpu_seconds();
-    const size_t got = inner_.receive_many(buffers, stride, count, sizes, from);
+    const size_t got = inner_.receive_many(buffers, stride, count, sizes, from, arrival_times);
     seconds += thread_cpu_seconds() - start;
     ++calls;
     return got;

@@ -70,6 +70,7 @@ int main() {
     return 1;
   }
   bitwire::UdpTransport server_transport(server_socket);
+  server_transport.set_clock(now);  // arrival times on the clock update() gets: honest RTT at any tick rate
   const bitwire::Address server_address = server_socket.local_address();  // the port the OS chose
   bitwire::Server server(config, hello::message_factory(), private_key, server_transport, server_address, now());
   if (!server.is_ok()) {
@@ -105,6 +106,7 @@ int main() {
     return 1;
   }
   bitwire::UdpTransport client_transport(client_socket);
+  client_transport.set_clock(now);
   bitwire::Client client(config, hello::message_factory(), client_transport, now());
   if (!client.connect(token_bytes, now(), &reason)) {
     std::fprintf(stderr, "hello_session: connect refused: %s\n", reason);

@@ -543,7 +543,7 @@ TEST(ClientServer, HostileDatagramsWhileClientsAreServed) {
       if (k % 4 == 1) bytes[0] = static_cast<uint8_t>((random() % 8) << 4 | 4);      // a payload prefix
       const Address from = k % 2 == 0 ? h.transports[random() % 3]->local_address()  // spoofed client source
                                       : Address::ipv4(10, 9, 9, static_cast<uint8_t>(random()), 1234);
-      h.network.inject(from, h.server_address, std::span<const uint8_t>(bytes.data(), size));
+      h.network.inject(from, h.server_address, std::as_bytes(std::span(bytes.data(), size)));
       ++injected;
     }
     // Bit-flipped copies of genuine datagrams on their way to the server.
@@ -552,7 +552,7 @@ TEST(ClientServer, HostileDatagramsWhileClientsAreServed) {
     for (size_t i = 0; i < n && queue.size() < h.network.capacity(); ++i) {
       if (queue[i].to == h.server_address && random() % 4 == 0) {
         auto copy = queue[i];
-        copy.bytes[random() % copy.size] ^= static_cast<uint8_t>(1u << (random() % 8));
+        copy.bytes[random() % copy.size] ^= static_cast<std::byte>(1u << (random() % 8));
         queue.push_back(copy);
         ++injected;
       }
@@ -633,7 +633,7 @@ TEST(ClientServer, ConfigIsValidatedWithAReason) {
   ASSERT_NE(config.check(), nullptr);
   EXPECT_NE(std::strstr(config.check(), "1200"), nullptr) << config.check();
   EXPECT_EQ(config.sanitized().check(), nullptr);
-  EXPECT_LE(config.sanitized().connection.endpoint.fragment_size, 1186);
+  EXPECT_LE(config.sanitized().connection.endpoint.fragment_size, 1184);  // + 5 + 9 + 2 (ack delay)
 
   StackConfig bad = stack_test_config();
   bad.max_clients = 0;

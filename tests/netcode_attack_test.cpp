@@ -17,7 +17,7 @@ using testing::TokenOptions;
 using Datagram = LoopbackNetwork::Datagram;
 
 int type_of(const Datagram& d) {
-  return d.bytes[0] & 0xF;
+  return std::to_integer<int>(d.bytes[0]) & 0xF;
 }
 
 // Captures datagrams the on_send hook sees (copies) that match `keep`.
@@ -59,7 +59,7 @@ TEST(NetcodeAttack, TokenReusedFromAnotherAddressIsIgnored) {
   Client& client = h.add_client();
   Capture requests;
   h.network.on_send = [&](Datagram& d) {
-    if (d.bytes[0] == 0) requests.items.push_back(d);
+    if (d.bytes[0] == std::byte{0}) requests.items.push_back(d);
     return true;
   };
   connect_one(h, client);
@@ -67,7 +67,7 @@ TEST(NetcodeAttack, TokenReusedFromAnotherAddressIsIgnored) {
   const Address thief = Address::ipv4(66, 66, 66, 66, 6666);
   const size_t challenges = h.server->challenges_sent();
   h.network.inject(thief, h.server_address,
-                   std::span<const uint8_t>(requests.items[0].bytes.data(), requests.items[0].size));
+                   std::as_bytes(std::span(requests.items[0].bytes.data(), requests.items[0].size)));
   h.step();
   EXPECT_EQ(h.server->drops(PacketError::kRequestAddressConnected) +
                 h.server->drops(PacketError::kRequestClientIdConnected) +
@@ -78,7 +78,7 @@ TEST(NetcodeAttack, TokenReusedFromAnotherAddressIsIgnored) {
   client.disconnect(h.now);
   h.step();
   h.network.inject(thief, h.server_address,
-                   std::span<const uint8_t>(requests.items[0].bytes.data(), requests.items[0].size));
+                   std::as_bytes(std::span(requests.items[0].bytes.data(), requests.items[0].size)));
   h.step();
   EXPECT_EQ(h.server->drops(PacketError::kRequestTokenReused), 1u);
   EXPECT_EQ(h.server->challenges_sent(), challenges);
@@ -101,7 +101,7 @@ TEST(NetcodeAttack, ReplayedPayloadIsDeliveredOnce) {
   ASSERT_EQ(payloads.items.size(), 1u);
   for (int i = 0; i < 5; ++i) {
     h.network.inject(h.client_address(0), h.server_address,
-                     std::span<const uint8_t>(payloads.items[0].bytes.data(), payloads.items[0].size));
+                     std::as_bytes(std::span(payloads.items[0].bytes.data(), payloads.items[0].size)));
   }
   h.step();
   EXPECT_EQ(drain_server(h, 0), 0);
@@ -126,14 +126,14 @@ TEST(NetcodeAttack, TruncatedPacketsAreDroppedAtEveryLength) {
   ASSERT_EQ(payloads.items.size(), 1u);
   const Datagram original = payloads.items[0];
   for (size_t cut = 0; cut < original.size; ++cut) {
-    h.network.inject(original.from, original.to, std::span<const uint8_t>(original.bytes.data(), cut));
+    h.network.inject(original.from, original.to, std::as_bytes(std::span(original.bytes.data(), cut)));
   }
   h.step();
   EXPECT_EQ(drain_server(h, 0), 0);
   EXPECT_EQ(h.server->drops(PacketError::kTooSmall) + h.server->drops(PacketError::kDecryptFailed),
             original.size - 1)
       << "lengths 1..17 are too small, 18..n-1 fail the MAC";
-  h.network.inject(original.from, original.to, std::span<const uint8_t>(original.bytes.data(), original.size));
+  h.network.inject(original.from, original.to, std::as_bytes(std::span(original.bytes.data(), original.size)));
   h.step();
   EXPECT_EQ(drain_server(h, 0), 1) << "the untouched packet is still accepted: nothing was burnt";
 }
@@ -156,8 +156,8 @@ TEST(NetcodeAttack, EveryBitFlipIsDropped) {
   const Datagram original = payloads.items[0];
   for (size_t bit = 0; bit < original.size * 8; ++bit) {
     Datagram flipped = original;
-    flipped.bytes[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
-    h.network.inject(flipped.from, flipped.to, std::span<const uint8_t>(flipped.bytes.data(), flipped.size));
+    flipped.bytes[bit / 8] ^= static_cast<std::byte>(1u << (bit % 8));
+    h.network.inject(flipped.from, flipped.to, std::as_bytes(std::span(flipped.bytes.data(), flipped.size)));
     h.step(0.0);
   }
   EXPECT_EQ(drain_server(h, 0), 0);
@@ -212,7 +212,7 @@ TEST(NetcodeAttack, PacketsOlderThanTheReplayWindowAreDropped) {
     drain_server(h, 0);
   }
   h.network.inject(first.items[0].from, first.items[0].to,
-                   std::span<const uint8_t>(first.items[0].bytes.data(), first.items[0].size));
+                   std::as_bytes(std::span(first.items[0].bytes.data(), first.items[0].size)));
   h.step(0.0);
   EXPECT_EQ(drain_server(h, 0), 0);
   EXPECT_EQ(h.server->drops(PacketError::kReplayed), 1u);
@@ -250,9 +250,9 @@ TEST(NetcodeAttack, SpoofedChallengeResponseIsRefused) {
   size_t size = write_encrypted_packet(PacketType::kConnectionResponse, 1000,
                                        bitwire::test::view(forged_body), testing::kTestProtocolId,
                                        token.client_to_server_key, std::as_writable_bytes(std::span(packet)));
-  h.network.inject(h.client_address(0), h.server_address, std::span<const uint8_t>(packet.data(), size));
+  h.network.inject(h.client_address(0), h.server_address, std::as_bytes(std::span(packet.data(), size)));
   // From an address with no encryption mapping, the same forgery has no key at all.
-  h.network.inject(Address::ipv4(6, 6, 6, 6, 6), h.server_address, std::span<const uint8_t>(packet.data(), size));
+  h.network.inject(Address::ipv4(6, 6, 6, 6, 6), h.server_address, std::as_bytes(std::span(packet.data(), size)));
   h.server->update(h.now, h.unix_now());
   EXPECT_EQ(h.server->drops(PacketError::kChallengeTokenInvalid), 1u);
   EXPECT_EQ(h.server->drops(PacketError::kNoKey), 1u);
@@ -282,13 +282,13 @@ TEST(NetcodeAttack, FloodOfGarbageAndRequestsLeavesClientsServed) {
       const size_t size = rng() % 1300;
       for (size_t j = 0; j < size; ++j) datagram[j % datagram.size()] = static_cast<uint8_t>(rng());
       h.network.inject(Address::ipv4(172, 16, static_cast<uint8_t>(rng()), static_cast<uint8_t>(rng()), 1000),
-                       h.server_address, std::span<const uint8_t>(datagram.data(), std::min<size_t>(size, 1078)));
+                       h.server_address, std::as_bytes(std::span(datagram.data(), std::min<size_t>(size, 1078))));
     }
     for (int i = 0; i < 50; ++i) {  // valid-looking requests: right size, version, protocol id, expiry
       write_request_packet(valid_token, std::as_writable_bytes(std::span(datagram)));
       for (size_t j = 0; j < 16; ++j) datagram[1 + 13 + 16 + 24 + rng() % 1024] = static_cast<uint8_t>(rng());
       h.network.inject(Address::ipv4(172, 17, static_cast<uint8_t>(rng()), static_cast<uint8_t>(rng()), 1000),
-                       h.server_address, std::span<const uint8_t>(datagram.data(), kRequestPacketBytes));
+                       h.server_address, std::as_bytes(std::span(datagram.data(), kRequestPacketBytes)));
     }
     for (int c = 0; c < 4; ++c) {
       const uint8_t data[8] = {static_cast<uint8_t>(c)};
@@ -338,11 +338,11 @@ TEST(NetcodeAttack, ClientIgnoresPacketsFromOtherAddressesAndServerOnlyTypes) {
       write_encrypted_packet(PacketType::kDisconnect, 1000000, {}, testing::kTestProtocolId,
                              token.server_to_client_key, std::as_writable_bytes(std::span(packet)));
   h.network.inject(Address::ipv4(10, 0, 0, 99, 40000), h.client_address(0),
-                   std::span<const uint8_t>(packet.data(), size));
+                   std::as_bytes(std::span(packet.data(), size)));
   h.step();
   EXPECT_TRUE(client.is_connected());
   EXPECT_EQ(client.drops(PacketError::kFromWrongAddress), 1u);
-  h.network.inject(h.server_address, h.client_address(0), std::span<const uint8_t>(packet.data(), size));
+  h.network.inject(h.server_address, h.client_address(0), std::as_bytes(std::span(packet.data(), size)));
   h.step();
   EXPECT_TRUE(client.is_connected()) << "a disconnect under another token's key does not decrypt";
   EXPECT_EQ(client.drops(PacketError::kDecryptFailed), 1u);

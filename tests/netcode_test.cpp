@@ -100,7 +100,7 @@ TEST(Netcode, ServerDisconnectSendsRedundantPacketsAndTheClientLeaves) {
   // All but the last disconnect packet are lost: redundancy still gets the message through.
   int disconnects_seen = 0;
   h.network.on_send = [&](LoopbackNetwork::Datagram& d) {
-    if (d.from == h.server_address && (d.bytes[0] & 0xF) == 6) return ++disconnects_seen == 10;
+    if (d.from == h.server_address && (std::to_integer<int>(d.bytes[0]) & 0xF) == 6) return ++disconnects_seen == 10;
     return true;
   };
   h.server->disconnect(0);
@@ -190,7 +190,7 @@ TEST(Netcode, ConnectionResponseTimesOutWhenKeepAlivesNeverArrive) {
   Harness h;
   Client& client = h.add_client();
   h.network.on_send = [&](LoopbackNetwork::Datagram& d) {
-    return !(d.from == h.server_address && (d.bytes[0] & 0xF) == 4);  // no keep-alives reach the client
+    return !(d.from == h.server_address && (std::to_integer<int>(d.bytes[0]) & 0xF) == 4);  // no keep-alives reach the client
   };
   h.connect(0, TokenOptions().timeout(1));
   ASSERT_TRUE(h.run_until([&] { return client.state() <= ClientState::kDisconnected; }, 500));
@@ -261,7 +261,7 @@ TEST(Netcode, NoAllocationOnThePacketPathsOnceConstructed) {
       ASSERT_TRUE(h.clients[c]->send_payload(bitwire::test::view(buffer).first(300)));
       ASSERT_TRUE(h.server->send_payload(static_cast<int>(c), bitwire::test::view(buffer).first(900)));
     }
-    h.network.inject(Address::ipv4(9, 9, 9, 9, 9), h.server_address, garbage);
+    h.network.inject(Address::ipv4(9, 9, 9, 9, 9), h.server_address, std::as_bytes(std::span(garbage)));
     h.step();
     size_t size = 0;
     uint64_t sequence = 0;

@@ -18,12 +18,12 @@ bool SimulatedTransport::set_conditions(const bitwire::NetworkConditions& condit
   return up_.set_conditions(conditions) && down_.set_conditions(conditions);
 }
 
-void SimulatedTransport::send(const bitwire::Address& to, std::span<const uint8_t> datagram) {
+void SimulatedTransport::send(const bitwire::Address& to, std::span<const std::byte> datagram) {
   if (!(to == peer_)) {
     ++wrong_destination_;
     return;
   }
-  up_.send(now_, std::as_bytes(datagram));
+  up_.send(now_, datagram);
 }
 
 void SimulatedTransport::pump(double now) {
@@ -45,21 +45,24 @@ void SimulatedTransport::pump(double now) {
     // Only the server talks to a client; the simulator keeps bytes, not sources.
     if (from == peer_) down_.send(now, scratch.first(size));
   }
-  down_.deliver(now, [this](std::span<const std::byte> bytes) {
+  down_.deliver(now, [this](std::span<const std::byte> bytes, double arrival) {
     if (ring_count_ == kRingSize || bytes.size() > kMaxDatagram) {
       ++ring_dropped_;
       return;
     }
     Entry& entry = ring_[(ring_head_ + ring_count_) % kRingSize];
     entry.size = bytes.size();
+    entry.arrival = arrival;
     std::memcpy(entry.bytes, bytes.data(), bytes.size());
     ++ring_count_;
   });
 }
 
-bool SimulatedTransport::receive(std::span<uint8_t> buffer, bitwire::Address& from, size_t& size) {
+bool SimulatedTransport::receive(std::span<std::byte> buffer, bitwire::Address& from, size_t& size,
+                                 double& arrival_time) {
   if (ring_count_ == 0) return false;
   const Entry& entry = ring_[ring_head_];
+  arrival_time = entry.arrival;
   ring_head_ = (ring_head_ + 1) % kRingSize;
   --ring_count_;
   from = peer_;

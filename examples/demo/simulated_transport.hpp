@@ -38,8 +38,10 @@ class SimulatedTransport final : public bitwire::Transport {
   // New conditions for both directions (packets in flight keep their fate). False when refused.
   bool set_conditions(const bitwire::NetworkConditions& conditions);
 
-  void send(const bitwire::Address& to, std::span<const uint8_t> datagram) override;
-  bool receive(std::span<uint8_t> buffer, bitwire::Address& from, size_t& size) override;
+  void send(const bitwire::Address& to, std::span<const std::byte> datagram) override;
+  // The arrival time is when the incoming simulator delivered the datagram (the `now` of pump() or earlier:
+  // the time a datagram waits in the ring for the caller's tick is not part of the link).
+  bool receive(std::span<std::byte> buffer, bitwire::Address& from, size_t& size, double& arrival_time) override;
   bitwire::Address local_address() const override { return socket_.local_address(); }
 
   const bitwire::NetworkSimulator& up() const { return up_; }
@@ -51,7 +53,8 @@ class SimulatedTransport final : public bitwire::Transport {
  private:
   struct Entry {
     size_t size = 0;
-    uint8_t bytes[kMaxDatagram];
+    double arrival = 0.0;
+    std::byte bytes[kMaxDatagram];
   };
 
   bitwire::UdpSocket& socket_;

@@ -7,7 +7,7 @@ namespace bitwire {
 
 Client::Client(const StackConfig& config, const MessageFactory& factory, Transport& transport, double now)
     : config_(config.sanitized()),
-      protocol_id_(Connection::protocol_id(factory, config_.connection)),
+      protocol_id_(stack_protocol_id(factory, config_)),
       now_(now),
       netcode_(config_.client, transport),
       connection_(factory, config_.connection, ConnectionCallbacks{this, &Client::transmit}, now),
@@ -115,11 +115,12 @@ void Client::update(double now) {
   connection_.update(now);
   size_t size = 0;
   uint64_t sequence = 0;
-  while (netcode_.receive_payload(payload_buffer_, size, sequence)) {
+  double arrival_time = now;
+  while (netcode_.receive_payload(payload_buffer_, size, sequence, arrival_time)) {
     if (!connected)
       continue;  // a payload that arrived before the session was reported: nothing to apply it to
     payload_bytes_received_ += size;
-    connection_.receive_packet(std::span<const std::byte>(payload_buffer_, size));
+    connection_.receive_packet(std::span<const std::byte>(payload_buffer_, size), arrival_time);
   }
   if (connected && connection_.error() != ConnectionError::kNone) {
     const char* reason = connection_.error_reason();

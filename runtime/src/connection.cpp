@@ -304,6 +304,10 @@ ReceiveResult Connection::receive_packet(std::span<const std::byte> datagram) {
   return endpoint_->receive_packet(datagram);
 }
 
+ReceiveResult Connection::receive_packet(std::span<const std::byte> datagram, double arrival_time) {
+  return endpoint_->receive_packet(datagram, arrival_time);
+}
+
 size_t Connection::generate_packet(uint16_t sequence, std::span<std::byte> out) {
   const size_t bytes = std::min(out.size(), static_cast<size_t>(config_.max_packet_size));
   if (bytes == 0) return 0;

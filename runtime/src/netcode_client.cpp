@@ -2,6 +2,7 @@
 #include "bitwire/netcode_client.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -45,13 +46,14 @@ Client::Client(const ClientConfig& config, Transport& transport)
   queue_bytes_.resize(n * kMaxPayloadBytes);
   queue_sizes_.resize(n);
   queue_sequences_.resize(n);
+  queue_arrivals_.resize(n);
 }
 
 Client::~Client() = default;
 
 size_t Client::memory_bytes() const {
   return sizeof(Client) + queue_bytes_.size() + queue_sizes_.size() * sizeof(uint16_t) +
-         queue_sequences_.size() * sizeof(uint64_t);
+         queue_sequences_.size() * sizeof(uint64_t) + queue_arrivals_.size() * sizeof(double);
 }
 
 Address Client::server_address() const {
@@ -148,10 +150,9 @@ void Client::fail_or_next(ClientState failure, double now) {
 
 void Client::send_packet(PacketType type, std::span<const std::byte> body) {
   // The sequence carries on across the token's servers: the key is the same, so a nonce is never reused.
-  const size_t size =
-      write_encrypted_packet(type, sequence_++, body, token_.protocol_id, token_.client_to_server_key,
-                             std::as_writable_bytes(std::span(send_buffer_)));
-  transport_.send(server_address(), std::span<const uint8_t>(send_buffer_.data(), size));
+  const size_t size = write_encrypted_packet(type, sequence_++, body, token_.protocol_id,
+                                             token_.client_to_server_key, std::span(send_buffer_));
+  transport_.send(server_address(), std::span(send_buffer_).first(size));
   last_send_ = now_;
   ++stats_.packets_sent;
 }
@@ -162,12 +163,13 @@ void Client::update(double now) {
   for (int i = 0; i < config_.max_receive_per_update; ++i) {
     Address from;
     size_t size = 0;
-    if (!transport_.receive(receive_buffer_, from, size)) break;
+    double arrival_time = now;
+    if (!transport_.receive(std::span(receive_buffer_), from, size, arrival_time)) break;
     if (size == 0) {
       drop(PacketError::kOversized);
       continue;
     }
-    process_datagram(from, std::as_writable_bytes(std::span(receive_buffer_)).first(size));
+    process_datagram(from, std::span(receive_buffer_).first(size), arrival_time);
   }
   if (state_ <= ClientState::kDisconnected) return;
   if (state_ != ClientState::kConnected &&
@@ -193,8 +195,8 @@ void Client::update(double now) {
   if (last_send_ + config_.send_interval > now) return;
   switch (state_) {
     case ClientState::kSendingConnectionRequest: {
-      const size_t size = write_request_packet(token_, std::as_writable_bytes(std::span(send_buffer_)));
-      transport_.send(server_address(), std::span<const uint8_t>(send_buffer_.data(), size));
+      const size_t size = write_request_packet(token_, std::span(send_buffer_));
+      transport_.send(server_address(), std::span(send_buffer_).first(size));
       last_send_ = now;
       ++stats_.packets_sent;
       break;
@@ -226,6 +228,12 @@ void Client::disconnect(double now) {
 }
 
 void Client::process_datagram(const Address& from, std::span<std::byte> datagram) {
+  process_datagram(from, datagram, now_);
+}
+
+void Client::process_datagram(const Address& from, std::span<std::byte> datagram, double arrival_time) {
+  // No later than the update's now; an unknown (NaN) or non-finite time is the update's now.
+  const double arrival = std::isfinite(arrival_time) && arrival_time < now_ ? arrival_time : now_;
   if (state_ <= ClientState::kDisconnected) return drop(PacketError::kWrongState);
   if (from != server_address()) return drop(PacketError::kFromWrongAddress);
   constexpr TypeMask kAllowed = type_bit(PacketType::kConnectionDenied) | type_bit(PacketType::kConnectionChallenge) |
@@ -279,6 +287,7 @@ void Client::process_datagram(const Address& from, std::span<std::byte> datagram
       std::memcpy(queue_bytes_.data() + entry * kMaxPayloadBytes, packet.body.data(), packet.body.size());
       queue_sizes_[entry] = static_cast<uint16_t>(packet.body.size());
       queue_sequences_[entry] = packet.sequence;
+      queue_arrivals_[entry] = arrival;
       ++queue_count_;
       return;
     }
@@ -300,6 +309,11 @@ bool Client::send_payload(std::span<const std::byte> payload) {
 }
 
 bool Client::receive_payload(std::span<std::byte> out, size_t& size, uint64_t& sequence) {
+  double arrival_time = 0.0;
+  return receive_payload(out, size, sequence, arrival_time);
+}
+
+bool Client::receive_payload(std::span<std::byte> out, size_t& size, uint64_t& sequence, double& arrival_time) {
   if (queue_count_ == 0) return false;
   const size_t entry = static_cast<size_t>(queue_head_);
   const size_t n = queue_sizes_[entry];
@@ -307,6 +321,7 @@ bool Client::receive_payload(std::span<std::byte> out, size_t& size, uint64_t& s
   std::memcpy(out.data(), queue_bytes_.data() + entry * kMaxPayloadBytes, n);
   size = n;
   sequence = queue_sequences_[entry];
+  arrival_time = queue_arrivals_[entry];
   queue_head_ = (queue_head_ + 1) % config_.payload_queue_size;
   --queue_count_;
   return true;

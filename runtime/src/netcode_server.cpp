@@ -1,6 +1,7 @@
 // netcode::Server: slots, connection requests and responses, keep-alives, timeouts, disconnects.
 #include "bitwire/netcode_server.hpp"
 
+#include <cmath>
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -94,6 +95,7 @@ struct Server::State {
                       kMaxPayloadBytes),
         payload_sizes(static_cast<size_t>(c.max_clients * c.payload_queue_per_slot)),
         payload_sequences(static_cast<size_t>(c.max_clients * c.payload_queue_per_slot)),
+        payload_arrivals(static_cast<size_t>(c.max_clients * c.payload_queue_per_slot)),
         slot_by_address(static_cast<size_t>(c.max_clients)),
         pending_by_address(static_cast<size_t>(c.max_clients * c.pending_per_slot)) {}
 
@@ -107,6 +109,7 @@ struct Server::State {
   std::vector<std::byte> payload_bytes;
   std::vector<uint16_t> payload_sizes;
   std::vector<uint64_t> payload_sequences;
+  std::vector<double> payload_arrivals;  // when each queued payload's datagram was received
   detail::AddressMap slot_by_address;
   detail::AddressMap pending_by_address;
   Key challenge_key{};
@@ -115,11 +118,12 @@ struct Server::State {
   double now = 0.0;
   uint64_t unix_now = 0;
   size_t reply_budget = 0;  // bytes a reply to the datagram being processed may have (0: no reply allowed)
-  // The transport's byte type (uint8_t until Transport takes std::byte): viewed as std::byte everywhere else.
-  std::vector<uint8_t> receive_buffers = std::vector<uint8_t>(kReceiveBatch * kReceiveBufferBytes);
+  std::vector<std::byte> receive_buffers = std::vector<std::byte>(kReceiveBatch * kReceiveBufferBytes);
   std::array<size_t, kReceiveBatch> receive_sizes{};
   std::array<Address, kReceiveBatch> receive_from{};
-  std::array<uint8_t, kReceiveBufferBytes> send_buffer{};  // the transport's byte type, as above
+  std::array<double, kReceiveBatch> receive_arrivals{};
+  double arrival = 0.0;  // the arrival time of the datagram being processed (<= now)
+  std::array<std::byte, kReceiveBufferBytes> send_buffer{};
   std::array<std::byte, kMaxPayloadBytes> body{};
 };
 
@@ -142,21 +146,20 @@ struct ServerInternals {
   // A reply to the datagram being processed (challenge or denied): never larger than that datagram.
   void send_reply(const Address& to, PacketType type, std::span<const std::byte> body, const Key& key) {
     const size_t size = write_encrypted_packet(type, st.global_sequence++, body, s.config_.protocol_id, key,
-                                               std::as_writable_bytes(std::span(st.send_buffer)));
+                                               std::span(st.send_buffer));
     if (size > st.reply_budget) {
       ++s.amplification_violations_;
       return;
     }
     st.reply_budget = 0;  // one reply per datagram
-    s.transport_.send(to, std::span<const uint8_t>(st.send_buffer.data(), size));
+    s.transport_.send(to, std::span(st.send_buffer).first(size));
   }
 
   void send_to_slot(int index, PacketType type, std::span<const std::byte> body) {
     Slot& slot = st.slots[static_cast<size_t>(index)];
-    const size_t size =
-        write_encrypted_packet(type, slot.send_sequence++, body, s.config_.protocol_id, slot.send_key,
-                               std::as_writable_bytes(std::span(st.send_buffer)));
-    s.transport_.send(slot.address, std::span<const uint8_t>(st.send_buffer.data(), size));
+    const size_t size = write_encrypted_packet(type, slot.send_sequence++, body, s.config_.protocol_id,
+                                               slot.send_key, std::span(st.send_buffer));
+    s.transport_.send(slot.address, std::span(st.send_buffer).first(size));
     slot.last_send = st.now;
     ++slot.stats.packets_sent;
     slot.stats.bytes_sent += size;
@@ -376,6 +379,7 @@ struct ServerInternals {
                     packet.body.size());
         st.payload_sizes[entry] = static_cast<uint16_t>(packet.body.size());
         st.payload_sequences[entry] = packet.sequence;
+        st.payload_arrivals[entry] = st.arrival;
         ++slot->queue_count;
         break;
       }
@@ -408,7 +412,8 @@ Server::Server(const ServerConfig& config, Transport& transport, const Address& 
                   state_->pending.size() * sizeof(Pending) + state_->tokens.size() * sizeof(TokenEntry) +
                   state_->events.size() * sizeof(ServerEvent) + state_->payload_bytes.size() +
                   state_->payload_sizes.size() * sizeof(uint16_t) +
-                  state_->payload_sequences.size() * sizeof(uint64_t) + state_->slot_by_address.memory_bytes() +
+                  state_->payload_sequences.size() * sizeof(uint64_t) +
+                  state_->payload_arrivals.size() * sizeof(double) + state_->slot_by_address.memory_bytes() +
                   state_->pending_by_address.memory_bytes() + state_->receive_buffers.size();
 }
 
@@ -418,7 +423,7 @@ namespace {
 
 // Bytes of one slot for a config whose fields are in range (not sanitized here: the table's memory cap
 // calls this while sanitizing). The payload queue is the only term that grows per queued entry.
-constexpr size_t kQueueEntryBytes = kMaxPayloadBytes + sizeof(uint16_t) + sizeof(uint64_t);
+constexpr size_t kQueueEntryBytes = kMaxPayloadBytes + sizeof(uint16_t) + sizeof(uint64_t) + sizeof(double);
 size_t slot_bytes_without_queue(const ServerConfig& c) {
   return sizeof(Slot) + static_cast<size_t>(c.pending_per_slot) * sizeof(Pending) +
          static_cast<size_t>(c.token_history_per_slot) * sizeof(TokenEntry) + 2 * sizeof(ServerEvent) +
@@ -449,15 +454,17 @@ void Server::update(double now, uint64_t unix_now) {
   int budget = config_.max_receive_per_update;
   while (budget > 0) {
     const size_t want = std::min<size_t>(static_cast<size_t>(budget), kReceiveBatch);
-    const size_t got = transport_.receive_many(st.receive_buffers.data(), kReceiveBufferBytes, want,
-                                               st.receive_sizes.data(), st.receive_from.data());
+    const size_t got = transport_.receive_many(std::span(st.receive_buffers),
+                                               kReceiveBufferBytes, want, st.receive_sizes.data(),
+                                               st.receive_from.data(), st.receive_arrivals.data());
     for (size_t i = 0; i < got; ++i) {
       if (st.receive_sizes[i] == 0) {
         drop(PacketError::kOversized);
         continue;
       }
-      process_datagram(st.receive_from[i], std::as_writable_bytes(std::span(st.receive_buffers))
-                                               .subspan(i * kReceiveBufferBytes, st.receive_sizes[i]));
+      process_datagram(st.receive_from[i],
+                       std::span(st.receive_buffers).subspan(i * kReceiveBufferBytes, st.receive_sizes[i]),
+                       st.receive_arrivals[i]);
     }
     budget -= static_cast<int>(got);
     if (got < want) break;
@@ -482,7 +489,14 @@ void Server::update(double now, uint64_t unix_now) {
 
 void Server::process_datagram(const Address& from, std::span<std::byte> datagram) {
   if (!state_) return;
+  process_datagram(from, datagram, state_->now);
+}
+
+void Server::process_datagram(const Address& from, std::span<std::byte> datagram, double arrival_time) {
+  if (!state_) return;
   ServerInternals in{*this, *state_};
+  // No later than the update's now; an unknown (NaN) or non-finite time is the update's now.
+  state_->arrival = std::isfinite(arrival_time) && arrival_time < state_->now ? arrival_time : state_->now;
   state_->reply_budget = 0;
   if (datagram.empty()) return drop(PacketError::kTooSmall);
   if (datagram[0] == std::byte{0}) {
@@ -531,6 +545,12 @@ bool Server::send_payload(int slot, std::span<const std::byte> payload) {
 }
 
 bool Server::receive_payload(int slot, std::span<std::byte> out, size_t& size, uint64_t& sequence) {
+  double arrival_time = 0.0;
+  return receive_payload(slot, out, size, sequence, arrival_time);
+}
+
+bool Server::receive_payload(int slot, std::span<std::byte> out, size_t& size, uint64_t& sequence,
+                             double& arrival_time) {
   if (!is_connected(slot)) return false;
   Slot& s = state_->slots[static_cast<size_t>(slot)];
   if (s.queue_count == 0) return false;
@@ -540,6 +560,7 @@ bool Server::receive_payload(int slot, std::span<std::byte> out, size_t& size, u
   std::memcpy(out.data(), state_->payload_bytes.data() + entry * kMaxPayloadBytes, n);
   size = n;
   sequence = state_->payload_sequences[entry];
+  arrival_time = state_->payload_arrivals[entry];
   s.queue_head = (s.queue_head + 1) % config_.payload_queue_per_slot;
   --s.queue_count;
   return true;

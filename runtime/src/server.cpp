@@ -33,7 +33,7 @@ Server::Server(const StackConfig& config, const MessageFactory& factory, const n
     error_ = keep_config_reason(error_text_, problem);
     return;
   }
-  protocol_id_ = Connection::protocol_id(factory, config_.connection);
+  protocol_id_ = stack_protocol_id(factory, config_);
   netcode::ServerConfig netcode_config = config_.server;
   netcode_config.protocol_id = protocol_id_;
   netcode_config.private_key = private_key;
@@ -136,10 +136,11 @@ void Server::update(double now, uint64_t unix_now) {
     connection.update(now);
     size_t size = 0;
     uint64_t sequence = 0;
+    double arrival_time = now;
     while (netcode_->receive_payload(i, std::span<std::byte>(payload_buffer_.get(), netcode::kMaxPayloadBytes),
-                                     size, sequence)) {
+                                     size, sequence, arrival_time)) {
       slot.payload_bytes_received += size;
-      connection.receive_packet(std::span<const std::byte>(payload_buffer_.get(), size));
+      connection.receive_packet(std::span<const std::byte>(payload_buffer_.get(), size), arrival_time);
     }
     if (connection.error() != ConnectionError::kNone) {
       slot.protocol_error = connection.error_reason();

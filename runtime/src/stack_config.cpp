@@ -9,22 +9,36 @@ namespace bitwire {
 
 namespace {
 
-// The largest datagram the endpoint sends: a whole packet up to fragment_above bytes behind a header of at
-// most kMaxPacketHeaderBytes, or a fragment (its 5-byte header, a packet header, fragment_size bytes).
+// The ack delay mode the stack runs with: on, unless the game turned it off (kOff). The endpoint's default,
+// kWithEnvelope, would be off here (the stack turns the envelope off), and RTT samples would then include the
+// time every ack waits for the peer's next packet: a tick or more at a game's send rates.
+AckDelayMode stacked_ack_delay(AckDelayMode requested) {
+  return requested == AckDelayMode::kOff ? AckDelayMode::kOff : AckDelayMode::kOn;
+}
+
+// The largest packet header the stack's endpoint writes: the reliable 1.0 header, plus the ack delay
+// extension when it is on.
+size_t stacked_header_bytes(const EndpointConfig& e) {
+  return kMaxPacketHeaderBytes + (stacked_ack_delay(e.ack_delay) == AckDelayMode::kOn ? kAckDelayBytes : 0);
+}
+
+// The largest datagram the endpoint sends: a whole packet up to fragment_above bytes behind its largest
+// header, or a fragment (its 5-byte header, a packet header, fragment_size bytes).
 bool endpoint_fits_netcode(const StackConfig& c) {
   const EndpointConfig e = c.connection.endpoint.sanitized();
-  const size_t whole =
-      kMaxPacketHeaderBytes + static_cast<size_t>(std::min(e.fragment_above, e.max_packet_size));
-  const size_t fragment = kFragmentHeaderBytes + kMaxPacketHeaderBytes + static_cast<size_t>(e.fragment_size);
+  const size_t header = stacked_header_bytes(e);
+  const size_t whole = header + static_cast<size_t>(std::min(e.fragment_above, e.max_packet_size));
+  const size_t fragment = kFragmentHeaderBytes + header + static_cast<size_t>(e.fragment_size);
   return whole <= netcode::kMaxPayloadBytes && fragment <= netcode::kMaxPayloadBytes;
 }
 
 void fit_endpoint_to_netcode(StackConfig& c) {
   EndpointConfig& e = c.connection.endpoint;
-  constexpr int kRoom =
-      static_cast<int>(netcode::kMaxPayloadBytes - kFragmentHeaderBytes - kMaxPacketHeaderBytes);
-  e.fragment_size = std::min(e.fragment_size, kRoom);
-  e.fragment_above = std::min(e.fragment_above, kRoom);
+  const size_t header = stacked_header_bytes(e);
+  const int room_whole = static_cast<int>(netcode::kMaxPayloadBytes - header);
+  const int room_fragment = static_cast<int>(netcode::kMaxPayloadBytes - kFragmentHeaderBytes - header);
+  e.fragment_size = std::min(e.fragment_size, room_fragment);
+  e.fragment_above = std::min(e.fragment_above, room_whole);
   e = e.sanitized();  // max_packet_size must still fit max_fragments * fragment_size
 }
 
@@ -70,7 +84,8 @@ const char* memory_reason(const StackConfig& c, const MessageFactory& factory) {
 
 constexpr const char* kFitsNetcodeReason =
     "StackConfig.connection.endpoint: fragment_above and fragment_size must fit netcode's 1200-byte payload "
-    "(fragment_size <= 1186, fragment_above <= 1191)";
+    "with the ack delay extension (fragment_size <= 1184, fragment_above <= 1189; with ack_delay = kOff "
+    "1186 and 1191)";
 
 }  // namespace
 
@@ -100,6 +115,7 @@ StackConfig StackConfig::sanitized() const {
   c.server.max_clients = c.max_clients;
   c.connection.protocol_id = c.protocol_id;
   c.connection.endpoint.envelope = false;
+  c.connection.endpoint.ack_delay = stacked_ack_delay(c.connection.endpoint.ack_delay);
   return c;
 }
 
@@ -127,7 +143,12 @@ size_t stack_slot_memory(const StackConfig& config) { return stack_slot_memory(c
 
 uint64_t stack_protocol_id(const MessageFactory& factory, const StackConfig& config) {
   const StackConfig c = config.sanitized();
-  return Connection::protocol_id(factory, c.connection);
+  const uint64_t id = Connection::protocol_id(factory, c.connection);
+  // Both ends must agree on the ack delay extension (a header with it is refused by an end without it): a
+  // stack that turned it off has another id, so the mismatch is refused at connect time. The default (on)
+  // keeps the connection's id.
+  constexpr uint64_t kAckDelayOff = 0x61636b64656c6179ull;  // "ackdelay"
+  return c.connection.endpoint.ack_delay == AckDelayMode::kOff ? id ^ kAckDelayOff : id;
 }
 
 }  // namespace bitwire

@@ -6,11 +6,13 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 namespace bitwire {
@@ -43,11 +45,21 @@ UdpSocketConfig UdpSocketConfig::sanitized() const {
   return sanitize_config(*this, kUdpSocketConfigLimits);
 }
 
+// Room for one SO_TIMESTAMPNS control message (the only one asked for; others are cut and ignored).
+constexpr size_t kControlBytes = CMSG_SPACE(sizeof(timespec));
+
 struct UdpSocket::Batch {
   mmsghdr headers[kMaxSocketBatch];
   iovec vectors[kMaxSocketBatch];
   sockaddr_storage addresses[kMaxSocketBatch];
+  alignas(cmsghdr) unsigned char controls[kMaxSocketBatch][kControlBytes];
 };
+
+double realtime_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_REALTIME, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
 
 UdpSocket::UdpSocket() = default;
 
@@ -105,6 +117,18 @@ SocketStatus UdpSocket::fail(int error_number) {
 }
 
 namespace {
+
+// The SO_TIMESTAMPNS time of a received message, NaN when it carries none.
+double kernel_time_of(msghdr& header) {
+  for (cmsghdr* c = CMSG_FIRSTHDR(&header); c != nullptr; c = CMSG_NXTHDR(&header, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS && c->cmsg_len >= CMSG_LEN(sizeof(timespec))) {
+      timespec t{};
+      std::memcpy(&t, CMSG_DATA(c), sizeof t);
+      return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+    }
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
 
 // The reinterpret_casts below are the sockets API's own idiom: sockaddr_storage is specified to be viewed as
 // the sockaddr_in / sockaddr_in6 that ss_family names.
@@ -188,6 +212,9 @@ SocketStatus UdpSocket::open(const Address& bind_address, const UdpSocketConfig&
   if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &config.receive_buffer_size, sizeof(int)) != 0) {
     return give_up(errno);
   }
+  // Kernel receive times; without them (an OS that refuses) receives report NaN and callers use their clock.
+  const int stamp = 1;
+  setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &stamp, sizeof stamp);
   fd_ = fd;
   ipv6_only_ = !config.dual_stack;
   local_ = bind_address;
@@ -242,14 +269,22 @@ SocketStatus UdpSocket::send(const Address& to, std::span<const std::byte> data)
 }
 
 SocketStatus UdpSocket::receive(std::span<std::byte> buffer, Address& from, size_t& size) {
+  double kernel_time = 0.0;
+  return receive(buffer, from, size, kernel_time);
+}
+
+SocketStatus UdpSocket::receive(std::span<std::byte> buffer, Address& from, size_t& size, double& kernel_time) {
   if (fd_ < 0) return SocketStatus::kNotOpen;
   sockaddr_storage storage{};
   iovec vector{buffer.data(), buffer.size()};
+  alignas(cmsghdr) unsigned char control[kControlBytes];
   msghdr header{};
   header.msg_name = &storage;
   header.msg_namelen = sizeof storage;
   header.msg_iov = &vector;
   header.msg_iovlen = 1;
+  header.msg_control = control;
+  header.msg_controllen = sizeof control;
   const ssize_t got = ::recvmsg(fd_, &header, 0);
   if (got < 0) {
     const int error_number = errno;
@@ -257,6 +292,7 @@ SocketStatus UdpSocket::receive(std::span<std::byte> buffer, Address& from, size
     return fail(error_number);
   }
   from = from_native(storage);
+  kernel_time = kernel_time_of(header);
   if (header.msg_flags & MSG_TRUNC) {
     size = 0;
     return SocketStatus::kTruncated;
@@ -283,6 +319,8 @@ size_t UdpSocket::receive_batch(std::span<Datagram> datagrams, SocketStatus& sta
       b.headers[i].msg_hdr.msg_namelen = sizeof(sockaddr_storage);
       b.headers[i].msg_hdr.msg_iov = &b.vectors[i];
       b.headers[i].msg_hdr.msg_iovlen = 1;
+      b.headers[i].msg_hdr.msg_control = b.controls[i];
+      b.headers[i].msg_hdr.msg_controllen = kControlBytes;
     }
     const int got = ::recvmmsg(fd_, b.headers, static_cast<unsigned>(count), MSG_DONTWAIT, nullptr);
     if (got < 0) {
@@ -293,6 +331,7 @@ size_t UdpSocket::receive_batch(std::span<Datagram> datagrams, SocketStatus& sta
     for (int i = 0; i < got; ++i) {
       Datagram& d = datagrams[total + static_cast<size_t>(i)];
       d.address = from_native(b.addresses[i]);
+      d.kernel_time = kernel_time_of(b.headers[i].msg_hdr);
       if (b.headers[i].msg_hdr.msg_flags & MSG_TRUNC) {
         d.size = 0;
         d.status = SocketStatus::kTruncated;

@@ -1,7 +1,9 @@
 // A Transport that sends through a NetworkSimulator (latency, jitter, loss, duplicates, reordering,
-// corruption) before handing datagrams to another Transport. Each end wraps its own transport, so each
-// direction has its own simulated link. Receiving is the inner transport's (the peer's wrapper delayed it).
-// Call pump(now) every tick to deliver what is due.
+// corruption) before handing datagrams to the destination on the inner transport's LoopbackNetwork. Each end
+// wraps its own transport, so each direction has its own simulated link. Receiving is the inner transport's
+// (the peer's wrapper delayed it). Call pump(now) every tick to deliver what is due: each datagram is put on
+// the network with the time the simulator delivered it (its arrival at the host, as a kernel receive
+// timestamp would report it), which the receiving end reads as its arrival time.
 #pragma once
 
 #include <array>
@@ -20,31 +22,31 @@ class SimulatedTransport final : public Transport {
   // datagram is dropped (a corrupted destination would otherwise address nobody).
   static constexpr size_t kHeader = 2 * sizeof(Address);
 
-  SimulatedTransport(Transport& inner, NetworkSimulatorConfig config)
+  SimulatedTransport(LoopbackTransport& inner, NetworkSimulatorConfig config)
       : inner_(inner), simulator_(widen(config)) {}
 
-  void send(const Address& to, std::span<const uint8_t> datagram) override {
+  void send(const Address& to, std::span<const std::byte> datagram) override {
     if (datagram.size() > buffer_.size() - kHeader) return;
     std::memcpy(buffer_.data(), &to, sizeof(Address));
     std::memcpy(buffer_.data() + sizeof(Address), &to, sizeof(Address));
     std::memcpy(buffer_.data() + kHeader, datagram.data(), datagram.size());
-    simulator_.send(now_, std::as_bytes(std::span(buffer_)).first(kHeader + datagram.size()));
+    simulator_.send(now_, std::span(buffer_).first(kHeader + datagram.size()));
   }
-  bool receive(std::span<uint8_t> buffer, Address& from, size_t& size) override {
-    return inner_.receive(buffer, from, size);
+  bool receive(std::span<std::byte> buffer, Address& from, size_t& size, double& arrival_time) override {
+    return inner_.receive(buffer, from, size, arrival_time);
   }
   Address local_address() const override { return inner_.local_address(); }
 
-  // Sets the time later sends are stamped with, and hands every datagram due by `now` to the inner transport.
+  // Sets the time later sends are stamped with, and puts every datagram due by `now` on the network with
+  // the time it arrived.
   void pump(double now) {
     now_ = now;
-    simulator_.deliver(now, [&](std::span<const std::byte> packet) {
+    simulator_.deliver(now, [&](std::span<const std::byte> packet, double arrival) {
       if (packet.size() < kHeader) return;
       if (std::memcmp(packet.data(), packet.data() + sizeof(Address), sizeof(Address)) != 0) return;
       Address to;
       std::memcpy(&to, packet.data(), sizeof(Address));
-      inner_.send(to, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(packet.data()) + kHeader,
-                                               packet.size() - kHeader));
+      inner_.network().inject(inner_.local_address(), to, packet.subspan(kHeader), arrival);
     });
   }
   NetworkSimulator& simulator() { return simulator_; }
@@ -55,10 +57,10 @@ class SimulatedTransport final : public Transport {
     return config;
   }
 
-  Transport& inner_;
+  LoopbackTransport& inner_;
   NetworkSimulator simulator_;
   double now_ = 0.0;
-  std::array<uint8_t, kHeader + 1500> buffer_{};
+  std::array<std::byte, kHeader + 1500> buffer_{};
 };
 
 }  // namespace bitwire::test

@@ -225,6 +225,9 @@ class Connection {
   double probe_interval() const;
   // One datagram from the transport.
   ReceiveResult receive_packet(std::span<const std::byte> datagram);
+  // The same, for a datagram that reached this host at `arrival_time` (update()'s clock): passed to
+  // Endpoint::receive_packet(datagram, arrival_time), so RTT samples leave out the wait for the tick.
+  ReceiveResult receive_packet(std::span<const std::byte> datagram, double arrival_time);
 
   // ---- The connection-packet layer alone ----
   // Writes the connection packet for packet `sequence` into `out` (at most min(out.size(),

@@ -59,7 +59,7 @@ struct ClientConfig {
 };
 
 // The limits of every ClientConfig field (the flag has no range). check() and sanitized() are derived from
-// this table alone. The largest queue is 4096 * 1210 bytes, about 5 MB.
+// this table alone. The largest queue is 4096 * 1218 bytes (payload, size, sequence, arrival), about 5 MB.
 inline constexpr auto kClientConfigLimits = config_table(
     Field<ClientConfig, double>{.name = "send_interval",
                                 .member = &ClientConfig::send_interval,
@@ -108,6 +108,9 @@ class Client {
   void disconnect(double now);
   // Handles one datagram as update() does (the fuzz and test entry point); `datagram` is decrypted in place.
   void process_datagram(const Address& from, std::span<std::byte> datagram);
+  // The same for a datagram the transport received at `arrival_time` (update()'s clock; a later, NaN or
+  // infinite one is read as the last update's now). Payloads are queued with it.
+  void process_datagram(const Address& from, std::span<std::byte> datagram, double arrival_time);
 
   ClientState state() const { return state_; }
   bool is_connected() const { return state_ == ClientState::kConnected; }
@@ -119,6 +122,8 @@ class Client {
 
   bool send_payload(std::span<const std::byte> payload);
   bool receive_payload(std::span<std::byte> out, size_t& size, uint64_t& sequence);
+  // The same, with the time its datagram was received (at most the now of the update() that received it).
+  bool receive_payload(std::span<std::byte> out, size_t& size, uint64_t& sequence, double& arrival_time);
 
   uint64_t drops(PacketError error) const { return drops_[static_cast<int>(error)]; }
   const ClientStats& stats() const { return stats_; }
@@ -154,11 +159,12 @@ class Client {
   std::vector<std::byte> queue_bytes_;
   std::vector<uint16_t> queue_sizes_;
   std::vector<uint64_t> queue_sequences_;
+  std::vector<double> queue_arrivals_;  // when each queued payload's datagram was received
   int queue_head_ = 0;
   int queue_count_ = 0;
   // The transport's byte type (uint8_t until Transport takes std::byte), viewed as std::byte everywhere else.
-  std::array<uint8_t, kReceiveBufferBytes> receive_buffer_{};
-  std::array<uint8_t, kReceiveBufferBytes> send_buffer_{};
+  std::array<std::byte, kReceiveBufferBytes> receive_buffer_{};
+  std::array<std::byte, kReceiveBufferBytes> send_buffer_{};
 };
 
 }  // namespace bitwire::netcode

@@ -142,6 +142,9 @@ class Server {
   // Handles one datagram as update() does for each one it receives (also the fuzz entry point). `datagram` is
   // modified (decrypted in place).
   void process_datagram(const Address& from, std::span<std::byte> datagram);
+  // The same for a datagram the transport received at `arrival_time` (update()'s clock; a later, NaN or
+  // infinite one is read as the last update's now). Payloads are queued with it.
+  void process_datagram(const Address& from, std::span<std::byte> datagram, double arrival_time);
 
   bool is_connected(int slot) const;
   int connected_count() const { return connected_count_; }
@@ -156,6 +159,9 @@ class Server {
   bool send_payload(int slot, std::span<const std::byte> payload);
   // Pops the oldest payload received from `slot` into `out` (room for kMaxPayloadBytes).
   bool receive_payload(int slot, std::span<std::byte> out, size_t& size, uint64_t& sequence);
+  // The same, with the time its datagram was received (the transport's arrival time, at most the now of the
+  // update() that received it): what the Endpoint needs for RTT samples that exclude the wait for the tick.
+  bool receive_payload(int slot, std::span<std::byte> out, size_t& size, uint64_t& sequence, double& arrival_time);
   // Sends the redundant disconnect packets and frees the slot (event kDisconnected, kServerDisconnected).
   void disconnect(int slot);
   void disconnect_all();

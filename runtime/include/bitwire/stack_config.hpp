@@ -5,8 +5,12 @@
 // What the stack sets for you (whatever the struct says):
 // - connection.protocol_id = protocol_id, and the endpoint's envelope is off: netcode's AEAD already
 //   authenticates every payload, so the crc32 envelope would cost 4 bytes a packet for nothing.
+// - the endpoint's ack delay extension is on (connection.endpoint.ack_delay = kOn) unless the game set kOff:
+//   its default, kWithEnvelope, would be off without the envelope, and RTT samples would include the time
+//   each ack waits for the peer's next packet. The fit to netcode's payload counts its 2 bytes, and a kOff
+//   stack has another stack_protocol_id (both ends must agree on the extension).
 // - netcode's protocol id is stack_protocol_id(factory, config): the game's id with the channel layout and
-//   the message types folded in (Connection::protocol_id), so a peer built with another layout is refused at
+//   the message types folded in (Connection::protocol_id; and the ack delay mode when it is kOff), so a peer built with another layout is refused at
 //   connect time instead of misreading bits. Connect tokens must carry that id (the backend computes it the
 //   same way).
 // - server.max_clients = max_clients; the server's private key is given to the Server constructor, never kept

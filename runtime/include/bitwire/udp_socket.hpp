@@ -21,6 +21,8 @@
 //   socket can share a port number and every peer has exactly one Address. With dual_stack = true an IPv6
 //   socket also talks to IPv4 peers: IPv4-mapped sources are reported as IPv4 Addresses and IPv4
 //   destinations are mapped on send.
+// - Kernel timestamps: open() asks for SO_TIMESTAMPNS; receives report when the kernel took each datagram
+//   (CLOCK_REALTIME, kernel_time), which UdpTransport turns into an arrival time on the caller's clock.
 // - Batches: receive_batch / send_batch use recvmmsg / sendmmsg (one system call for up to kMaxSocketBatch
 //   datagrams); larger spans are split. They report per datagram like the single calls.
 // - Errors: a SocketStatus with to_string(); system_error() keeps the OS text of the last failure.
@@ -29,6 +31,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 
@@ -92,7 +95,12 @@ struct Datagram {
   size_t size = 0;
   Address address;
   SocketStatus status = SocketStatus::kOk;
+  // receive: when the kernel received it (SO_TIMESTAMPNS: CLOCK_REALTIME seconds), NaN when the OS gave none.
+  double kernel_time = std::numeric_limits<double>::quiet_NaN();
 };
+
+// CLOCK_REALTIME in seconds: the clock of kernel_time (a caller turns a kernel time into an age with it).
+double realtime_seconds();
 
 class UdpSocket {
  public:
@@ -118,6 +126,8 @@ class UdpSocket {
   SocketStatus send(const Address& to, std::span<const std::byte> data);
   // kOk: one datagram of `size` bytes from `from` is in buffer[0, size).
   SocketStatus receive(std::span<std::byte> buffer, Address& from, size_t& size);
+  // The same, with the kernel's receive time (Datagram::kernel_time; NaN when the OS gave none).
+  SocketStatus receive(std::span<std::byte> buffer, Address& from, size_t& size, double& kernel_time);
 
   // Receives up to datagrams.size() datagrams; returns how many were received (0 when nothing waits or on
   // an error, which `status` reports; kNothingToRead otherwise). A truncated datagram is counted and marked
