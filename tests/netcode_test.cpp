@@ -23,6 +23,49 @@ std::vector<ServerEvent> drain_events(Server& server) {
   return events;
 }
 
+// The readers take spans, so a buffer shorter than its format is refused (false, a reason) instead of being
+// read past its end; a full-size buffer still reads.
+TEST(NetcodeBytes, ReadersRefuseBuffersShorterThanTheirFormat) {
+  ConnectTokenParams params;
+  params.protocol_id = 7;
+  params.client_id = 9;
+  params.create_timestamp = 1000;
+  params.server_addresses.count = 1;
+  params.server_addresses.items[0] = Address::ipv4(127, 0, 0, 1, 40000);
+  ConnectToken token;
+  ASSERT_TRUE(generate_connect_token(params, random_key(), token));
+  std::array<std::byte, kConnectTokenBytes> bytes{};
+  ASSERT_TRUE(write_connect_token(token, bytes));
+  ConnectToken back;
+  const char* reason = nullptr;
+  EXPECT_FALSE(read_connect_token(std::span(bytes).first(kConnectTokenBytes - 1), back, &reason));
+  EXPECT_STREQ(reason, "truncated connect token");
+  ASSERT_TRUE(read_connect_token(bytes, back));
+  EXPECT_EQ(back, token);
+
+  ConnectTokenPrivate plain;
+  plain.client_id = 9;
+  plain.server_addresses = params.server_addresses;
+  std::array<std::byte, kConnectTokenPrivateBytes> private_bytes{};
+  ASSERT_TRUE(write_connect_token_private(plain, private_bytes));
+  ConnectTokenPrivate private_back;
+  reason = nullptr;
+  EXPECT_FALSE(read_connect_token_private(std::span(private_bytes).first(100), private_back, &reason));
+  EXPECT_STREQ(reason, "truncated private connect token");
+  EXPECT_FALSE(encrypt_connect_token_private(std::span(private_bytes).first(kConnectTokenPrivateBytes - 1), 7,
+                                             2000, TokenNonce{}, Key{}));
+
+  const Key key = random_key();
+  ChallengeToken challenge;
+  challenge.client_id = 9;
+  std::array<std::byte, kChallengeTokenBytes> sealed{};
+  seal_challenge_token(challenge, 3, key, sealed);
+  ChallengeToken opened;
+  EXPECT_FALSE(open_challenge_token(std::span(sealed).first(kChallengeTokenBytes - 1), 3, key, opened));
+  ASSERT_TRUE(open_challenge_token(sealed, 3, key, opened));
+  EXPECT_EQ(opened, challenge);
+}
+
 TEST(Netcode, ConnectExchangePayloadsAndDisconnect) {
   Harness h;
   Client& client = h.add_client();
