@@ -62,7 +62,7 @@ RttReading run_stack(const RttCase& c, uint64_t seed) {
   netcode::ConnectToken token;
   StackToken bytes{};
   EXPECT_TRUE(netcode::generate_connect_token(params, key, token));
-  EXPECT_TRUE(netcode::write_connect_token(token, bytes.data()));
+  EXPECT_TRUE(netcode::write_connect_token(token, std::as_writable_bytes(std::span(bytes))));
   EXPECT_TRUE(client.connect(bytes, now));
 
   // Each end ticks at c.hz; the client's ticks are offset by 0.37 of a tick so the two are not in phase.

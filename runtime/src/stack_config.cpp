@@ -61,11 +61,13 @@ constexpr MessageTypeInfo kSmallestTypes[] = {describe_message<SmallestMessage>(
 constexpr MessageFactory kSmallestFactory{kSmallestTypes};
 
 // The bytes of one server slot of `c` (its nested configs in range) for `factory`: the Connection (message
-// pool, channel queues, incoming packet and its Endpoint as the stack runs it, envelope off) and the
+// pool, channel queues, incoming packet and its Endpoint as the stack runs it: envelope off, ack delay as
+// stacked) and the
 // netcode slot.
 size_t slot_bytes(const StackConfig& c, const MessageFactory& factory = kSmallestFactory) {
   ConnectionConfig connection = c.connection;
   connection.endpoint.envelope = false;
+  connection.endpoint.ack_delay = stacked_ack_delay(connection.endpoint.ack_delay);
   return Connection::memory_required(factory, connection) + netcode::Server::memory_per_slot(stacked_server(c));
 }
 

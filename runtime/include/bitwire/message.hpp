@@ -31,6 +31,7 @@
 //   (asserted in debug builds); the pool's live() count lets tests prove nothing leaked.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -300,7 +301,7 @@ inline constexpr auto kMessagePoolConfigLimits = config_table(
         .member = &MessagePoolConfig::block_count,
         .min = 0,
         .max = 1 << 16,
-        .upper = [](const MessagePoolConfig& c) { return static_cast<int>(kMaxBlockPoolBytes / c.max_block_size); },
+        .upper = [](const MessagePoolConfig& c) { return static_cast<int>(kMaxBlockPoolBytes / static_cast<size_t>(std::max(c.max_block_size, 1))); },
         .upper_text = "1 GiB / max_block_size"},
     Field<MessagePoolConfig, int>{.name = "block_receive_reserve",
                                   .member = &MessagePoolConfig::block_receive_reserve,
