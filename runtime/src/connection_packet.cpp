@@ -237,7 +237,7 @@ struct Reader {
       stream.fail(ReadError::kPastEnd);
       return PacketError::kReadFailed;
     }
-    const std::span<std::byte> block = message.allocate_block(size);
+    const std::span<std::byte> block = message.allocate_received_block(size);
     if (block.empty()) return PacketError::kPoolExhausted;
     return stream.read_bytes(block.data(), size) ? PacketError::kNone : PacketError::kReadFailed;
   }

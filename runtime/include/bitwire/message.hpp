@@ -233,12 +233,13 @@ class MessageHandle {
   // The same without the reason: false / an empty span on any refusal.
   bool attach_block(std::span<const std::byte> bytes) { return try_attach_block(bytes) == BlockRefusal::kNone; }
   std::span<std::byte> allocate_block(size_t size) { return try_allocate_block(size).bytes; }
+  // The receive path's request (channels and the packet reader, for a block that came off the wire): any
+  // free buffer, the reserve included; the buffer counts as received until released. Not for application
+  // blocks, which would eat the reserve meant for receiving.
+  std::span<std::byte> allocate_received_block(size_t size);
 
  private:
   friend class MessagePool;
-  friend class ReliableOrderedChannel;
-  // A channel's request for a received block: any free buffer (the reserve is for these).
-  std::span<std::byte> allocate_received_block(size_t size);
   BlockAllocation take_block(size_t size, bool received);
   MessageHandle(MessagePool* pool, uint32_t slot) : pool_(pool), slot_(slot) {}
   MessagePool* pool_ = nullptr;
