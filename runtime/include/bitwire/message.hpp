@@ -262,7 +262,7 @@ inline constexpr auto kMessagePoolConfigLimits = config_table(
         .member = &MessagePoolConfig::block_count,
         .min = 0,
         .max = 1 << 16,
-        .upper = [](const MessagePoolConfig& c) { return static_cast<int>(kMaxBlockPoolBytes / c.max_block_size); },
+        .upper = [](const MessagePoolConfig& c) { return static_cast<int>(kMaxBlockPoolBytes / static_cast<size_t>(c.max_block_size)); },
         .upper_text = "1 GiB / max_block_size"});
 
 // Fixed storage for messages of one factory. Not thread-safe; not movable (handles point to it).
