@@ -709,20 +709,20 @@ TEST(BlockObligations, RejectsFragmentCountDisagreeingWithTheFirstFragment) {
   FragmentTarget r;
   EXPECT_TRUE(r.fragment(0, 3, 0, 1024));
   EXPECT_FALSE(r.fragment(0, 4, 1, 1024));
-  r.expect_error(ConnectionError::kBlockFragmentInvalid, to_string(FragmentResult::kCountMismatch));
+  r.expect_error(ConnectionError::kBlockFragmentInvalid, to_string(BlockFragmentResult::kCountMismatch));
 }
 
 TEST(BlockObligations, RejectsBlockIdDisagreeingWithTheFirstFragment) {
   FragmentTarget r;
   EXPECT_TRUE(r.fragment(0, 3, 1, 1024));
   EXPECT_FALSE(r.fragment(1, 3, 2, 100));
-  r.expect_error(ConnectionError::kBlockFragmentInvalid, to_string(FragmentResult::kBlockIdMismatch));
+  r.expect_error(ConnectionError::kBlockFragmentInvalid, to_string(BlockFragmentResult::kBlockIdMismatch));
 }
 
 TEST(BlockObligations, RejectsNonLastFragmentShorterThanTheFragmentSize) {
   FragmentTarget r;
   EXPECT_FALSE(r.fragment(0, 3, 0, 1000));
-  r.expect_error(ConnectionError::kBlockFragmentInvalid, to_string(FragmentResult::kSizeMismatch));
+  r.expect_error(ConnectionError::kBlockFragmentInvalid, to_string(BlockFragmentResult::kSizeMismatch));
   EXPECT_EQ(r.connection->pool().live(), 0);
 }
 
@@ -730,7 +730,7 @@ TEST(BlockObligations, RejectsLastFragmentAgainWithAnotherSize) {
   FragmentTarget r;
   EXPECT_TRUE(r.fragment(0, 3, 2, 10));
   EXPECT_FALSE(r.fragment(0, 3, 2, 11));
-  r.expect_error(ConnectionError::kBlockFragmentInvalid, to_string(FragmentResult::kLastSizeMismatch));
+  r.expect_error(ConnectionError::kBlockFragmentInvalid, to_string(BlockFragmentResult::kLastSizeMismatch));
 }
 
 TEST(BlockObligations, RejectsFragmentIdOutsideTheReceiveWindow) {
