@@ -75,10 +75,8 @@ ReceiveResult Endpoint::State::receive_fragment(std::span<const std::byte> fragm
   const uint64_t evicted_before = reassembly.evicted();
   // Fragment 0's embedded acknowledgment fields, the ack delay extension included, travel with the
   // reassembly (other fragments carry none: `header` is then unused).
-  const EmbeddedAck embedded{header.ack, header.ack_bits, header.has_ack_delay, header.ack_delay_offset,
-                             header.ack_delay};
   const PacketFragmentResult result =
-      reassembly.add(packet_sequence, fragment_id, fragment_count, body, embedded, wire_bytes);
+      reassembly.add(packet_sequence, fragment_id, fragment_count, body, ack_info_of(header), wire_bytes);
   counters.reassemblies_evicted += reassembly.evicted() - evicted_before;
   switch (result) {
     case PacketFragmentResult::kStale:
@@ -107,9 +105,7 @@ ReceiveResult Endpoint::State::receive_fragment(std::span<const std::byte> fragm
     return drop(ReceiveResult::kReassembledTooLarge, counters.packets_too_large_to_receive,
                 "reassembled packet above max_packet_size");
   }
-  const AckInfo info{packet.header.ack, packet.header.ack_bits, packet.header.has_ack_delay,
-                     packet.header.ack_delay_offset, packet.header.ack_delay};
-  return process_packet(packet_sequence, info, packet.data, packet.wire_bytes);
+  return process_packet(packet_sequence, packet.header, packet.data, packet.wire_bytes);
 }
 
 }  // namespace bitwire

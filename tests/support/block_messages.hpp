@@ -1,5 +1,6 @@
 // Block payloads and the two message kinds the connection block tests send (tests/connection_block_test.cpp,
-// tests/connection_inflight_test.cpp): a block message of test::WithBlock and a small reliable test::Small.
+// connection_inflight_test.cpp, connection_block_share_test.cpp): a block message of test::WithBlock and a
+// small reliable test::Small.
 #pragma once
 
 #include <cstddef>
