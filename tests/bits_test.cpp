@@ -3,10 +3,8 @@
 // flush idempotence, byte blocks at every byte offset within a word, and the memory each side may touch.
 // The reader is run on spans in the middle of canary-filled arrays, on exactly sized heap blocks (the
 // sanitizer build sees any over-read) and on spans that end or begin at an inaccessible page (any build
-// faults on a stray load).
+// faults on a stray load). ReadRun and WriteRun, the runs of fixed-width fields: bits_run_test.cpp.
 #include <gtest/gtest.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -22,19 +20,13 @@
 #include "bitwire/read_run.hpp"
 #include "bitwire/stream.hpp"
 #include "bitwire/write_run.hpp"
+#include "support/guarded_pages.hpp"
 #include "support/seed.hpp"
 
 namespace bitwire::test {
 namespace {
 
 constexpr std::byte kCanary{0xA5};
-
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E37'79B9'7F4A'7C15);
-  z = (z ^ (z >> 30)) * 0xBF58'476D'1CE4'E5B9;
-  z = (z ^ (z >> 27)) * 0x94D0'49BB'1331'11EB;
-  return z ^ (z >> 31);
-}
 
 // One step of a bit stream: a field of 1..64 bits, an aligned byte block, or padding to a byte boundary.
 struct Op {
@@ -431,38 +423,6 @@ TEST(BitReaderBounds, ExactlySizedHeapBlocks) {
   }
 }
 
-// Usable bytes between two inaccessible pages: a load or store outside them faults in any build.
-class GuardedPages {
- public:
-  explicit GuardedPages(size_t usable) {
-    page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    usable_ = (usable + page_ - 1) / page_ * page_;
-    if (usable_ == 0) usable_ = page_;
-    void* base =
-        mmap(nullptr, usable_ + 2 * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED) return;
-    base_ = static_cast<std::byte*>(base);
-    mprotect(base_, page_, PROT_NONE);
-    mprotect(base_ + page_ + usable_, page_, PROT_NONE);
-  }
-  ~GuardedPages() {
-    if (base_ != nullptr) munmap(base_, usable_ + 2 * page_);
-  }
-  GuardedPages(const GuardedPages&) = delete;
-  GuardedPages& operator=(const GuardedPages&) = delete;
-
-  bool ok() const { return base_ != nullptr; }
-  // `size` bytes that end right before the upper guard page.
-  std::span<std::byte> at_end(size_t size) { return {base_ + page_ + usable_ - size, size}; }
-  // `size` bytes that start right after the lower guard page.
-  std::span<std::byte> at_start(size_t size) { return {base_ + page_, size}; }
-
- private:
-  std::byte* base_ = nullptr;
-  size_t page_ = 0;
-  size_t usable_ = 0;
-};
-
 TEST(BitReaderBounds, SpansAgainstInaccessiblePages) {
   BITWIRE_SEEDED_TEST_SEED(0xB175'0008);
   uint64_t state = seed;
@@ -520,263 +480,6 @@ TEST(BitWriterBounds, FillsItsSpanExactlyAndNothingBeyond) {
       guarded.flush();
       EXPECT_EQ(to_vector(span), reference.bytes());
     }
-  }
-}
-
-
-// ---- ReadRun: a run of fixed-width fields read from one bounds check ----
-
-// Field widths (each in [1, 64]) that add up to `total`, drawn from `state`.
-std::vector<int> run_widths(size_t total, uint64_t& state) {
-  std::vector<int> widths;
-  for (size_t left = total; left > 0;) {
-    const int bits = static_cast<int>(std::min<size_t>(1 + splitmix64(state) % 64, left));
-    widths.push_back(bits);
-    left -= static_cast<size_t>(bits);
-  }
-  return widths;
-}
-
-// From every start bit of `span`: a ReadRun<kBits> loads exactly when the run lies inside the span (a span
-// under 8 bytes included); then every field equals what a field-by-field read returns and
-// finish() leaves the cursor where that read does. When it does not load, nothing is consumed.
-template <size_t kBits>
-void check_run_everywhere(std::span<const std::byte> span, uint64_t& state) {
-  for (size_t start = 0; start <= span.size() * 8; ++start) {
-    const std::vector<int> widths = run_widths(kBits, state);
-    ReadStream stream(span);
-    ReadStream reference(span);
-    uint64_t skipped = 0;
-    for (size_t left = start; left > 0;) {
-      const int bits = static_cast<int>(std::min<size_t>(64, left));
-      ASSERT_TRUE(stream.read_bits(skipped, bits));
-      ASSERT_TRUE(reference.read_bits(skipped, bits));
-      left -= static_cast<size_t>(bits);
-    }
-    ReadRun<kBits> run(stream);
-    const bool fits = start + kBits <= span.size() * 8;
-    ASSERT_EQ(run.load(), fits) << "start " << start;
-    if (!fits) {
-      EXPECT_EQ(stream.bits_processed(), start);
-      EXPECT_FALSE(stream.failed());
-      continue;
-    }
-    for (const int bits : widths) {
-      uint64_t got = ~uint64_t{0};
-      uint64_t want = 0;
-      ASSERT_EQ(run.bits_processed(), reference.bits_processed());
-      ASSERT_TRUE(run.read_bits(got, bits));
-      ASSERT_TRUE(reference.read_bits(want, bits));
-      ASSERT_EQ(got, want) << "start " << start << ", " << bits << " bits at " << reference.bits_processed() - bits;
-    }
-    ASSERT_TRUE(run.finish());
-    EXPECT_EQ(stream.bits_processed(), start + kBits);
-    EXPECT_FALSE(stream.failed());
-  }
-}
-
-template <size_t... kRuns>
-void check_runs(std::span<const std::byte> span, uint64_t& state) {
-  (check_run_everywhere<kRuns>(span, state), ...);
-}
-
-TEST(ReadRun, MatchesFieldByFieldReadsFromEveryStartBitAgainstInaccessiblePages) {
-  BITWIRE_SEEDED_TEST_SEED(0xB175'0010);
-  uint64_t state = seed;
-  GuardedPages pages(64);
-  ASSERT_TRUE(pages.ok());
-  // Run lengths around the 56-bit chunk boundaries and the generated code's 448-bit limit.
-  for (size_t size = 0; size <= 64; size += (size < 20 ? 1 : 11)) {
-    SCOPED_TRACE("span of " + std::to_string(size) + " bytes");
-    for (const std::span<std::byte> span : {pages.at_end(size), pages.at_start(size)}) {
-      for (std::byte& b : span) b = static_cast<std::byte>(splitmix64(state));
-      ASSERT_NO_FATAL_FAILURE((check_runs<1, 7, 56, 57, 64, 110, 112, 113, 249, 448>(span, state)));
-    }
-  }
-}
-
-// A run that starts on a byte boundary with an alignment inside: `before` bits, the padding to the next
-// byte, `after` bits. From every start bit of `span` it loads exactly when the start is on a byte boundary
-// and the whole run fits; then the fields, the padding's refusal (reason, bit, cursor) and the end equal
-// what ReadStream's field-by-field reads and read_align give.
-template <size_t kBefore, size_t kAfter>
-void check_aligned_run_everywhere(std::span<const std::byte> span) {
-  constexpr size_t kPadding = (8 - kBefore % 8) % 8;
-  constexpr size_t kBits = kBefore + kPadding + kAfter;
-  for (size_t start = 0; start <= span.size() * 8; ++start) {
-    ReadStream stream(span);
-    ReadStream reference(span);
-    uint64_t skipped = 0;
-    for (size_t left = start; left > 0;) {
-      const int bits = static_cast<int>(std::min<size_t>(64, left));
-      ASSERT_TRUE(stream.read_bits(skipped, bits));
-      ASSERT_TRUE(reference.read_bits(skipped, bits));
-      left -= static_cast<size_t>(bits);
-    }
-    ReadRun<kBits, true> run(stream);
-    const bool fits = start % 8 == 0 && start + kBits <= span.size() * 8;
-    ASSERT_EQ(run.load(), fits) << "start " << start;
-    if (!fits) {
-      EXPECT_EQ(stream.bits_processed(), start);
-      continue;
-    }
-    const auto read_both = [&](size_t bits) {
-      for (size_t left = bits; left > 0;) {
-        const int chunk = static_cast<int>(std::min<size_t>(64, left));
-        uint64_t got = ~uint64_t{0};
-        uint64_t want = 0;
-        ASSERT_TRUE(run.read_bits(got, chunk));
-        ASSERT_TRUE(reference.read_bits(want, chunk));
-        ASSERT_EQ(got, want) << "start " << start;
-        left -= static_cast<size_t>(chunk);
-      }
-    };
-    ASSERT_NO_FATAL_FAILURE(read_both(kBefore));
-    const bool run_ok = run.read_align();
-    const bool reference_ok = reference.read_align();
-    ASSERT_EQ(run_ok, reference_ok) << "start " << start;
-    ASSERT_EQ(stream.bits_processed(), reference.bits_processed() - (run_ok ? kPadding + kBefore : 0));
-    if (!run_ok) {
-      EXPECT_EQ(stream.error(), ReadError::kNonZeroPadding);
-      EXPECT_EQ(stream.error(), reference.error());
-      EXPECT_EQ(stream.error_bit(), reference.error_bit());
-      EXPECT_EQ(stream.bits_processed(), reference.bits_processed());
-      continue;
-    }
-    ASSERT_NO_FATAL_FAILURE(read_both(kAfter));
-    ASSERT_TRUE(run.finish());
-    EXPECT_EQ(stream.bits_processed(), reference.bits_processed());
-    EXPECT_EQ(stream.bits_processed(), start + kBits);
-  }
-}
-
-TEST(ReadRun, AnAlignmentInsideARunMatchesReadAlignFromEveryStartBit) {
-  BITWIRE_SEEDED_TEST_SEED(0xB175'0011);
-  uint64_t state = seed;
-  GuardedPages pages(64);
-  ASSERT_TRUE(pages.ok());
-  for (size_t size = 0; size <= 40; size += (size < 12 ? 1 : 7)) {
-    SCOPED_TRACE("span of " + std::to_string(size) + " bytes");
-    for (const std::span<std::byte> span : {pages.at_end(size), pages.at_start(size)}) {
-      // Half the spans random (padding mostly non-zero: refused), half with zero padding everywhere
-      // except by chance (the top bits of every byte clear: accepted unless a field's bits set them).
-      const bool sparse = size % 2 == 0;
-      for (std::byte& b : span) b = static_cast<std::byte>(splitmix64(state) & (sparse ? 0x01 : 0xFF));
-      ASSERT_NO_FATAL_FAILURE((check_aligned_run_everywhere<1, 8>(span)));
-      ASSERT_NO_FATAL_FAILURE((check_aligned_run_everywhere<8, 8>(span)));
-      ASSERT_NO_FATAL_FAILURE((check_aligned_run_everywhere<13, 64>(span)));
-      ASSERT_NO_FATAL_FAILURE((check_aligned_run_everywhere<57, 136>(span)));
-      ASSERT_NO_FATAL_FAILURE((check_aligned_run_everywhere<249, 136>(span)));
-    }
-  }
-}
-
-TEST(ReadRun, AFailedCheckLatchesTheStreamWhereAFieldByFieldReadWould) {
-  const std::array<std::byte, 16> bytes{std::byte{0xFF}, std::byte{0x12}, std::byte{0x34}};
-  ReadStream stream(bytes);
-  ReadRun<24> run(stream);
-  ASSERT_TRUE(run.load());
-  uint64_t value = 0;
-  ASSERT_TRUE(run.read_bits(value, 8));
-  EXPECT_EQ(value, 0xFFu);
-  // A checked value refused after its 8 bits were read, as serialize_int refuses an offset out of range.
-  EXPECT_FALSE(run.fail_at(ReadError::kValueOutOfRange, run.bits_processed() - 8));
-  EXPECT_TRUE(stream.failed());
-  EXPECT_EQ(stream.error(), ReadError::kValueOutOfRange);
-  EXPECT_EQ(stream.error_bit(), 0u);
-  EXPECT_EQ(stream.bits_processed(), 8u);
-  EXPECT_FALSE(stream.read_bits(value, 1));  // latched
-  // A failed stream never loads a run.
-  ReadRun<8> after(stream);
-  EXPECT_FALSE(after.load());
-}
-
-// ---- WriteRun: a run of fixed-width fields assembled in registers, appended a word at a time ----
-
-// From every start bit in [0, 130): the bytes a WriteRun<kBits> writes (followed by a few more bits, to see
-// that the stream continues where it should) are exactly those of the same values written field by field,
-// and the stream's cursor after finish() is where field-by-field writes leave it.
-template <size_t kBits>
-void check_write_run_everywhere(uint64_t& state) {
-  for (size_t start = 0; start < 130; ++start) {
-    const std::vector<int> widths = run_widths(kBits, state);
-    std::vector<uint64_t> values;
-    for (const int bits : widths) values.push_back(splitmix64(state) & low_mask(bits));
-    std::array<std::byte, 128> run_bytes{};
-    std::array<std::byte, 128> reference_bytes{};
-    WriteStream stream(run_bytes);
-    WriteStream reference(reference_bytes);
-    for (size_t left = start; left > 0;) {
-      const int bits = static_cast<int>(std::min<size_t>(64, left));
-      const uint64_t prefix = splitmix64(state) & low_mask(bits);
-      stream.write_bits(prefix, bits);
-      reference.write_bits(prefix, bits);
-      left -= static_cast<size_t>(bits);
-    }
-    {
-      WriteRun<kBits> run(stream);
-      for (size_t i = 0; i < widths.size(); ++i) {
-        ASSERT_EQ(run.bits_processed(), reference.bits_processed());
-        run.write_bits(values[i], widths[i]);
-        reference.write_bits(values[i], widths[i]);
-      }
-      run.finish();
-    }
-    ASSERT_EQ(stream.bits_processed(), start + kBits);
-    ASSERT_EQ(stream.bits_processed(), reference.bits_processed());
-    stream.write_bits(0x2D, 6);
-    reference.write_bits(0x2D, 6);
-    stream.flush();
-    reference.flush();
-    ASSERT_EQ(stream.bytes_processed(), reference.bytes_processed());
-    ASSERT_EQ(std::memcmp(run_bytes.data(), reference_bytes.data(), run_bytes.size()), 0) << "start " << start;
-  }
-}
-
-TEST(WriteRun, WritesTheBitsOfFieldByFieldWritesFromEveryStartBit) {
-  BITWIRE_SEEDED_TEST_SEED(0xB175'0011);
-  uint64_t state = seed;
-  // Run lengths around the 64-bit word boundaries and the generated code's 448-bit group limit.
-  for (int round = 0; round < 4; ++round) {
-    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<1>(state));
-    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<7>(state));
-    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<63>(state));
-    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<64>(state));
-    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<65>(state));
-    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<110>(state));
-    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<128>(state));
-    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<249>(state));
-    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<448>(state));
-  }
-}
-
-// A run that ends exactly at the buffer's last byte: finish() stores only inside the span (the writer's
-// whole-word stores and its flush never pass the capacity; ASan checks the heap block is not overrun).
-TEST(WriteRun, ARunThatFillsTheBufferStaysInsideIt) {
-  for (const size_t size : {1u, 8u, 9u, 14u, 16u, 56u}) {
-    auto heap = std::make_unique<std::byte[]>(size);
-    WriteStream stream(std::span<std::byte>(heap.get(), size));
-    stream.write_bits(1, 1);
-    if (size == 1) {
-      WriteRun<7> run(stream);
-      run.write_bits(0x55, 7);
-      run.finish();
-    } else if (size == 8) {
-      WriteRun<63> run(stream);
-      run.write_bits((uint64_t{1} << 63) - 1, 63);
-      run.finish();
-    } else {
-      constexpr size_t kBits = 7;
-      for (size_t left = size * 8 - 1; left >= kBits; left -= kBits) {
-        WriteRun<kBits> run(stream);
-        run.write_bits(0x7F, 7);
-        run.finish();
-      }
-      while (stream.bits_processed() < size * 8) stream.write_bits(1, 1);
-    }
-    stream.flush();
-    EXPECT_EQ(stream.bytes_processed(), size);
-    for (size_t i = 0; i < size; ++i) EXPECT_EQ(heap[i], (size == 1 ? std::byte{0xAB} : std::byte{0xFF})) << i;
   }
 }
 

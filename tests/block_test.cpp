@@ -5,9 +5,11 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bitwire/block.hpp"
+#include "bitwire/reassembler.hpp"  // both fragment results in one translation unit
 #include "support/bytes.hpp"
 #include "support/endpoint_harness.hpp"
 #include "support/seed.hpp"
@@ -16,6 +18,11 @@ namespace bitwire {
 namespace {
 
 using test::pattern_payload;
+
+// The block layer's and the packet layer's fragment results are two types with their own names: a file that
+// sees both (as this one does) compiles, and neither converts to the other.
+static_assert(!std::is_same_v<BlockFragmentResult, PacketFragmentResult>);
+static_assert(!std::is_convertible_v<BlockFragmentResult, PacketFragmentResult>);
 
 // A config whose budget never limits, so a test sees the scheduling alone.
 BlockConfig unlimited(int max_block_size = 256 * 1024, int fragment_size = 1024) {
@@ -337,7 +344,7 @@ struct ReceiverFixture : ::testing::Test {
   BlockReceiver receiver{config};
   std::vector<uint8_t> block = pattern_payload(950, 7);  // 10 fragments, the last 50 bytes
 
-  FragmentResult give(uint32_t id, uint32_t count = 10, uint32_t block_id = 3) {
+  BlockFragmentResult give(uint32_t id, uint32_t count = 10, uint32_t block_id = 3) {
     const size_t offset = static_cast<size_t>(id) * 100;
     const size_t size = offset < block.size() ? std::min<size_t>(100, block.size() - offset) : 100;
     std::vector<uint8_t> bytes(size);
@@ -348,47 +355,47 @@ struct ReceiverFixture : ::testing::Test {
 
 TEST_F(ReceiverFixture, ReassemblesOutOfOrderAndCompletesOnce) {
   const uint32_t order[] = {9, 3, 0, 7, 1, 2, 8, 4, 6};
-  for (uint32_t id : order) EXPECT_EQ(give(id), FragmentResult::kAccepted) << id;
-  EXPECT_EQ(give(3), FragmentResult::kDuplicate);
+  for (uint32_t id : order) EXPECT_EQ(give(id), BlockFragmentResult::kAccepted) << id;
+  EXPECT_EQ(give(3), BlockFragmentResult::kDuplicate);
   EXPECT_FALSE(receiver.complete());
-  EXPECT_EQ(give(5), FragmentResult::kCompleted);
+  EXPECT_EQ(give(5), BlockFragmentResult::kCompleted);
   EXPECT_TRUE(receiver.complete());
   EXPECT_EQ(test::to_vector(receiver.block()), block);
-  EXPECT_EQ(give(5), FragmentResult::kAlreadyComplete);
-  EXPECT_EQ(give(0, 10, 4), FragmentResult::kBusy);
+  EXPECT_EQ(give(5), BlockFragmentResult::kAlreadyComplete);
+  EXPECT_EQ(give(0, 10, 4), BlockFragmentResult::kBusy);
   EXPECT_EQ(receiver.counters().blocks_completed, 1u);
-  EXPECT_EQ(receiver.counters().count(FragmentResult::kCompleted), 1u);
+  EXPECT_EQ(receiver.counters().count(BlockFragmentResult::kCompleted), 1u);
   receiver.release();
   EXPECT_FALSE(receiver.complete());
   EXPECT_TRUE(receiver.block().empty());
-  EXPECT_EQ(give(0, 10, 4), FragmentResult::kAccepted);  // the next block
+  EXPECT_EQ(give(0, 10, 4), BlockFragmentResult::kAccepted);  // the next block
 }
 
 TEST_F(ReceiverFixture, RejectsCountOutOfRange) {
-  EXPECT_EQ(give(0, 0), FragmentResult::kCountOutOfRange);
-  EXPECT_EQ(give(0, 11), FragmentResult::kCountOutOfRange);
-  EXPECT_EQ(receiver.counters().count(FragmentResult::kCountOutOfRange), 2u);
+  EXPECT_EQ(give(0, 0), BlockFragmentResult::kCountOutOfRange);
+  EXPECT_EQ(give(0, 11), BlockFragmentResult::kCountOutOfRange);
+  EXPECT_EQ(receiver.counters().count(BlockFragmentResult::kCountOutOfRange), 2u);
   EXPECT_FALSE(receiver.receiving());
 }
 
 TEST_F(ReceiverFixture, RejectsIdOutOfRange) {
   EXPECT_EQ(receiver.on_fragment(3, 10, 10, test::view(std::vector<uint8_t>(100))),
-            FragmentResult::kIdOutOfRange);
+            BlockFragmentResult::kIdOutOfRange);
   EXPECT_EQ(receiver.on_fragment(3, 0xFFFFFFFFu, 10, test::view(std::vector<uint8_t>(100))),
-            FragmentResult::kIdOutOfRange);
+            BlockFragmentResult::kIdOutOfRange);
   EXPECT_FALSE(receiver.receiving());
 }
 
 TEST_F(ReceiverFixture, RejectsWrongFragmentSize) {
   EXPECT_EQ(receiver.on_fragment(3, 0, 10, test::view(std::vector<uint8_t>(99))),
-            FragmentResult::kSizeMismatch);
+            BlockFragmentResult::kSizeMismatch);
   EXPECT_EQ(receiver.on_fragment(3, 0, 10, test::view(std::vector<uint8_t>(101))),
-            FragmentResult::kSizeMismatch);
+            BlockFragmentResult::kSizeMismatch);
   EXPECT_EQ(receiver.on_fragment(3, 9, 10, test::view(std::vector<uint8_t>())),
-            FragmentResult::kSizeMismatch);
+            BlockFragmentResult::kSizeMismatch);
   EXPECT_EQ(receiver.on_fragment(3, 9, 10, test::view(std::vector<uint8_t>(101))),
-            FragmentResult::kSizeMismatch);
-  EXPECT_EQ(receiver.counters().count(FragmentResult::kSizeMismatch), 4u);
+            BlockFragmentResult::kSizeMismatch);
+  EXPECT_EQ(receiver.counters().count(BlockFragmentResult::kSizeMismatch), 4u);
   EXPECT_FALSE(receiver.receiving());
 }
 
@@ -397,22 +404,24 @@ TEST(BlockReceiver, RejectsBlockLargerThanMax) {
   config.max_block_size = 950;  // 10 fragments of 100, the last at most 50
   config.fragment_size = 100;
   BlockReceiver receiver(config);
-  EXPECT_EQ(receiver.on_fragment(0, 9, 10, test::view(std::vector<uint8_t>(51))), FragmentResult::kTooLarge);
-  EXPECT_EQ(receiver.on_fragment(0, 9, 10, test::view(std::vector<uint8_t>(50))), FragmentResult::kAccepted);
+  EXPECT_EQ(receiver.on_fragment(0, 9, 10, test::view(std::vector<uint8_t>(51))),
+            BlockFragmentResult::kTooLarge);
+  EXPECT_EQ(receiver.on_fragment(0, 9, 10, test::view(std::vector<uint8_t>(50))),
+            BlockFragmentResult::kAccepted);
 }
 
 TEST_F(ReceiverFixture, RejectsDisagreementWithFirstFragment) {
-  EXPECT_EQ(give(4), FragmentResult::kAccepted);  // the first seen fixes block id 3 and count 10
-  EXPECT_EQ(give(5, 10, 4), FragmentResult::kBlockIdMismatch);
+  EXPECT_EQ(give(4), BlockFragmentResult::kAccepted);  // the first seen fixes block id 3 and count 10
+  EXPECT_EQ(give(5, 10, 4), BlockFragmentResult::kBlockIdMismatch);
   EXPECT_EQ(receiver.on_fragment(3, 5, 9, test::view(std::vector<uint8_t>(100))),
-            FragmentResult::kCountMismatch);
-  EXPECT_EQ(give(9), FragmentResult::kAccepted);
+            BlockFragmentResult::kCountMismatch);
+  EXPECT_EQ(give(9), BlockFragmentResult::kAccepted);
   EXPECT_EQ(receiver.on_fragment(3, 9, 10, test::view(std::vector<uint8_t>(60))),
-            FragmentResult::kLastSizeMismatch);
+            BlockFragmentResult::kLastSizeMismatch);
   EXPECT_EQ(receiver.fragments_received(), 2u);
-  EXPECT_EQ(receiver.counters().count(FragmentResult::kBlockIdMismatch), 1u);
-  EXPECT_EQ(receiver.counters().count(FragmentResult::kCountMismatch), 1u);
-  EXPECT_EQ(receiver.counters().count(FragmentResult::kLastSizeMismatch), 1u);
+  EXPECT_EQ(receiver.counters().count(BlockFragmentResult::kBlockIdMismatch), 1u);
+  EXPECT_EQ(receiver.counters().count(BlockFragmentResult::kCountMismatch), 1u);
+  EXPECT_EQ(receiver.counters().count(BlockFragmentResult::kLastSizeMismatch), 1u);
 }
 
 TEST_F(ReceiverFixture, ReceivedBitsMatchStoredFragments) {
@@ -442,10 +451,10 @@ TEST(BlockReceiver, ConstructionAllocatesMaxOnceAndHostileFragmentsNeverAllocate
     const uint32_t count = rng() % 4 == 0 ? static_cast<uint32_t>(rng()) : static_cast<uint32_t>(rng() % 300);
     const uint32_t id = rng() % 4 == 0 ? static_cast<uint32_t>(rng()) : static_cast<uint32_t>(rng() % 300);
     const size_t size = rng() % 3 == 0 ? 1024 : rng() % buffer.size();
-    const FragmentResult result = receiver.on_fragment(static_cast<uint32_t>(rng() % 3), id, count,
-                                                       test::view(std::span(buffer.data(), size)));
+    const BlockFragmentResult result = receiver.on_fragment(static_cast<uint32_t>(rng() % 3), id, count,
+                                                            test::view(std::span(buffer.data(), size)));
     if (receiver.complete()) receiver.release();
-    ASSERT_LE(static_cast<int>(result), kFragmentResultCount - 1);
+    ASSERT_LE(static_cast<int>(result), kBlockFragmentResultCount - 1);
   }
   EXPECT_EQ(test::counting_allocations.count, before.count);
   EXPECT_EQ(receiver.memory_bytes(), 256u * 1024u + 256u / 8u);
@@ -494,10 +503,10 @@ TEST(BlockReceiver, ClassifyAgreesWithOnFragment) {
     const uint32_t id = static_cast<uint32_t>(rng() % 20);
     const size_t size = rng() % 2 == 0 ? 100 : rng() % 120;
     const uint32_t block_id = static_cast<uint32_t>(rng() % 2);
-    const FragmentResult expected = receiver.classify(block_id, id, count, size);
-    FragmentResult got =
+    const BlockFragmentResult expected = receiver.classify(block_id, id, count, size);
+    BlockFragmentResult got =
         receiver.on_fragment(block_id, id, count, test::view(std::span(buffer.data(), size)));
-    if (got == FragmentResult::kCompleted) got = FragmentResult::kAccepted;
+    if (got == BlockFragmentResult::kCompleted) got = BlockFragmentResult::kAccepted;
     ASSERT_EQ(expected, got) << "step " << i;
     if (receiver.complete() && rng() % 4 == 0) receiver.release();
   }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "support/block_messages.hpp"
 #include "support/connection_pair.hpp"
 #include "support/test_messages.hpp"
 
@@ -16,19 +17,10 @@ namespace bitwire {
 namespace {
 
 using test::ConnectionPair;
+using test::pattern;
 using test::WithBlock;
 
 constexpr double kTick = 1.0 / 60.0;
-
-std::vector<std::byte> pattern(size_t size, uint32_t seed) {
-  std::vector<std::byte> bytes(size);
-  uint32_t x = seed * 2654435761u + 1;
-  for (size_t i = 0; i < size; ++i) {
-    x = x * 1664525u + 1013904223u;
-    bytes[i] = static_cast<std::byte>(x >> 24);
-  }
-  return bytes;
-}
 
 // Both applications send greedily -- every tick, right after the update and before they drain what they
 // received, they create and send block messages as long as a block buffer is free. Blocks must flow both

@@ -1,6 +1,6 @@
 // ReassemblerConfig's table (kReassemblerConfigLimits): every field at and past both ends, the config an
 // Endpoint derives always passing it, and a Reassembler built directly from a bad config flagged and
-// sanitized. (Its own file: reassembler.hpp and block.hpp both name a FragmentResult.)
+// sanitized. (Its own file: reassembler.hpp and block.hpp both name a PacketFragmentResult.)
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -72,12 +72,14 @@ TEST(ReassemblerConfigCheck, DirectlyBuiltReassemblerWithBadConfigIsFlaggedAndSa
   EXPECT_EQ(reassembler.config().max_fragments, 256);
   EXPECT_EQ(reassembler.config().check(), nullptr);
   const std::byte body[4] = {};
-  EXPECT_EQ(reassembler.add(1, 280, 300, body, 0, 0, 4), FragmentResult::kInvalid);
-  EXPECT_EQ(reassembler.add(1, 3, 2, body, 0, 0, 4), FragmentResult::kInvalid) << "id >= count";
+  EXPECT_EQ(reassembler.add(1, 280, 300, body, 0, 0, 4), PacketFragmentResult::kInvalid);
+  EXPECT_EQ(reassembler.add(1, 3, 2, body, 0, 0, 4), PacketFragmentResult::kInvalid) << "id >= count";
   const std::byte big[5] = {};
-  EXPECT_EQ(reassembler.add(1, 0, 2, big, 0, 0, 5), FragmentResult::kInvalid) << "body above fragment_size";
+  EXPECT_EQ(reassembler.add(1, 0, 2, big, 0, 0, 5), PacketFragmentResult::kInvalid)
+      << "body above fragment_size";
   EXPECT_EQ(reassembler.busy_slots(), 0) << "nothing stored";
-  EXPECT_EQ(reassembler.add(1, 255, 256, body, 0, 0, 4), FragmentResult::kStored) << "the last legal id";
+  EXPECT_EQ(reassembler.add(1, 255, 256, body, 0, 0, 4), PacketFragmentResult::kStored)
+      << "the last legal id";
 }
 
 // Slots past the memory cap are lowered, not allocated: 65,536 slots of 256 fragments of 65,507 bytes

@@ -31,8 +31,8 @@ Bytes bytes(size_t size, uint8_t seed) {
 }
 
 // Fragment `id` of a packet of `size` bytes whose contents are bytes(size, seed).
-FragmentResult add_part(Reassembler& r, uint16_t sequence, uint32_t id, size_t size, uint8_t seed,
-                        uint16_t ack = 7, uint32_t ack_bits = 0xF) {
+PacketFragmentResult add_part(Reassembler& r, uint16_t sequence, uint32_t id, size_t size, uint8_t seed,
+                              uint16_t ack = 7, uint32_t ack_bits = 0xF) {
   const Bytes all = bytes(size, seed);
   const uint32_t count = static_cast<uint32_t>((size + kFragmentSize - 1) / kFragmentSize);
   const size_t offset = id * kFragmentSize;
@@ -51,9 +51,10 @@ TEST(Reassembler, CompletesInAnyOrderWithTheRightBytesAndHeader) {
     std::iota(order.begin(), order.end(), 0u);
     std::shuffle(order.begin(), order.end(), rng);
     for (size_t i = 0; i < order.size(); ++i) {
-      const FragmentResult result =
+      const PacketFragmentResult result =
           add_part(r, sequence, order[i], size, static_cast<uint8_t>(sequence), sequence, 3);
-      ASSERT_EQ(result, i + 1 == order.size() ? FragmentResult::kComplete : FragmentResult::kStored);
+      ASSERT_EQ(result,
+                i + 1 == order.size() ? PacketFragmentResult::kComplete : PacketFragmentResult::kStored);
     }
     const ReassembledPacket& packet = r.completed();
     EXPECT_EQ(packet.sequence, sequence);
@@ -69,23 +70,23 @@ TEST(Reassembler, CompletesInAnyOrderWithTheRightBytesAndHeader) {
 
 TEST(Reassembler, SameBytesAreADuplicateDifferentBytesAConflict) {
   Reassembler r(small_config());
-  EXPECT_EQ(add_part(r, 1, 1, 30, 1), FragmentResult::kStored);
-  EXPECT_EQ(add_part(r, 1, 1, 30, 1), FragmentResult::kDuplicate);
+  EXPECT_EQ(add_part(r, 1, 1, 30, 1), PacketFragmentResult::kStored);
+  EXPECT_EQ(add_part(r, 1, 1, 30, 1), PacketFragmentResult::kDuplicate);
   EXPECT_TRUE(r.holds(1));
-  EXPECT_EQ(add_part(r, 1, 1, 30, 2), FragmentResult::kConflict);  // same index, other bytes
+  EXPECT_EQ(add_part(r, 1, 1, 30, 2), PacketFragmentResult::kConflict);  // same index, other bytes
   EXPECT_FALSE(r.holds(1));
   EXPECT_EQ(r.busy_slots(), 0);
   EXPECT_EQ(r.conflicts(), 1u);
   // Final fragment of another length.
-  EXPECT_EQ(add_part(r, 2, 2, 25, 1), FragmentResult::kStored);
-  EXPECT_EQ(add_part(r, 2, 2, 26, 1), FragmentResult::kConflict);
+  EXPECT_EQ(add_part(r, 2, 2, 25, 1), PacketFragmentResult::kStored);
+  EXPECT_EQ(add_part(r, 2, 2, 26, 1), PacketFragmentResult::kConflict);
   // Fragment 0 with another ack header.
-  EXPECT_EQ(add_part(r, 3, 0, 30, 1, 5, 1), FragmentResult::kStored);
-  EXPECT_EQ(add_part(r, 3, 0, 30, 1, 5, 1), FragmentResult::kDuplicate);
-  EXPECT_EQ(add_part(r, 3, 0, 30, 1, 6, 1), FragmentResult::kConflict);
+  EXPECT_EQ(add_part(r, 3, 0, 30, 1, 5, 1), PacketFragmentResult::kStored);
+  EXPECT_EQ(add_part(r, 3, 0, 30, 1, 5, 1), PacketFragmentResult::kDuplicate);
+  EXPECT_EQ(add_part(r, 3, 0, 30, 1, 6, 1), PacketFragmentResult::kConflict);
   // Another count.
-  EXPECT_EQ(add_part(r, 4, 0, 30, 1), FragmentResult::kStored);
-  EXPECT_EQ(add_part(r, 4, 1, 80, 1), FragmentResult::kConflict);
+  EXPECT_EQ(add_part(r, 4, 0, 30, 1), PacketFragmentResult::kStored);
+  EXPECT_EQ(add_part(r, 4, 1, 80, 1), PacketFragmentResult::kConflict);
   EXPECT_EQ(r.conflicts(), 4u);
   EXPECT_EQ(r.busy_slots(), 0);
 }
@@ -96,75 +97,77 @@ TEST(Reassembler, CarriesFragmentZerosAckDelayExtension) {
   Reassembler r(small_config());
   const Bytes all = bytes(25, 4);
   const EmbeddedAck with_delay{40, 0xFFFF, true, 3, 200};
-  EXPECT_EQ(r.add(9, 1, 3, test::view(all.data() + 10, 10), EmbeddedAck{}, 100), FragmentResult::kStored);
-  EXPECT_EQ(r.add(9, 0, 3, test::view(all.data(), 10), with_delay, 100), FragmentResult::kStored);
-  EXPECT_EQ(r.add(9, 0, 3, test::view(all.data(), 10), with_delay, 100), FragmentResult::kDuplicate);
-  EXPECT_EQ(r.add(9, 2, 3, test::view(all.data() + 20, 5), EmbeddedAck{}, 100), FragmentResult::kComplete);
+  EXPECT_EQ(r.add(9, 1, 3, test::view(all.data() + 10, 10), EmbeddedAck{}, 100),
+            PacketFragmentResult::kStored);
+  EXPECT_EQ(r.add(9, 0, 3, test::view(all.data(), 10), with_delay, 100), PacketFragmentResult::kStored);
+  EXPECT_EQ(r.add(9, 0, 3, test::view(all.data(), 10), with_delay, 100), PacketFragmentResult::kDuplicate);
+  EXPECT_EQ(r.add(9, 2, 3, test::view(all.data() + 20, 5), EmbeddedAck{}, 100),
+            PacketFragmentResult::kComplete);
   EXPECT_EQ(r.completed().header, with_delay);
   EXPECT_EQ(test::to_vector(r.completed().data), all);
 
-  EXPECT_EQ(r.add(10, 0, 3, test::view(all.data(), 10), with_delay, 100), FragmentResult::kStored);
+  EXPECT_EQ(r.add(10, 0, 3, test::view(all.data(), 10), with_delay, 100), PacketFragmentResult::kStored);
   EmbeddedAck other_code = with_delay;
   other_code.ack_delay = 201;
-  EXPECT_EQ(r.add(10, 0, 3, test::view(all.data(), 10), other_code, 100), FragmentResult::kConflict);
-  EXPECT_EQ(r.add(11, 0, 3, test::view(all.data(), 10), with_delay, 100), FragmentResult::kStored);
+  EXPECT_EQ(r.add(10, 0, 3, test::view(all.data(), 10), other_code, 100), PacketFragmentResult::kConflict);
+  EXPECT_EQ(r.add(11, 0, 3, test::view(all.data(), 10), with_delay, 100), PacketFragmentResult::kStored);
   EmbeddedAck without = with_delay;
   without.has_ack_delay = false;
-  EXPECT_EQ(r.add(11, 0, 3, test::view(all.data(), 10), without, 100), FragmentResult::kConflict);
+  EXPECT_EQ(r.add(11, 0, 3, test::view(all.data(), 10), without, 100), PacketFragmentResult::kConflict);
   EXPECT_EQ(r.conflicts(), 2u);
 }
 
 TEST(Reassembler, AConflictTouchesNoOtherPacket) {
   Reassembler r(small_config());
-  EXPECT_EQ(add_part(r, 10, 0, 30, 10), FragmentResult::kStored);
-  EXPECT_EQ(add_part(r, 11, 0, 30, 11), FragmentResult::kStored);
-  EXPECT_EQ(add_part(r, 11, 5, 80, 11), FragmentResult::kConflict);
-  EXPECT_EQ(add_part(r, 10, 1, 30, 10), FragmentResult::kStored);
-  EXPECT_EQ(add_part(r, 10, 2, 30, 10), FragmentResult::kComplete);
+  EXPECT_EQ(add_part(r, 10, 0, 30, 10), PacketFragmentResult::kStored);
+  EXPECT_EQ(add_part(r, 11, 0, 30, 11), PacketFragmentResult::kStored);
+  EXPECT_EQ(add_part(r, 11, 5, 80, 11), PacketFragmentResult::kConflict);
+  EXPECT_EQ(add_part(r, 10, 1, 30, 10), PacketFragmentResult::kStored);
+  EXPECT_EQ(add_part(r, 10, 2, 30, 10), PacketFragmentResult::kComplete);
   EXPECT_EQ(test::to_vector(r.completed().data), bytes(30, 10));
 }
 
 TEST(Reassembler, EvictsTheReassemblyStartedLongestAgo) {
   Reassembler r(small_config(3));
-  EXPECT_EQ(add_part(r, 5, 0, 20, 5), FragmentResult::kStored);
-  EXPECT_EQ(add_part(r, 3, 0, 20, 3), FragmentResult::kStored);  // older sequence, started later
-  EXPECT_EQ(add_part(r, 7, 0, 20, 7), FragmentResult::kStored);
+  EXPECT_EQ(add_part(r, 5, 0, 20, 5), PacketFragmentResult::kStored);
+  EXPECT_EQ(add_part(r, 3, 0, 20, 3), PacketFragmentResult::kStored);  // older sequence, started later
+  EXPECT_EQ(add_part(r, 7, 0, 20, 7), PacketFragmentResult::kStored);
   EXPECT_EQ(r.busy_slots(), 3);
-  EXPECT_EQ(add_part(r, 8, 0, 20, 8), FragmentResult::kStored);  // evicts 5, started first
+  EXPECT_EQ(add_part(r, 8, 0, 20, 8), PacketFragmentResult::kStored);  // evicts 5, started first
   EXPECT_EQ(r.evicted(), 1u);
   EXPECT_FALSE(r.holds(5));
   EXPECT_TRUE(r.holds(3));
   EXPECT_TRUE(r.holds(7));
   EXPECT_TRUE(r.holds(8));
-  EXPECT_EQ(add_part(r, 3, 1, 20, 3), FragmentResult::kComplete);
+  EXPECT_EQ(add_part(r, 3, 1, 20, 3), PacketFragmentResult::kComplete);
   EXPECT_EQ(test::to_vector(r.completed().data), bytes(20, 3));
 }
 
 TEST(Reassembler, RefusesWhatIsOlderThanTheWindow) {
   Reassembler r(small_config(4, 16));
-  EXPECT_EQ(add_part(r, 100, 0, 20, 1), FragmentResult::kStored);
+  EXPECT_EQ(add_part(r, 100, 0, 20, 1), PacketFragmentResult::kStored);
   EXPECT_TRUE(r.in_window(85));
   EXPECT_FALSE(r.in_window(84));
-  EXPECT_EQ(add_part(r, 84, 0, 20, 1), FragmentResult::kStale);
-  EXPECT_EQ(add_part(r, 85, 0, 20, 1), FragmentResult::kStored);
+  EXPECT_EQ(add_part(r, 84, 0, 20, 1), PacketFragmentResult::kStale);
+  EXPECT_EQ(add_part(r, 85, 0, 20, 1), PacketFragmentResult::kStored);
   // Moving the window forward past a stored packet makes it unreachable; its slot is reclaimed.
-  EXPECT_EQ(add_part(r, 200, 0, 20, 1), FragmentResult::kStored);
+  EXPECT_EQ(add_part(r, 200, 0, 20, 1), PacketFragmentResult::kStored);
   EXPECT_FALSE(r.holds(100));
   EXPECT_FALSE(r.holds(85));
-  for (uint16_t s = 201; s < 210; ++s) EXPECT_EQ(add_part(r, s, 0, 20, 1), FragmentResult::kStored);
+  for (uint16_t s = 201; s < 210; ++s) EXPECT_EQ(add_part(r, s, 0, 20, 1), PacketFragmentResult::kStored);
   EXPECT_EQ(r.busy_slots(), 4);
 }
 
 TEST(Reassembler, ResetForgetsEverything) {
   Reassembler r(small_config());
-  EXPECT_EQ(add_part(r, 5, 0, 30, 1), FragmentResult::kStored);
-  EXPECT_EQ(add_part(r, 5, 1, 30, 1), FragmentResult::kStored);
+  EXPECT_EQ(add_part(r, 5, 0, 30, 1), PacketFragmentResult::kStored);
+  EXPECT_EQ(add_part(r, 5, 1, 30, 1), PacketFragmentResult::kStored);
   r.reset();
   EXPECT_FALSE(r.holds(5));
   EXPECT_EQ(r.busy_slots(), 0);
-  EXPECT_EQ(add_part(r, 5, 2, 30, 2), FragmentResult::kStored);  // not completed by the old fragments
-  EXPECT_EQ(add_part(r, 5, 0, 30, 2), FragmentResult::kStored);
-  EXPECT_EQ(add_part(r, 5, 1, 30, 2), FragmentResult::kComplete);
+  EXPECT_EQ(add_part(r, 5, 2, 30, 2), PacketFragmentResult::kStored);  // not completed by the old fragments
+  EXPECT_EQ(add_part(r, 5, 0, 30, 2), PacketFragmentResult::kStored);
+  EXPECT_EQ(add_part(r, 5, 1, 30, 2), PacketFragmentResult::kComplete);
   EXPECT_EQ(test::to_vector(r.completed().data), bytes(30, 2));
 }
 

@@ -195,7 +195,8 @@ bool Session::start(double now, uint64_t unix_now, std::string& error) {
   }
   // The private key is random per run, from libsodium (tokens are minted in-process, as a backend would).
   const bitwire::netcode::Key key = bitwire::netcode::random_key();
-  server_transport_ = std::make_unique<bitwire::UdpTransport>(server_socket_);
+  clock_.begin_tick(now);
+  server_transport_ = std::make_unique<SocketTransport>(server_socket_, clock_);
   server_ = std::make_unique<bitwire::Server>(config_, factory(), key, *server_transport_,
                                               server_socket_.local_address(), now);
   if (!server_->is_ok()) {
@@ -215,7 +216,8 @@ bool Session::start(double now, uint64_t unix_now, std::string& error) {
     bitwire::NetworkSimulatorConfig down = simulator_config_;
     up.seed = options_.seed * 1000 + static_cast<uint64_t>(c) * 2;
     down.seed = up.seed + 1;
-    end->transport = std::make_unique<SimulatedTransport>(end->socket, server_socket_.local_address(), up, down);
+    end->transport = std::make_unique<SimulatedTransport>(end->socket, server_socket_.local_address(), up, down,
+                                                          clock_);
     end->client = std::make_unique<bitwire::Client>(config_, factory(), *end->transport, now);
     end->random.reseed(options_.seed * 7919 + static_cast<uint64_t>(c));
     if (!end->client->is_ok()) {
@@ -263,6 +265,7 @@ bool Session::refused(int c, const char* what, const bitwire::SendStatus& status
 }
 
 void Session::tick(double now, uint64_t unix_now, bool send_reliable) {
+  clock_.begin_tick(now);
   for (int c = 0; c < clients(); ++c) client_tick(c, now, send_reliable);
   server_tick(now, unix_now, send_reliable);
   ++tick_;

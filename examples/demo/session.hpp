@@ -21,6 +21,8 @@
 #include "bitwire/udp_socket.hpp"
 #include "options.hpp"
 #include "simulated_transport.hpp"
+#include "socket_transport.hpp"
+#include "tick_clock.hpp"
 
 namespace demo {
 
@@ -106,7 +108,8 @@ class Session {
   bitwire::StackConfig config_;
   bitwire::NetworkSimulatorConfig simulator_config_;
   bitwire::UdpSocket server_socket_;
-  std::unique_ptr<bitwire::UdpTransport> server_transport_;
+  TickClock clock_;  // the demo's clock, stepped per tick; dates what the sockets receive
+  std::unique_ptr<SocketTransport> server_transport_;
   std::unique_ptr<bitwire::Server> server_;
   std::vector<std::unique_ptr<ClientEnd>> clients_;
   std::vector<ConnectionTally> tallies_;

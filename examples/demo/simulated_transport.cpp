@@ -1,13 +1,16 @@
 #include "simulated_transport.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace demo {
 
 SimulatedTransport::SimulatedTransport(bitwire::UdpSocket& socket, const bitwire::Address& peer,
                                        const bitwire::NetworkSimulatorConfig& up,
-                                       const bitwire::NetworkSimulatorConfig& down)
+                                       const bitwire::NetworkSimulatorConfig& down, const TickClock& clock)
     : socket_(socket),
+      clock_(clock),
       peer_(peer),
       up_(up),
       down_(down),
@@ -35,15 +38,18 @@ void SimulatedTransport::pump(double now) {
   bitwire::Address from;
   size_t size = 0;
   for (;;) {
-    const bitwire::SocketStatus status = socket_.receive(scratch, from, size);
+    double kernel_time = 0.0;
+    const bitwire::SocketStatus status = socket_.receive(scratch, from, size, kernel_time);
     if (status == bitwire::SocketStatus::kNothingToRead) break;
     if (status != bitwire::SocketStatus::kOk) {
       ++socket_failures_;
       if (status != bitwire::SocketStatus::kTruncated) break;
       continue;
     }
-    // Only the server talks to a client; the simulator keeps bytes, not sources.
-    if (from == peer_) down_.send(now, scratch.first(size));
+    // Only the server talks to a client; the simulator keeps bytes, not sources. The link starts where the
+    // datagram reached the host, not at this read (up to a tick later).
+    const double reached = clock_.at_realtime(kernel_time);
+    if (from == peer_) down_.send(std::isfinite(reached) ? std::min(reached, now) : now, scratch.first(size));
   }
   down_.deliver(now, [this](std::span<const std::byte> bytes, double arrival) {
     if (ring_count_ == kRingSize || bytes.size() > kMaxDatagram) {

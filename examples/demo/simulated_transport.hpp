@@ -2,10 +2,14 @@
 // it sees a bad network while the datagrams still cross the real loopback interface.
 //
 //   send()    -> outgoing simulator -> (pump: when due) socket.send(server)
-//   socket    -> (pump: stamped with the pump's time) incoming simulator -> (when due) receive()
+//   socket    -> (pump: dated when it reached the host) incoming simulator -> (when due) receive()
 //
 // Contracts:
 // - Time is passed in: pump(now) moves every packet due at `now` and stamps send() with `now`.
+// - Arrival times: a datagram enters the incoming simulator at the time it reached the client's socket on the
+//   demo's clock (TickClock::at_realtime of its kernel stamp: the tick the server sent it in), not at the
+//   pump that read it; receive() reports the time the simulator delivered it. Both ends of a link then see
+//   the simulated delay and nothing of the ticks that read it.
 // - Fixed memory: both simulators and the receive ring are allocated in the constructor; a full ring drops
 //   the datagram and counts it (ring_dropped), as a full socket buffer would.
 // - One peer: every datagram goes to the server address given at construction; any other destination is
@@ -20,6 +24,7 @@
 #include "bitwire/simulator.hpp"
 #include "bitwire/transport.hpp"
 #include "bitwire/udp_socket.hpp"
+#include "tick_clock.hpp"
 
 namespace demo {
 
@@ -28,9 +33,11 @@ class SimulatedTransport final : public bitwire::Transport {
   static constexpr size_t kMaxDatagram = 1500;
   static constexpr int kRingSize = 1024;
 
-  // `socket` is open and outlives the transport. `up` / `down` configure the outgoing / incoming simulators.
+  // `socket` is open; it and `clock` outlive the transport. `up` / `down` configure the outgoing / incoming
+  // simulators.
   SimulatedTransport(bitwire::UdpSocket& socket, const bitwire::Address& peer,
-                     const bitwire::NetworkSimulatorConfig& up, const bitwire::NetworkSimulatorConfig& down);
+                     const bitwire::NetworkSimulatorConfig& up, const bitwire::NetworkSimulatorConfig& down,
+                     const TickClock& clock);
 
   // Sends the outgoing packets due at `now`, reads the socket into the incoming simulator and queues the
   // incoming packets due at `now` for receive().
@@ -58,6 +65,7 @@ class SimulatedTransport final : public bitwire::Transport {
   };
 
   bitwire::UdpSocket& socket_;
+  const TickClock& clock_;
   bitwire::Address peer_;
   bitwire::NetworkSimulator up_;
   bitwire::NetworkSimulator down_;

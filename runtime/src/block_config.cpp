@@ -25,38 +25,38 @@ const char* to_string(BlockAckResult result) {
   return "?";
 }
 
-const char* to_string(FragmentResult result) {
+const char* to_string(BlockFragmentResult result) {
   switch (result) {
-    case FragmentResult::kAccepted:
+    case BlockFragmentResult::kAccepted:
       return "accepted";
-    case FragmentResult::kCompleted:
+    case BlockFragmentResult::kCompleted:
       return "block completed";
-    case FragmentResult::kDuplicate:
+    case BlockFragmentResult::kDuplicate:
       return "duplicate fragment";
-    case FragmentResult::kAlreadyComplete:
+    case BlockFragmentResult::kAlreadyComplete:
       return "fragment of the completed block";
-    case FragmentResult::kBusy:
+    case BlockFragmentResult::kBusy:
       return "a completed block awaits release";
-    case FragmentResult::kCountOutOfRange:
+    case BlockFragmentResult::kCountOutOfRange:
       return "fragment count out of range";
-    case FragmentResult::kIdOutOfRange:
+    case BlockFragmentResult::kIdOutOfRange:
       return "fragment id out of range";
-    case FragmentResult::kSizeMismatch:
+    case BlockFragmentResult::kSizeMismatch:
       return "fragment size mismatch";
-    case FragmentResult::kTooLarge:
+    case BlockFragmentResult::kTooLarge:
       return "block larger than max_block_size";
-    case FragmentResult::kBlockIdMismatch:
+    case BlockFragmentResult::kBlockIdMismatch:
       return "block id differs from the block in progress";
-    case FragmentResult::kCountMismatch:
+    case BlockFragmentResult::kCountMismatch:
       return "fragment count differs from the block in progress";
-    case FragmentResult::kLastSizeMismatch:
+    case BlockFragmentResult::kLastSizeMismatch:
       return "last fragment size differs from the one stored";
   }
   return "?";
 }
 
-bool is_rejection(FragmentResult result) {
-  return static_cast<int>(result) >= static_cast<int>(FragmentResult::kCountOutOfRange);
+bool is_rejection(BlockFragmentResult result) {
+  return static_cast<int>(result) >= static_cast<int>(BlockFragmentResult::kCountOutOfRange);
 }
 
 }  // namespace bitwire

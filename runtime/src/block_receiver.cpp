@@ -29,37 +29,39 @@ bool BlockReceiver::received(uint32_t fragment_id) const {
   return (received_[fragment_id >> 6] >> (fragment_id & 63)) & 1u;
 }
 
-FragmentResult BlockReceiver::classify(uint32_t block_id, uint32_t fragment_id, uint32_t fragment_count,
-                                       size_t size) const {
-  if (complete_) return block_id == block_id_ ? FragmentResult::kAlreadyComplete : FragmentResult::kBusy;
+BlockFragmentResult BlockReceiver::classify(uint32_t block_id, uint32_t fragment_id, uint32_t fragment_count,
+                                            size_t size) const {
+  if (complete_)
+    return block_id == block_id_ ? BlockFragmentResult::kAlreadyComplete : BlockFragmentResult::kBusy;
   // Checks that need only the fragment itself, then its agreement with the block in progress.
   const uint32_t fragment_size = static_cast<uint32_t>(config_.fragment_size);
   if (fragment_count == 0 || fragment_count > static_cast<uint32_t>(config_.max_fragments())) {
-    return FragmentResult::kCountOutOfRange;
+    return BlockFragmentResult::kCountOutOfRange;
   }
-  if (fragment_id >= fragment_count) return FragmentResult::kIdOutOfRange;
+  if (fragment_id >= fragment_count) return BlockFragmentResult::kIdOutOfRange;
   const bool last = fragment_id + 1 == fragment_count;
-  if (last ? (size == 0 || size > fragment_size) : size != fragment_size) return FragmentResult::kSizeMismatch;
+  if (last ? (size == 0 || size > fragment_size) : size != fragment_size)
+    return BlockFragmentResult::kSizeMismatch;
   if (last && static_cast<uint64_t>(fragment_count - 1) * fragment_size + size >
                   static_cast<uint64_t>(config_.max_block_size)) {
-    return FragmentResult::kTooLarge;
+    return BlockFragmentResult::kTooLarge;
   }
   if (receiving_) {
-    if (block_id != block_id_) return FragmentResult::kBlockIdMismatch;
-    if (fragment_count != fragment_count_) return FragmentResult::kCountMismatch;
+    if (block_id != block_id_) return BlockFragmentResult::kBlockIdMismatch;
+    if (fragment_count != fragment_count_) return BlockFragmentResult::kCountMismatch;
     if (received(fragment_id)) {
-      if (last && size != last_size_) return FragmentResult::kLastSizeMismatch;
-      return FragmentResult::kDuplicate;
+      if (last && size != last_size_) return BlockFragmentResult::kLastSizeMismatch;
+      return BlockFragmentResult::kDuplicate;
     }
   }
-  return FragmentResult::kAccepted;
+  return BlockFragmentResult::kAccepted;
 }
 
-FragmentResult BlockReceiver::on_fragment(uint32_t block_id, uint32_t fragment_id, uint32_t fragment_count,
-                                          std::span<const std::byte> bytes) {
+BlockFragmentResult BlockReceiver::on_fragment(uint32_t block_id, uint32_t fragment_id,
+                                               uint32_t fragment_count, std::span<const std::byte> bytes) {
   // Nothing is stored before every check has passed.
-  const FragmentResult verdict = classify(block_id, fragment_id, fragment_count, bytes.size());
-  if (verdict != FragmentResult::kAccepted) return count_result(verdict);
+  const BlockFragmentResult verdict = classify(block_id, fragment_id, fragment_count, bytes.size());
+  if (verdict != BlockFragmentResult::kAccepted) return count_result(verdict);
   const uint32_t fragment_size = static_cast<uint32_t>(config_.fragment_size);
   const bool last = fragment_id + 1 == fragment_count;
   if (!receiving_) {
@@ -74,11 +76,11 @@ FragmentResult BlockReceiver::on_fragment(uint32_t block_id, uint32_t fragment_i
   received_[fragment_id >> 6] |= uint64_t{1} << (fragment_id & 63);
   if (last) last_size_ = static_cast<uint32_t>(bytes.size());
   counters_.bytes_received += bytes.size();
-  if (++received_count_ < fragment_count_) return count_result(FragmentResult::kAccepted);
+  if (++received_count_ < fragment_count_) return count_result(BlockFragmentResult::kAccepted);
   receiving_ = false;
   complete_ = true;
   ++counters_.blocks_completed;
-  return count_result(FragmentResult::kCompleted);
+  return count_result(BlockFragmentResult::kCompleted);
 }
 
 std::span<const std::byte> BlockReceiver::block() const {

@@ -230,14 +230,14 @@ ChannelError ReliableOrderedChannel::check(IncomingPacket& packet, int entry_ind
       error_detail_ = "block fragment on a channel whose package has no block message type";
       return ChannelError::kBlockFragmentInvalid;
     }
-    const FragmentResult result =
+    const BlockFragmentResult result =
         block_receiver_->classify(f.message_id, static_cast<uint32_t>(f.fragment_id),
                                   static_cast<uint32_t>(f.fragment_count), f.data.size());
     if (is_rejection(result)) {
       error_detail_ = to_string(result);
       return ChannelError::kBlockFragmentInvalid;
     }
-    if (result == FragmentResult::kBusy) return ChannelError::kBlockBusy;
+    if (result == BlockFragmentResult::kBusy) return ChannelError::kBlockBusy;
     return ChannelError::kNone;
   }
   for (int i = 0; i < entry.message_count; ++i) {
@@ -273,17 +273,17 @@ void ReliableOrderedChannel::apply(IncomingPacket& packet, int entry_index) {
       ++counters_.block_fragments_dropped;
       return;
     }
-    const FragmentResult result = block_receiver_->on_fragment(
+    const BlockFragmentResult result = block_receiver_->on_fragment(
         f.message_id, static_cast<uint32_t>(f.fragment_id), static_cast<uint32_t>(f.fragment_count),
         std::span<const std::byte>(f.data.data(), f.data.size()));
     BITWIRE_ASSERT(!is_rejection(result));  // check() ran first
-    if (result != FragmentResult::kAccepted && result != FragmentResult::kCompleted) {
+    if (result != BlockFragmentResult::kAccepted && result != BlockFragmentResult::kCompleted) {
       ++counters_.block_fragments_dropped;
       if (block_waiting_) finish_block();
       return;
     }
     if (f.fragment_id == 0) block_message_ = std::move(f.message);
-    if (result == FragmentResult::kCompleted) finish_block();
+    if (result == BlockFragmentResult::kCompleted) finish_block();
     return;
   }
   for (int i = 0; i < entry.message_count; ++i) {

@@ -19,31 +19,31 @@ void write_u16(std::byte* p, uint32_t value) {
   p[1] = static_cast<std::byte>((value >> 8) & 0xFFu);
 }
 
-ChunkResult from_fragment_result(FragmentResult result) {
+ChunkResult from_block_fragment_result(BlockFragmentResult result) {
   switch (result) {
-    case FragmentResult::kAccepted:
+    case BlockFragmentResult::kAccepted:
       return ChunkResult::kSliceAccepted;
-    case FragmentResult::kCompleted:
+    case BlockFragmentResult::kCompleted:
       return ChunkResult::kChunkCompleted;
-    case FragmentResult::kDuplicate:
+    case BlockFragmentResult::kDuplicate:
       return ChunkResult::kSliceDuplicate;
-    case FragmentResult::kAlreadyComplete:
+    case BlockFragmentResult::kAlreadyComplete:
       return ChunkResult::kReacked;
-    case FragmentResult::kBusy:
+    case BlockFragmentResult::kBusy:
       return ChunkResult::kBusy;
-    case FragmentResult::kCountOutOfRange:
+    case BlockFragmentResult::kCountOutOfRange:
       return ChunkResult::kCountOutOfRange;
-    case FragmentResult::kIdOutOfRange:
+    case BlockFragmentResult::kIdOutOfRange:
       return ChunkResult::kSliceOutOfRange;
-    case FragmentResult::kSizeMismatch:
+    case BlockFragmentResult::kSizeMismatch:
       return ChunkResult::kSizeMismatch;
-    case FragmentResult::kTooLarge:
+    case BlockFragmentResult::kTooLarge:
       return ChunkResult::kTooLarge;
-    case FragmentResult::kBlockIdMismatch:
+    case BlockFragmentResult::kBlockIdMismatch:
       return ChunkResult::kBadChunkId;
-    case FragmentResult::kCountMismatch:
+    case BlockFragmentResult::kCountMismatch:
       return ChunkResult::kCountMismatch;
-    case FragmentResult::kLastSizeMismatch:
+    case BlockFragmentResult::kLastSizeMismatch:
       return ChunkResult::kLastSizeMismatch;
   }
   return ChunkResult::kBadKind;
@@ -214,13 +214,13 @@ ChunkResult ChunkReceiver::process_packet(std::span<const std::byte> packet) {
   }
   if (chunk_id != expected_id_) return count_result(ChunkResult::kBadChunkId);
   if (block_.complete()) return count_result(ChunkResult::kBusy);
-  const FragmentResult result = block_.on_fragment(chunk_id, slice_id, count, data);
+  const BlockFragmentResult result = block_.on_fragment(chunk_id, slice_id, count, data);
   switch (result) {
-    case FragmentResult::kAccepted:
-    case FragmentResult::kDuplicate:
+    case BlockFragmentResult::kAccepted:
+    case BlockFragmentResult::kDuplicate:
       ack_pending_ = true;
       break;
-    case FragmentResult::kCompleted:
+    case BlockFragmentResult::kCompleted:
       has_completed_ = true;
       completed_count_ = count;
       ++expected_id_;
@@ -230,7 +230,7 @@ ChunkResult ChunkReceiver::process_packet(std::span<const std::byte> packet) {
     default:
       break;
   }
-  return count_result(from_fragment_result(result));
+  return count_result(from_block_fragment_result(result));
 }
 
 size_t ChunkReceiver::write_ack(uint16_t chunk_id, uint32_t count, bool all) {

@@ -51,17 +51,17 @@ void Endpoint::State::judge_old_packets() {
 // one exact sample, (arrival - sent) - the delay the peer reports, for the packet it names (acked now
 // or earlier), and acks give none.
 void Endpoint::State::sample_reported_delay(const AckInfo& info) {
-  const uint16_t timed = static_cast<uint16_t>(info.ack - info.delay_offset);
+  const uint16_t timed = static_cast<uint16_t>(info.ack - info.ack_delay_offset);
   const SentPacket* packet = sent.find(timed);
   if (packet == nullptr) {
     unusable_delay("the packet it names is not in the sent window", timed);
     return;
   }
-  const double delay = ack_delay_ms(info.delay);
+  const double delay = ack_delay_ms(info.ack_delay);
   double sample = (receive_time - packet->time) * 1000.0 - delay;
   if (sample < 0.0) {
     // Within the code's rounding (half a step) the sample is just short: read it as 0.
-    if (sample < -0.5 * ack_delay_step_ms(info.delay)) {
+    if (sample < -0.5 * ack_delay_step_ms(info.ack_delay)) {
       unusable_delay("the delay exceeds the time since the packet was sent", timed);
       return;
     }
@@ -152,7 +152,7 @@ void Endpoint::State::process_acks(const AckInfo& info) {
     if (packet != nullptr && !packet->acked) on_acked(acked, *packet);
   }
   advance_flight_floor();
-  if (info.has_delay) sample_reported_delay(info);
+  if (info.has_ack_delay) sample_reported_delay(info);
 }
 
 // Past acked packets and records already overwritten: amortized O(1) per packet sent.

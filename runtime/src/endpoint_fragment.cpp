@@ -75,28 +75,26 @@ ReceiveResult Endpoint::State::receive_fragment(std::span<const std::byte> fragm
   const uint64_t evicted_before = reassembly.evicted();
   // Fragment 0's embedded acknowledgment fields, the ack delay extension included, travel with the
   // reassembly (other fragments carry none: `header` is then unused).
-  const EmbeddedAck embedded{header.ack, header.ack_bits, header.has_ack_delay, header.ack_delay_offset,
-                             header.ack_delay};
-  const FragmentResult result =
-      reassembly.add(packet_sequence, fragment_id, fragment_count, body, embedded, wire_bytes);
+  const PacketFragmentResult result =
+      reassembly.add(packet_sequence, fragment_id, fragment_count, body, ack_info_of(header), wire_bytes);
   counters.reassemblies_evicted += reassembly.evicted() - evicted_before;
   switch (result) {
-    case FragmentResult::kStale:
+    case PacketFragmentResult::kStale:
       return drop(ReceiveResult::kFragmentStale, counters.fragments_stale,
                   "older than the reassembly window");
-    case FragmentResult::kDuplicate:
+    case PacketFragmentResult::kDuplicate:
       return drop(ReceiveResult::kFragmentDuplicate, counters.fragments_duplicate, "fragment already stored");
-    case FragmentResult::kConflict:
+    case PacketFragmentResult::kConflict:
       return drop(ReceiveResult::kFragmentConflict, counters.fragments_conflicting,
                   "fragment disagrees with the stored fragments of its packet: reassembly dropped");
-    case FragmentResult::kInvalid:  // the endpoint validated it against the same config: not reached
+    case PacketFragmentResult::kInvalid:  // the endpoint validated it against the same config: not reached
       return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
                   "fragment outside the reassembler's config");
-    case FragmentResult::kStored:
+    case PacketFragmentResult::kStored:
       ++counters.fragments_received;
       resync_count = 0;
       return ReceiveResult::kFragmentStored;
-    case FragmentResult::kComplete:
+    case PacketFragmentResult::kComplete:
       break;
   }
   ++counters.fragments_received;
@@ -107,9 +105,7 @@ ReceiveResult Endpoint::State::receive_fragment(std::span<const std::byte> fragm
     return drop(ReceiveResult::kReassembledTooLarge, counters.packets_too_large_to_receive,
                 "reassembled packet above max_packet_size");
   }
-  const AckInfo info{packet.header.ack, packet.header.ack_bits, packet.header.has_ack_delay,
-                     packet.header.ack_delay_offset, packet.header.ack_delay};
-  return process_packet(packet_sequence, info, packet.data, packet.wire_bytes);
+  return process_packet(packet_sequence, packet.header, packet.data, packet.wire_bytes);
 }
 
 }  // namespace bitwire

@@ -45,14 +45,14 @@ struct SentPacket {
   bool judged_lost = false;
 };
 
-// The acknowledgment part of a received packet's header.
-struct AckInfo {
-  uint16_t ack = 0;
-  uint32_t ack_bits = 0;
-  bool has_delay = false;    // the ack delay extension was present
-  uint8_t delay_offset = 0;  // it times packet ack - delay_offset
-  uint8_t delay = 0;         // its code (ack_delay_ms)
-};
+// The acknowledgment part of a received packet's header: the fields fragment 0 embeds for a fragmented
+// packet, so one type serves both paths.
+using AckInfo = EmbeddedAck;
+
+// A header's acknowledgment part (PacketHeader without the sequence).
+inline AckInfo ack_info_of(const PacketHeader& header) {
+  return AckInfo{header.ack, header.ack_bits, header.has_ack_delay, header.ack_delay_offset, header.ack_delay};
+}
 
 struct ReceivedPacket {
   uint8_t unused = 0;  // the tag alone records the sequence
@@ -62,6 +62,7 @@ struct ReceivedPacket {
 
 namespace bitwire {
 
+using endpoint_detail::ack_info_of;
 using endpoint_detail::AckInfo;
 using endpoint_detail::ReceivedPacket;
 using endpoint_detail::SentPacket;

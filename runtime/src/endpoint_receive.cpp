@@ -175,9 +175,7 @@ ReceiveResult Endpoint::State::receive(std::span<const std::byte> datagram, doub
     }
     resync(header.sequence, range);
   }
-  const AckInfo info{header.ack, header.ack_bits, header.has_ack_delay, header.ack_delay_offset,
-                     header.ack_delay};
-  return process_packet(header.sequence, info, packet.subspan(header_bytes), wire_bytes);
+  return process_packet(header.sequence, ack_info_of(header), packet.subspan(header_bytes), wire_bytes);
 }
 
 }  // namespace bitwire

@@ -118,15 +118,16 @@ int Reassembler::acquire(uint16_t sequence) {
   return s;
 }
 
-FragmentResult Reassembler::add(uint16_t sequence, uint32_t id, uint32_t count, std::span<const std::byte> body,
-                                const EmbeddedAck& header, uint32_t wire_bytes) {
+PacketFragmentResult Reassembler::add(uint16_t sequence, uint32_t id, uint32_t count,
+                                      std::span<const std::byte> body, const EmbeddedAck& header,
+                                      uint32_t wire_bytes) {
   const size_t body_size = body.size();
   ++operations_;
   // The caller validates; this is the reassembler's own bound (the mask holds 256 fragments, a slot
   // max_fragments * fragment_size bytes), kept in release builds too.
   if (count < 1 || count > static_cast<uint32_t>(config_.max_fragments) || id >= count ||
       body_size > static_cast<size_t>(config_.fragment_size)) {
-    return FragmentResult::kInvalid;
+    return PacketFragmentResult::kInvalid;
   }
   const size_t fragment_size = static_cast<size_t>(config_.fragment_size);
   const bool last = id == count - 1;
@@ -138,7 +139,7 @@ FragmentResult Reassembler::add(uint16_t sequence, uint32_t id, uint32_t count, 
     s = *mapped;
   }
   if (s < 0) {
-    if (!index_.can_insert(sequence)) return FragmentResult::kStale;
+    if (!index_.can_insert(sequence)) return PacketFragmentResult::kStale;
     if (index_.has_newest()) {
       // Moving the window forward empties the index entries it skips (at most the whole index).
       const uint16_t ahead = static_cast<uint16_t>(sequence - index_.newest());
@@ -157,12 +158,12 @@ FragmentResult Reassembler::add(uint16_t sequence, uint32_t id, uint32_t count, 
       agrees = std::memcmp(slot_bytes(s) + id * fragment_size, body.data(), body_size) == 0 &&
                (!last || slot.last_size == body_size) &&
                (id != 0 || slot.header == header);
-      if (agrees) return FragmentResult::kDuplicate;
+      if (agrees) return PacketFragmentResult::kDuplicate;
     }
     if (!agrees) {
       release(s);
       ++conflicts_;
-      return FragmentResult::kConflict;
+      return PacketFragmentResult::kConflict;
     }
   }
 
@@ -173,7 +174,7 @@ FragmentResult Reassembler::add(uint16_t sequence, uint32_t id, uint32_t count, 
   slot.have[id >> 6] |= bit;
   slot.wire_bytes += wire_bytes;
   ++slot.fragments_stored;
-  if (slot.fragments_stored < slot.fragment_count) return FragmentResult::kStored;
+  if (slot.fragments_stored < slot.fragment_count) return PacketFragmentResult::kStored;
 
   completed_.data = std::span<const std::byte>(
       slot_bytes(s), (static_cast<size_t>(slot.fragment_count) - 1) * fragment_size + slot.last_size);
@@ -181,7 +182,7 @@ FragmentResult Reassembler::add(uint16_t sequence, uint32_t id, uint32_t count, 
   completed_.header = slot.header;
   completed_.wire_bytes = slot.wire_bytes;
   release(s);  // the bytes stay in place until the slot is handed out again
-  return FragmentResult::kComplete;
+  return PacketFragmentResult::kComplete;
 }
 
 }  // namespace bitwire

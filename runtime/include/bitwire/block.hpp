@@ -35,7 +35,7 @@
 //   on_ack_bitfield is O(count / 8 + newly acked).
 // - Untrusted input (BlockReceiver): on_fragment accepts any values. The block's first accepted fragment
 //   fixes its id and fragment count; a fragment that disagrees, is out of range, has the wrong size or
-//   would make the block exceed max_block_size is rejected with a FragmentResult naming the reason and
+//   would make the block exceed max_block_size is rejected with a BlockFragmentResult naming the reason and
 //   counted. Completion is reported once (kCompleted); the block stays readable until release().
 #pragma once
 
@@ -225,8 +225,9 @@ class BlockSender {
   BlockSenderCounters counters_;
 };
 
-// What on_fragment did with a fragment. Everything after kCompleted is a rejection, counted by reason.
-enum class FragmentResult : uint8_t {
+// What on_fragment did with a fragment of a block (a packet's fragments have PacketFragmentResult,
+// reassembler.hpp). Everything after kCompleted is a rejection, counted by reason.
+enum class BlockFragmentResult : uint8_t {
   kAccepted,          // stored; the block is not complete yet
   kCompleted,         // stored, and it was the block's last missing fragment (reported once per block)
   kDuplicate,         // this fragment of the block in progress was already stored
@@ -240,17 +241,17 @@ enum class FragmentResult : uint8_t {
   kCountMismatch,     // fragment_count differs from the block in progress
   kLastSizeMismatch,  // the last fragment again, with a different size
 };
-inline constexpr int kFragmentResultCount = 12;
-const char* to_string(FragmentResult result);
+inline constexpr int kBlockFragmentResultCount = 12;
+const char* to_string(BlockFragmentResult result);
 // True for results that stored nothing because the fragment was wrong (not duplicates or kBusy).
-bool is_rejection(FragmentResult result);
+bool is_rejection(BlockFragmentResult result);
 
 struct BlockReceiverCounters {
   uint64_t blocks_completed = 0;
   uint64_t blocks_released = 0;
   uint64_t bytes_received = 0;                  // fragment data bytes stored
-  uint64_t results[kFragmentResultCount] = {};  // on_fragment outcomes, indexed by FragmentResult
-  uint64_t count(FragmentResult result) const { return results[static_cast<int>(result)]; }
+  uint64_t results[kBlockFragmentResultCount] = {};  // on_fragment outcomes, indexed by BlockFragmentResult
+  uint64_t count(BlockFragmentResult result) const { return results[static_cast<int>(result)]; }
   friend bool operator==(const BlockReceiverCounters&, const BlockReceiverCounters&) = default;
 };
 
@@ -261,10 +262,11 @@ class BlockReceiver {
 
   // What on_fragment would answer for this fragment, without storing or counting anything: lets a caller
   // check a whole packet before applying any of it. kCompleted is reported as kAccepted.
-  FragmentResult classify(uint32_t block_id, uint32_t fragment_id, uint32_t fragment_count, size_t size) const;
+  BlockFragmentResult classify(uint32_t block_id, uint32_t fragment_id, uint32_t fragment_count,
+                               size_t size) const;
   // Takes one fragment from the wire. Any values are safe. `bytes` is copied when accepted.
-  FragmentResult on_fragment(uint32_t block_id, uint32_t fragment_id, uint32_t fragment_count,
-                             std::span<const std::byte> bytes);
+  BlockFragmentResult on_fragment(uint32_t block_id, uint32_t fragment_id, uint32_t fragment_count,
+                                  std::span<const std::byte> bytes);
 
   bool receiving() const { return receiving_; }  // a block is in progress (at least one fragment stored)
   bool complete() const { return complete_; }    // a block is complete and awaits release()
@@ -291,7 +293,7 @@ class BlockReceiver {
   static size_t memory_required(const BlockConfig& config);
 
  private:
-  FragmentResult count_result(FragmentResult result) {
+  BlockFragmentResult count_result(BlockFragmentResult result) {
     ++counters_.results[static_cast<int>(result)];
     return result;
   }

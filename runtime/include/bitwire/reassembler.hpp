@@ -74,8 +74,9 @@ inline constexpr auto kReassemblerConfigLimits = config_table(
                                   .upper = &detail::reassembler_max_slots,
                                   .upper_text = "what keeps memory_required() within 64 MiB"});
 
-// What add() did with one fragment.
-enum class FragmentResult : uint8_t {
+// What add() did with one fragment of a packet (the endpoint's fragments; a block's fragments have
+// BlockFragmentResult, block.hpp).
+enum class PacketFragmentResult : uint8_t {
   kStored,     // stored; its packet is not complete yet
   kComplete,   // stored and its packet is complete: completed() describes it
   kDuplicate,  // this fragment (same bytes) was already stored
@@ -115,11 +116,11 @@ class Reassembler {
 
   // Stores fragment `id` of `count` of packet `sequence`. `header` is fragment 0's embedded acknowledgment
   // fields (ignored for other ids). `wire_bytes` is added up for the packet's bandwidth accounting.
-  FragmentResult add(uint16_t sequence, uint32_t id, uint32_t count, std::span<const std::byte> body,
-                     const EmbeddedAck& header, uint32_t wire_bytes);
+  PacketFragmentResult add(uint16_t sequence, uint32_t id, uint32_t count, std::span<const std::byte> body,
+                           const EmbeddedAck& header, uint32_t wire_bytes);
   // The same, for a header without the ack delay extension.
-  FragmentResult add(uint16_t sequence, uint32_t id, uint32_t count, std::span<const std::byte> body, uint16_t ack,
-                     uint32_t ack_bits, uint32_t wire_bytes) {
+  PacketFragmentResult add(uint16_t sequence, uint32_t id, uint32_t count, std::span<const std::byte> body,
+                           uint16_t ack, uint32_t ack_bits, uint32_t wire_bytes) {
     return add(sequence, id, count, body, EmbeddedAck{ack, ack_bits}, wire_bytes);
   }
 
