@@ -18,6 +18,23 @@ namespace common {
 /// Half the width of the world, in meters: positions lie in [-WorldExtent, WorldExtent].
 inline constexpr std::int64_t WorldExtent = 1024;
 
+// Text for logs (bitwire/format.hpp): format_value and to_string for every struct and message of the
+// package, found by argument-dependent lookup. One pair for the package, taking only the structs
+// that name this package's tag.
+struct FormatTag_ {};
+template <typename T_>
+concept Formatted_ = std::is_same_v<typename T_::FormatPackage_, FormatTag_>;
+
+template <Formatted_ T_>
+inline void format_value(std::string& out_, const T_& value_) { T_::format_(out_, value_); }
+
+template <Formatted_ T_>
+inline std::string to_string(const T_& value_) {
+  std::string out_;
+  T_::format_(out_, value_);
+  return out_;
+}
+
 /// A world position quantized to 1/8 m: 15 bits per axis.
 // Struct; at most 45 bits.
 struct Position {
@@ -68,6 +85,8 @@ struct Position {
     return const_cast<Position*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Position& value_) {
     out_ += "Position{";
@@ -82,13 +101,6 @@ struct Position {
 
   bool operator==(const Position&) const = default;
 };
-
-inline void format_value(std::string& out_, const Position& value_) { Position::format_(out_, value_); }
-inline std::string to_string(const Position& value_) {
-  std::string out_;
-  Position::format_(out_, value_);
-  return out_;
-}
 
 /// A linear velocity in m/s, quantized to 1/32 m/s: 12 bits per axis.
 // Struct; at most 36 bits.
@@ -140,6 +152,8 @@ struct Velocity {
     return const_cast<Velocity*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Velocity& value_) {
     out_ += "Velocity{";
@@ -154,13 +168,6 @@ struct Velocity {
 
   bool operator==(const Velocity&) const = default;
 };
-
-inline void format_value(std::string& out_, const Velocity& value_) { Velocity::format_(out_, value_); }
-inline std::string to_string(const Velocity& value_) {
-  std::string out_;
-  Velocity::format_(out_, value_);
-  return out_;
-}
 
 /// A unit quaternion in "smallest three" form: the index of the largest component (which is rebuilt
 /// from the other three) and the other three components scaled to [-511, 511] (each in
@@ -218,6 +225,8 @@ struct Orientation {
     return const_cast<Orientation*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Orientation& value_) {
     out_ += "Orientation{";
@@ -234,13 +243,6 @@ struct Orientation {
 
   bool operator==(const Orientation&) const = default;
 };
-
-inline void format_value(std::string& out_, const Orientation& value_) { Orientation::format_(out_, value_); }
-inline std::string to_string(const Orientation& value_) {
-  std::string out_;
-  Orientation::format_(out_, value_);
-  return out_;
-}
 
 // Fingerprint of the package's wire shape: peers built from different schemas have different ids.
 inline constexpr std::uint64_t ProtocolId = 0xf95d664590e215adull;

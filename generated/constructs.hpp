@@ -52,6 +52,23 @@ enum class MessageType : std::uint8_t {
 inline constexpr std::uint32_t kMessageTypeCount = 4;
 inline constexpr int kMessageTypeBits = 2;
 
+// Text for logs (bitwire/format.hpp): format_value and to_string for every struct and message of the
+// package, found by argument-dependent lookup. One pair for the package, taking only the structs
+// that name this package's tag.
+struct FormatTag_ {};
+template <typename T_>
+concept Formatted_ = std::is_same_v<typename T_::FormatPackage_, FormatTag_>;
+
+template <Formatted_ T_>
+inline void format_value(std::string& out_, const T_& value_) { T_::format_(out_, value_); }
+
+template <Formatted_ T_>
+inline std::string to_string(const T_& value_) {
+  std::string out_;
+  T_::format_(out_, value_);
+  return out_;
+}
+
 /// Values count from 0 or continue from the previous explicit value.
 // Wire: [0, 11] in 4 bits; reads refuse values between the declared ones.
 enum class Mode : std::uint8_t {
@@ -401,6 +418,8 @@ struct Scalars {
     return const_cast<Scalars*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Scalars& value_) {
     out_ += "Scalars{";
@@ -470,13 +489,6 @@ struct Scalars {
   bool operator==(const Scalars&) const = default;
 };
 
-inline void format_value(std::string& out_, const Scalars& value_) { Scalars::format_(out_, value_); }
-inline std::string to_string(const Scalars& value_) {
-  std::string out_;
-  Scalars::format_(out_, value_);
-  return out_;
-}
-
 /// A message with its own budget (bytes), tighter than the package option.
 // Message type 2; at most 32 bits.
 struct Ping {
@@ -501,6 +513,8 @@ struct Ping {
     return const_cast<Ping*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Ping& value_) {
     out_ += "Ping{";
@@ -511,13 +525,6 @@ struct Ping {
 
   bool operator==(const Ping&) const = default;
 };
-
-inline void format_value(std::string& out_, const Ping& value_) { Ping::format_(out_, value_); }
-inline std::string to_string(const Ping& value_) {
-  std::string out_;
-  Ping::format_(out_, value_);
-  return out_;
-}
 
 /// Every array shape, optional fields, nested structs and references to messages.
 // Struct; at most 2293 bits.
@@ -687,6 +694,8 @@ struct Shapes {
     return const_cast<Shapes*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Shapes& value_) {
     out_ += "Shapes{";
@@ -713,13 +722,6 @@ struct Shapes {
 
   bool operator==(const Shapes&) const = default;
 };
-
-inline void format_value(std::string& out_, const Shapes& value_) { Shapes::format_(out_, value_); }
-inline std::string to_string(const Shapes& value_) {
-  std::string out_;
-  Shapes::format_(out_, value_);
-  return out_;
-}
 
 /// Conditional fields: on a bool, on its negation, on an enum value (== and !=), else-if chains,
 /// nested ifs, and ifs inside either side.
@@ -839,6 +841,8 @@ struct Conditions {
     return const_cast<Conditions*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Conditions& value_) {
     out_ += "Conditions{";
@@ -867,13 +871,6 @@ struct Conditions {
 
   bool operator==(const Conditions&) const = default;
 };
-
-inline void format_value(std::string& out_, const Conditions& value_) { Conditions::format_(out_, value_); }
-inline std::string to_string(const Conditions& value_) {
-  std::string out_;
-  Conditions::format_(out_, value_);
-  return out_;
-}
 
 /// Alignment and check markers.
 // Message type 1; at most 130 bits.
@@ -922,6 +919,8 @@ struct Directives {
     return const_cast<Directives*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Directives& value_) {
     out_ += "Directives{";
@@ -936,13 +935,6 @@ struct Directives {
 
   bool operator==(const Directives&) const = default;
 };
-
-inline void format_value(std::string& out_, const Directives& value_) { Directives::format_(out_, value_); }
-inline std::string to_string(const Directives& value_) {
-  std::string out_;
-  Directives::format_(out_, value_);
-  return out_;
-}
 
 // Message type 3; at most 3606 bits.
 struct Everything {
@@ -973,6 +965,8 @@ struct Everything {
     return const_cast<Everything*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Everything& value_) {
     out_ += "Everything{";
@@ -989,13 +983,6 @@ struct Everything {
 
   bool operator==(const Everything&) const = default;
 };
-
-inline void format_value(std::string& out_, const Everything& value_) { Everything::format_(out_, value_); }
-inline std::string to_string(const Everything& value_) {
-  std::string out_;
-  Everything::format_(out_, value_);
-  return out_;
-}
 
 // Fingerprint of the package's wire shape: peers built from different schemas have different ids.
 inline constexpr std::uint64_t ProtocolId = bitwire::kSerializeChecks ? 0xbfbf62076756b60cull : 0x46010c3db2409e30ull;

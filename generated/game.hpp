@@ -42,6 +42,23 @@ enum class MessageType : std::uint8_t {
 inline constexpr std::uint32_t kMessageTypeCount = 6;
 inline constexpr int kMessageTypeBits = 3;
 
+// Text for logs (bitwire/format.hpp): format_value and to_string for every struct and message of the
+// package, found by argument-dependent lookup. One pair for the package, taking only the structs
+// that name this package's tag.
+struct FormatTag_ {};
+template <typename T_>
+concept Formatted_ = std::is_same_v<typename T_::FormatPackage_, FormatTag_>;
+
+template <Formatted_ T_>
+inline void format_value(std::string& out_, const T_& value_) { T_::format_(out_, value_); }
+
+template <Formatted_ T_>
+inline std::string to_string(const T_& value_) {
+  std::string out_;
+  T_::format_(out_, value_);
+  return out_;
+}
+
 /// What an entity is; decides which of its fields a snapshot carries.
 // Wire: [0, 3] in 2 bits.
 enum class EntityKind : std::uint8_t {
@@ -360,6 +377,8 @@ struct EntityState {
     return const_cast<EntityState*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const EntityState& value_) {
     out_ += "EntityState{";
@@ -390,13 +409,6 @@ struct EntityState {
 
   bool operator==(const EntityState&) const = default;
 };
-
-inline void format_value(std::string& out_, const EntityState& value_) { EntityState::format_(out_, value_); }
-inline std::string to_string(const EntityState& value_) {
-  std::string out_;
-  EntityState::format_(out_, value_);
-  return out_;
-}
 
 /// One gameplay event; the kind decides its payload.
 // Struct; at most 53 bits.
@@ -530,6 +542,8 @@ struct GameEvent {
     return const_cast<GameEvent*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const GameEvent& value_) {
     out_ += "GameEvent{";
@@ -552,13 +566,6 @@ struct GameEvent {
 
   bool operator==(const GameEvent&) const = default;
 };
-
-inline void format_value(std::string& out_, const GameEvent& value_) { GameEvent::format_(out_, value_); }
-inline std::string to_string(const GameEvent& value_) {
-  std::string out_;
-  GameEvent::format_(out_, value_);
-  return out_;
-}
 
 /// Sent by each client every tick: what the player pressed and where they look.
 // Message type 0; at most 77 bits.
@@ -639,6 +646,8 @@ struct PlayerInput {
     return const_cast<PlayerInput*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const PlayerInput& value_) {
     out_ += "PlayerInput{";
@@ -657,13 +666,6 @@ struct PlayerInput {
 
   bool operator==(const PlayerInput&) const = default;
 };
-
-inline void format_value(std::string& out_, const PlayerInput& value_) { PlayerInput::format_(out_, value_); }
-inline std::string to_string(const PlayerInput& value_) {
-  std::string out_;
-  PlayerInput::format_(out_, value_);
-  return out_;
-}
 
 /// The server's view of the world at one tick.
 // Message type 1; at most 8711 bits.
@@ -724,6 +726,8 @@ struct Snapshot {
     return const_cast<Snapshot*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Snapshot& value_) {
     out_ += "Snapshot{";
@@ -738,13 +742,6 @@ struct Snapshot {
 
   bool operator==(const Snapshot&) const = default;
 };
-
-inline void format_value(std::string& out_, const Snapshot& value_) { Snapshot::format_(out_, value_); }
-inline std::string to_string(const Snapshot& value_) {
-  std::string out_;
-  Snapshot::format_(out_, value_);
-  return out_;
-}
 
 /// Gameplay events since the previous packet.
 // Message type 2; at most 884 bits.
@@ -780,6 +777,8 @@ struct Events {
     return const_cast<Events*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Events& value_) {
     out_ += "Events{";
@@ -792,13 +791,6 @@ struct Events {
 
   bool operator==(const Events&) const = default;
 };
-
-inline void format_value(std::string& out_, const Events& value_) { Events::format_(out_, value_); }
-inline std::string to_string(const Events& value_) {
-  std::string out_;
-  Events::format_(out_, value_);
-  return out_;
-}
 
 /// Per-player scores; only the changed ones are sent.
 // Message type 3; at most 1159 bits.
@@ -851,6 +843,8 @@ struct ScoreUpdate {
     return const_cast<ScoreUpdate*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const ScoreUpdate& value_) {
     out_ += "ScoreUpdate{";
@@ -861,13 +855,6 @@ struct ScoreUpdate {
 
   bool operator==(const ScoreUpdate&) const = default;
 };
-
-inline void format_value(std::string& out_, const ScoreUpdate& value_) { ScoreUpdate::format_(out_, value_); }
-inline std::string to_string(const ScoreUpdate& value_) {
-  std::string out_;
-  ScoreUpdate::format_(out_, value_);
-  return out_;
-}
 
 // Message type 4; at most 1629 bits.
 struct Chat {
@@ -926,6 +913,8 @@ struct Chat {
     return const_cast<Chat*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Chat& value_) {
     out_ += "Chat{";
@@ -942,13 +931,6 @@ struct Chat {
 
   bool operator==(const Chat&) const = default;
 };
-
-inline void format_value(std::string& out_, const Chat& value_) { Chat::format_(out_, value_); }
-inline std::string to_string(const Chat& value_) {
-  std::string out_;
-  Chat::format_(out_, value_);
-  return out_;
-}
 
 /// Tells a client which level to load and how; the settings blob is opaque to the protocol. The level
 /// file itself travels as the message's block.
@@ -1027,6 +1009,8 @@ struct LevelLoad {
     return const_cast<LevelLoad*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const LevelLoad& value_) {
     out_ += "LevelLoad{";
@@ -1045,13 +1029,6 @@ struct LevelLoad {
 
   bool operator==(const LevelLoad&) const = default;
 };
-
-inline void format_value(std::string& out_, const LevelLoad& value_) { LevelLoad::format_(out_, value_); }
-inline std::string to_string(const LevelLoad& value_) {
-  std::string out_;
-  LevelLoad::format_(out_, value_);
-  return out_;
-}
 
 // Fingerprint of the package's wire shape: peers built from different schemas have different ids.
 inline constexpr std::uint64_t ProtocolId = 0xc825e532746738adull;

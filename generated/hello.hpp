@@ -26,6 +26,23 @@ enum class MessageType : std::uint8_t {
 inline constexpr std::uint32_t kMessageTypeCount = 2;
 inline constexpr int kMessageTypeBits = 1;
 
+// Text for logs (bitwire/format.hpp): format_value and to_string for every struct and message of the
+// package, found by argument-dependent lookup. One pair for the package, taking only the structs
+// that name this package's tag.
+struct FormatTag_ {};
+template <typename T_>
+concept Formatted_ = std::is_same_v<typename T_::FormatPackage_, FormatTag_>;
+
+template <Formatted_ T_>
+inline void format_value(std::string& out_, const T_& value_) { T_::format_(out_, value_); }
+
+template <Formatted_ T_>
+inline std::string to_string(const T_& value_) {
+  std::string out_;
+  T_::format_(out_, value_);
+  return out_;
+}
+
 /// A line of chat: must arrive, exactly once and in order.
 // Message type 0; at most 846 bits.
 struct Chat {
@@ -53,6 +70,8 @@ struct Chat {
     return const_cast<Chat*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Chat& value_) {
     out_ += "Chat{";
@@ -65,13 +84,6 @@ struct Chat {
 
   bool operator==(const Chat&) const = default;
 };
-
-inline void format_value(std::string& out_, const Chat& value_) { Chat::format_(out_, value_); }
-inline std::string to_string(const Chat& value_) {
-  std::string out_;
-  Chat::format_(out_, value_);
-  return out_;
-}
 
 /// What the player did this tick: the next tick's input replaces it, so losing one is fine.
 // Message type 1; at most 49 bits.
@@ -126,6 +138,8 @@ struct Input {
     return const_cast<Input*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Input& value_) {
     out_ += "Input{";
@@ -140,13 +154,6 @@ struct Input {
 
   bool operator==(const Input&) const = default;
 };
-
-inline void format_value(std::string& out_, const Input& value_) { Input::format_(out_, value_); }
-inline std::string to_string(const Input& value_) {
-  std::string out_;
-  Input::format_(out_, value_);
-  return out_;
-}
 
 // Fingerprint of the package's wire shape: peers built from different schemas have different ids.
 inline constexpr std::uint64_t ProtocolId = 0xa44a0bbcd03e1df5ull;

@@ -27,6 +27,23 @@ enum class MessageType : std::uint8_t {
 inline constexpr std::uint32_t kMessageTypeCount = 1;
 inline constexpr int kMessageTypeBits = 0;
 
+// Text for logs (bitwire/format.hpp): format_value and to_string for every struct and message of the
+// package, found by argument-dependent lookup. One pair for the package, taking only the structs
+// that name this package's tag.
+struct FormatTag_ {};
+template <typename T_>
+concept Formatted_ = std::is_same_v<typename T_::FormatPackage_, FormatTag_>;
+
+template <Formatted_ T_>
+inline void format_value(std::string& out_, const T_& value_) { T_::format_(out_, value_); }
+
+template <Formatted_ T_>
+inline std::string to_string(const T_& value_) {
+  std::string out_;
+  T_::format_(out_, value_);
+  return out_;
+}
+
 /// Five weapons today, sixteen on the wire: a later version adds values up to 15 and this one still
 /// reads its messages (keeping the number it has no name for).
 // Wire: [0, 15] in 4 bits; headroom: reads keep values without an enumerator (to_string gives nullptr).
@@ -158,6 +175,8 @@ struct Wide {
     return const_cast<Wide*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Wide& value_) {
     out_ += "Wide{";
@@ -180,13 +199,6 @@ struct Wide {
 
   bool operator==(const Wide&) const = default;
 };
-
-inline void format_value(std::string& out_, const Wide& value_) { Wide::format_(out_, value_); }
-inline std::string to_string(const Wide& value_) {
-  std::string out_;
-  Wide::format_(out_, value_);
-  return out_;
-}
 
 /// Fixed-length byte blocks: no length on the wire, one aligned copy.
 // Struct; at most 525 bits.
@@ -226,6 +238,8 @@ struct Blocks {
     return const_cast<Blocks*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Blocks& value_) {
     out_ += "Blocks{";
@@ -244,13 +258,6 @@ struct Blocks {
 
   bool operator==(const Blocks&) const = default;
 };
-
-inline void format_value(std::string& out_, const Blocks& value_) { Blocks::format_(out_, value_); }
-inline std::string to_string(const Blocks& value_) {
-  std::string out_;
-  Blocks::format_(out_, value_);
-  return out_;
-}
 
 // Message type 0; at most 812 bits.
 struct Loadout {
@@ -309,6 +316,8 @@ struct Loadout {
     return const_cast<Loadout*>(this)->serialize(stream_);
   }
 
+  // The package's tag: its to_string and format_value take this struct.
+  using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Loadout& value_) {
     out_ += "Loadout{";
@@ -327,13 +336,6 @@ struct Loadout {
 
   bool operator==(const Loadout&) const = default;
 };
-
-inline void format_value(std::string& out_, const Loadout& value_) { Loadout::format_(out_, value_); }
-inline std::string to_string(const Loadout& value_) {
-  std::string out_;
-  Loadout::format_(out_, value_);
-  return out_;
-}
 
 // Fingerprint of the package's wire shape: peers built from different schemas have different ids.
 inline constexpr std::uint64_t ProtocolId = 0xbf4322e00c297155ull;

@@ -60,6 +60,7 @@ std::string Emitter::run() {
     if (ref.kind == model::DeclKind::Constant) constant(package_.constants[ref.index]);
   }
   if (!package_.messages.empty()) message_type_enum();
+  package_format();
   for (const model::DeclRef& ref : package_.definition_order) {
     switch (ref.kind) {
       case model::DeclKind::Constant: break;

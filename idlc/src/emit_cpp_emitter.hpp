@@ -58,7 +58,7 @@ class Emitter {
   void member(const model::Field& field);
   std::string format_call(const model::Field& field, const std::string& value) const;
   void struct_format_member(const model::Struct& s);
-  void struct_format(const model::Struct& s);
+  void package_format();
 
   // emit_cpp_serialize.cpp
   void serialize_function(const model::Struct& s);

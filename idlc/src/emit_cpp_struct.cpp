@@ -195,7 +195,6 @@ void Emitter::structure(const Struct& s) {
     p_.print("bool operator==(const $name$&) const = default;\n", {{"name", s.name}});
   }
   p_.print("};\n\n");
-  struct_format(s);
 }
 
 void Emitter::member(const Field& field) {
@@ -250,10 +249,13 @@ std::string Emitter::format_call(const Field& field, const std::string& value) c
   return "bitwire::format_items(out_, " + value + ".data(), " + value + ".size(), " + element_formatter + ");";
 }
 
-// Inside the struct: `static void format_(std::string&, const T&)`, the formatter other generated
-// formatters call by its qualified name.
+// Inside the struct: the package's tag (what admits it to the package's format_value / to_string), and
+// `static void format_(std::string&, const T&)`, the formatter other generated formatters call by its
+// qualified name.
 void Emitter::struct_format_member(const Struct& s) {
   if (!options_.format) return;
+  p_.print("// The package's tag: its to_string and format_value take this struct.\n");
+  p_.print("using FormatPackage_ = FormatTag_;\n");
   // An empty struct leaves the value unnamed: no unused parameter.
   p_.print("// Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.\n");
   p_.print("static void format_(std::string& out_, const $name$&$value$) {\n",
@@ -279,14 +281,26 @@ void Emitter::struct_format_member(const Struct& s) {
   p_.print("}\n\n");
 }
 
-// After the struct: the overloads users call (found by argument-dependent lookup), each one call away
-// from the struct's format_.
-void Emitter::struct_format(const Struct& s) {
-  if (!options_.format) return;
-  p_.print("inline void format_value(std::string& out_, const $name$& value_) { $name$::format_(out_, value_); }\n",
-           {{"name", s.name}});
-  p_.print("inline std::string to_string(const $name$& value_) {\n", {{"name", s.name}});
-  p_.print("  std::string out_;\n  $name$::format_(out_, value_);\n  return out_;\n}\n\n", {{"name", s.name}});
+// Once per package, before its first struct: the formatting functions users call, found by
+// argument-dependent lookup (`to_string(value)`, `format_value(out, value)`, and bitwire::format_range /
+// format_items on arrays of the package's structs). One constrained template pair for the whole package,
+// not an overload pair per struct: every declaration of a name is checked against the earlier ones, so
+// N pairs made including a package of N messages superlinear (bench/RESULTS.md). The constraint admits
+// only this package's structs (each names the package's tag as FormatPackage_), so the pair never takes
+// an unrelated type, nor another package's struct when both namespaces are visible (no ambiguity).
+void Emitter::package_format() {
+  if (!options_.format || package_.structs.empty()) return;
+  p_.print("// Text for logs (bitwire/format.hpp): format_value and to_string for every struct and message of the\n");
+  p_.print("// package, found by argument-dependent lookup. One pair for the package, taking only the structs\n");
+  p_.print("// that name this package's tag.\n");
+  p_.print("struct FormatTag_ {};\n");
+  p_.print("template <typename T_>\n");
+  p_.print("concept Formatted_ = std::is_same_v<typename T_::FormatPackage_, FormatTag_>;\n\n");
+  p_.print("template <Formatted_ T_>\n");
+  p_.print("inline void format_value(std::string& out_, const T_& value_) { T_::format_(out_, value_); }\n\n");
+  p_.print("template <Formatted_ T_>\n");
+  p_.print("inline std::string to_string(const T_& value_) {\n");
+  p_.print("  std::string out_;\n  T_::format_(out_, value_);\n  return out_;\n}\n\n");
 }
 
 }  // namespace idlc::cpp

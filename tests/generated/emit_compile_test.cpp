@@ -214,4 +214,83 @@ bool compare_both_ways(const t::Outer& a, const t::Outer& b) { return (a == b) =
   if (failures.empty()) fs::remove_all(dir);
 }
 
+
+// The formatting functions users call: one constrained template pair per package instead of an overload
+// pair per struct (bench/RESULTS.md: the overloads made including a large package superlinear). Two
+// packages in one translation unit, the second importing the first and reusing its struct names: an
+// unqualified to_string / format_value finds a struct, a struct nested in another package's struct and
+// a message by argument-dependent lookup; with both namespaces brought in by using-directives nothing is
+// ambiguous (each template takes only its own package's structs); arrays reach the template through
+// bitwire::format_value; and neither template takes an unrelated type, even one with a format_ member.
+TEST(EmitCompile, FormattingIsOneTemplatePairPerPackageAndTwoPackagesDoNotClash) {
+  const fs::path dir = scratch_dir("format_packages");
+  const Emitted emitted = emit_all({{"fa.net", R"(package fa;
+struct Inner { uint8 v; }
+struct Outer { Inner inner; Inner list[0 .. 3]; }
+message Note { Outer outer; }
+)"},
+                                    {"fb.net", R"(package fb;
+import "fa.net";
+struct Inner { uint16 w; }
+message Holder { fa.Outer outer; Inner own; fa.Inner theirs[2]; }
+)"}},
+                                   dir);
+  ASSERT_EQ(emitted.errors, "");
+  // all_text holds fa's header twice (as a root and as fb's import): one to_string and one format_value
+  // declaration at namespace scope per header, however many structs it has.
+  EXPECT_EQ(emitted.headers.size(), 2u);
+  const auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = emitted.all_text.find(what); at != std::string::npos; at = emitted.all_text.find(what, at + 1)) ++n;
+    return n;
+  };
+  const std::size_t headers = count("#pragma once");
+  EXPECT_EQ(count("\ninline std::string to_string("), headers);
+  EXPECT_EQ(count("\ninline void format_value("), headers);
+  std::string tu = read_text(dir / "tu.cpp");
+  tu += R"(
+#include <array>
+#include <string>
+namespace user {
+std::string by_argument_dependent_lookup() {
+  fa::Inner inner;
+  fa::Outer outer;
+  fa::Note note;
+  fb::Inner other;
+  fb::Holder holder;
+  std::string out = to_string(inner) + to_string(outer) + to_string(note) + to_string(other) + to_string(holder);
+  format_value(out, outer);
+  format_value(out, holder);
+  bitwire::format_value(out, std::array<fa::Inner, 2>{});
+  bitwire::format_value(out, std::array<fb::Holder, 1>{});
+  return out;
+}
+struct Unrelated {
+  static void format_(std::string&, const Unrelated&) {}
+};
+}  // namespace user
+namespace both {
+using namespace fa;
+using namespace fb;
+std::string with_both_namespaces() {
+  std::string out = to_string(fa::Inner{}) + to_string(fb::Inner{}) + to_string(fa::Note{}) + to_string(fb::Holder{});
+  format_value(out, fa::Outer{});
+  format_value(out, fb::Inner{});
+  return out;
+}
+template <typename T>
+concept HasToString = requires(const T& value) { to_string(value); };
+template <typename T>
+concept HasFormatValue = requires(std::string& out, const T& value) { format_value(out, value); };
+static_assert(HasToString<fa::Outer> && HasToString<fb::Holder> && HasFormatValue<fa::Note>);
+static_assert(!HasToString<user::Unrelated> && !HasFormatValue<user::Unrelated>);
+static_assert(!HasToString<int> && !HasFormatValue<std::string>);
+}  // namespace both
+)";
+  write_text(dir / "tu.cpp", tu);
+  const std::string failures = compile_tu(dir);
+  EXPECT_EQ(failures, "") << emitted.all_text;
+  if (failures.empty()) fs::remove_all(dir);
+}
+
 }  // namespace
