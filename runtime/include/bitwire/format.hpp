@@ -1,8 +1,8 @@
 // Readable text for logs: format_value(out, value) appends a value to a std::string. Generated code adds
-// an overload per struct, enum and flag set (found by argument-dependent lookup) and a to_string() built
-// on it; inside generated code each type's formatter is called by its own name (format_items takes it as
-// `format`), so no call resolves against an overload set that grows with the package. Not for the packet
-// path: it allocates.
+// an overload per enum and flag set, and per package one format_value / to_string template pair that
+// takes the package's structs (all found by argument-dependent lookup); inside generated code each type's
+// formatter is called by its own name (format_items takes it as `format`), so no call resolves against an
+// overload set that grows with the package. Not for the packet path: it allocates.
 #pragma once
 
 #include <array>
