@@ -226,6 +226,23 @@ TEST(ConfigTable, ConnectionBlockPoolAboveTheCapIsRefused) {
   EXPECT_EQ(config.check(), nullptr);
 }
 
+// sanitized() lowers block_pool_size to the block memory cap after the table clamped block_receive_reserve
+// against the old count: the reserve must follow, or the repaired config fails check() (a reserve of 6 with
+// 16 buffers of 64 MiB was returned).
+TEST(ConfigTable, SanitizedBlockReserveFollowsTheLoweredBlockPool) {
+  ConnectionConfig config;
+  config.channels[0].max_block_size = 64 << 20;
+  config.block_pool_size = 32;
+  config.block_receive_reserve = 20;
+  ASSERT_NE(config.check(), nullptr) << "32 buffers of 64 MiB pass the 1 GiB cap";
+  const ConnectionConfig fitted = config.sanitized();
+  EXPECT_EQ(fitted.block_pool_size, 16);
+  EXPECT_EQ(fitted.block_receive_reserve, 15);
+  EXPECT_EQ(fitted.check(), nullptr);
+  config.block_receive_reserve = -1;  // derived stays derived
+  EXPECT_EQ(config.sanitized().block_receive_reserve, -1);
+}
+
 // The members check() and sanitized() are the table's: the same answers as the generic functions.
 TEST(ConfigTable, MemberFunctionsAreTheTables) {
   EndpointConfig endpoint;

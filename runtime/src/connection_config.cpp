@@ -95,7 +95,11 @@ ConnectionConfig ConnectionConfig::sanitized() const {
   // max_block_size; the other pool fields come from fields already clamped.
   const MessagePoolConfig pool = c.message_pool_config(true);
   const MessagePoolConfig fitted = pool.sanitized();
-  if (fitted.block_count != pool.block_count) c.block_pool_size = fitted.block_count;
+  if (fitted.block_count != pool.block_count) {
+    c.block_pool_size = fitted.block_count;
+    // The table clamped the reserve against the old count; it follows the new one (-1, derived, stays).
+    c.block_receive_reserve = std::min(c.block_receive_reserve, std::max(c.block_pool_size, 1) - 1);
+  }
   return c;
 }
 
