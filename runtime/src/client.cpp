@@ -23,7 +23,11 @@ Client::~Client() {
 
 void Client::transmit(void* context, std::span<const std::byte> datagram) {
   auto* self = static_cast<Client*>(context);
-  if (self->netcode_.send_payload(datagram)) self->payload_bytes_sent_ += datagram.size();
+  if (self->netcode_.send_payload(datagram)) {
+    self->payload_bytes_sent_ += datagram.size();
+  } else {
+    ++self->payloads_refused_;
+  }
 }
 
 void Client::push_event(const ClientEvent& event) {
@@ -66,7 +70,7 @@ bool Client::connect(std::span<const uint8_t> token_bytes, double now, const cha
   now_ = now;
   if (netcode_.state() > netcode::ClientState::kDisconnected) netcode_.disconnect(now);
   session_ended(nullptr);
-  payload_bytes_sent_ = payload_bytes_received_ = 0;
+  payload_bytes_sent_ = payload_bytes_received_ = payloads_refused_ = 0;
   // A token for another protocol id is for another game or another channel layout: connecting would end in
   // a server that refuses every packet (or, worse, one that shares the id but not the layout).
   netcode::ConnectToken token;
@@ -93,7 +97,7 @@ bool Client::connect_insecure_lan(const netcode::ConnectTokenParams& params, con
   now_ = now;
   if (netcode_.state() > netcode::ClientState::kDisconnected) netcode_.disconnect(now);
   session_ended(nullptr);
-  payload_bytes_sent_ = payload_bytes_received_ = 0;
+  payload_bytes_sent_ = payload_bytes_received_ = payloads_refused_ = 0;
   netcode::ConnectTokenParams stacked = params;
   stacked.protocol_id = protocol_id_;
   return netcode_.connect_insecure_lan(stacked, private_key, now, reason);
@@ -177,6 +181,7 @@ StackStats Client::stats() const {
   stats.packets_sent = endpoint.counters().packets_sent;
   stats.packets_received = endpoint.counters().packets_received;
   stats.payload_bytes_sent = payload_bytes_sent_;
+  stats.payloads_refused = payloads_refused_;
   stats.payload_bytes_received = payload_bytes_received_;
   return stats;
 }

@@ -49,8 +49,9 @@ struct Fingerprint {
   }
 };
 
-// The endpoint a connection of `config` (sanitized) builds, its protocol id aside.
-EndpointConfig connection_endpoint_config(const ConnectionConfig& config) {
+}  // namespace
+
+EndpointConfig Connection::endpoint_config(const ConnectionConfig& config) {
   EndpointConfig endpoint = config.endpoint;
   if (endpoint.max_packet_size < config.max_packet_size && endpoint.fragment_size > 0) {
     // Raised to hold a whole connection packet; max_fragments must then be exactly the count it needs
@@ -65,8 +66,6 @@ EndpointConfig connection_endpoint_config(const ConnectionConfig& config) {
   }
   return endpoint;
 }
-
-}  // namespace
 
 uint64_t Connection::protocol_id(const MessageFactory& factory, const ConnectionConfig& raw) {
   const ConnectionConfig config = raw.sanitized();
@@ -132,7 +131,7 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
   incoming_ = std::make_unique<IncomingPacket>(layout_);
   packet_buffer_.reset(new std::byte[static_cast<size_t>(config_.max_packet_size)]);
 
-  EndpointConfig endpoint = connection_endpoint_config(config_);
+  EndpointConfig endpoint = endpoint_config(config_);
   endpoint.protocol_id = protocol_id_;
   endpoint_ = std::make_unique<Endpoint>(endpoint, endpoint_callbacks(), now);
 
@@ -410,7 +409,7 @@ size_t Connection::memory_required(const MessageFactory& factory, const Connecti
   const auto channels =
       std::span<const ChannelConfig>(config.channels.data(), static_cast<size_t>(config.channel_count));
   size_t total = MessagePool::memory_required(factory, config.message_pool_config(block_types)) +
-                 IncomingPacket::memory_required(channels) + Endpoint::memory_required(connection_endpoint_config(config)) +
+                 IncomingPacket::memory_required(channels) + Endpoint::memory_required(endpoint_config(config)) +
                  static_cast<size_t>(config.max_packet_size) +
                  static_cast<size_t>(config.channel_count) * (2 * sizeof(OutgoingEntry) + sizeof(void*));
   for (const ChannelConfig& c : channels) {

@@ -19,6 +19,7 @@ struct Server::Slot {
   BinaryCongestionController congestion;
   uint64_t payload_bytes_sent = 0;
   uint64_t payload_bytes_received = 0;
+  uint64_t payloads_refused = 0;
   const char* protocol_error = nullptr;  // why the server is dropping this client, until its event is out
 };
 
@@ -74,6 +75,8 @@ void Server::transmit(void* context, std::span<const std::byte> datagram) {
   auto* slot = static_cast<Slot*>(context);
   if (slot->server.netcode_->send_payload(slot->index, datagram)) {
     slot->payload_bytes_sent += datagram.size();
+  } else {
+    ++slot->payloads_refused;
   }
 }
 
@@ -84,6 +87,7 @@ void Server::reset_slot(int index) {
   slot.congestion.reset();
   slot.payload_bytes_sent = 0;
   slot.payload_bytes_received = 0;
+  slot.payloads_refused = 0;
 }
 
 void Server::push_event(const ServerEvent& event) {
@@ -231,6 +235,7 @@ StackStats Server::stats(int client_index) const {
   stats.packets_sent = endpoint.counters().packets_sent;
   stats.packets_received = endpoint.counters().packets_received;
   stats.payload_bytes_sent = slot.payload_bytes_sent;
+  stats.payloads_refused = slot.payloads_refused;
   stats.payload_bytes_received = slot.payload_bytes_received;
   return stats;
 }

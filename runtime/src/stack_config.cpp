@@ -22,10 +22,28 @@ size_t stacked_header_bytes(const EndpointConfig& e) {
   return kMaxPacketHeaderBytes + (stacked_ack_delay(e.ack_delay) == AckDelayMode::kOn ? kAckDelayBytes : 0);
 }
 
-// The largest datagram the endpoint sends: a whole packet up to fragment_above bytes behind its largest
-// header, or a fragment (its 5-byte header, a packet header, fragment_size bytes).
+// A connection packet the endpoint sends whole (Connection::endpoint_config: up to 1200 bytes) must fit
+// netcode's payload behind the endpoint's header: 1189 bytes with the ack delay, 1191 without.
+int whole_packet_room(const EndpointConfig& e) {
+  return static_cast<int>(netcode::kMaxPayloadBytes - stacked_header_bytes(e));
+}
+
+// The connection as the stack runs it: the forced fields of stack_config.hpp applied (protocol id, envelope
+// off, ack delay, and a connection packet sent whole no larger than netcode's payload holds).
+ConnectionConfig stacked_connection(const StackConfig& c) {
+  ConnectionConfig connection = c.connection;
+  connection.protocol_id = c.protocol_id;
+  connection.endpoint.envelope = false;
+  connection.endpoint.ack_delay = stacked_ack_delay(connection.endpoint.ack_delay);
+  const int room = whole_packet_room(connection.endpoint);
+  if (connection.max_packet_size <= 1200 && connection.max_packet_size > room) connection.max_packet_size = room;
+  return connection;
+}
+
+// The largest datagram the endpoint the Connection builds sends: a whole packet up to fragment_above bytes
+// behind its largest header, or a fragment (its 5-byte header, a packet header, fragment_size bytes).
 bool endpoint_fits_netcode(const StackConfig& c) {
-  const EndpointConfig e = c.connection.endpoint.sanitized();
+  const EndpointConfig e = Connection::endpoint_config(stacked_connection(c).sanitized()).sanitized();
   const size_t header = stacked_header_bytes(e);
   const size_t whole = header + static_cast<size_t>(std::min(e.fragment_above, e.max_packet_size));
   const size_t fragment = kFragmentHeaderBytes + header + static_cast<size_t>(e.fragment_size);
@@ -35,10 +53,9 @@ bool endpoint_fits_netcode(const StackConfig& c) {
 void fit_endpoint_to_netcode(StackConfig& c) {
   EndpointConfig& e = c.connection.endpoint;
   const size_t header = stacked_header_bytes(e);
-  const int room_whole = static_cast<int>(netcode::kMaxPayloadBytes - header);
   const int room_fragment = static_cast<int>(netcode::kMaxPayloadBytes - kFragmentHeaderBytes - header);
   e.fragment_size = std::min(e.fragment_size, room_fragment);
-  e.fragment_above = std::min(e.fragment_above, room_whole);
+  e.fragment_above = std::min(e.fragment_above, whole_packet_room(e));
   e = e.sanitized();  // max_packet_size must still fit max_fragments * fragment_size
 }
 
@@ -65,10 +82,8 @@ constexpr MessageFactory kSmallestFactory{kSmallestTypes};
 // stacked) and the
 // netcode slot.
 size_t slot_bytes(const StackConfig& c, const MessageFactory& factory = kSmallestFactory) {
-  ConnectionConfig connection = c.connection;
-  connection.endpoint.envelope = false;
-  connection.endpoint.ack_delay = stacked_ack_delay(connection.endpoint.ack_delay);
-  return Connection::memory_required(factory, connection) + netcode::Server::memory_per_slot(stacked_server(c));
+  return Connection::memory_required(factory, stacked_connection(c)) +
+         netcode::Server::memory_per_slot(stacked_server(c));
 }
 
 bool memory_fits(const StackConfig& c, const MessageFactory& factory = kSmallestFactory) {
@@ -115,9 +130,7 @@ StackConfig StackConfig::sanitized() const {
     c.max_clients = static_cast<int>(std::max<size_t>(kMaxStackServerMemoryBytes / slot_bytes(c), 1));
   }
   c.server.max_clients = c.max_clients;
-  c.connection.protocol_id = c.protocol_id;
-  c.connection.endpoint.envelope = false;
-  c.connection.endpoint.ack_delay = stacked_ack_delay(c.connection.endpoint.ack_delay);
+  c.connection = stacked_connection(c);
   return c;
 }
 

@@ -111,6 +111,7 @@ class Client {
   int event_count_ = 0;
   uint64_t payload_bytes_sent_ = 0;
   uint64_t payload_bytes_received_ = 0;
+  uint64_t payloads_refused_ = 0;
   size_t memory_bytes_ = 0;
   std::byte payload_buffer_[netcode::kMaxPayloadBytes] = {};
 };

@@ -248,6 +248,11 @@ class Connection {
   ReadError packet_read_error() const { return packet_read_error_; }
   uint64_t protocol_id() const { return protocol_id_; }
   static uint64_t protocol_id(const MessageFactory& factory, const ConnectionConfig& config);
+  // The endpoint a connection of `config` (already sanitized) builds, its protocol id aside: config.endpoint
+  // with max_packet_size raised to hold a whole connection packet, and fragment_above raised to
+  // config.max_packet_size when that is at most 1200 bytes (such a packet is sent whole, never split). What
+  // a transport under the connection must carry (the stack fits it to netcode's payload).
+  static EndpointConfig endpoint_config(const ConnectionConfig& config);
 
   int channel_count() const { return config_.channel_count; }
   const ChannelCounters& channel_counters(int channel) const { return channels_[channel]->counters(); }
