@@ -212,5 +212,85 @@ TEST(StackMemory, MessagePoolsAloneAboveTheCapAreRefused) {
   EXPECT_NE(std::string(server.error()).find("StackConfig.max_clients = 8"), std::string::npos) << server.error();
 }
 
+// 64 reliable channels at their largest legal fields: 16 Mi message ids each (64 MiB), 64 MiB blocks in
+// 65,536 fragments, the largest queues. Every field passes its table, and the connection asked for more
+// than 8 GiB of channel state alone: check() accepted it and a Client built it.
+ConnectionConfig largest_channels() {
+  ConnectionConfig config;
+  config.channel_count = kMaxChannels;
+  for (ChannelConfig& c : config.channels) {
+    c.type = ChannelType::kReliableOrdered;
+    c.send_queue_size = 65536;
+    c.receive_queue_size = 32768;
+    c.sent_packets_buffer_size = 32768;
+    c.sent_message_ids = 1 << 24;
+    c.block_fragment_size = 1024;
+    c.max_block_size = 64 << 20;
+  }
+  return config;
+}
+
+TEST(ConnectionMemory, ChannelsAboveTheCapAreRefusedAndLowered) {
+  const ConnectionConfig config = largest_channels();
+  for (const ChannelConfig& c : config.channels) ASSERT_EQ(c.check(), nullptr) << c.check();
+  EXPECT_GT(config.channels_memory(), kMaxConnectionChannelBytes);
+  ASSERT_NE(config.check(), nullptr);
+  EXPECT_NE(std::string(config.check()).find("ConnectionConfig.channels: 64 channels need"), std::string::npos)
+      << config.check();
+  std::printf("%s\n", config.check());
+  const ConnectionConfig fitted = config.sanitized();
+  EXPECT_EQ(fitted.check(), nullptr) << fitted.check();
+  EXPECT_LE(fitted.channels_memory(), kMaxConnectionChannelBytes);
+  EXPECT_EQ(fitted.channel_count, kMaxChannels) << "never fewer channels: the layout is the wire's";
+  EXPECT_EQ(fitted.sanitized().channels_memory(), fitted.channels_memory()) << "sanitized() is idempotent";
+
+  // 1 MiB blocks: the message id rings (64 x 64 MiB) are what is too large, and they give way first.
+  ConnectionConfig ids = config;
+  for (ChannelConfig& c : ids.channels) c.max_block_size = 1 << 20;
+  ASSERT_NE(ids.check(), nullptr);
+  const ConnectionConfig fitted_ids = ids.sanitized();
+  EXPECT_EQ(fitted_ids.check(), nullptr) << fitted_ids.check();
+  EXPECT_EQ(fitted_ids.channels[0].max_block_size, 1 << 20) << "the local fields give way first";
+  EXPECT_LT(fitted_ids.channels[0].sent_message_ids, 1 << 24);
+
+  // Local fields at their smallest still leave 64 x 64 MiB of block receivers: the blocks come down next.
+  ConnectionConfig blocks_only = config;
+  for (ChannelConfig& c : blocks_only.channels) {
+    c.send_queue_size = c.receive_queue_size = 1;
+    c.sent_packets_buffer_size = 2;
+    c.sent_message_ids = c.max_messages_per_packet;
+  }
+  ASSERT_NE(blocks_only.check(), nullptr);
+  const ConnectionConfig fitted_blocks = blocks_only.sanitized();
+  EXPECT_EQ(fitted_blocks.check(), nullptr) << fitted_blocks.check();
+  EXPECT_LT(fitted_blocks.channels[0].max_block_size, 64 << 20);
+  EXPECT_EQ(fitted_blocks.channels[0].max_block_size % fitted_blocks.channels[0].block_fragment_size, 0);
+  // Both ends sanitize the same config the same way: the layout (and so the protocol id) agrees.
+  EXPECT_EQ(Connection::protocol_id(MessageFactory(kAllTypes), blocks_only),
+            Connection::protocol_id(MessageFactory(kAllTypes), fitted_blocks));
+}
+
+// The default config is far below the cap (and unchanged by it).
+TEST(ConnectionMemory, TheDefaultConfigIsUnchanged) {
+  const ConnectionConfig config;
+  EXPECT_LT(config.channels_memory(), kMaxConnectionChannelBytes / 64);
+  const ConnectionConfig fitted = config.sanitized();
+  EXPECT_EQ(fitted.channels[0].sent_message_ids, config.channels[0].sent_message_ids);
+  EXPECT_EQ(fitted.channels[0].send_queue_size, config.channels[0].send_queue_size);
+}
+
+// One server slot above the server's 4 GiB could not be repaired: sanitized() only lowers max_clients, to 1,
+// and check(sanitized(c)) still failed. With the connection's own caps one slot always fits.
+TEST(StackMemory, ASingleSlotAboveTheServerCapIsSanitizedIntoRange) {
+  StackConfig config;
+  config.max_clients = 1;
+  config.connection = largest_channels();
+  ASSERT_NE(config.check(), nullptr);
+  const StackConfig fitted = config.sanitized();
+  EXPECT_EQ(fitted.check(), nullptr) << fitted.check();
+  EXPECT_EQ(fitted.max_clients, 1);
+  EXPECT_LT(stack_slot_memory(fitted), kMaxStackServerMemoryBytes);
+}
+
 }  // namespace
 }  // namespace bitwire::test

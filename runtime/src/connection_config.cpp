@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <span>
+
+#include "bitwire/channel.hpp"
 
 namespace bitwire {
 
@@ -84,12 +87,67 @@ const char* ConnectionConfig::check() const {
   if (const char* problem = message_pool_config(true).check()) {
     return config_part_reason("ConnectionConfig.messages", problem);
   }
+  if (const size_t bytes = channels_memory(); bytes > kMaxConnectionChannelBytes) {
+    char* out = detail::config_reason_buffer();
+    std::snprintf(out, kConfigReasonBytes,
+                  "ConnectionConfig.channels: %d channels need %zu bytes (queues, sent packets, message ids, "
+                  "block state), past the %zu MiB cap (kMaxConnectionChannelBytes)",
+                  channel_count, bytes, kMaxConnectionChannelBytes >> 20);
+    return out;
+  }
   return nullptr;
 }
+
+size_t ConnectionConfig::channels_memory() const {
+  size_t total = 0;
+  for (int i = 0; i < std::clamp(channel_count, 1, kMaxChannels); ++i) {
+    const ChannelConfig c = channels[static_cast<size_t>(i)].sanitized();
+    total += c.type == ChannelType::kReliableOrdered ? ReliableOrderedChannel::memory_required(c, true)
+                                                     : UnreliableUnorderedChannel::memory_required(c);
+  }
+  return total;
+}
+
+namespace {
+
+// One halving step toward kMaxConnectionChannelBytes: the local fields of every used channel, or (once
+// they are all at their minimums) every block-carrying channel's max_block_size, kept a whole number of
+// fragments. False when nothing is left to lower.
+bool lower_channels(ConnectionConfig& c) {
+  bool lowered = false;
+  const auto used = std::span<ChannelConfig>(c.channels.data(), static_cast<size_t>(c.channel_count));
+  for (ChannelConfig& ch : used) {
+    const auto halve = [&](int& field, int minimum) {
+      if (field > minimum) {
+        field = std::max(field / 2, minimum);
+        lowered = true;
+      }
+    };
+    halve(ch.sent_message_ids, ch.max_messages_per_packet);
+    halve(ch.sent_packets_buffer_size, 2);
+    halve(ch.send_queue_size, 1);
+    halve(ch.receive_queue_size, 1);
+  }
+  if (lowered) return true;
+  for (ChannelConfig& ch : used) {
+    if (!ch.fragments_blocks() || ch.max_block_size <= ch.block_fragment_size) continue;
+    const int half = ch.max_block_size / 2;
+    ch.max_block_size = std::max(half - half % ch.block_fragment_size, ch.block_fragment_size);
+    lowered = true;
+  }
+  return lowered;
+}
+
+}  // namespace
 
 ConnectionConfig ConnectionConfig::sanitized() const {
   ConnectionConfig c = sanitize_config(*this, kConnectionConfigLimits);
   for (ChannelConfig& channel : c.channels) channel = channel.sanitized();
+  // Each step halves something; 24 halvings take any field from its table maximum to its minimum.
+  for (int step = 0; step < 64 && c.channels_memory() > kMaxConnectionChannelBytes; ++step) {
+    if (!lower_channels(c)) break;
+    for (ChannelConfig& channel : c.channels) channel = channel.sanitized();
+  }
   c.endpoint = c.endpoint.sanitized();
   // Fewer buffers, never smaller blocks: the pool's table lowers block_count (to 1 at least) and keeps
   // max_block_size; the other pool fields come from fields already clamped.

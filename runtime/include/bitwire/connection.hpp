@@ -63,6 +63,13 @@ namespace bitwire {
 
 inline constexpr int kMaxChannels = 64;
 
+// The most a connection's channels may take together (channels_memory(): queues, sent-packet records,
+// message id rings, block transfer state), counted as if a type carries blocks. A config above it is refused
+// and sanitized() lowers it. 1 GiB: 64 channels of the default 16 MiB would fit; 64 channels at their
+// largest legal fields (8.6 GiB) do not. With the message pool's caps (kMaxMessageSlotBytes,
+// kMaxBlockPoolBytes) and the endpoint's (kMaxEndpointMemoryBytes), one connection stays under 3.1 GiB.
+inline constexpr size_t kMaxConnectionChannelBytes = size_t{1} << 30;
+
 struct ConnectionConfig {
   uint64_t protocol_id = 0;     // the game's id; the channel layout and message types are folded in
   int max_packet_size = 1200;   // bytes of connection packet per send_packet: the budget across channels (holds
@@ -78,13 +85,18 @@ struct ConnectionConfig {
 
   // nullptr when every field (kConnectionConfigLimits), every used channel, the endpoint and the message
   // pool (message_pool_config(true): kMessagePoolConfigLimits, so the block buffers fit
-  // kMaxBlockPoolBytes) are in range, else the reason for the first problem, a nested one prefixed with
+  // kMaxBlockPoolBytes) are in range and channels_memory() is within kMaxConnectionChannelBytes, else the reason for the first problem, a nested one prefixed with
   // its part ("ConnectionConfig.channels[2]: ...", "ConnectionConfig.messages: ...") (a per-thread
   // buffer; see config_table.hpp).
   const char* check() const;
-  // This config with every field clamped into range (every channel and the endpoint sanitized too, and
-  // block_pool_size lowered to the memory cap).
+  // This config with every field clamped into range (every channel and the endpoint sanitized too,
+  // block_pool_size lowered to the memory cap, and the channels lowered to kMaxConnectionChannelBytes:
+  // first the local fields of every channel -- sent_message_ids, sent_packets_buffer_size, send and receive
+  // queues -- halved together down to their minimums, then max_block_size (a wire field: both ends sanitize
+  // the same config the same way), never the channel count or layout).
   ConnectionConfig sanitized() const;
+  // Bytes the channels of this config (sanitized) allocate, counted as if a type carries blocks.
+  size_t channels_memory() const;
   // The connection's message pool: message_pool_size (or the derived count), block_pool_size buffers (or
   // 4 when `block_types` -- the factory has a type carrying a block -- and a channel allows blocks) of the
   // largest max_block_size of a channel that allows blocks.
