@@ -146,7 +146,7 @@ int run(const Options& options) {
   std::vector<Check> checks;
   auto add = [&checks](bool ok, std::string text) { checks.push_back({ok, std::move(text)}); };
   int connected = 0, stayed = 0, exact = 0, complete = 0;
-  uint64_t up = 0, down = 0, out_of_order = 0, undelivered = 0, refused = 0, invalid = 0, bad_snapshots = 0;
+  uint64_t up = 0, down = 0, out_of_order = 0, undelivered = 0, refused = 0, invalid = 0, unsent = 0, bad_snapshots = 0;
   double slowest_block = 0.0;
   std::string failure;
   for (int c = 0; c < clients; ++c) {
@@ -163,6 +163,7 @@ int run(const Options& options) {
     undelivered += (t.up_received > t.up_sent ? 1 : 0) + (t.down_received > t.down_sent ? 1 : 0);
     refused += t.refused_sends;
     invalid += session.invalid_packets(c);
+    unsent += session.payloads_refused(c);
     bad_snapshots += t.snapshots_bad;
     if (failure.empty() && !t.failure.empty()) failure = "client " + std::to_string(c) + ": " + t.failure;
   }
@@ -180,10 +181,11 @@ int run(const Options& options) {
                 kLevelBytes, exact, clients, slowest_block);
   add(exact == clients && complete == clients, text);
   std::snprintf(text, sizeof text,
-                "nothing refused by a peer: %llu invalid packets, %llu refused sends%s%s",
+                "nothing refused by a peer: %llu invalid packets, %llu refused sends, %llu packets netcode "
+                "would not send%s%s",
                 static_cast<unsigned long long>(invalid), static_cast<unsigned long long>(refused),
-                failure.empty() ? "" : "; ", failure.c_str());
-  add(invalid == 0 && refused == 0 && failure.empty(), text);
+                static_cast<unsigned long long>(unsent), failure.empty() ? "" : "; ", failure.c_str());
+  add(invalid == 0 && refused == 0 && unsent == 0 && failure.empty(), text);
   std::snprintf(text, sizeof text, "snapshots carried 64 entities and a valid input tick (%llu bad)",
                 static_cast<unsigned long long>(bad_snapshots));
   add(bad_snapshots == 0, text);

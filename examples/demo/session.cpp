@@ -447,6 +447,13 @@ uint64_t Session::invalid_packets(int c) const {
   return invalid;
 }
 
+uint64_t Session::payloads_refused(int c) const {
+  const ConnectionTally& t = tallies_[static_cast<size_t>(c)];
+  uint64_t refused = clients_[static_cast<size_t>(c)]->client->stats().payloads_refused;
+  if (t.slot >= 0 && server_->is_connected(t.slot)) refused += server_->stats(t.slot).payloads_refused;
+  return refused;
+}
+
 const SimulatedTransport& Session::link(int c) const { return *clients_[static_cast<size_t>(c)]->transport; }
 
 size_t Session::server_memory_bytes() const { return server_ ? server_->memory_bytes() : 0; }

@@ -90,6 +90,8 @@ class Session {
   bool settled() const;
   // Connection-level refusals on either end (packets the stack refused as invalid): must stay 0.
   uint64_t invalid_packets(int client) const;
+  // Packets the connection built that netcode would not send (both ends of the client's connection).
+  uint64_t payloads_refused(int client) const;
   const SimulatedTransport& link(int client) const;
   const bitwire::StackConfig& config() const { return config_; }
   size_t server_memory_bytes() const;
