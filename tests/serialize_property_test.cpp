@@ -316,6 +316,23 @@ TEST(Utf8Property, EveryOneAndTwoByteSequenceAtEveryPlace) {
   }
 }
 
+// The ASCII prefix the vector check skips through: texts of 19..80 bytes, ASCII but for one sequence (NUL,
+// a lone continuation, an overlong or truncated lead, valid 2-, 3- and 4-byte characters) at every place,
+// including inside the last, overlapping block; and pure ASCII of every length.
+TEST(Utf8Property, LongAsciiTextsWithOneSequenceAtEveryPlace) {
+  const std::vector<std::vector<unsigned char>> sequences = {
+      {0x00}, {0x80}, {0xBF}, {0xC0, 0x80}, {0xC2}, {0xC2, 0xA9}, {0xE0, 0x80, 0x80}, {0xE2, 0x82, 0xAC},
+      {0xED, 0xA0, 0x80}, {0xF0, 0x9F, 0x98, 0x80}, {0xF4, 0x90, 0x80, 0x80}, {0xF0, 0x9F}, {0xFF}};
+  for (size_t size = 19; size <= 80; ++size) {
+    ASSERT_TRUE(utf8_agrees(std::vector<unsigned char>(size, 'a')));
+    for (const auto& sequence : sequences) {
+      for (size_t offset = 0; offset + sequence.size() <= size; ++offset) {
+        ASSERT_TRUE(utf8_agrees(embed(sequence, offset, size)));
+      }
+    }
+  }
+}
+
 TEST(Utf8Property, ThreeAndFourByteSequencesOverEveryByteClassBoundary) {
   // The edges of every range Table 3-7 distinguishes, plus NUL and ASCII.
   const unsigned char boundary[] = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0,
