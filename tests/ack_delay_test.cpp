@@ -365,10 +365,10 @@ TEST(EndpointArrival, StaleArrivalIsClampedNearThePreviousUpdate) {
 // little later); exactly the lower bound is believed; just below it is stale.
 TEST(EndpointArrival, OnlyStaleArrivalsAreCounted) {
   const double kFloor = 0.08 - kArrivalSlackSeconds;  // previous update 0.08, current 0.1
-  const double kArrivals[] = {kNaN, std::numeric_limits<double>::infinity(), 1e9, 0.1 + 1e-9, kFloor,
-                              kFloor - 1e-6};
-  const double kRtt[] = {100.0, 100.0, 100.0, 100.0, 1000.0 * kFloor, 1000.0 * kFloor};
-  const uint64_t kStale[] = {0, 0, 0, 0, 0, 1};
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const double kArrivals[] = {kNaN, kInf, -kInf, 1e9, 0.1 + 1e-9, kFloor, kFloor - 1e-6};
+  const double kRtt[] = {100.0, 100.0, 100.0, 100.0, 100.0, 1000.0 * kFloor, 1000.0 * kFloor};
+  const uint64_t kStale[] = {0, 0, 0, 0, 0, 0, 1};
   for (size_t i = 0; i < std::size(kArrivals); ++i) {
     auto a = Peer::make(extension_config());
     auto b = Peer::make(extension_config());

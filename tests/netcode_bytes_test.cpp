@@ -20,7 +20,9 @@ constexpr bool is_byte_array = std::is_same_v<typename Array::value_type, std::b
 
 // bitwire::Client::connect takes a std::span<const std::byte> and nothing else.
 template <typename Span>
-constexpr bool client_connects_with = requires(bitwire::Client& client, Span bytes) { client.connect(bytes, 0.0); };
+constexpr bool client_connects_with = requires(bitwire::Client& client, Span bytes) {
+  client.connect(bytes, 0.0);
+};
 
 template <typename Array>
 Array counting_bytes(int first, int step) {
@@ -57,7 +59,8 @@ TEST(NetcodeBytes, PublicValueTypesAreStdByte) {
   const TokenNonce nonce = counting_bytes<TokenNonce>(0xA0, 1);
   ConnectToken token;
   const char* reason = nullptr;
-  ASSERT_TRUE(build_connect_token(params, private_key, client_to_server, server_to_client, nonce, token, &reason))
+  ASSERT_TRUE(
+      build_connect_token(params, private_key, client_to_server, server_to_client, nonce, token, &reason))
       << reason;
   std::array<std::byte, kConnectTokenBytes> bytes{};
   ASSERT_TRUE(write_connect_token(token, bytes, &reason)) << reason;
@@ -69,8 +72,8 @@ TEST(NetcodeBytes, PublicValueTypesAreStdByte) {
   EXPECT_EQ(back.server_to_client_key, server_to_client);
 
   std::array<std::byte, kConnectTokenPrivateBytes> sealed = back.private_data;
-  ASSERT_TRUE(
-      decrypt_connect_token_private(sealed, params.protocol_id, back.expire_timestamp, back.nonce, private_key));
+  const uint64_t protocol = params.protocol_id;
+  ASSERT_TRUE(decrypt_connect_token_private(sealed, protocol, back.expire_timestamp, back.nonce, private_key));
   ConnectTokenPrivate plain;
   ASSERT_TRUE(read_connect_token_private(sealed, plain, &reason)) << reason;
   EXPECT_EQ(plain.client_id, 99u);
@@ -79,8 +82,7 @@ TEST(NetcodeBytes, PublicValueTypesAreStdByte) {
   sealed = back.private_data;
   Key wrong_key = private_key;
   wrong_key[0] ^= std::byte{0x01};
-  EXPECT_FALSE(
-      decrypt_connect_token_private(sealed, params.protocol_id, back.expire_timestamp, back.nonce, wrong_key));
+  EXPECT_FALSE(decrypt_connect_token_private(sealed, protocol, back.expire_timestamp, back.nonce, wrong_key));
 
   // And a bitwire::Client connects with such a token (std::array<std::byte, 2048>).
   test::StackHarness h(1);

@@ -2,6 +2,8 @@
 // behind the window, resync) and delivery of whole packets (regular or reassembled).
 #include "endpoint_internal.hpp"
 
+#include <cmath>
+
 #include "bitwire/log.hpp"
 
 namespace bitwire {
@@ -142,7 +144,7 @@ ReceiveResult Endpoint::State::receive(std::span<const std::byte> datagram, doub
   // Unknown (NaN, infinite) or later than now: now. Stale (before the previous update less the slack):
   // the earliest time believed, counted.
   const double earliest = previous_time - kArrivalSlackSeconds;
-  if (!(arrival <= time)) {
+  if (!std::isfinite(arrival) || arrival > time) {
     receive_time = time;
   } else if (arrival < earliest) {
     receive_time = earliest;
