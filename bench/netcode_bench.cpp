@@ -75,9 +75,9 @@ void BM_NetcodeServerTick(benchmark::State& state) {
     params.server_addresses.items[0] = server_address;
     ConnectToken token;
     generate_connect_token(params, config.private_key, token);
-    std::array<uint8_t, kConnectTokenBytes> bytes{};
-    write_connect_token(token, std::as_writable_bytes(std::span(bytes)));
-    list.back()->connect(std::as_bytes(std::span(bytes)), now);
+    std::array<std::byte, kConnectTokenBytes> bytes{};
+    write_connect_token(token, bytes);
+    list.back()->connect(bytes, now);
   }
   for (int i = 0; i < 600 && server.connected_count() < clients; ++i) {
     now += 1.0 / 60;

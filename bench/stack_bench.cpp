@@ -315,9 +315,8 @@ Result run(bool udp, int client_count, int ticks) {
     params.server_addresses.count = 1;
     params.server_addresses.items[0] = server_address;
     netcode::ConnectToken token;
-    std::array<uint8_t, netcode::kConnectTokenBytes> bytes{};
-    if (!netcode::generate_connect_token(params, key, token) ||
-        !netcode::write_connect_token(token, std::as_writable_bytes(std::span(bytes)))) {
+    std::array<std::byte, netcode::kConnectTokenBytes> bytes{};
+    if (!netcode::generate_connect_token(params, key, token) || !netcode::write_connect_token(token, bytes)) {
       std::abort();
     }
     clients.back()->connect(bytes, now);

@@ -8,6 +8,7 @@
 // BITWIRE_PRIVATE_KEY); there is no built-in key in any build. The token is written raw (2048 bytes) to --out,
 // or as hex to stdout with --hex. Exit codes: 0 ok, 1 a refused input, 2 usage.
 #include <cerrno>
+#include <cstddef>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include <ctime>
 #include <fstream>
 #include <iterator>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -44,18 +46,19 @@ bool parse_u64(const char* text, uint64_t& out) {
   return true;
 }
 
-bool parse_hex(std::string_view text, uint8_t* out, size_t size) {
-  if (text.size() != 2 * size) return false;
+// Exactly 2 * out.size() hex digits into `out`.
+bool parse_hex(std::string_view text, std::span<std::byte> out) {
+  if (text.size() != 2 * out.size()) return false;
   auto nibble = [](char c) -> int {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     if (c >= 'A' && c <= 'F') return c - 'A' + 10;
     return -1;
   };
-  for (size_t i = 0; i < size; ++i) {
+  for (size_t i = 0; i < out.size(); ++i) {
     const int hi = nibble(text[2 * i]), lo = nibble(text[2 * i + 1]);
     if (hi < 0 || lo < 0) return false;
-    out[i] = static_cast<uint8_t>(hi * 16 + lo);
+    out[i] = static_cast<std::byte>(hi * 16 + lo);
   }
   return true;
 }
@@ -65,8 +68,8 @@ std::string trim(std::string text) {
   return text;
 }
 
-void print_hex(const uint8_t* data, size_t size) {
-  for (size_t i = 0; i < size; ++i) std::printf("%02x", data[i]);
+void print_hex(std::span<const std::byte> bytes) {
+  for (const std::byte b : bytes) std::printf("%02x", std::to_integer<unsigned>(b));
   std::printf("\n");
 }
 
@@ -94,7 +97,7 @@ int main(int argc, char** argv) {
     uint64_t number = 0;
     if (arg == "--new-key") {
       const Key key = bitwire::netcode::random_key();
-      print_hex(key.data(), key.size());
+      print_hex(key);
       return 0;
     } else if (arg == "--key-file") {
       if (!need()) return usage("--key-file needs a path");
@@ -136,7 +139,7 @@ int main(int argc, char** argv) {
       if (!need()) return usage("--user-data needs hex");
       const std::string_view text = value;
       if (text.size() > 2 * params.user_data.size() || text.size() % 2 != 0 ||
-          !parse_hex(text, params.user_data.data(), text.size() / 2)) {
+          !parse_hex(text, std::span(params.user_data).first(text.size() / 2))) {
         return usage("--user-data needs up to 512 hex digits");
       }
     } else if (arg == "--now") {
@@ -171,7 +174,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   Key key;
-  if (!parse_hex(trim(key_text), key.data(), key.size())) {
+  if (!parse_hex(trim(key_text), key)) {
     std::fprintf(stderr, "bitwire_token: the private key must be 64 hex digits\n");
     return 1;
   }
@@ -182,13 +185,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bitwire_token: %s\n", reason);
     return 1;
   }
-  uint8_t bytes[bitwire::netcode::kConnectTokenBytes];
-  if (!bitwire::netcode::write_connect_token(token, std::as_writable_bytes(std::span(bytes)), &reason)) {
+  std::byte bytes[bitwire::netcode::kConnectTokenBytes];
+  if (!bitwire::netcode::write_connect_token(token, bytes, &reason)) {
     std::fprintf(stderr, "bitwire_token: %s\n", reason);
     return 1;
   }
   if (hex) {
-    print_hex(bytes, sizeof bytes);
+    print_hex(bytes);
     return 0;
   }
   std::FILE* out = std::fopen(out_file, "wb");

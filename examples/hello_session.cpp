@@ -89,11 +89,10 @@ int main() {
   params.server_addresses.count = 1;
   params.server_addresses.items[0] = server_address;
   bitwire::netcode::ConnectToken token;
-  std::array<uint8_t, bitwire::netcode::kConnectTokenBytes> token_bytes{};
+  std::array<std::byte, bitwire::netcode::kConnectTokenBytes> token_bytes{};
   const char* reason = nullptr;
   if (!bitwire::netcode::generate_connect_token(params, private_key, token, &reason) ||
-      !bitwire::netcode::write_connect_token(token, std::as_writable_bytes(std::span(token_bytes)),
-                                             &reason)) {
+      !bitwire::netcode::write_connect_token(token, token_bytes, &reason)) {
     std::fprintf(stderr, "hello_session: no token: %s\n", reason);
     return 1;
   }

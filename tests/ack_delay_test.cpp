@@ -326,6 +326,67 @@ TEST(AckDelayRtt, FutureOrNonFiniteArrivalReadsAsNow) {
   }
 }
 
+// A steady 400 ms round trip; A updates every 100 ms. One datagram is then passed with a stale arrival
+// time (from three ticks before, as a caller that reuses an old time would): read as-is, it makes a 50 ms
+// sample of a 400 ms link (and a 35 ms jump in the jitter). Clamped to the previous update() less
+// kArrivalSlackSeconds, the sample is off by at most one tick + the slack, and the clamp is counted.
+TEST(EndpointArrival, StaleArrivalIsClampedNearThePreviousUpdate) {
+  auto a = Peer::make(extension_config());
+  auto b = Peer::make(extension_config());
+  constexpr int kRounds = 10;
+  for (int round = 0; round < kRounds; ++round) {
+    const double t = round * 1.0;
+    a->endpoint.update(t);
+    a->send({1});
+    b->endpoint.update(t + 0.2);
+    for (const Bytes& d : a->take_outbox()) b->endpoint.receive_packet(bitwire::test::view(d), t + 0.2);
+    b->send({2});  // no hold: the report says 0 ms
+    for (int tick = 1; tick <= 4; ++tick) a->endpoint.update(t + 0.1 * tick);
+    const bool stale = round == kRounds - 1;
+    for (const Bytes& d : b->take_outbox()) {
+      EXPECT_EQ(a->endpoint.receive_packet(bitwire::test::view(d), stale ? t + 0.05 : t + 0.4),
+                ReceiveResult::kDelivered);
+    }
+    if (!stale) {
+      EXPECT_NEAR(a->endpoint.rtt_min_ms(), 400.0, 1e-6);
+      EXPECT_EQ(a->endpoint.counters().arrival_times_stale, 0u);
+    }
+  }
+  // The stale sample: at least 400 ms - (the 100 ms since the previous update + the slack).
+  const double bound_ms = 400.0 - (100.0 + kArrivalSlackSeconds * 1000.0);
+  EXPECT_GE(a->endpoint.rtt_min_ms(), bound_ms - 1e-6);
+  EXPECT_NEAR(a->endpoint.rtt_min_ms(), bound_ms, 1e-6) << "clamped to exactly the bound";
+  EXPECT_LE(a->endpoint.jitter_ms(), extension_config().jitter_smoothing_factor * (400.0 - bound_ms) + 1e-6);
+  EXPECT_EQ(a->endpoint.counters().arrival_times_stale, 1u);
+  EXPECT_EQ(b->endpoint.counters().arrival_times_stale, 0u);
+}
+
+// Later than now, NaN and infinities read as now, uncounted (a transport clock read after update() is a
+// little later); exactly the lower bound is believed; just below it is stale.
+TEST(EndpointArrival, OnlyStaleArrivalsAreCounted) {
+  const double kFloor = 0.08 - kArrivalSlackSeconds;  // previous update 0.08, current 0.1
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const double kArrivals[] = {kNaN, kInf, -kInf, 1e9, 0.1 + 1e-9, kFloor, kFloor - 1e-6};
+  const double kRtt[] = {100.0, 100.0, 100.0, 100.0, 100.0, 1000.0 * kFloor, 1000.0 * kFloor};
+  const uint64_t kStale[] = {0, 0, 0, 0, 0, 0, 1};
+  for (size_t i = 0; i < std::size(kArrivals); ++i) {
+    auto a = Peer::make(extension_config());
+    auto b = Peer::make(extension_config());
+    a->endpoint.update(0.0);
+    a->send({1});
+    b->endpoint.update(0.0);
+    deliver_all(*a, *b);
+    b->send({2});
+    a->endpoint.update(0.08);
+    a->endpoint.update(0.1);
+    for (const Bytes& d : b->take_outbox()) {
+      EXPECT_EQ(a->endpoint.receive_packet(bitwire::test::view(d), kArrivals[i]), ReceiveResult::kDelivered);
+    }
+    EXPECT_NEAR(a->endpoint.rtt_ms(), kRtt[i], 1e-6) << kArrivals[i];
+    EXPECT_EQ(a->endpoint.counters().arrival_times_stale, kStale[i]) << kArrivals[i];
+  }
+}
+
 TEST(AckDelayRtt, FragmentedPacketsCarryTheReport) {
   EndpointConfig config = extension_config();
   config.fragment_size = 16;

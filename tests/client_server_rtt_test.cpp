@@ -26,6 +26,7 @@ struct RttCase {
 struct RttReading {
   double rtt[2] = {0, 0};     // client, server
   double jitter[2] = {0, 0};  // client, server
+  uint64_t stale_arrivals = 0;  // client's endpoint: arrival times older than its bound (none expected)
   bool connected = false;
 };
 
@@ -62,7 +63,7 @@ RttReading run_stack(const RttCase& c, uint64_t seed) {
   netcode::ConnectToken token;
   StackToken bytes{};
   EXPECT_TRUE(netcode::generate_connect_token(params, key, token));
-  EXPECT_TRUE(netcode::write_connect_token(token, std::as_writable_bytes(std::span(bytes))));
+  EXPECT_TRUE(netcode::write_connect_token(token, bytes));
   EXPECT_TRUE(client.connect(bytes, now));
 
   // Each end ticks at c.hz; the client's ticks are offset by 0.37 of a tick so the two are not in phase.
@@ -100,6 +101,7 @@ RttReading run_stack(const RttCase& c, uint64_t seed) {
     }
   }
   r.connected = client.is_connected() && readings > 0;
+  r.stale_arrivals = const_cast<Connection&>(client.connection()).endpoint().counters().arrival_times_stale;
   for (int i = 0; i < 2; ++i) {
     r.rtt[i] /= static_cast<double>(std::max(readings, 1L));
     r.jitter[i] /= static_cast<double>(std::max(readings, 1L));
@@ -127,6 +129,8 @@ TEST(ClientServer, RttAndJitterAreHonestAt10HzThroughTheStack) {
     std::printf("%4.0f %5.0f %6.0f | %8.1f %8.1f %8.1f | %8.1f %7.1f %7.1f\n", c.hz, c.loss_percent, c.jitter_ms,
                 rtt_truth, r.rtt[0], r.rtt[1], jitter_truth, r.jitter[0], r.jitter[1]);
     ASSERT_TRUE(r.connected) << c.hz << " Hz";
+    // The transports' arrival times are all within the Endpoint's bound (kArrivalSlackSeconds).
+    EXPECT_EQ(r.stale_arrivals, 0u) << c.hz << " Hz";
     for (int i = 0; i < 2; ++i) {
       const char* end = i == 0 ? "client" : "server";
       EXPECT_NEAR(r.rtt[i], rtt_truth, 0.1 * rtt_truth)

@@ -269,7 +269,7 @@ TEST(ClientServer, AClientBreakingTheChannelProtocolIsDisconnectedWithTheReason)
   h.connect(0);
   LoopbackTransport rogue_transport(h.network, Address::ipv4(10, 0, 7, 7, 50000));
   netcode::Client rogue(netcode::ClientConfig{}, rogue_transport);
-  rogue.connect(std::as_bytes(std::span<const uint8_t>(h.token(66))), h.now);
+  rogue.connect(h.token(66), h.now);
   ASSERT_TRUE(h.run_until(
       [&] {
         rogue.update(h.now);

@@ -43,7 +43,7 @@ constexpr const char* kReferenceDisconnectDigest = "9566916ff27499f06de2861d5d73
 
 Key sequence_key(uint8_t first) {
   Key k;
-  for (size_t i = 0; i < k.size(); ++i) k[i] = static_cast<uint8_t>(first + i);
+  for (size_t i = 0; i < k.size(); ++i) k[i] = static_cast<std::byte>(first + i);
   return k;
 }
 const Key kPrivateKey = sequence_key(0x00);
@@ -51,12 +51,12 @@ const Key kClientToServer = sequence_key(0x40);
 const Key kServerToClient = sequence_key(0x80);
 TokenNonce fixed_nonce() {
   TokenNonce n;
-  for (size_t i = 0; i < n.size(); ++i) n[i] = static_cast<uint8_t>(0xA0 + i);
+  for (size_t i = 0; i < n.size(); ++i) n[i] = static_cast<std::byte>(0xA0 + i);
   return n;
 }
 UserData fixed_user_data() {
   UserData u;
-  for (size_t i = 0; i < u.size(); ++i) u[i] = static_cast<uint8_t>(i);
+  for (size_t i = 0; i < u.size(); ++i) u[i] = static_cast<std::byte>(i);
   return u;
 }
 
@@ -79,6 +79,17 @@ void append(Bytes& out, std::initializer_list<int> bytes) {
 }
 void append(Bytes& out, const uint8_t* p, size_t n) {
   out.insert(out.end(), p, p + n);
+}
+void append(Bytes& out, const std::byte* p, size_t n) {
+  for (size_t i = 0; i < n; ++i) out.push_back(std::to_integer<uint8_t>(p[i]));
+}
+
+// A key or nonce as the unsigned char libsodium takes, copied (no cast), for the hand-built references.
+template <size_t N>
+std::array<unsigned char, N> raw(const std::array<std::byte, N>& bytes) {
+  std::array<unsigned char, N> out{};
+  for (size_t i = 0; i < N; ++i) out[i] = std::to_integer<unsigned char>(bytes[i]);
+  return out;
 }
 void pad_to(Bytes& out, size_t size) {
   out.resize(size, 0);
@@ -120,7 +131,7 @@ Bytes hand_sealed_private() {
   unsigned long long n = 0;
   const TokenNonce nonce = fixed_nonce();
   EXPECT_EQ(crypto_aead_xchacha20poly1305_ietf_encrypt(sealed.data(), &n, plain.data(), 1008, ad.data(), ad.size(),
-                                                       nullptr, nonce.data(), kPrivateKey.data()),
+                                                       nullptr, raw(nonce).data(), raw(kPrivateKey).data()),
             0);
   EXPECT_EQ(n, 1024u);
   return sealed;
@@ -168,13 +179,14 @@ TEST(NetcodeGolden, PrivateConnectTokenIsSealedWithXChaCha20OverVersionProtocolE
   const ConnectToken token = fixed_token();
   const Bytes expected = hand_sealed_private();
   ASSERT_EQ(0, std::memcmp(token.private_data.data(), expected.data(), expected.size()));
-  EXPECT_EQ(digest(token.private_data.data(), token.private_data.size()), kReferencePrivateDigest);
-  std::array<uint8_t, kConnectTokenPrivateBytes> copy = token.private_data;
-  ASSERT_TRUE(decrypt_connect_token_private(std::as_writable_bytes(std::span(copy)), kProtocolId,
+  const Bytes private_data = test::to_vector(token.private_data);
+  EXPECT_EQ(digest(private_data.data(), private_data.size()), kReferencePrivateDigest);
+  std::array<std::byte, kConnectTokenPrivateBytes> copy = token.private_data;
+  ASSERT_TRUE(decrypt_connect_token_private(copy, kProtocolId,
                                             kCreate + kExpireSeconds, fixed_nonce(), kPrivateKey));
   EXPECT_EQ(0, std::memcmp(copy.data(), hand_private_plaintext().data(), 1008));
   copy = token.private_data;
-  EXPECT_FALSE(decrypt_connect_token_private(std::as_writable_bytes(std::span(copy)), kProtocolId,
+  EXPECT_FALSE(decrypt_connect_token_private(copy, kProtocolId,
                                              kCreate + kExpireSeconds + 1, fixed_nonce(), kPrivateKey))
       << "the expire timestamp is authenticated";
 }
@@ -218,7 +230,7 @@ TEST(NetcodeGolden, ChallengeTokenIsSealedWithChaCha20IetfAndTheSequenceNonce) {
   Bytes expected(300);
   unsigned long long n = 0;
   crypto_aead_chacha20poly1305_ietf_encrypt(expected.data(), &n, plain.data(), 284, nullptr, 0, nullptr, nonce,
-                                            kPrivateKey.data());
+                                            raw(kPrivateKey).data());
   ASSERT_EQ(0, std::memcmp(out.data(), expected.data(), 300));
   EXPECT_EQ(digest(out.data(), out.size()), kReferenceChallengeDigest);
   ChallengeToken back;
@@ -257,7 +269,7 @@ Bytes hand_packet(uint8_t prefix, std::initializer_list<int> sequence_bytes_le, 
   Bytes sealed(body.size() + 16);
   unsigned long long n = 0;
   crypto_aead_chacha20poly1305_ietf_encrypt(sealed.data(), &n, body.data(), body.size(), ad.data(), ad.size(),
-                                            nullptr, nonce, key.data());
+                                            nullptr, nonce, raw(key).data());
   append(out, sealed.data(), sealed.size());
   return out;
 }

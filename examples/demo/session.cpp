@@ -235,10 +235,10 @@ bool Session::start(double now, uint64_t unix_now, std::string& error) {
     params.server_addresses.count = 1;
     params.server_addresses.items[0] = server_socket_.local_address();
     bitwire::netcode::ConnectToken token;
-    std::array<uint8_t, bitwire::netcode::kConnectTokenBytes> bytes{};
+    std::array<std::byte, bitwire::netcode::kConnectTokenBytes> bytes{};
     const char* reason = nullptr;
     if (!bitwire::netcode::generate_connect_token(params, key, token, &reason) ||
-        !bitwire::netcode::write_connect_token(token, std::as_writable_bytes(std::span(bytes)), &reason) ||
+        !bitwire::netcode::write_connect_token(token, bytes, &reason) ||
         !end->client->connect(bytes, now, &reason)) {
       error = std::string("connect token: ") + (reason != nullptr ? reason : "refused");
       return false;

@@ -62,7 +62,7 @@ void Client::session_ended(const char* protocol_error) {
   congestion_.reset();
 }
 
-bool Client::connect(std::span<const uint8_t> token_bytes, double now, const char** reason) {
+bool Client::connect(std::span<const std::byte> token_bytes, double now, const char** reason) {
   if (!is_ok()) {
     if (reason != nullptr) *reason = error_;
     return false;
@@ -75,11 +75,11 @@ bool Client::connect(std::span<const uint8_t> token_bytes, double now, const cha
   // a server that refuses every packet (or, worse, one that shares the id but not the layout).
   netcode::ConnectToken token;
   if (token_bytes.size() == netcode::kConnectTokenBytes &&
-      netcode::read_connect_token(std::as_bytes(token_bytes), token) && token.protocol_id != protocol_id_) {
+      netcode::read_connect_token(token_bytes, token) && token.protocol_id != protocol_id_) {
     if (reason != nullptr) *reason = "the connect token's protocol id is not this client's stack_protocol_id";
     return false;
   }
-  netcode_.connect(std::as_bytes(token_bytes), now);
+  netcode_.connect(token_bytes, now);
   if (netcode_.state() < netcode::ClientState::kDisconnected) {
     if (reason != nullptr)
       *reason = netcode_.token_error() ? netcode_.token_error() : to_string(netcode_.state());

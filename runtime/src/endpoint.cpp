@@ -35,6 +35,7 @@ Endpoint::State::State(const EndpointConfig& c, const EndpointCallbacks& cb, dou
       callbacks(cb),
       envelope(c.protocol_id),
       time(now),
+      previous_time(now),
       sent(static_cast<size_t>(c.sent_packets_buffer_size)),
       received(static_cast<size_t>(c.received_packets_buffer_size)),
       reassembly(endpoint_reassembler_config(c)),
@@ -202,6 +203,7 @@ void Endpoint::update(double now) {
     ++s.counters.time_backwards;
     now = s.time;
   }
+  if (now > s.time) s.previous_time = s.time;
   s.time = now;
   s.update_statistics();
 }

@@ -79,7 +79,8 @@ struct Endpoint::State {
   size_t max_header = 0;      // kMaxPacketHeaderBytes, + kAckDelayBytes when ack_delay_on
   size_t max_datagram = 0;
   double time = 0.0;
-  double receive_time = 0.0;  // arrival time of the datagram being received (<= time)
+  double previous_time = 0.0;  // the time before the last update() that moved it (at first, the start)
+  double receive_time = 0.0;   // arrival time of the datagram being received (<= time)
 
   // Sending.
   uint16_t sequence = 0;

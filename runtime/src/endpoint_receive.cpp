@@ -2,6 +2,8 @@
 // behind the window, resync) and delivery of whole packets (regular or reassembled).
 #include "endpoint_internal.hpp"
 
+#include <cmath>
+
 #include "bitwire/log.hpp"
 
 namespace bitwire {
@@ -139,8 +141,19 @@ ReceiveResult Endpoint::State::defer(uint16_t packet_sequence, const AckInfo& in
 }
 
 ReceiveResult Endpoint::State::receive(std::span<const std::byte> datagram, double arrival) {
-  // An arrival time in the future, NaN or infinite is read as now.
-  receive_time = arrival <= time ? arrival : time;
+  // Unknown (NaN, infinite) or later than now: now. Stale (before the previous update less the slack):
+  // the earliest time believed, counted.
+  const double earliest = previous_time - kArrivalSlackSeconds;
+  if (!std::isfinite(arrival) || arrival > time) {
+    receive_time = time;
+  } else if (arrival < earliest) {
+    receive_time = earliest;
+    ++counters.arrival_times_stale;
+    BITWIRE_LOG(LogLevel::kDebug, "[%s] stale arrival time %g read as %g (previous update %g)", config.name,
+                arrival, earliest, previous_time);
+  } else {
+    receive_time = arrival;
+  }
   if (datagram.size() > max_datagram) {
     return drop(ReceiveResult::kTooLarge, counters.packets_too_large_to_receive,
                 "datagram above the largest legal one");

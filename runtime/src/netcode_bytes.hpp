@@ -70,8 +70,8 @@ class ByteReader {
   size_t offset_ = 0;
 };
 
-// The bytes of a fixed array of uint8_t (keys, nonces, user data, addresses), as the readers and writers
-// take them.
+// The bytes of a fixed array (keys, nonces and user data are std::byte already; an address's octets are
+// uint8_t), as the readers and writers take them.
 template <typename T, size_t N>
 std::span<const std::byte, N * sizeof(T)> view(const std::array<T, N>& a) {
   return std::as_bytes(std::span<const T, N>(a));

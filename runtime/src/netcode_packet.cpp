@@ -133,7 +133,7 @@ size_t write_encrypted_packet(PacketType type, uint64_t sequence, std::span<cons
   unsigned long long sealed_size = 0;
   crypto_aead_chacha20poly1305_ietf_encrypt(sodium_bytes(sealed), &sealed_size, sodium_bytes(sealed),
                                             body_size, sodium_bytes(ad.data()), ad.size(), nullptr,
-                                            sodium_bytes(nonce.data()), key.data());
+                                            sodium_bytes(nonce.data()), sodium_bytes(key.data()));
   return 1 + static_cast<size_t>(n) + static_cast<size_t>(sealed_size);
 }
 
@@ -178,7 +178,8 @@ PacketError read_encrypted_packet(std::span<std::byte> datagram, uint64_t protoc
   if (!crypto_init() ||
       crypto_aead_chacha20poly1305_ietf_decrypt(sodium_bytes(sealed), &body_size, nullptr,
                                                 sodium_bytes(sealed), sealed_size, sodium_bytes(ad.data()),
-                                                ad.size(), sodium_bytes(nonce.data()), key.data()) != 0) {
+                                                ad.size(), sodium_bytes(nonce.data()),
+                                                sodium_bytes(key.data())) != 0) {
     return PacketError::kDecryptFailed;
   }
   if (replay_checked) replay->advance(sequence);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "address_map.hpp"
@@ -454,6 +455,9 @@ void Server::update(double now, uint64_t unix_now) {
   int budget = config_.max_receive_per_update;
   while (budget > 0) {
     const size_t want = std::min<size_t>(static_cast<size_t>(budget), kReceiveBatch);
+    // Unknown until the transport says: an entry it leaves unwritten is read as now, never as the time
+    // the previous batch's datagram in that entry arrived.
+    std::fill_n(st.receive_arrivals.begin(), want, std::numeric_limits<double>::quiet_NaN());
     const size_t got = transport_.receive_many(std::span(st.receive_buffers),
                                                kReceiveBufferBytes, want, st.receive_sizes.data(),
                                                st.receive_from.data(), st.receive_arrivals.data());

@@ -127,8 +127,8 @@ bool encrypt_connect_token_private(std::span<std::byte> buffer, uint64_t protoco
   unsigned long long sealed = 0;
   const int rc = crypto_aead_xchacha20poly1305_ietf_encrypt(
       sodium_bytes(buffer.data()), &sealed, sodium_bytes(buffer.data()),
-      kConnectTokenPrivateBytes - kMacBytes, sodium_bytes(ad.data()), ad.size(), nullptr, nonce.data(),
-      private_key.data());
+      kConnectTokenPrivateBytes - kMacBytes, sodium_bytes(ad.data()), ad.size(), nullptr,
+      sodium_bytes(nonce.data()), sodium_bytes(private_key.data()));
   return rc == 0 && sealed == kConnectTokenPrivateBytes;
 }
 
@@ -140,7 +140,7 @@ bool decrypt_connect_token_private(std::span<std::byte> buffer, uint64_t protoco
   unsigned long long opened = 0;
   const int rc = crypto_aead_xchacha20poly1305_ietf_decrypt(
       sodium_bytes(buffer.data()), &opened, nullptr, sodium_bytes(buffer.data()), kConnectTokenPrivateBytes,
-      sodium_bytes(ad.data()), ad.size(), nonce.data(), private_key.data());
+      sodium_bytes(ad.data()), ad.size(), sodium_bytes(nonce.data()), sodium_bytes(private_key.data()));
   return rc == 0 && opened == kConnectTokenPrivateBytes - kMacBytes;
 }
 
@@ -240,7 +240,7 @@ void seal_challenge_token(const ChallengeToken& token, uint64_t sequence, const 
   unsigned long long sealed = 0;
   crypto_aead_chacha20poly1305_ietf_encrypt(sodium_bytes(out.data()), &sealed, sodium_bytes(out.data()),
                                             kChallengeTokenBytes - kMacBytes, nullptr, 0, nullptr,
-                                            sodium_bytes(nonce.data()), key.data());
+                                            sodium_bytes(nonce.data()), sodium_bytes(key.data()));
 }
 
 bool open_challenge_token(std::span<const std::byte> in, uint64_t sequence, const Key& key,
@@ -251,7 +251,7 @@ bool open_challenge_token(std::span<const std::byte> in, uint64_t sequence, cons
   unsigned long long opened = 0;
   if (crypto_aead_chacha20poly1305_ietf_decrypt(sodium_bytes(plain.data()), &opened, nullptr,
                                                 sodium_bytes(in.data()), kChallengeTokenBytes, nullptr, 0,
-                                                sodium_bytes(nonce.data()), key.data()) != 0) {
+                                                sodium_bytes(nonce.data()), sodium_bytes(key.data())) != 0) {
     return false;
   }
   ByteReader r(std::span<const std::byte>(plain).first(kChallengeTokenBytes - kMacBytes));

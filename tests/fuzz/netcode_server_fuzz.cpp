@@ -20,7 +20,7 @@ constexpr uint64_t kFuzzUnixTime = 1'700'000'000ull;
 
 bitwire::netcode::Key fuzz_key() {
   bitwire::netcode::Key key;
-  for (size_t i = 0; i < key.size(); ++i) key[i] = static_cast<uint8_t>(i);
+  for (size_t i = 0; i < key.size(); ++i) key[i] = static_cast<std::byte>(i);
   return key;
 }
 

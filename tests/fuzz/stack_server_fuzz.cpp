@@ -37,7 +37,7 @@ constexpr uint64_t kUnix = 1'700'000'000ull;
 
 bitwire::netcode::Key fuzz_key() {
   bitwire::netcode::Key key;
-  for (size_t i = 0; i < key.size(); ++i) key[i] = static_cast<uint8_t>(3 * i + 1);
+  for (size_t i = 0; i < key.size(); ++i) key[i] = static_cast<std::byte>(3 * i + 1);
   return key;
 }
 
@@ -84,12 +84,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   params.server_addresses.count = 1;
   params.server_addresses.items[0] = server_address;
   netcode::ConnectToken token;
-  std::array<uint8_t, netcode::kConnectTokenBytes> token_bytes{};
+  std::array<std::byte, netcode::kConnectTokenBytes> token_bytes{};
   if (!netcode::generate_connect_token(params, fuzz_key(), token, nullptr)) std::abort();
-  if (!netcode::write_connect_token(token, std::as_writable_bytes(std::span(token_bytes)), nullptr))
-    std::abort();
+  if (!netcode::write_connect_token(token, token_bytes, nullptr)) std::abort();
   netcode::Client client(netcode::ClientConfig{}, client_transport);
-  client.connect(std::as_bytes(std::span(token_bytes)), now);
+  client.connect(token_bytes, now);
   for (int i = 0; i < 50 && !client.is_connected(); ++i) {
     now += 0.02;
     client.update(now);

@@ -19,7 +19,7 @@ namespace bitwire::netcode::testing {
 inline constexpr uint64_t kTestProtocolId = 0x6269747769726531ull;
 inline constexpr uint64_t kUnixBase = 1'700'000'000ull;
 
-using TokenBytes = std::array<uint8_t, kConnectTokenBytes>;
+using TokenBytes = std::array<std::byte, kConnectTokenBytes>;
 
 struct TokenOptions {
   uint64_t client_id = 1;
@@ -66,12 +66,12 @@ class Harness {
     params.timeout_seconds = options.timeout_seconds;
     params.server_addresses.count = static_cast<int>(options.servers.size());
     for (size_t i = 0; i < options.servers.size(); ++i) params.server_addresses.items[i] = options.servers[i];
-    params.user_data[0] = options.user_tag;
+    params.user_data[0] = std::byte{options.user_tag};
     ConnectToken token;
     const char* reason = nullptr;
     EXPECT_TRUE(generate_connect_token(params, private_key, token, &reason)) << reason;
     TokenBytes bytes{};
-    EXPECT_TRUE(write_connect_token(token, std::as_writable_bytes(std::span(bytes)), &reason)) << reason;
+    EXPECT_TRUE(write_connect_token(token, bytes, &reason)) << reason;
     return bytes;
   }
 
@@ -89,7 +89,7 @@ class Harness {
   void connect(size_t index, TokenOptions options = {}) {
     if (options.client_id == 1) options.client_id = 1000 + index;
     const TokenBytes bytes = token(options);
-    clients[index]->connect(std::as_bytes(std::span(bytes)), now);
+    clients[index]->connect(bytes, now);
   }
 
   // Advances time by dt: every client updates, then the server.

@@ -45,7 +45,7 @@ inline StackConfig stack_test_config(int max_clients = 8) {
   return config;
 }
 
-using StackToken = std::array<uint8_t, netcode::kConnectTokenBytes>;
+using StackToken = std::array<std::byte, netcode::kConnectTokenBytes>;
 
 class StackHarness {
  public:
@@ -81,8 +81,7 @@ class StackHarness {
     const char* reason = nullptr;
     EXPECT_TRUE(netcode::generate_connect_token(params, private_key, token, &reason)) << reason;
     StackToken bytes{};
-    EXPECT_TRUE(netcode::write_connect_token(token, std::as_writable_bytes(std::span(bytes)), &reason))
-        << reason;
+    EXPECT_TRUE(netcode::write_connect_token(token, bytes, &reason)) << reason;
     return bytes;
   }
 

@@ -59,7 +59,7 @@ class Client {
 
   // Starts connecting with a connect token (2048 bytes). Any previous session is disconnected first.
   // False (and `reason`) when the token is unreadable or carries another protocol id than protocol_id().
-  bool connect(std::span<const uint8_t> token_bytes, double now, const char** reason = nullptr);
+  bool connect(std::span<const std::byte> token_bytes, double now, const char** reason = nullptr);
   // INSECURE LAN development only: the client mints its own token with the server's private key. Refused
   // (false, `reason`) unless config.client.allow_insecure_lan_connect is set and every address is LAN.
   // params.protocol_id is replaced by protocol_id().

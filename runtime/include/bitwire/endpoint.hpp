@@ -394,6 +394,8 @@ struct EndpointCounters {
   uint64_t sequence_resyncs = 0;              // receive side moved to a far-away peer sequence
   uint64_t time_invalid = 0;                  // update() times ignored: non-finite or beyond kMaxTimeSeconds
   uint64_t time_backwards = 0;                // update() times earlier than the current one (time kept)
+  uint64_t arrival_times_stale = 0;  // receive_packet arrival times earlier than the previous update() time
+                                     // - kArrivalSlackSeconds: read as that bound
   uint64_t calls_refused = 0;                 // calls refused because the endpoint failed() at construction
   uint64_t ack_delays_unusable = 0;  // ack delay reports that gave no RTT sample: the packet named is not
                                      // in the sent window, or the delay exceeds the time since it was sent
@@ -401,6 +403,12 @@ struct EndpointCounters {
 };
 
 // ---- Endpoint -----------------------------------------------------------------------------------------
+
+// How long before the previous update() a datagram passed to receive_packet(datagram, arrival_time) may have
+// arrived. A caller that reads its transport after each update() hands over datagrams that arrived since
+// the previous read, so after the previous update(); the slack covers a transport clock stepped per tick
+// and read a little after the step (docs/transport.md), and a read that left datagrams for the next tick.
+inline constexpr double kArrivalSlackSeconds = 0.05;
 
 class Endpoint {
  public:
@@ -441,10 +449,14 @@ class Endpoint {
 
   // Takes one datagram from the transport. Any bytes are safe; see ReceiveResult for what happens.
   ReceiveResult receive_packet(std::span<const std::byte> datagram);
-  // The same, for a datagram that reached the host at `arrival_time` (same clock as update(), <= the
-  // current time; a later, NaN or infinite one is read as the current time). A game that drains its
-  // socket once per tick passes the arrival time its transport recorded, so that the time a datagram
-  // waited for the tick is not counted in the RTT (nor in the ack delay this endpoint reports).
+  // The same, for a datagram that reached the host at `arrival_time` (same clock as update()). A game that
+  // drains its socket once per tick passes the arrival time its transport recorded, so that the time a
+  // datagram waited for the tick is not counted in the RTT (nor in the ack delay this endpoint reports).
+  // The time used is bounded to [the previous update() time - kArrivalSlackSeconds, the current time]:
+  // a later, NaN or infinite one is read as the current time; an earlier one (stale: an earlier tick's,
+  // a reused variable, another clock's) as the lower bound, counted in arrival_times_stale. So one
+  // arrival time moves one RTT sample by at most the time between the last two update() calls plus the
+  // slack (docs/packets.md section 4).
   ReceiveResult receive_packet(std::span<const std::byte> datagram, double arrival_time);
 
   // Newly acked sequences since the last clear_acks(), oldest first (at most ack_buffer_size).

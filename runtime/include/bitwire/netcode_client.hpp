@@ -162,7 +162,7 @@ class Client {
   std::vector<double> queue_arrivals_;  // when each queued payload's datagram was received
   int queue_head_ = 0;
   int queue_count_ = 0;
-  // The transport's byte type (uint8_t until Transport takes std::byte), viewed as std::byte everywhere else.
+  // One datagram as the transport hands it over / takes it.
   std::array<std::byte, kReceiveBufferBytes> receive_buffer_{};
   std::array<std::byte, kReceiveBufferBytes> send_buffer_{};
 };

@@ -35,9 +35,11 @@ inline constexpr size_t kConnectTokenBytes = 2048;
 inline constexpr size_t kChallengeTokenBytes = 300;
 inline constexpr int kMaxServersPerConnect = 32;
 
-using Key = std::array<uint8_t, kKeyBytes>;
-using UserData = std::array<uint8_t, kUserDataBytes>;
-using TokenNonce = std::array<uint8_t, kConnectTokenNonceBytes>;
+// Keys, nonces and user data are bytes on the wire and nothing else: std::byte, as on the whole packet path
+// (no arithmetic, no accidental conversion to an integer).
+using Key = std::array<std::byte, kKeyBytes>;
+using UserData = std::array<std::byte, kUserDataBytes>;
+using TokenNonce = std::array<std::byte, kConnectTokenNonceBytes>;
 
 // Initialises libsodium once (safe to call from any thread, any number of times). False when it cannot start;
 // every function below calls it and fails when it does.
@@ -70,7 +72,7 @@ struct ConnectToken {
   uint64_t create_timestamp = 0;  // unix seconds
   uint64_t expire_timestamp = 0;  // unix seconds
   TokenNonce nonce{};
-  std::array<uint8_t, kConnectTokenPrivateBytes> private_data{};  // sealed private part + its 16-byte MAC
+  std::array<std::byte, kConnectTokenPrivateBytes> private_data{};  // sealed private part + its 16-byte MAC
   int32_t timeout_seconds = 0;
   ServerAddresses server_addresses;
   Key client_to_server_key{};

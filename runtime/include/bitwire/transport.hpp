@@ -47,7 +47,9 @@ class Transport {
   virtual size_t receive_many(std::span<std::byte> buffers, size_t stride, size_t count, size_t* sizes,
                               Address* from, double* arrival_times);
 
-  // The clock arrivals are read from (the caller's update() clock); an empty function removes it.
+  // The clock arrivals are read from (the caller's update() clock); an empty function removes it. Read live
+  // (each call the time at that moment). A clock stepped once per tick dates kernel-stamped datagrams early
+  // by the time from the step to the read, and others late by up to a tick (docs/transport.md).
   void set_clock(TransportClock clock) { clock_ = std::move(clock); }
   bool has_clock() const { return static_cast<bool>(clock_); }
   // The clock's time now, NaN without a clock.
