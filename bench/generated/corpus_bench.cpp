@@ -298,6 +298,7 @@ template <> struct ProtoOf<corpus::BenchPacket> { using Type = bitwire_corpus::B
 template <> struct ProtoOf<corpus::BenchInts> { using Type = bitwire_corpus::BenchInts; };
 template <> struct ProtoOf<corpus::BenchBits> { using Type = bitwire_corpus::BenchBits; };
 template <> struct ProtoOf<corpus::BenchMixed> { using Type = bitwire_corpus::BenchMixed; };
+template <> struct ProtoOf<realworld::RealPacket> { using Type = bitwire_corpus::RealPacket; };
 template <> struct ProtoOf<examples::Test> { using Type = bitwire_corpus::Test; };
 template <> struct ProtoOf<examples::Block> { using Type = bitwire_corpus::Block; };
 template <> struct ProtoOf<examples::Chat> { using Type = bitwire_corpus::Chat; };
@@ -468,6 +469,7 @@ BITWIRE_CORPUS_ALL(corpus, BenchInts, ints())
 BITWIRE_CORPUS_ALL(corpus, BenchBits, bit_fields())
 BITWIRE_CORPUS_ALL(corpus, BenchMixed, mixed())
 BITWIRE_CORPUS_BENCH(realworld, RealPacket, real_packets())
+BITWIRE_CORPUS_PROTOBUF(realworld, RealPacket, real_packets())
 BITWIRE_CORPUS_ALL(examples, Test, random_values<examples::Test>())
 BITWIRE_CORPUS_ALL(examples, Block, random_values<examples::Block>())
 BITWIRE_CORPUS_ALL(examples, Chat, random_values<examples::Chat>())
