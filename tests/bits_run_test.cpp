@@ -94,6 +94,130 @@ TEST(ReadRun, MatchesFieldByFieldReadsFromEveryStartBitAgainstInaccessiblePages)
   }
 }
 
+// ---- Short spans: the whole message under 8 bytes, and the last bytes of longer ones ----
+
+// Bit `k` of the stream over `bytes`, by the wire's definition (bit k mod 8 of byte k / 8): the reference
+// the short-span loads are checked against, sharing no code with them.
+uint64_t wire_bits(std::span<const std::byte> bytes, size_t first, int count) {
+  uint64_t value = 0;
+  for (int i = 0; i < count; ++i) {
+    const size_t k = first + static_cast<size_t>(i);
+    value |= uint64_t{(std::to_integer<unsigned>(bytes[k / 8]) >> (k % 8)) & 1u} << i;
+  }
+  return value;
+}
+
+// detail::load_le_short over a span of `count` bytes (two overlapping loads, or one byte): the span's bytes
+// as a little-endian word, nothing above them, for every lower bound the caller may state.
+template <size_t kMinCount>
+void check_short_load(std::span<const std::byte> span) {
+  if (span.size() < kMinCount) return;
+  const uint64_t want = wire_bits(span, 0, static_cast<int>(span.size() * 8));
+  EXPECT_EQ(detail::load_le_short<kMinCount>(span.data(), span.size()), want)
+      << span.size() << " bytes, at least " << kMinCount;
+}
+
+TEST(LoadLeShort, GivesTheSpansBytesAndTouchesNoOther) {
+  BITWIRE_SEEDED_TEST_SEED(0xB175'0012);
+  uint64_t state = seed;
+  GuardedPages pages(64);
+  ASSERT_TRUE(pages.ok());
+  for (size_t size = 1; size <= 7; ++size) {
+    // A heap block of exactly the span's size (ASan and UBSan builds see any byte past it) and spans
+    // against an inaccessible page on either side (a fault in any build).
+    auto heap = std::make_unique<std::byte[]>(size);
+    for (const std::span<std::byte> span : {std::span<std::byte>(heap.get(), size), pages.at_end(size), pages.at_start(size)}) {
+      for (std::byte& b : span) b = static_cast<std::byte>(splitmix64(state) | 0x80);  // no zero byte
+      check_short_load<1>(span);
+      check_short_load<2>(span);
+      check_short_load<3>(span);
+      check_short_load<4>(span);
+      check_short_load<7>(span);
+    }
+  }
+}
+
+// From every start bit 0..7 of a span of `span.size()` bytes, a ReadRun<kBits> loads exactly when the run
+// fits; its fields, and the same fields read one by one through a ReadStream, equal the wire's bits.
+template <size_t kBits>
+void check_short_span_run(std::span<const std::byte> span, uint64_t& state) {
+  for (size_t start = 0; start < 8; ++start) {
+    const std::vector<int> widths = run_widths(kBits, state);
+    ReadStream stream(span);
+    ReadStream reference(span);
+    uint64_t skipped = 0;
+    if (start != 0) {
+      if (start > span.size() * 8) continue;
+      ASSERT_TRUE(stream.read_bits(skipped, static_cast<int>(start)));
+      ASSERT_TRUE(reference.read_bits(skipped, static_cast<int>(start)));
+    }
+    ReadRun<kBits> run(stream);
+    const bool fits = start + kBits <= span.size() * 8;
+    ASSERT_EQ(run.load(), fits) << "start " << start << ", run of " << kBits;
+    if (!fits) {
+      EXPECT_EQ(stream.bits_processed(), start);
+      EXPECT_FALSE(stream.failed());
+      continue;
+    }
+    size_t at = start;
+    for (const int bits : widths) {
+      const uint64_t want = wire_bits(span, at, bits);
+      uint64_t got = ~uint64_t{0};
+      uint64_t one_by_one = ~uint64_t{0};
+      ASSERT_TRUE(run.read_bits(got, bits));
+      ASSERT_TRUE(reference.read_bits(one_by_one, bits));
+      ASSERT_EQ(got, want) << "start " << start << ", run of " << kBits << ", " << bits << " bits at " << at;
+      ASSERT_EQ(one_by_one, want) << "start " << start << ", " << bits << " bits at " << at;
+      at += static_cast<size_t>(bits);
+    }
+    ASSERT_TRUE(run.finish());
+    EXPECT_EQ(stream.bits_processed(), start + kBits);
+    EXPECT_EQ(reference.bits_processed(), start + kBits);
+    // One bit past the span is refused by both, without a load.
+    if (start + kBits == span.size() * 8) {
+      EXPECT_FALSE(stream.read_bits(skipped, 1));
+      EXPECT_FALSE(reference.read_bits(skipped, 1));
+    }
+  }
+}
+
+TEST(ReadRun, ShortSpansMatchTheWireFromEveryStartBitInsideAHeapBlockOfTheirSize) {
+  BITWIRE_SEEDED_TEST_SEED(0xB175'0013);
+  uint64_t state = seed;
+  GuardedPages pages(64);
+  ASSERT_TRUE(pages.ok());
+  for (size_t size = 1; size <= 16; ++size) {
+    SCOPED_TRACE("span of " + std::to_string(size) + " bytes");
+    auto heap = std::make_unique<std::byte[]>(size);
+    for (const std::span<std::byte> span : {std::span<std::byte>(heap.get(), size), pages.at_end(size), pages.at_start(size)}) {
+      for (int round = 0; round < 3; ++round) {
+        for (std::byte& b : span) b = static_cast<std::byte>(splitmix64(state));
+        // Every run that fits a span under 8 bytes around the 2- and 4-byte load boundaries, and longer
+        // runs for the spans of 8 to 16 bytes (one and two chunks).
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<1>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<2>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<8>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<9>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<16>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<17>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<24>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<25>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<32>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<33>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<46>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<49>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<55>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<56>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<57>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<64>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<80>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<113>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<128>(span, state)));
+      }
+    }
+  }
+}
+
 // A run that starts on a byte boundary with an alignment inside: `before` bits, the padding to the next
 // byte, `after` bits. From every start bit of `span` it loads exactly when the start is on a byte boundary
 // and the whole run fits; then the fields, the padding's refusal (reason, bit, cursor) and the end equal

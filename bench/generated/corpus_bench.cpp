@@ -5,7 +5,8 @@
 //   <Message>_Ideal_{Write,Read}      the hand-written static-layout ideal (corpus_ideal.hpp: constant
 //                                     offsets, whole words; same bytes and same validation, which
 //                                     tests/generated/corpus_ideal_test.cpp checks) for every message with a
-//                                     fixed layout: the speed limit;
+//                                     fixed layout, and for Block and Chat (one head word, one block copy):
+//                                     the speed limit;
 //   <Message>_Protobuf_{Write,Read,Measure}  the Protobuf twin (corpus_bench.proto, Debian's protoc and
 //                                     libprotobuf; only where CMake found them): struct -> Protobuf message ->
 //                                     bytes (SerializeToArray), bytes -> ParseFromArray -> struct, and struct ->
@@ -297,6 +298,7 @@ template <> struct ProtoOf<corpus::BenchPacket> { using Type = bitwire_corpus::B
 template <> struct ProtoOf<corpus::BenchInts> { using Type = bitwire_corpus::BenchInts; };
 template <> struct ProtoOf<corpus::BenchBits> { using Type = bitwire_corpus::BenchBits; };
 template <> struct ProtoOf<corpus::BenchMixed> { using Type = bitwire_corpus::BenchMixed; };
+template <> struct ProtoOf<realworld::RealPacket> { using Type = bitwire_corpus::RealPacket; };
 template <> struct ProtoOf<examples::Test> { using Type = bitwire_corpus::Test; };
 template <> struct ProtoOf<examples::Block> { using Type = bitwire_corpus::Block; };
 template <> struct ProtoOf<examples::Chat> { using Type = bitwire_corpus::Chat; };
@@ -467,11 +469,10 @@ BITWIRE_CORPUS_ALL(corpus, BenchInts, ints())
 BITWIRE_CORPUS_ALL(corpus, BenchBits, bit_fields())
 BITWIRE_CORPUS_ALL(corpus, BenchMixed, mixed())
 BITWIRE_CORPUS_BENCH(realworld, RealPacket, real_packets())
+BITWIRE_CORPUS_PROTOBUF(realworld, RealPacket, real_packets())
 BITWIRE_CORPUS_ALL(examples, Test, random_values<examples::Test>())
-BITWIRE_CORPUS_BENCH(examples, Block, random_values<examples::Block>())
-BITWIRE_CORPUS_PROTOBUF(examples, Block, random_values<examples::Block>())
-BITWIRE_CORPUS_BENCH(examples, Chat, random_values<examples::Chat>())
-BITWIRE_CORPUS_PROTOBUF(examples, Chat, random_values<examples::Chat>())
+BITWIRE_CORPUS_ALL(examples, Block, random_values<examples::Block>())
+BITWIRE_CORPUS_ALL(examples, Chat, random_values<examples::Chat>())
 BITWIRE_CORPUS_ALL(examples, Synchronize, random_values<examples::Synchronize>())
 BITWIRE_CORPUS_ALL(examples, Timescale, random_values<examples::Timescale>())
 BITWIRE_CORPUS_ALL(examples, ProbeHeader, random_values<examples::ProbeHeader>())

@@ -10,9 +10,14 @@
 // than the message is refused before anything is loaded). tests/generated/corpus_ideal_test.cpp checks
 // both against the generated code on random and on corrupted messages.
 //
+// Block and Chat have a variable length but a fixed head: their ideal reads the length and its padding as
+// one 16-bit word, refuses a length above the maximum, non-zero padding or a span shorter than the bytes,
+// and copies the bytes in one block (Chat's through the runtime's own UTF-8 and NUL check, which idlc's
+// code runs too).
+//
 // What the ideal does not do, and idlc's code must: report which field failed and at which bit, continue a
-// stream after the message (it starts at bit 0 of its own buffer), or handle a variable layout (RealPacket's
-// gates, Block and Chat's lengths have no ideal here). Not part of the library.
+// stream after the message (it starts at bit 0 of its own buffer), or handle RealPacket's gates (no ideal
+// here). Not part of the library.
 #pragma once
 
 #include <bit>
@@ -21,6 +26,7 @@
 #include <cstring>
 #include <span>
 
+#include "bitwire/utf8.hpp"
 #include "corpus.hpp"
 #include "examples.hpp"
 
@@ -385,6 +391,78 @@ struct ProbeBits {
     m.wide = get<42, 64>(w);
     m.sensor = static_cast<uint32_t>(get<106, 32>(w));
     m.nonce = get<138, 64>(w);
+    return true;
+  }
+};
+
+// ---- examples.net (the variable-length ones: a length, padding to the byte, the bytes) ----
+
+// The 16-bit head of Block and Chat: the length in its low `LengthBits` bits, then zero padding.
+template <int LengthBits>
+inline size_t store_head(size_t length, std::span<std::byte> out) {
+  static_assert(LengthBits >= 1 && LengthBits <= 16, "one length and its padding in two bytes");
+  out[0] = static_cast<std::byte>(length & 0xFF);
+  out[1] = static_cast<std::byte>(length >> 8);
+  return 2;
+}
+
+// The length from the head, or false when it is above `max`, the padding is not zero, or the span holds
+// fewer than the head and `length` bytes.
+template <int LengthBits>
+inline bool load_head(std::span<const std::byte> in, size_t max, size_t& length) {
+  if (in.size() < 2) return false;
+  const unsigned head = std::to_integer<unsigned>(in[0]) | (std::to_integer<unsigned>(in[1]) << 8);
+  length = head & ((1u << LengthBits) - 1);
+  if (length > max || (head >> LengthBits) != 0) return false;
+  return in.size() - 2 >= length;
+}
+
+// Block: bytes<2000>: an 11-bit length, 5 bits of padding, the bytes.
+struct Block {
+  using Message = examples::Block;
+  static constexpr int kFields = 1;
+  static constexpr size_t kMax = examples::MaxBlockSize;
+
+  static size_t write(const Message& m, std::span<std::byte> out) {
+    const size_t length = m.data.size();
+    store_head<11>(length, out);
+    if (length != 0) std::memcpy(out.data() + 2, m.data.data(), length);
+    return 2 + length;
+  }
+
+  static bool read(std::span<const std::byte> in, Message& m) {
+    size_t length = 0;
+    if (!load_head<11>(in, kMax, length)) return false;
+    m.data.resize(length);
+    if (length != 0) std::memcpy(m.data.data(), in.data() + 2, length);
+    return true;
+  }
+};
+
+// Chat: string<256>: a 9-bit length, 7 bits of padding, the text (UTF-8 without NUL).
+struct Chat {
+  using Message = examples::Chat;
+  static constexpr int kFields = 1;
+  static constexpr size_t kMax = examples::MaxChatLength;
+
+  static size_t write(const Message& m, std::span<std::byte> out) {
+    const size_t length = m.text.size();
+    store_head<9>(length, out);
+    if (length != 0) std::memcpy(out.data() + 2, m.text.c_str(), length);
+    return 2 + length;
+  }
+
+  static bool read(std::span<const std::byte> in, Message& m) {
+    char* text = m.text.buffer();
+    text[0] = '\0';
+    size_t length = 0;
+    if (!load_head<9>(in, kMax, length)) return false;
+    if (length != 0) std::memcpy(text, in.data() + 2, length);
+    if (bitwire::check_utf8(reinterpret_cast<const unsigned char*>(text), length) != bitwire::Utf8Status::kValid) {
+      text[0] = '\0';
+      return false;
+    }
+    text[length] = '\0';
     return true;
   }
 };

@@ -300,8 +300,10 @@ void Emitter::emit_items(const Struct& s, const std::vector<Item>& items, const 
       while (last + 1 < run.members.size() && bits + run.members[last + 1].bits <= kMaxGroupBits) {
         bits += run.members[++last].bits;
       }
-      const Field& single = s.fields[items[run.members[first].item].field];
-      const bool several_reads = single.shape != Shape::Scalar || single.type.kind == TypeKind::Struct;
+      const Item& head = items[run.members[first].item];
+      const Field* single = head.kind == ItemKind::Field ? &s.fields[head.field] : nullptr;
+      const bool several_reads =
+          single != nullptr && (single->shape != Shape::Scalar || single->type.kind == TypeKind::Struct);
       segments.push_back({{run.members.begin() + static_cast<std::ptrdiff_t>(first),
                            run.members.begin() + static_cast<std::ptrdiff_t>(last) + 1},
                           bits, bits != 0 && (last > first || several_reads)});
@@ -415,8 +417,11 @@ void Emitter::emit_run(const Struct& s, const std::vector<Item>& items, const st
   p_.print("} else {\n");
   {
     Indent in(p_);
-    p_.print("// $n$ fields, $bits$ bits: on a ReadStream one bounds check, then every field at a constant offset.\n",
-             {{"n", std::to_string(members.size())}, {"bits", count}});
+    // "items" when the run holds a constant or reserved item (checked on read like a field).
+    bool all_fields = true;
+    for (const model::RunMember& member : members) all_fields = all_fields && items[member.item].kind == ItemKind::Field;
+    p_.print("// $n$ $what$, $bits$ bits: on a ReadStream one bounds check, then every field at a constant offset.\n",
+             {{"n", std::to_string(members.size())}, {"what", all_fields ? "fields" : "items"}, {"bits", count}});
     p_.print("bool in_run_ = false;\n");
     p_.print("if constexpr (bitwire::kReadsRuns<Stream_>) {\n");
     {

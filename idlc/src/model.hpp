@@ -257,10 +257,10 @@ struct Condition {
   std::size_t enumerator = 0;  // Equals / NotEquals: index into the subject's Enum::items
 };
 
-// A run: consecutive Field items of one item list whose wire widths are all fixed at generation time
-// (cost.min == cost.max, so no alignment, no variable count, no variable presence inside), so each
-// member starts at a constant bit offset from the start of the run. Every maximal run of an item list
-// is listed, single fields included; Align, Check and If items end a run.
+// A run: consecutive Field, Constant and Reserved items of one item list whose wire widths are all fixed
+// at generation time (cost.min == cost.max, so no alignment, no variable count, no variable presence
+// inside), so each member starts at a constant bit offset from the start of the run. Every maximal run of
+// an item list is listed, single fields included; Align, Check and If items end a run.
 struct RunMember {
   std::size_t item = 0;      // index into the item list
   std::uint64_t offset = 0;  // bits from the start of the run

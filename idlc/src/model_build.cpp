@@ -52,7 +52,9 @@ std::vector<Run> runs_of(const std::vector<Item>& items) {
   bool open = false;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const Item& item = items[i];
-    if (item.kind != ItemKind::Field || item.cost.min != item.cost.max) {
+    // A constant or reserved item is a fixed-width read with its own check, like a ranged field.
+    const bool fixed_item = item.kind == ItemKind::Constant || item.kind == ItemKind::Reserved;
+    if (!(item.kind == ItemKind::Field || fixed_item) || item.cost.min != item.cost.max) {
       open = false;
       continue;
     }

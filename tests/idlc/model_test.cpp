@@ -1,6 +1,7 @@
 // What the model decides so that back ends only print: initial values, the fields a read resets under
-// an if, the fixed-width runs with their bit offsets, the MessageType storage, the constants array
-// capacities were written as; and that the emitter's output stays linear in an `else if` chain.
+// an if, the fixed-width runs with their bit offsets (constant and reserved items included), the
+// MessageType storage, the constants array capacities were written as; and that the emitter's output stays
+// linear in an `else if` chain.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -128,6 +129,36 @@ struct S {
   ASSERT_EQ(condition.kind, ItemKind::If);
   ASSERT_EQ(condition.then_runs.size(), 1u);
   EXPECT_EQ(condition.then_runs[0].bits, 9u);
+}
+
+// A constant or reserved item is a fixed-width read with its own check: it joins the run around it, so a
+// header of magic, version and reserved bits reads from one bounds check (schema's ProbeHeader shape).
+TEST(Model, ConstantAndReservedItemsJoinTheRunsAroundThem) {
+  IDLC_COMPILE_OK(compiled, R"(package t;
+message Header {
+    const(0xAB, 8);
+    uint32:3 version;
+    reserved(5);
+    align;
+    uint64 id;
+    reserved(3);
+    bool last;
+}
+)");
+  const Struct& s = find_struct(compiled->package(), "Header");
+  ASSERT_EQ(s.runs.size(), 2u);
+  const idlc::model::Run& first = s.runs[0];
+  ASSERT_EQ(first.members.size(), 3u);  // const, version, reserved
+  EXPECT_EQ(s.body[first.members[0].item].kind, ItemKind::Constant);
+  EXPECT_EQ(first.members[1].offset, 8u);
+  EXPECT_EQ(s.body[first.members[2].item].kind, ItemKind::Reserved);
+  EXPECT_EQ(first.members[2].offset, 11u);
+  EXPECT_EQ(first.bits, 16u);
+  const idlc::model::Run& second = s.runs[1];
+  ASSERT_EQ(second.members.size(), 3u);  // id, reserved, last
+  EXPECT_EQ(second.members[1].offset, 64u);
+  EXPECT_EQ(second.members[2].offset, 67u);
+  EXPECT_EQ(second.bits, 68u);
 }
 
 TEST(Model, MessageTypeStorageIsTheModelsChoice) {

@@ -109,8 +109,8 @@ class BitWriter {
 // (which the compilers keep in a register across an inlined serialize). The fast path is taken while the
 // 8 bytes from the cursor's byte lie inside the span -- one compare, which also proves the bounds of any
 // read of up to kFastBits bits. The last 7 bytes of a span are read by one 8-byte load that ends at the
-// span's last byte, shifted into place; a span shorter than 8 bytes is loaded once, byte by byte, without
-// a library call. No path reads a byte outside the span.
+// span's last byte, shifted into place; a span shorter than 8 bytes is loaded whole by two overlapping
+// fixed-size loads (detail::load_le_short), without a library call. No path reads a byte outside the span.
 class BitReader {
  public:
   // The widest read the fast path serves: a load at any bit of a byte still holds 57 bits after it.
@@ -207,7 +207,7 @@ class BitReader {
       word = detail::load_le64(data_ + size_bytes_ - 8);
       base_bits = (size_bytes_ - 8) * 8;
     } else {
-      word = detail::load_le_partial(data_, size_bytes_);
+      word = detail::load_le_short(data_, size_bytes_);  // size_bytes_ >= 1: can_read passed
     }
     // position_ >= base_bits here (the fast path covers every earlier position), and position_ + bits
     // <= total_bits_ = base_bits + 64 at most, so the shift is below 64 and the bits are all in `word`.

@@ -110,6 +110,35 @@ BITWIRE_FORCE_INLINE uint64_t load_le_partial(const std::byte* source, size_t co
   return value;
 }
 
+// The `count` (in [1, 7]) bytes at `source` as the low bytes of a little-endian word, the rest zero, from
+// two overlapping fixed-size loads: the first and the last 4 bytes when count >= 4, the first and the last
+// 2 when count >= 2, shifted together (the bytes both loads hold land on the same bits), or the one byte.
+// Touches no byte outside [source, source + count). kMinCount, a lower bound on count the caller knows at
+// compile time (a run of more than 24 bits fills at least 4 bytes), removes the branches it rules out.
+template <size_t kMinCount = 1>
+BITWIRE_FORCE_INLINE uint64_t load_le_short(const std::byte* source, size_t count) {
+  static_assert(kMinCount >= 1 && kMinCount <= 7, "a short span holds 1 to 7 bytes");
+  if (kMinCount >= 4 || count >= 4) {
+    uint32_t low = load_raw<uint32_t>(source);
+    uint32_t high = load_raw<uint32_t>(source + count - 4);
+    if constexpr (!kLittleEndianHost) {
+      low = __builtin_bswap32(low);
+      high = __builtin_bswap32(high);
+    }
+    return uint64_t{low} | (uint64_t{high} << ((count - 4) * 8));
+  }
+  if (kMinCount >= 2 || count >= 2) {
+    uint16_t low = load_raw<uint16_t>(source);
+    uint16_t high = load_raw<uint16_t>(source + count - 2);
+    if constexpr (!kLittleEndianHost) {
+      low = __builtin_bswap16(low);
+      high = __builtin_bswap16(high);
+    }
+    return uint64_t{low} | (uint64_t{high} << ((count - 2) * 8));
+  }
+  return std::to_integer<uint8_t>(source[0]);
+}
+
 // The last `count` (in [1, 7]) bytes of a span that holds at least 8 bytes, ending at `end`, as the low
 // bytes of a little-endian word: one 8-byte load that ends exactly at `end`, shifted into place. Never
 // touches a byte outside [end - 8, end).

@@ -69,10 +69,13 @@ class ReadRun {
     }
     const std::byte* data = reader.data();
     if (reader.size_bytes() < 8) {
-      // A whole message under 8 bytes: the span's bytes (at most three fixed-size loads), shifted to the
-      // run's first bit. A run that fits such a span is one chunk; a longer one cannot fit it.
+      // A whole message under 8 bytes: the span's bytes (two overlapping fixed-size loads), shifted to the
+      // run's first bit. A run that fits such a span is one chunk; a longer one cannot fit it. The span
+      // holds at least the run's bytes (bits_remaining() <= size_bytes() * 8), so a run of more than 24
+      // bits needs no test of the size at all.
       if constexpr (kChunks == 1) {
-        chunks_[0] = detail::load_le_partial(data, reader.size_bytes()) >> start_;
+        constexpr size_t kMinSpan = (kBits + 7) / 8;
+        chunks_[0] = detail::load_le_short<kMinSpan>(data, reader.size_bytes()) >> start_;
         return true;
       } else {
         return false;
