@@ -43,8 +43,12 @@ void check_texts(benchmark::State& state, bool ascii) {
   state.SetBytesProcessed(static_cast<int64_t>(bytes));
 }
 
-void BM_Utf8Ascii(benchmark::State& state) { check_texts(state, true); }
-void BM_Utf8MostlyAscii(benchmark::State& state) { check_texts(state, false); }
+void BM_Utf8Ascii(benchmark::State& state) {
+  check_texts(state, true);
+}
+void BM_Utf8MostlyAscii(benchmark::State& state) {
+  check_texts(state, false);
+}
 BENCHMARK(BM_Utf8Ascii);
 BENCHMARK(BM_Utf8MostlyAscii);
 

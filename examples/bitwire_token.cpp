@@ -8,8 +8,8 @@
 // BITWIRE_PRIVATE_KEY); there is no built-in key in any build. The token is written raw (2048 bytes) to --out,
 // or as hex to stdout with --hex. Exit codes: 0 ok, 1 a refused input, 2 usage.
 #include <cerrno>
-#include <cstddef>
 #include <cinttypes>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

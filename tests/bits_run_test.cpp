@@ -126,7 +126,8 @@ TEST(LoadLeShort, GivesTheSpansBytesAndTouchesNoOther) {
     // A heap block of exactly the span's size (ASan and UBSan builds see any byte past it) and spans
     // against an inaccessible page on either side (a fault in any build).
     auto heap = std::make_unique<std::byte[]>(size);
-    for (const std::span<std::byte> span : {std::span<std::byte>(heap.get(), size), pages.at_end(size), pages.at_start(size)}) {
+    for (const std::span<std::byte> span :
+         {std::span<std::byte>(heap.get(), size), pages.at_end(size), pages.at_start(size)}) {
       for (std::byte& b : span) b = static_cast<std::byte>(splitmix64(state) | 0x80);  // no zero byte
       check_short_load<1>(span);
       check_short_load<2>(span);
@@ -189,7 +190,8 @@ TEST(ReadRun, ShortSpansMatchTheWireFromEveryStartBitInsideAHeapBlockOfTheirSize
   for (size_t size = 1; size <= 16; ++size) {
     SCOPED_TRACE("span of " + std::to_string(size) + " bytes");
     auto heap = std::make_unique<std::byte[]>(size);
-    for (const std::span<std::byte> span : {std::span<std::byte>(heap.get(), size), pages.at_end(size), pages.at_start(size)}) {
+    for (const std::span<std::byte> span :
+         {std::span<std::byte>(heap.get(), size), pages.at_end(size), pages.at_start(size)}) {
       for (int round = 0; round < 3; ++round) {
         for (std::byte& b : span) b = static_cast<std::byte>(splitmix64(state));
         // Every run that fits a span under 8 bytes around the 2- and 4-byte load boundaries, and longer

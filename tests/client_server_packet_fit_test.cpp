@@ -53,7 +53,8 @@ TEST(ClientServerPacketFit, EveryPacketSizeTheConnectionBuildsCrossesNetcode) {
   for (int size = 1100; size <= 1200; ++size) {
     auto message = client.create<Wide>();
     message.as<Wide>()->bytes.resize(static_cast<size_t>(size));
-    for (int i = 0; i < size; ++i) message.as<Wide>()->bytes[static_cast<size_t>(i)] = static_cast<uint8_t>(i + size);
+    for (int i = 0; i < size; ++i)
+      message.as<Wide>()->bytes[static_cast<size_t>(i)] = static_cast<uint8_t>(i + size);
     if (!client.send(0, std::move(message))) continue;  // larger than a packet: the caller is told
     ++accepted;
     largest_accepted = size;
@@ -101,7 +102,8 @@ TEST(ClientServerPacketFit, TheStackLowersAWholePacketToNetcodesPayload) {
     EXPECT_LE(header + static_cast<size_t>(std::min(endpoint.fragment_above, endpoint.max_packet_size)),
               netcode::kMaxPayloadBytes)
         << c.max_packet_size;
-    EXPECT_LE(kFragmentHeaderBytes + header + static_cast<size_t>(endpoint.fragment_size), netcode::kMaxPayloadBytes);
+    EXPECT_LE(kFragmentHeaderBytes + header + static_cast<size_t>(endpoint.fragment_size),
+              netcode::kMaxPayloadBytes);
     EXPECT_EQ(stacked.check(), nullptr) << stacked.check();
   }
 }

@@ -235,7 +235,8 @@ TEST(ConnectionMemory, ChannelsAboveTheCapAreRefusedAndLowered) {
   for (const ChannelConfig& c : config.channels) ASSERT_EQ(c.check(), nullptr) << c.check();
   EXPECT_GT(config.channels_memory(), kMaxConnectionChannelBytes);
   ASSERT_NE(config.check(), nullptr);
-  EXPECT_NE(std::string(config.check()).find("ConnectionConfig.channels: 64 channels need"), std::string::npos)
+  EXPECT_NE(std::string(config.check()).find("ConnectionConfig.channels: 64 channels need"),
+            std::string::npos)
       << config.check();
   std::printf("%s\n", config.check());
   const ConnectionConfig fitted = config.sanitized();

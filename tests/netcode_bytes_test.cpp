@@ -73,7 +73,8 @@ TEST(NetcodeBytes, PublicValueTypesAreStdByte) {
 
   std::array<std::byte, kConnectTokenPrivateBytes> sealed = back.private_data;
   const uint64_t protocol = params.protocol_id;
-  ASSERT_TRUE(decrypt_connect_token_private(sealed, protocol, back.expire_timestamp, back.nonce, private_key));
+  ASSERT_TRUE(
+      decrypt_connect_token_private(sealed, protocol, back.expire_timestamp, back.nonce, private_key));
   ConnectTokenPrivate plain;
   ASSERT_TRUE(read_connect_token_private(sealed, plain, &reason)) << reason;
   EXPECT_EQ(plain.client_id, 99u);

@@ -130,9 +130,10 @@ Bytes hand_sealed_private() {
   Bytes sealed(kConnectTokenPrivateBytes);
   unsigned long long n = 0;
   const TokenNonce nonce = fixed_nonce();
-  EXPECT_EQ(crypto_aead_xchacha20poly1305_ietf_encrypt(sealed.data(), &n, plain.data(), 1008, ad.data(), ad.size(),
-                                                       nullptr, raw(nonce).data(), raw(kPrivateKey).data()),
-            0);
+  EXPECT_EQ(
+      crypto_aead_xchacha20poly1305_ietf_encrypt(sealed.data(), &n, plain.data(), 1008, ad.data(), ad.size(),
+                                                 nullptr, raw(nonce).data(), raw(kPrivateKey).data()),
+      0);
   EXPECT_EQ(n, 1024u);
   return sealed;
 }
@@ -182,12 +183,12 @@ TEST(NetcodeGolden, PrivateConnectTokenIsSealedWithXChaCha20OverVersionProtocolE
   const Bytes private_data = test::to_vector(token.private_data);
   EXPECT_EQ(digest(private_data.data(), private_data.size()), kReferencePrivateDigest);
   std::array<std::byte, kConnectTokenPrivateBytes> copy = token.private_data;
-  ASSERT_TRUE(decrypt_connect_token_private(copy, kProtocolId,
-                                            kCreate + kExpireSeconds, fixed_nonce(), kPrivateKey));
+  ASSERT_TRUE(
+      decrypt_connect_token_private(copy, kProtocolId, kCreate + kExpireSeconds, fixed_nonce(), kPrivateKey));
   EXPECT_EQ(0, std::memcmp(copy.data(), hand_private_plaintext().data(), 1008));
   copy = token.private_data;
-  EXPECT_FALSE(decrypt_connect_token_private(copy, kProtocolId,
-                                             kCreate + kExpireSeconds + 1, fixed_nonce(), kPrivateKey))
+  EXPECT_FALSE(decrypt_connect_token_private(copy, kProtocolId, kCreate + kExpireSeconds + 1, fixed_nonce(),
+                                             kPrivateKey))
       << "the expire timestamp is authenticated";
 }
 
@@ -229,8 +230,8 @@ TEST(NetcodeGolden, ChallengeTokenIsSealedWithChaCha20IetfAndTheSequenceNonce) {
   const uint8_t nonce[12] = {0, 0, 0, 0, 0x02, 0, 0, 0, 0x01, 0, 0, 0};  // 4 zero bytes + sequence LE
   Bytes expected(300);
   unsigned long long n = 0;
-  crypto_aead_chacha20poly1305_ietf_encrypt(expected.data(), &n, plain.data(), 284, nullptr, 0, nullptr, nonce,
-                                            raw(kPrivateKey).data());
+  crypto_aead_chacha20poly1305_ietf_encrypt(expected.data(), &n, plain.data(), 284, nullptr, 0, nullptr,
+                                            nonce, raw(kPrivateKey).data());
   ASSERT_EQ(0, std::memcmp(out.data(), expected.data(), 300));
   EXPECT_EQ(digest(out.data(), out.size()), kReferenceChallengeDigest);
   ChallengeToken back;

@@ -81,7 +81,8 @@ TEST(Netcode, ConnectExchangePayloadsAndDisconnect) {
   EXPECT_EQ(h.server->client_id(0), 77u);
   EXPECT_EQ(h.server->client_address(0), h.client_address(0));
   ASSERT_NE(h.server->client_user_data(0), nullptr);
-  EXPECT_EQ((*h.server->client_user_data(0))[0], std::byte{0x5A}) << "user data travels in the challenge token";
+  EXPECT_EQ((*h.server->client_user_data(0))[0], std::byte{0x5A})
+      << "user data travels in the challenge token";
 
   for (int i = 0; i < 20; ++i) {
     const uint8_t up[3] = {1, 2, static_cast<uint8_t>(i)};

@@ -320,9 +320,19 @@ TEST(Utf8Property, EveryOneAndTwoByteSequenceAtEveryPlace) {
 // a lone continuation, an overlong or truncated lead, valid 2-, 3- and 4-byte characters) at every place,
 // including inside the last, overlapping block; and pure ASCII of every length.
 TEST(Utf8Property, LongAsciiTextsWithOneSequenceAtEveryPlace) {
-  const std::vector<std::vector<unsigned char>> sequences = {
-      {0x00}, {0x80}, {0xBF}, {0xC0, 0x80}, {0xC2}, {0xC2, 0xA9}, {0xE0, 0x80, 0x80}, {0xE2, 0x82, 0xAC},
-      {0xED, 0xA0, 0x80}, {0xF0, 0x9F, 0x98, 0x80}, {0xF4, 0x90, 0x80, 0x80}, {0xF0, 0x9F}, {0xFF}};
+  const std::vector<std::vector<unsigned char>> sequences = {{0x00},
+                                                             {0x80},
+                                                             {0xBF},
+                                                             {0xC0, 0x80},
+                                                             {0xC2},
+                                                             {0xC2, 0xA9},
+                                                             {0xE0, 0x80, 0x80},
+                                                             {0xE2, 0x82, 0xAC},
+                                                             {0xED, 0xA0, 0x80},
+                                                             {0xF0, 0x9F, 0x98, 0x80},
+                                                             {0xF4, 0x90, 0x80, 0x80},
+                                                             {0xF0, 0x9F},
+                                                             {0xFF}};
   for (size_t size = 19; size <= 80; ++size) {
     ASSERT_TRUE(utf8_agrees(std::vector<unsigned char>(size, 'a')));
     for (const auto& sequence : sequences) {

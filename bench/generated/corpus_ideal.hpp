@@ -458,7 +458,8 @@ struct Chat {
     size_t length = 0;
     if (!load_head<9>(in, kMax, length)) return false;
     if (length != 0) std::memcpy(text, in.data() + 2, length);
-    if (bitwire::check_utf8(reinterpret_cast<const unsigned char*>(text), length) != bitwire::Utf8Status::kValid) {
+    if (bitwire::check_utf8(reinterpret_cast<const unsigned char*>(text), length) !=
+        bitwire::Utf8Status::kValid) {
       text[0] = '\0';
       return false;
     }

@@ -146,7 +146,8 @@ int run(const Options& options) {
   std::vector<Check> checks;
   auto add = [&checks](bool ok, std::string text) { checks.push_back({ok, std::move(text)}); };
   int connected = 0, stayed = 0, exact = 0, complete = 0;
-  uint64_t up = 0, down = 0, out_of_order = 0, undelivered = 0, refused = 0, invalid = 0, unsent = 0, bad_snapshots = 0;
+  uint64_t up = 0, down = 0, out_of_order = 0, undelivered = 0, refused = 0, invalid = 0, unsent = 0,
+           bad_snapshots = 0;
   double slowest_block = 0.0;
   std::string failure;
   for (int c = 0; c < clients; ++c) {

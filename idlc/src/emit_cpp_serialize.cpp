@@ -419,9 +419,12 @@ void Emitter::emit_run(const Struct& s, const std::vector<Item>& items, const st
     Indent in(p_);
     // "items" when the run holds a constant or reserved item (checked on read like a field).
     bool all_fields = true;
-    for (const model::RunMember& member : members) all_fields = all_fields && items[member.item].kind == ItemKind::Field;
-    p_.print("// $n$ $what$, $bits$ bits: on a ReadStream one bounds check, then every field at a constant offset.\n",
-             {{"n", std::to_string(members.size())}, {"what", all_fields ? "fields" : "items"}, {"bits", count}});
+    for (const model::RunMember& member : members)
+      all_fields = all_fields && items[member.item].kind == ItemKind::Field;
+    p_.print(
+        "// $n$ $what$, $bits$ bits: on a ReadStream one bounds check, then every field at a constant "
+        "offset.\n",
+        {{"n", std::to_string(members.size())}, {"what", all_fields ? "fields" : "items"}, {"bits", count}});
     p_.print("bool in_run_ = false;\n");
     p_.print("if constexpr (bitwire::kReadsRuns<Stream_>) {\n");
     {

@@ -74,8 +74,8 @@ bool Client::connect(std::span<const std::byte> token_bytes, double now, const c
   // A token for another protocol id is for another game or another channel layout: connecting would end in
   // a server that refuses every packet (or, worse, one that shares the id but not the layout).
   netcode::ConnectToken token;
-  if (token_bytes.size() == netcode::kConnectTokenBytes &&
-      netcode::read_connect_token(token_bytes, token) && token.protocol_id != protocol_id_) {
+  if (token_bytes.size() == netcode::kConnectTokenBytes && netcode::read_connect_token(token_bytes, token) &&
+      token.protocol_id != protocol_id_) {
     if (reason != nullptr) *reason = "the connect token's protocol id is not this client's stack_protocol_id";
     return false;
   }

@@ -409,7 +409,8 @@ size_t Connection::memory_required(const MessageFactory& factory, const Connecti
   const auto channels =
       std::span<const ChannelConfig>(config.channels.data(), static_cast<size_t>(config.channel_count));
   size_t total = MessagePool::memory_required(factory, config.message_pool_config(block_types)) +
-                 IncomingPacket::memory_required(channels) + Endpoint::memory_required(endpoint_config(config)) +
+                 IncomingPacket::memory_required(channels) +
+                 Endpoint::memory_required(endpoint_config(config)) +
                  static_cast<size_t>(config.max_packet_size) +
                  static_cast<size_t>(config.channel_count) * (2 * sizeof(OutgoingEntry) + sizeof(void*));
   for (const ChannelConfig& c : channels) {

@@ -176,10 +176,9 @@ PacketError read_encrypted_packet(std::span<std::byte> datagram, uint64_t protoc
   const size_t sealed_size = size - 1 - static_cast<size_t>(n);
   unsigned long long body_size = 0;
   if (!crypto_init() ||
-      crypto_aead_chacha20poly1305_ietf_decrypt(sodium_bytes(sealed), &body_size, nullptr,
-                                                sodium_bytes(sealed), sealed_size, sodium_bytes(ad.data()),
-                                                ad.size(), sodium_bytes(nonce.data()),
-                                                sodium_bytes(key.data())) != 0) {
+      crypto_aead_chacha20poly1305_ietf_decrypt(
+          sodium_bytes(sealed), &body_size, nullptr, sodium_bytes(sealed), sealed_size,
+          sodium_bytes(ad.data()), ad.size(), sodium_bytes(nonce.data()), sodium_bytes(key.data())) != 0) {
     return PacketError::kDecryptFailed;
   }
   if (replay_checked) replay->advance(sequence);

@@ -1,8 +1,8 @@
 // netcode::Server: slots, connection requests and responses, keep-alives, timeouts, disconnects.
 #include "bitwire/netcode_server.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <vector>

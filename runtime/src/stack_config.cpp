@@ -36,7 +36,8 @@ ConnectionConfig stacked_connection(const StackConfig& c) {
   connection.endpoint.envelope = false;
   connection.endpoint.ack_delay = stacked_ack_delay(connection.endpoint.ack_delay);
   const int room = whole_packet_room(connection.endpoint);
-  if (connection.max_packet_size <= 1200 && connection.max_packet_size > room) connection.max_packet_size = room;
+  if (connection.max_packet_size <= 1200 && connection.max_packet_size > room)
+    connection.max_packet_size = room;
   return connection;
 }
 

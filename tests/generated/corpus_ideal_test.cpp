@@ -90,8 +90,12 @@ TEST(CorpusIdeal, Synchronize) { check_against_generated<corpus_ideal::Synchroni
 TEST(CorpusIdeal, Timescale) { check_against_generated<corpus_ideal::Timescale>(7); }
 TEST(CorpusIdeal, ProbeHeader) { check_against_generated<corpus_ideal::ProbeHeader>(8); }
 TEST(CorpusIdeal, ProbeBits) { check_against_generated<corpus_ideal::ProbeBits>(9); }
-TEST(CorpusIdeal, Block) { check_against_generated<corpus_ideal::Block>(10); }
-TEST(CorpusIdeal, Chat) { check_against_generated<corpus_ideal::Chat>(11); }
+TEST(CorpusIdeal, Block) {
+  check_against_generated<corpus_ideal::Block>(10);
+}
+TEST(CorpusIdeal, Chat) {
+  check_against_generated<corpus_ideal::Chat>(11);
+}
 
 // The verdicts random corruption rarely reaches on the variable-length messages, each given by both
 // readers: a length one above the maximum (with its bytes present), non-zero padding after the length, and
@@ -110,16 +114,17 @@ TEST(CorpusIdeal, BlockAndChatRefusalsAgree) {
     std::vector<std::byte> too_long(2 + static_cast<size_t>(max) + 1, std::byte{'a'});
     too_long[0] = static_cast<std::byte>((max + 1) & 0xFF);
     too_long[1] = static_cast<std::byte>((max + 1) >> 8);
-    std::vector<std::byte> padding{std::byte{3}, static_cast<std::byte>(chat ? 0x02 : 0x08), std::byte{'a'}, std::byte{'b'},
-                                   std::byte{'c'}};
+    std::vector<std::byte> padding{std::byte{3}, static_cast<std::byte>(chat ? 0x02 : 0x08), std::byte{'a'},
+                                   std::byte{'b'}, std::byte{'c'}};
     if (chat) {
       check_refused_by_both<corpus_ideal::Chat>(too_long, "chat: length 257");
       check_refused_by_both<corpus_ideal::Chat>(padding, "chat: padding");
-      check_refused_by_both<corpus_ideal::Chat>({std::byte{3}, std::byte{0}, std::byte{'a'}, std::byte{0xFF}, std::byte{'c'}},
-                                                "chat: 0xFF");
-      check_refused_by_both<corpus_ideal::Chat>({std::byte{3}, std::byte{0}, std::byte{'a'}, std::byte{0}, std::byte{'c'}},
-                                                "chat: NUL");
-      check_refused_by_both<corpus_ideal::Chat>({std::byte{2}, std::byte{0}, std::byte{0xC3}}, "chat: cut short");
+      check_refused_by_both<corpus_ideal::Chat>(
+          {std::byte{3}, std::byte{0}, std::byte{'a'}, std::byte{0xFF}, std::byte{'c'}}, "chat: 0xFF");
+      check_refused_by_both<corpus_ideal::Chat>(
+          {std::byte{3}, std::byte{0}, std::byte{'a'}, std::byte{0}, std::byte{'c'}}, "chat: NUL");
+      check_refused_by_both<corpus_ideal::Chat>({std::byte{2}, std::byte{0}, std::byte{0xC3}},
+                                                "chat: cut short");
     } else {
       check_refused_by_both<corpus_ideal::Block>(too_long, "block: length 2001");
       check_refused_by_both<corpus_ideal::Block>(padding, "block: padding");

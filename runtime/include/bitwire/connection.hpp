@@ -85,9 +85,9 @@ struct ConnectionConfig {
 
   // nullptr when every field (kConnectionConfigLimits), every used channel, the endpoint and the message
   // pool (message_pool_config(true): kMessagePoolConfigLimits, so the block buffers fit
-  // kMaxBlockPoolBytes) are in range and channels_memory() is within kMaxConnectionChannelBytes, else the reason for the first problem, a nested one prefixed with
-  // its part ("ConnectionConfig.channels[2]: ...", "ConnectionConfig.messages: ...") (a per-thread
-  // buffer; see config_table.hpp).
+  // kMaxBlockPoolBytes) are in range and channels_memory() is within kMaxConnectionChannelBytes, else the
+  // reason for the first problem, a nested one prefixed with its part ("ConnectionConfig.channels[2]: ...",
+  // "ConnectionConfig.messages: ...") (a per-thread buffer; see config_table.hpp).
   const char* check() const;
   // This config with every field clamped into range (every channel and the endpoint sanitized too,
   // block_pool_size lowered to the memory cap, and the channels lowered to kMaxConnectionChannelBytes:

@@ -10,9 +10,9 @@
 //   each ack waits for the peer's next packet. The fit to netcode's payload counts its 2 bytes, and a kOff
 //   stack has another stack_protocol_id (both ends must agree on the extension).
 // - netcode's protocol id is stack_protocol_id(factory, config): the game's id with the channel layout and
-//   the message types folded in (Connection::protocol_id; and the ack delay mode when it is kOff), so a peer built with another layout is refused at
-//   connect time instead of misreading bits. Connect tokens must carry that id (the backend computes it the
-//   same way).
+//   the message types folded in (Connection::protocol_id; and the ack delay mode when it is kOff), so a peer
+//   built with another layout is refused at connect time instead of misreading bits. Connect tokens must
+//   carry that id (the backend computes it the same way).
 // - a connection packet the endpoint sends whole (connection.max_packet_size <= 1200) is at most what
 //   netcode's 1200-byte payload holds behind the endpoint's header: connection.max_packet_size is lowered to
 //   1189 bytes (1191 with ack_delay = kOff). A message too large for that packet is refused by send().
@@ -98,8 +98,9 @@ struct StackStats {
   uint64_t packets_received = 0;        // connection packets accepted
   uint64_t payload_bytes_sent = 0;      // endpoint datagrams handed to netcode (before its header and MAC)
   uint64_t payload_bytes_received = 0;  // netcode payloads handed to the endpoint
-  uint64_t payloads_refused = 0;  // endpoint datagrams netcode did not send (larger than its payload, or the
-                                  // session not connected at the time); a sanitized stack builds none too large
+  // Endpoint datagrams netcode did not send (larger than its payload, or the session not connected at the
+  // time); a sanitized stack builds none too large.
+  uint64_t payloads_refused = 0;
 };
 
 }  // namespace bitwire

@@ -165,7 +165,8 @@ inline bool utf8_valid_sse2(const unsigned char* text, size_t size) {
   if (at + 16 > size) {
     // Every whole block was ASCII; the last 16 bytes overlap them.
     const __m128i last = utf8_load16(text + size - 16);
-    if (_mm_movemask_epi8(last) == 0) return _mm_movemask_epi8(_mm_or_si128(errors, _mm_cmpeq_epi8(last, zero))) == 0;
+    if (_mm_movemask_epi8(last) == 0)
+      return _mm_movemask_epi8(_mm_or_si128(errors, _mm_cmpeq_epi8(last, zero))) == 0;
     at = size - 16;  // every byte before it is ASCII (it lies in the blocks above)
   }
   // From `at` on, the full check. The bytes before `at` are ASCII, so no sequence is pending across it;
@@ -175,8 +176,8 @@ inline bool utf8_valid_sse2(const unsigned char* text, size_t size) {
     errors = _mm_or_si128(errors, utf8_block_errors(first, _mm_slli_si128(first, 1), _mm_slli_si128(first, 2),
                                                     _mm_slli_si128(first, 3)));
   } else {
-    errors = _mm_or_si128(errors, utf8_block_errors(first, utf8_load16(text + at - 1), utf8_load16(text + at - 2),
-                                                    utf8_load16(text + at - 3)));
+    errors = _mm_or_si128(errors, utf8_block_errors(first, utf8_load16(text + at - 1),
+                                                    utf8_load16(text + at - 2), utf8_load16(text + at - 3)));
   }
   for (at += 16; at + 16 <= size; at += 16) {
     errors = _mm_or_si128(errors, utf8_block_errors(utf8_load16(text + at), utf8_load16(text + at - 1),
@@ -199,8 +200,8 @@ inline bool utf8_valid_sse2(const unsigned char* text, size_t size) {
 // Validates `size` bytes and reports the first problem in byte order: kHasNul for a zero byte (a valid
 // code point, but one the wire refuses inside strings), kInvalid for an encoding error. Texts of
 // kUtf8VectorMinimum bytes or more are checked 16 bytes at a time with SSE2 (baseline on x86-64) where
-// available, an ASCII prefix with three instructions per 16 bytes; only a text that fails that check is walked again by the exact scalar check, which
-// decides which problem comes first.
+// available, an ASCII prefix with three instructions per 16 bytes; only a text that fails that check is
+// walked again by the exact scalar check, which decides which problem comes first.
 constexpr Utf8Status check_utf8(const unsigned char* text, size_t size) {
 #if BITWIRE_UTF8_SSE2
   if (!std::is_constant_evaluated() && size >= detail::kUtf8VectorMinimum) {
