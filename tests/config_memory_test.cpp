@@ -271,6 +271,29 @@ TEST(ConnectionMemory, ChannelsAboveTheCapAreRefusedAndLowered) {
             Connection::protocol_id(MessageFactory(kAllTypes), fitted_blocks));
 }
 
+// 16 channels of 64 MiB blocks pass the cap by their block state alone: sanitized() lowers the largest
+// contributor (one channel's blocks) and leaves every queue as the game asked. Halving every channel's
+// queues to their minimums first left channels that hold one message, and still lowered a block.
+TEST(ConnectionMemory, BlocksOverTheCapLowerTheBlocksNotTheQueues) {
+  ConnectionConfig config;
+  config.channel_count = 16;
+  for (ChannelConfig& c : config.channels) c.max_block_size = 64 << 20;
+  ASSERT_NE(config.check(), nullptr);
+  const ConnectionConfig fitted = config.sanitized();
+  EXPECT_EQ(fitted.check(), nullptr) << fitted.check();
+  const ChannelConfig defaults;
+  int lowered = 0;
+  for (int i = 0; i < 16; ++i) {
+    const ChannelConfig& c = fitted.channels[static_cast<size_t>(i)];
+    EXPECT_EQ(c.send_queue_size, defaults.send_queue_size) << i;
+    EXPECT_EQ(c.receive_queue_size, defaults.receive_queue_size) << i;
+    EXPECT_EQ(c.sent_packets_buffer_size, defaults.sent_packets_buffer_size) << i;
+    EXPECT_EQ(c.sent_message_ids, defaults.sent_message_ids) << i;
+    lowered += c.max_block_size < (64 << 20) ? 1 : 0;
+  }
+  EXPECT_EQ(lowered, 1) << "one 32 MiB halving closes the gap";
+}
+
 // The default config is far below the cap (and unchanged by it).
 TEST(ConnectionMemory, TheDefaultConfigIsUnchanged) {
   const ConnectionConfig config;

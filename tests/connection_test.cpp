@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <span>
+#include <string>
 
 #include <vector>
 
@@ -314,6 +315,26 @@ TEST(ConnectionConfigCheck, NamesTheFirstProblem) {
 
 // A bad config is a failed state with its reason, not an abort (debug builds asserted), and the reason is
 // the connection's own copy: check() returns a per-thread buffer the next check overwrites.
+// A connection packet larger than the endpoint's raises the endpoint's max_packet_size and with it
+// max_fragments (exactly the count the packet needs): 300,000 bytes in 1 KiB fragments is 293 fragments,
+// above the endpoint's 256. check() accepted it (it checked the endpoint as given) and the endpoint the
+// connection built was refused. Now check() names it and sanitized() lowers the packet.
+TEST(ConnectionConfigCheck, APacketTooLargeForTheEndpointsFragmentsIsRefusedAndLowered) {
+  ConnectionConfig config;
+  config.max_packet_size = 300000;
+  ASSERT_NE(config.check(), nullptr);
+  EXPECT_NE(std::string(config.check()).find("ConnectionConfig.endpoint raised to hold max_packet_size"),
+            std::string::npos)
+      << config.check();
+  const ConnectionConfig fitted = config.sanitized();
+  EXPECT_EQ(fitted.check(), nullptr) << fitted.check();
+  EXPECT_LT(fitted.max_packet_size, 300000);
+  EXPECT_GE(fitted.max_packet_size, config.endpoint.max_packet_size);
+  EXPECT_EQ(Connection::endpoint_config(fitted).check(), nullptr);
+  Connection connection(MessageFactory(test::kAllTypes), fitted);
+  EXPECT_EQ(connection.error(), ConnectionError::kNone) << connection.error_reason();
+}
+
 TEST(ConnectionConfigCheck, RefusedAtConstructionWithItsOwnReason) {
   ConnectionConfig config;
   config.channels[0].receive_queue_size = 1000;

@@ -286,8 +286,8 @@ std::string Emitter::condition_text(const Struct& s, const model::Condition& c) 
   return "true";
 }
 
-// An item list with its runs of fixed-width fields grouped: a group of two or more fields (or one array or
-// struct) is read through one bitwire::ReadRun (one bounds check, constant offsets), written through one
+// An item list with its runs of fixed-width items grouped (fields, and the const(...) and reserved(...)
+// items between them): a group of two or more fields (or one array or struct) is read through one bitwire::ReadRun (one bounds check, constant offsets), written through one
 // bitwire::WriteRun (whole words at constant shifts) and measured as one constant.
 void Emitter::emit_items(const Struct& s, const std::vector<Item>& items, const std::vector<model::Run>& runs) {
   std::vector<Segment> segments;
@@ -393,7 +393,7 @@ void Emitter::emit_aligned_pair(const Struct& s, const std::vector<Item>& items,
   p_.print("}\n");
 }
 
-// A group of fixed-width fields: on a ReadStream through a ReadRun, on a WriteStream through a WriteRun,
+// A group of fixed-width items (fields, constants, reserved bits): on a ReadStream through a ReadRun, on a WriteStream through a WriteRun,
 // on a measuring stream one constant, on any other stream (a ValidateStream: every value checked with its
 // own reason) field by field.
 void Emitter::emit_run(const Struct& s, const std::vector<Item>& items, const std::vector<model::RunMember>& members,

@@ -83,6 +83,11 @@ const char* ConnectionConfig::check() const {
     }
   }
   if (const char* problem = endpoint.check()) return config_part_reason("ConnectionConfig.endpoint", problem);
+  // The endpoint the connection builds: raised to hold a max_packet_size packet (Connection::endpoint_config),
+  // it must still pass its own table (max_fragments, memory).
+  if (const char* problem = Connection::endpoint_config(*this).check()) {
+    return config_part_reason("ConnectionConfig.endpoint raised to hold max_packet_size", problem);
+  }
   // Counted as if a type carries blocks: the config does not know the factory.
   if (const char* problem = message_pool_config(true).check()) {
     return config_part_reason("ConnectionConfig.messages", problem);
@@ -98,44 +103,74 @@ const char* ConnectionConfig::check() const {
   return nullptr;
 }
 
+namespace {
+
+size_t channel_memory(const ChannelConfig& c) {
+  return c.type == ChannelType::kReliableOrdered ? ReliableOrderedChannel::memory_required(c, true)
+                                                 : UnreliableUnorderedChannel::memory_required(c);
+}
+
+}  // namespace
+
 size_t ConnectionConfig::channels_memory() const {
   size_t total = 0;
   for (int i = 0; i < std::clamp(channel_count, 1, kMaxChannels); ++i) {
-    const ChannelConfig c = channels[static_cast<size_t>(i)].sanitized();
-    total += c.type == ChannelType::kReliableOrdered ? ReliableOrderedChannel::memory_required(c, true)
-                                                     : UnreliableUnorderedChannel::memory_required(c);
+    total += channel_memory(channels[static_cast<size_t>(i)].sanitized());
   }
   return total;
 }
 
 namespace {
 
-// One halving step toward kMaxConnectionChannelBytes: the local fields of every used channel, or (once
-// they are all at their minimums) every block-carrying channel's max_block_size, kept a whole number of
-// fragments. False when nothing is left to lower.
+// `channel` with one of its memory-sized fields halved (toward its minimum), or false when that field is
+// already there. Fields 0-2 are local (sent_message_ids, sent_packets_buffer_size, send_queue_size); 3 and 4
+// change the wire and the protocol id (receive_queue_size, max_block_size, kept whole fragments).
+bool halve_field(ChannelConfig& ch, int field) {
+  const auto halve = [](int& value, int minimum) {
+    if (value <= minimum) return false;
+    value = std::max(value / 2, minimum);
+    return true;
+  };
+  switch (field) {
+    case 0: return halve(ch.sent_message_ids, ch.max_messages_per_packet);
+    case 1: return halve(ch.sent_packets_buffer_size, 2);
+    case 2: return halve(ch.send_queue_size, 1);
+    case 3: return halve(ch.receive_queue_size, 1);
+    default: {
+      if (!ch.fragments_blocks() || ch.max_block_size <= ch.block_fragment_size) return false;
+      const int half = ch.max_block_size / 2;
+      ch.max_block_size = std::max(half - half % ch.block_fragment_size, ch.block_fragment_size);
+      return true;
+    }
+  }
+}
+
+// One step toward kMaxConnectionChannelBytes: the one halving, over every used channel and field, that
+// frees the most memory (the largest contributor gives way first, so a config over the cap by its blocks
+// keeps its queues); on a tie the local field and the lower channel. False when nothing is left to lower.
 bool lower_channels(ConnectionConfig& c) {
-  bool lowered = false;
-  const auto used = std::span<ChannelConfig>(c.channels.data(), static_cast<size_t>(c.channel_count));
-  for (ChannelConfig& ch : used) {
-    const auto halve = [&](int& field, int minimum) {
-      if (field > minimum) {
-        field = std::max(field / 2, minimum);
-        lowered = true;
+  size_t best_saving = 0;
+  int best_channel = -1;
+  int best_field = 0;
+  for (int i = 0; i < c.channel_count; ++i) {
+    const ChannelConfig& ch = c.channels[static_cast<size_t>(i)];
+    const size_t before = channel_memory(ch);
+    for (int field = 0; field < 5; ++field) {
+      ChannelConfig lowered = ch;
+      if (!halve_field(lowered, field)) continue;
+      const size_t after = channel_memory(lowered.sanitized());
+      if (after < before && before - after > best_saving) {
+        best_saving = before - after;
+        best_channel = i;
+        best_field = field;
       }
-    };
-    halve(ch.sent_message_ids, ch.max_messages_per_packet);
-    halve(ch.sent_packets_buffer_size, 2);
-    halve(ch.send_queue_size, 1);
-    halve(ch.receive_queue_size, 1);
+    }
   }
-  if (lowered) return true;
-  for (ChannelConfig& ch : used) {
-    if (!ch.fragments_blocks() || ch.max_block_size <= ch.block_fragment_size) continue;
-    const int half = ch.max_block_size / 2;
-    ch.max_block_size = std::max(half - half % ch.block_fragment_size, ch.block_fragment_size);
-    lowered = true;
-  }
-  return lowered;
+  if (best_channel < 0) return false;
+  ChannelConfig& ch = c.channels[static_cast<size_t>(best_channel)];
+  halve_field(ch, best_field);
+  ch = ch.sanitized();
+  return true;
 }
 
 }  // namespace
@@ -143,12 +178,18 @@ bool lower_channels(ConnectionConfig& c) {
 ConnectionConfig ConnectionConfig::sanitized() const {
   ConnectionConfig c = sanitize_config(*this, kConnectionConfigLimits);
   for (ChannelConfig& channel : c.channels) channel = channel.sanitized();
-  // Each step halves something; 24 halvings take any field from its table maximum to its minimum.
-  for (int step = 0; step < 64 && c.channels_memory() > kMaxConnectionChannelBytes; ++step) {
+  // Each step halves one field of one channel; at most 26 halvings take a field from its table maximum to
+  // its minimum, so 64 channels x 5 fields x 26 steps bound the loop (it stops far sooner: at the cap).
+  for (int step = 0; step < kMaxChannels * 5 * 26 && c.channels_memory() > kMaxConnectionChannelBytes; ++step) {
     if (!lower_channels(c)) break;
-    for (ChannelConfig& channel : c.channels) channel = channel.sanitized();
   }
   c.endpoint = c.endpoint.sanitized();
+  // A packet larger than the endpoint's max_packet_size raises it; a packet the raised endpoint cannot hold
+  // (more fragments than its table allows, or its memory cap) is lowered until it can. At the endpoint's own
+  // size nothing is raised, so the loop ends there at the latest.
+  while (c.max_packet_size > c.endpoint.max_packet_size && Connection::endpoint_config(c).check() != nullptr) {
+    c.max_packet_size = std::max(c.max_packet_size / 2, c.endpoint.max_packet_size);
+  }
   // Fewer buffers, never smaller blocks: the pool's table lowers block_count (to 1 at least) and keeps
   // max_block_size; the other pool fields come from fields already clamped.
   const MessagePoolConfig pool = c.message_pool_config(true);

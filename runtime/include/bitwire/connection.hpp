@@ -66,7 +66,7 @@ inline constexpr int kMaxChannels = 64;
 // The most a connection's channels may take together (channels_memory(): queues, sent-packet records,
 // message id rings, block transfer state), counted as if a type carries blocks. A config above it is refused
 // and sanitized() lowers it. 1 GiB: 64 channels of the default 16 MiB would fit; 64 channels at their
-// largest legal fields (8.6 GiB) do not. With the message pool's caps (kMaxMessageSlotBytes,
+// largest legal fields (8.3 GiB) do not. With the message pool's caps (kMaxMessageSlotBytes,
 // kMaxBlockPoolBytes) and the endpoint's (kMaxEndpointMemoryBytes), one connection stays under 3.1 GiB.
 inline constexpr size_t kMaxConnectionChannelBytes = size_t{1} << 30;
 
@@ -83,17 +83,18 @@ struct ConnectionConfig {
                                    // -1 = one per block-carrying channel, at most block buffers - 1
   EndpointConfig endpoint;      // the packet layer; its protocol_id is replaced by protocol_id()
 
-  // nullptr when every field (kConnectionConfigLimits), every used channel, the endpoint and the message
-  // pool (message_pool_config(true): kMessagePoolConfigLimits, so the block buffers fit
-  // kMaxBlockPoolBytes) are in range and channels_memory() is within kMaxConnectionChannelBytes, else the
-  // reason for the first problem, a nested one prefixed with its part ("ConnectionConfig.channels[2]: ...",
-  // "ConnectionConfig.messages: ...") (a per-thread buffer; see config_table.hpp).
+  // nullptr when every field (kConnectionConfigLimits), every used channel, the endpoint (as given and as
+  // the connection raises it: Connection::endpoint_config) and the message pool (message_pool_config(true):
+  // kMessagePoolConfigLimits, so the block buffers fit kMaxBlockPoolBytes) are in range and
+  // channels_memory() is within kMaxConnectionChannelBytes, else the reason for the first problem, a nested
+  // one prefixed with its part ("ConnectionConfig.channels[2]: ...", "ConnectionConfig.messages: ...") (a
+  // per-thread buffer; see config_table.hpp).
   const char* check() const;
   // This config with every field clamped into range (every channel and the endpoint sanitized too,
-  // block_pool_size lowered to the memory cap, and the channels lowered to kMaxConnectionChannelBytes:
-  // first the local fields of every channel -- sent_message_ids, sent_packets_buffer_size, send and receive
-  // queues -- halved together down to their minimums, then max_block_size (a wire field: both ends sanitize
-  // the same config the same way), never the channel count or layout).
+  // block_pool_size lowered to the memory cap, max_packet_size lowered until the endpoint raised to hold it
+  // passes its table, and the channels lowered to kMaxConnectionChannelBytes: one halving at a time of the
+  // field of one channel that frees the most -- sent_message_ids, sent_packets_buffer_size, the queues,
+  // max_block_size -- never the channel count or layout; both ends sanitize the same config the same way).
   ConnectionConfig sanitized() const;
   // Bytes the channels of this config (sanitized) allocate, counted as if a type carries blocks.
   size_t channels_memory() const;
