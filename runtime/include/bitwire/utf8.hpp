@@ -21,6 +21,23 @@
 #include <emmintrin.h>
 #endif
 
+// On x86-64 with GCC or Clang, texts of kUtf8Avx2Minimum bytes or more are checked 32 bytes a step with AVX2
+// when the CPU has it (asked once per process); BITWIRE_UTF8_AVX2=0 leaves no run-time dispatch (the SSE2
+// path). A build for a target with AVX2 (-mavx2, -march=x86-64-v3 ...) calls it without asking.
+#if !defined(BITWIRE_UTF8_AVX2)
+#if BITWIRE_UTF8_SSE2 && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define BITWIRE_UTF8_AVX2 1
+#else
+#define BITWIRE_UTF8_AVX2 0
+#endif
+#endif
+#if BITWIRE_UTF8_AVX2
+#if !BITWIRE_UTF8_SSE2
+#error "BITWIRE_UTF8_AVX2 needs BITWIRE_UTF8_SSE2"
+#endif
+#include <immintrin.h>
+#endif
+
 namespace bitwire {
 
 namespace detail {
@@ -195,6 +212,182 @@ inline bool utf8_valid_sse2(const unsigned char* text, size_t size) {
 }
 #endif
 
+#if BITWIRE_UTF8_AVX2
+// The "lookup" check of Keiser and Lemire ("Validating UTF-8 In Less Than One Instruction Per Byte", 2021),
+// 32 bytes a step. Every error of Table 3-7 but two shows in a pair of adjacent bytes: three 16-entry
+// tables, looked up by the earlier byte's high and low nibbles and the later byte's high nibble, give a bit
+// per error class, and a class is present where all three lookups have its bit. The classes (bit: earlier
+// byte, later byte):
+//   0 a lead (>= 0xC0) not followed by a continuation (0x80..0xBF)
+//   1 ASCII followed by a continuation
+//   2 0xC0 or 0xC1 (overlong 2-byte leads), followed by anything
+//   3 0xE0 followed by 0x80..0x9F (overlong)
+//   4 0xED followed by 0xA0..0xBF (surrogates)
+//   5 0xF0 or 0xF5..0xFF followed by 0x80..0x8F (overlong, or a lead that never occurs)
+//   6 0xF4..0xFF followed by 0x90..0xBF (above U+10FFFF, or a lead that never occurs)
+//   7 a continuation followed by a continuation
+// Bit 7 is an error only where no 3- or 4-byte lead two or three bytes back asks for a third or fourth byte,
+// and where one does, the byte must be a continuation after a continuation: the sum is exactly bit 7 of
+// (two back >= 0xE0 or three back >= 0xF0) xor bit 7 of the pair lookup. The other two checks are NUL and
+// a sequence cut off by the end of the text.
+namespace utf8_lookup {
+inline constexpr unsigned char kLeadNoContinuation = 0x01;
+inline constexpr unsigned char kAsciiContinuation = 0x02;
+inline constexpr unsigned char kOverlong2 = 0x04;
+inline constexpr unsigned char kOverlong3 = 0x08;
+inline constexpr unsigned char kSurrogate = 0x10;
+inline constexpr unsigned char kF0Or8x = 0x20;
+inline constexpr unsigned char kF4Or9xBx = 0x40;
+inline constexpr unsigned char kTwoContinuations = 0x80;
+inline constexpr unsigned char kAnyPair = kLeadNoContinuation | kAsciiContinuation | kTwoContinuations;
+// Classes that do not depend on the earlier byte's low nibble have their bit in every entry of that table,
+// and the same for the later byte's high nibble.
+inline constexpr unsigned char kFirstHigh[16] = {
+    kAsciiContinuation, kAsciiContinuation, kAsciiContinuation, kAsciiContinuation,
+    kAsciiContinuation, kAsciiContinuation, kAsciiContinuation, kAsciiContinuation,
+    kTwoContinuations,  kTwoContinuations,  kTwoContinuations,  kTwoContinuations,
+    kLeadNoContinuation | kOverlong2,
+    kLeadNoContinuation,
+    kLeadNoContinuation | kOverlong3 | kSurrogate,
+    kLeadNoContinuation | kF0Or8x | kF4Or9xBx};
+inline constexpr unsigned char kFirstLow[16] = {
+    kAnyPair | kOverlong2 | kOverlong3 | kF0Or8x,  // 0xC0, 0xE0, 0xF0
+    kAnyPair | kOverlong2,                         // 0xC1
+    kAnyPair,
+    kAnyPair,
+    kAnyPair | kF4Or9xBx,  // 0xF4
+    kAnyPair | kF0Or8x | kF4Or9xBx,  // 0xF5..0xFF
+    kAnyPair | kF0Or8x | kF4Or9xBx,
+    kAnyPair | kF0Or8x | kF4Or9xBx,
+    kAnyPair | kF0Or8x | kF4Or9xBx,
+    kAnyPair | kF0Or8x | kF4Or9xBx,
+    kAnyPair | kF0Or8x | kF4Or9xBx,
+    kAnyPair | kF0Or8x | kF4Or9xBx,
+    kAnyPair | kF0Or8x | kF4Or9xBx,
+    kAnyPair | kSurrogate | kF0Or8x | kF4Or9xBx,  // 0xED
+    kAnyPair | kF0Or8x | kF4Or9xBx,
+    kAnyPair | kF0Or8x | kF4Or9xBx};
+inline constexpr unsigned char kNotContinuation = kLeadNoContinuation | kOverlong2;
+inline constexpr unsigned char kContinuation = kAsciiContinuation | kTwoContinuations | kOverlong2;
+inline constexpr unsigned char kSecondHigh[16] = {
+    kNotContinuation, kNotContinuation, kNotContinuation, kNotContinuation,
+    kNotContinuation, kNotContinuation, kNotContinuation, kNotContinuation,
+    kContinuation | kOverlong3 | kF0Or8x,       // 0x80..0x8F
+    kContinuation | kOverlong3 | kF4Or9xBx,     // 0x90..0x9F
+    kContinuation | kSurrogate | kF4Or9xBx,     // 0xA0..0xAF
+    kContinuation | kSurrogate | kF4Or9xBx,     // 0xB0..0xBF
+    kNotContinuation, kNotContinuation, kNotContinuation, kNotContinuation};
+}  // namespace utf8_lookup
+
+// Texts from this many bytes on take the AVX2 path (its blocks after the first load the three bytes before).
+inline constexpr size_t kUtf8Avx2Minimum = 35;
+
+#define BITWIRE_UTF8_AVX2_INLINE [[gnu::always_inline, gnu::target("avx2")]] inline
+
+BITWIRE_UTF8_AVX2_INLINE __m256i utf8_splat32(unsigned char byte) {
+  return _mm256_set1_epi8(static_cast<char>(byte));
+}
+
+// A 16-entry table in both 128-bit lanes, for vpshufb.
+BITWIRE_UTF8_AVX2_INLINE __m256i utf8_table32(const unsigned char (&table)[16]) {
+  return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table)));
+}
+
+BITWIRE_UTF8_AVX2_INLINE __m256i utf8_load32(const unsigned char* at) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
+}
+
+// Non-zero in every byte of the 32 at `current` that breaks Table 3-7 or is zero, given the bytes one, two
+// and three positions before each (a sequence cut off by the end of the text aside). Position-local, so a
+// byte checked twice gets the same answer.
+BITWIRE_UTF8_AVX2_INLINE __m256i utf8_block_errors_avx2(__m256i current, __m256i previous1, __m256i previous2,
+                                                        __m256i previous3, __m256i first_high,
+                                                        __m256i first_low, __m256i second_high) {
+  const __m256i nibble = utf8_splat32(0x0F);
+  const __m256i pair = _mm256_and_si256(
+      _mm256_and_si256(
+          _mm256_shuffle_epi8(first_high, _mm256_and_si256(_mm256_srli_epi16(previous1, 4), nibble)),
+          _mm256_shuffle_epi8(first_low, _mm256_and_si256(previous1, nibble))),
+      _mm256_shuffle_epi8(second_high, _mm256_and_si256(_mm256_srli_epi16(current, 4), nibble)));
+  // Bit 7 set where a third (two back >= 0xE0) or fourth (three back >= 0xF0) byte is due.
+  const __m256i due = _mm256_and_si256(_mm256_or_si256(_mm256_subs_epu8(previous2, utf8_splat32(0xE0 - 0x80)),
+                                                       _mm256_subs_epu8(previous3, utf8_splat32(0xF0 - 0x80))),
+                                       utf8_splat32(0x80));
+  return _mm256_or_si256(_mm256_xor_si256(pair, due), _mm256_cmpeq_epi8(current, _mm256_setzero_si256()));
+}
+
+// utf8_valid_sse2's contract and shape, 32 bytes a step: true when the `size` (>= kUtf8Avx2Minimum) bytes
+// are valid UTF-8 without NUL; false when anything is wrong. Loads only bytes inside [text, text + size).
+// Only for a CPU with AVX2 (utf8_cpu_has_avx2).
+[[gnu::target("avx2")]] inline bool utf8_valid_avx2(const unsigned char* text, size_t size) {
+  const __m256i zero = _mm256_setzero_si256();
+  __m256i errors = zero;  // non-zero where a byte is wrong (NUL in the ASCII prefix, any error after it)
+  size_t at = 0;
+  for (; at + 32 <= size; at += 32) {
+    const __m256i block = utf8_load32(text + at);
+    if (_mm256_movemask_epi8(block) != 0) break;
+    errors = _mm256_or_si256(errors, _mm256_cmpeq_epi8(block, zero));
+  }
+  if (at + 32 > size) {
+    // Every whole block was ASCII; the last 32 bytes overlap them.
+    const __m256i last = utf8_load32(text + size - 32);
+    if (_mm256_movemask_epi8(last) == 0)
+      return _mm256_testz_si256(_mm256_or_si256(errors, _mm256_cmpeq_epi8(last, zero)),
+                                _mm256_or_si256(errors, _mm256_cmpeq_epi8(last, zero))) != 0;
+    at = size - 32;  // every byte before it is ASCII (it lies in the blocks above)
+  }
+  const __m256i first_high = utf8_table32(utf8_lookup::kFirstHigh);
+  const __m256i first_low = utf8_table32(utf8_lookup::kFirstLow);
+  const __m256i second_high = utf8_table32(utf8_lookup::kSecondHigh);
+  // From `at` on, the full check. The bytes before `at` are ASCII, so no sequence is pending across it;
+  // before the first byte of the text, shifted-in zero bytes stand for that.
+  const __m256i first = utf8_load32(text + at);
+  if (at == 0) {
+    // Zero in the low lane, the block's low lane in the high one: vpalignr per lane then shifts bytes
+    // in across the lane boundary.
+    const __m256i before = _mm256_permute2x128_si256(first, first, 0x08);
+    errors = _mm256_or_si256(
+        errors, utf8_block_errors_avx2(first, _mm256_alignr_epi8(first, before, 15),
+                                       _mm256_alignr_epi8(first, before, 14), _mm256_alignr_epi8(first, before, 13),
+                                       first_high, first_low, second_high));
+  } else {
+    errors = _mm256_or_si256(errors, utf8_block_errors_avx2(first, utf8_load32(text + at - 1),
+                                                            utf8_load32(text + at - 2), utf8_load32(text + at - 3),
+                                                            first_high, first_low, second_high));
+  }
+  for (at += 32; at + 32 <= size; at += 32) {
+    errors = _mm256_or_si256(errors, utf8_block_errors_avx2(utf8_load32(text + at), utf8_load32(text + at - 1),
+                                                            utf8_load32(text + at - 2), utf8_load32(text + at - 3),
+                                                            first_high, first_low, second_high));
+  }
+  if (at < size) {  // the last 32 bytes, overlapping bytes already checked (at >= 3: size >= 35)
+    at = size - 32;
+    errors = _mm256_or_si256(errors, utf8_block_errors_avx2(utf8_load32(text + at), utf8_load32(text + at - 1),
+                                                            utf8_load32(text + at - 2), utf8_load32(text + at - 3),
+                                                            first_high, first_low, second_high));
+  }
+  // No sequence may be cut off by the end: no lead in the last byte, no 3- or 4-byte lead in the last two,
+  // no 4-byte lead in the last three.
+  const bool truncated = text[size - 1] >= 0xC0 || text[size - 2] >= 0xE0 || text[size - 3] >= 0xF0;
+  return _mm256_testz_si256(errors, errors) != 0 && !truncated;
+}
+
+#undef BITWIRE_UTF8_AVX2_INLINE
+
+#if defined(__AVX2__)
+inline bool utf8_cpu_has_avx2() { return true; }
+#else
+// Asked of the CPU once (the first call; thread-safe), then a load of the cached answer.
+inline bool utf8_cpu_has_avx2() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0;
+  }();
+  return has;
+}
+#endif
+#endif
+
 }  // namespace detail
 
 // Validates `size` bytes and reports the first problem in byte order: kHasNul for a zero byte (a valid
@@ -205,6 +398,12 @@ inline bool utf8_valid_sse2(const unsigned char* text, size_t size) {
 constexpr Utf8Status check_utf8(const unsigned char* text, size_t size) {
 #if BITWIRE_UTF8_SSE2
   if (!std::is_constant_evaluated() && size >= detail::kUtf8VectorMinimum) {
+#if BITWIRE_UTF8_AVX2
+    if (size >= detail::kUtf8Avx2Minimum && detail::utf8_cpu_has_avx2()) {
+      if (detail::utf8_valid_avx2(text, size)) return Utf8Status::kValid;
+      return detail::check_utf8_scalar(text, size);
+    }
+#endif
     if (detail::utf8_valid_sse2(text, size)) return Utf8Status::kValid;
   }
 #endif
