@@ -297,8 +297,8 @@ BITWIRE_UTF8_AVX2_INLINE __m256i utf8_load32(const unsigned char* at) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
 }
 
-// Non-zero in every byte of the 32 at `current` that breaks Table 3-7 or is zero, given the bytes one, two
-// and three positions before each (a sequence cut off by the end of the text aside). Position-local, so a
+// Non-zero in every byte of the 32 at `current` that breaks Table 3-7, given the bytes one, two and three
+// positions before each (NUL and a sequence cut off by the end of the text aside). Position-local, so a
 // byte checked twice gets the same answer.
 BITWIRE_UTF8_AVX2_INLINE __m256i utf8_block_errors_avx2(__m256i current, __m256i previous1, __m256i previous2,
                                                         __m256i previous3, __m256i first_high,
@@ -313,27 +313,28 @@ BITWIRE_UTF8_AVX2_INLINE __m256i utf8_block_errors_avx2(__m256i current, __m256i
   const __m256i due = _mm256_and_si256(_mm256_or_si256(_mm256_subs_epu8(previous2, utf8_splat32(0xE0 - 0x80)),
                                                        _mm256_subs_epu8(previous3, utf8_splat32(0xF0 - 0x80))),
                                        utf8_splat32(0x80));
-  return _mm256_or_si256(_mm256_xor_si256(pair, due), _mm256_cmpeq_epi8(current, _mm256_setzero_si256()));
+  return _mm256_xor_si256(pair, due);
 }
 
 // utf8_valid_sse2's contract and shape, 32 bytes a step: true when the `size` (>= kUtf8Avx2Minimum) bytes
 // are valid UTF-8 without NUL; false when anything is wrong. Loads only bytes inside [text, text + size).
-// Only for a CPU with AVX2 (utf8_cpu_has_avx2).
+// Only for a CPU with AVX2 (utf8_cpu_has_avx2). NUL is found as a zero in the bytewise minimum of every
+// block (one instruction a block).
 [[gnu::target("avx2")]] inline bool utf8_valid_avx2(const unsigned char* text, size_t size) {
-  const __m256i zero = _mm256_setzero_si256();
-  __m256i errors = zero;  // non-zero where a byte is wrong (NUL in the ASCII prefix, any error after it)
+  __m256i smallest = _mm256_set1_epi8(-1);  // the smallest byte at each position over the blocks seen
   size_t at = 0;
   for (; at + 32 <= size; at += 32) {
     const __m256i block = utf8_load32(text + at);
     if (_mm256_movemask_epi8(block) != 0) break;
-    errors = _mm256_or_si256(errors, _mm256_cmpeq_epi8(block, zero));
+    smallest = _mm256_min_epu8(smallest, block);
   }
   if (at + 32 > size) {
     // Every whole block was ASCII; the last 32 bytes overlap them.
     const __m256i last = utf8_load32(text + size - 32);
-    if (_mm256_movemask_epi8(last) == 0)
-      return _mm256_testz_si256(_mm256_or_si256(errors, _mm256_cmpeq_epi8(last, zero)),
-                                _mm256_or_si256(errors, _mm256_cmpeq_epi8(last, zero))) != 0;
+    if (_mm256_movemask_epi8(last) == 0) {
+      smallest = _mm256_min_epu8(smallest, last);
+      return _mm256_movemask_epi8(_mm256_cmpeq_epi8(smallest, _mm256_setzero_si256())) == 0;
+    }
     at = size - 32;  // every byte before it is ASCII (it lies in the blocks above)
   }
   const __m256i first_high = utf8_table32(utf8_lookup::kFirstHigh);
@@ -342,33 +343,38 @@ BITWIRE_UTF8_AVX2_INLINE __m256i utf8_block_errors_avx2(__m256i current, __m256i
   // From `at` on, the full check. The bytes before `at` are ASCII, so no sequence is pending across it;
   // before the first byte of the text, shifted-in zero bytes stand for that.
   const __m256i first = utf8_load32(text + at);
+  smallest = _mm256_min_epu8(smallest, first);
+  __m256i errors;  // non-zero where a byte breaks Table 3-7
   if (at == 0) {
     // Zero in the low lane, the block's low lane in the high one: vpalignr per lane then shifts bytes
     // in across the lane boundary.
     const __m256i before = _mm256_permute2x128_si256(first, first, 0x08);
-    errors = _mm256_or_si256(
-        errors, utf8_block_errors_avx2(first, _mm256_alignr_epi8(first, before, 15),
-                                       _mm256_alignr_epi8(first, before, 14), _mm256_alignr_epi8(first, before, 13),
-                                       first_high, first_low, second_high));
+    errors = utf8_block_errors_avx2(first, _mm256_alignr_epi8(first, before, 15),
+                                    _mm256_alignr_epi8(first, before, 14), _mm256_alignr_epi8(first, before, 13),
+                                    first_high, first_low, second_high);
   } else {
-    errors = _mm256_or_si256(errors, utf8_block_errors_avx2(first, utf8_load32(text + at - 1),
-                                                            utf8_load32(text + at - 2), utf8_load32(text + at - 3),
-                                                            first_high, first_low, second_high));
+    errors = utf8_block_errors_avx2(first, utf8_load32(text + at - 1), utf8_load32(text + at - 2),
+                                    utf8_load32(text + at - 3), first_high, first_low, second_high);
   }
   for (at += 32; at + 32 <= size; at += 32) {
-    errors = _mm256_or_si256(errors, utf8_block_errors_avx2(utf8_load32(text + at), utf8_load32(text + at - 1),
+    const __m256i block = utf8_load32(text + at);
+    smallest = _mm256_min_epu8(smallest, block);
+    errors = _mm256_or_si256(errors, utf8_block_errors_avx2(block, utf8_load32(text + at - 1),
                                                             utf8_load32(text + at - 2), utf8_load32(text + at - 3),
                                                             first_high, first_low, second_high));
   }
   if (at < size) {  // the last 32 bytes, overlapping bytes already checked (at >= 3: size >= 35)
     at = size - 32;
-    errors = _mm256_or_si256(errors, utf8_block_errors_avx2(utf8_load32(text + at), utf8_load32(text + at - 1),
+    const __m256i block = utf8_load32(text + at);
+    smallest = _mm256_min_epu8(smallest, block);
+    errors = _mm256_or_si256(errors, utf8_block_errors_avx2(block, utf8_load32(text + at - 1),
                                                             utf8_load32(text + at - 2), utf8_load32(text + at - 3),
                                                             first_high, first_low, second_high));
   }
   // No sequence may be cut off by the end: no lead in the last byte, no 3- or 4-byte lead in the last two,
   // no 4-byte lead in the last three.
   const bool truncated = text[size - 1] >= 0xC0 || text[size - 2] >= 0xE0 || text[size - 3] >= 0xF0;
+  errors = _mm256_or_si256(errors, _mm256_cmpeq_epi8(smallest, _mm256_setzero_si256()));
   return _mm256_testz_si256(errors, errors) != 0 && !truncated;
 }
 
