@@ -226,8 +226,8 @@ TEST(SerializeProperty, ObjectHelpersMatchStreams) {
 // ---- UTF-8: the fast validator against a reference decoder ----
 //
 // The reference (support/utf8_reference.hpp) reports the first problem in byte order, as check_utf8
-// promises. check_utf8 (and, where built, its SSE2 and AVX2 block checks on their own; the AVX2 one where the
-// CPU has it) must agree with it
+// promises. check_utf8 (and, where built, its SSE2, SSSE3 and AVX2 block checks on their own, the last two where
+// the CPU has them) must agree with it
 // on every input: exhaustively for 1- and 2-byte sequences, over the class-boundary bytes for 3- and
 // 4-byte sequences, at every position of a text long enough for the vector path, at every truncation
 // point, and on random mutations of valid text.
@@ -243,6 +243,11 @@ TEST(SerializeProperty, ObjectHelpersMatchStreams) {
 #if BITWIRE_UTF8_SSE2
   if (text.size() >= detail::kUtf8VectorMinimum) {
     vector_ok = detail::utf8_valid_sse2(copy.get(), text.size()) == (expected == Utf8Status::kValid);
+  }
+#endif
+#if BITWIRE_UTF8_SSSE3
+  if (text.size() >= detail::kUtf8VectorMinimum && detail::utf8_cpu_has_ssse3()) {
+    vector_ok = vector_ok && detail::utf8_valid_ssse3(copy.get(), text.size()) == (expected == Utf8Status::kValid);
   }
 #endif
 #if BITWIRE_UTF8_AVX2

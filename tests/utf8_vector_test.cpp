@@ -2,8 +2,8 @@
 // check_utf8, which picks one), against the reference decoder (support/utf8_reference.hpp). A vector check
 // may only confirm valid text: it must say "valid" exactly when the reference says kValid (NUL included
 // among the refusals). Every text is an exact-size heap copy, so a load past its end shows under ASan (the
-// `sanitize` preset). The AVX2 check runs only on a CPU that has AVX2; elsewhere its tests say so and skip,
-// and the dispatch test still checks the choice.
+// `sanitize` preset). The AVX2 and SSSE3 checks run only on a CPU that has them; elsewhere their tests say
+// so and skip, and the dispatch test still checks the choice.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -17,7 +17,7 @@
 #include "support/seed.hpp"
 #include "support/utf8_reference.hpp"
 
-#if BITWIRE_UTF8_AVX2
+#if BITWIRE_UTF8_AVX2 || BITWIRE_UTF8_SSSE3
 #include <cpuid.h>
 #endif
 
@@ -40,6 +40,9 @@ std::vector<VectorPath> vector_paths() {
   std::vector<VectorPath> paths;
 #if BITWIRE_UTF8_SSE2
   paths.push_back({"SSE2", detail::kUtf8VectorMinimum, &detail::utf8_valid_sse2});
+#endif
+#if BITWIRE_UTF8_SSSE3
+  paths.push_back({"SSSE3", detail::kUtf8VectorMinimum, &detail::utf8_valid_ssse3});
 #endif
 #if BITWIRE_UTF8_AVX2
   paths.push_back({"AVX2", detail::kUtf8Avx2Minimum, &detail::utf8_valid_avx2});
@@ -74,9 +77,15 @@ std::string hex(const std::vector<unsigned char>& text) {
 class Utf8Vector : public ::testing::TestWithParam<VectorPath> {
  protected:
   void SetUp() override {
+#if BITWIRE_UTF8_SSSE3
+    if (std::string(GetParam().name) == "SSSE3" && !detail::utf8_cpu_has_ssse3()) {
+      GTEST_SKIP() << "this CPU has no SSSE3: the SSSE3 check is not run here (check_utf8 uses SSE2; "
+                      "Utf8Dispatch checks that choice)";
+    }
+#endif
 #if BITWIRE_UTF8_AVX2
     if (std::string(GetParam().name) == "AVX2" && !detail::utf8_cpu_has_avx2()) {
-      GTEST_SKIP() << "this CPU has no AVX2: the AVX2 check is not run here (check_utf8 uses SSE2; "
+      GTEST_SKIP() << "this CPU has no AVX2: the AVX2 check is not run here (check_utf8 uses SSSE3 or SSE2; "
                       "Utf8Dispatch checks that choice)";
     }
 #endif
@@ -117,12 +126,12 @@ const std::vector<std::vector<unsigned char>>& sequence_classes() {
   return classes;
 }
 
-// Every class at every place of texts of 35..100 bytes (so across the 32- and 64-byte block seams, the
+// Every class at every place of texts of 19..100 bytes (so across the 16-, 32- and 64-byte block seams, the
 // 128-bit lane seams, and inside the last, overlapping block), after ASCII or after a leading 2-byte
 // character (which makes the vector check start its full check at the first block rather than after an
 // ASCII prefix).
 TEST_P(Utf8Vector, EverySequenceClassAtEveryPlaceAcrossBlockSeams) {
-  for (size_t size = 35; size <= 100; ++size) {
+  for (size_t size = 19; size <= 100; ++size) {
     for (int lead_in = 0; lead_in < 2; ++lead_in) {
       for (const auto& sequence : sequence_classes()) {
         for (size_t offset = lead_in * 2; offset + sequence.size() <= size; ++offset) {
@@ -207,10 +216,10 @@ TEST_P(Utf8Vector, RandomMutationsOfValidText) {
   }
 }
 
-// NUL at every place of ASCII and of non-ASCII text, every length 35..100.
+// NUL at every place of ASCII and of non-ASCII text, every length 19..100.
 TEST_P(Utf8Vector, NulAtEveryPlace) {
   Random rng(0x6e756c);
-  for (size_t size = 35; size <= 100; ++size) {
+  for (size_t size = 19; size <= 100; ++size) {
     std::vector<unsigned char> mixed = random_valid_utf8(rng, size);
     mixed.resize(size, 'a');  // may cut the last character: the reference then reports that, or the NUL first
     for (size_t at = 0; at < size; ++at) {
@@ -243,25 +252,33 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Utf8Vector);
 INSTANTIATE_TEST_SUITE_P(Paths, Utf8Vector, ::testing::ValuesIn(vector_paths()),
                          [](const ::testing::TestParamInfo<VectorPath>& info) { return std::string(info.param.name); });
 
-#if BITWIRE_UTF8_AVX2
+#if BITWIRE_UTF8_AVX2 && BITWIRE_UTF8_SSSE3
 // check_utf8's choice: AVX2 exactly when the CPU reports AVX2 (CPUID leaf 7) and the OS saves the YMM
-// registers (OSXSAVE, XCR0 bits 1 and 2), asked independently of __builtin_cpu_supports here.
-TEST(Utf8Dispatch, TakesAvx2ExactlyWhenTheCpuAndOsSupportIt) {
+// registers (OSXSAVE, XCR0 bits 1 and 2); SSSE3 exactly when CPUID leaf 1 reports it. Asked independently
+// of __builtin_cpu_supports here.
+TEST(Utf8Dispatch, TakesAvx2OrSsse3ExactlyWhenTheCpuAndOsSupportIt) {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  bool expected = false;
-  if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_OSXSAVE) != 0 && (ecx & bit_AVX) != 0) {
-    unsigned xcr0_low = 0, xcr0_high = 0;
-    __asm__("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
-    if ((xcr0_low & 0x6) == 0x6 && __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) {
-      expected = (ebx & bit_AVX2) != 0;
+  bool avx2 = false, ssse3 = false;
+  if (__get_cpuid(1, &eax, &ebx, &ecx, &edx)) {
+    ssse3 = (ecx & bit_SSSE3) != 0;
+    if ((ecx & bit_OSXSAVE) != 0 && (ecx & bit_AVX) != 0) {
+      unsigned xcr0_low = 0, xcr0_high = 0;
+      __asm__("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
+      if ((xcr0_low & 0x6) == 0x6 && __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) {
+        avx2 = (ebx & bit_AVX2) != 0;
+      }
     }
   }
-  std::printf("CPU has AVX2: %s; check_utf8 uses %s for texts of %zu bytes or more\n", expected ? "yes" : "no",
-              detail::utf8_cpu_has_avx2() ? "AVX2" : "SSE2", detail::kUtf8Avx2Minimum);
-  EXPECT_EQ(detail::utf8_cpu_has_avx2(), expected);
-  EXPECT_EQ(detail::utf8_cpu_has_avx2(), expected);  // the cached answer
-  // Whichever path it takes, check_utf8 answers as the reference on both sides of the AVX2 minimum.
-  for (size_t size = detail::kUtf8Avx2Minimum - 2; size <= detail::kUtf8Avx2Minimum + 2; ++size) {
+  std::printf("CPU has AVX2: %s, SSSE3: %s; check_utf8 uses %s for texts of %zu bytes or more, %s from %zu\n",
+              avx2 ? "yes" : "no", ssse3 ? "yes" : "no", detail::utf8_cpu_has_avx2() ? "AVX2" : "no AVX2",
+              detail::kUtf8Avx2Minimum, detail::utf8_cpu_has_ssse3() ? "SSSE3" : "SSE2",
+              detail::kUtf8VectorMinimum);
+  EXPECT_EQ(detail::utf8_cpu_has_avx2(), avx2);
+  EXPECT_EQ(detail::utf8_cpu_has_ssse3(), ssse3);
+  EXPECT_EQ(detail::utf8_cpu_has_avx2(), avx2);  // the cached answers
+  EXPECT_EQ(detail::utf8_cpu_has_ssse3(), ssse3);
+  // Whichever paths it takes, check_utf8 answers as the reference on both sides of each minimum.
+  for (size_t size = detail::kUtf8VectorMinimum - 2; size <= detail::kUtf8Avx2Minimum + 2; ++size) {
     std::vector<unsigned char> text(size, 'a');
     text[size - 3] = 0xE2;
     text[size - 2] = 0x82;

@@ -21,20 +21,26 @@
 #include <emmintrin.h>
 #endif
 
-// On x86-64 with GCC or Clang, texts of kUtf8Avx2Minimum bytes or more are checked 32 bytes a step with AVX2
-// when the CPU has it (asked once per process); BITWIRE_UTF8_AVX2=0 leaves no run-time dispatch (the SSE2
-// path). A build for a target with AVX2 (-mavx2, -march=x86-64-v3 ...) calls it without asking.
-#if !defined(BITWIRE_UTF8_AVX2)
+// On x86-64 with GCC or Clang, the vector check is chosen once per process by what the CPU has: AVX2 (32
+// bytes a step) for texts of kUtf8Avx2Minimum bytes or more, else SSSE3 (16 bytes a step, the same
+// nibble-table check), else SSE2. BITWIRE_UTF8_AVX2=0 and BITWIRE_UTF8_SSSE3=0 leave those paths out (both:
+// no run-time dispatch at all, the SSE2 path). A build for a target with AVX2 or SSSE3 (-mavx2, -mssse3,
+// -march=x86-64-v3 ...) calls that path without asking.
 #if BITWIRE_UTF8_SSE2 && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define BITWIRE_UTF8_AVX2 1
+#define BITWIRE_UTF8_CAN_DISPATCH 1
 #else
-#define BITWIRE_UTF8_AVX2 0
+#define BITWIRE_UTF8_CAN_DISPATCH 0
 #endif
+#if !defined(BITWIRE_UTF8_AVX2)
+#define BITWIRE_UTF8_AVX2 BITWIRE_UTF8_CAN_DISPATCH
 #endif
-#if BITWIRE_UTF8_AVX2
-#if !BITWIRE_UTF8_SSE2
-#error "BITWIRE_UTF8_AVX2 needs BITWIRE_UTF8_SSE2"
+#if !defined(BITWIRE_UTF8_SSSE3)
+#define BITWIRE_UTF8_SSSE3 BITWIRE_UTF8_CAN_DISPATCH
 #endif
+#if (BITWIRE_UTF8_AVX2 || BITWIRE_UTF8_SSSE3) && !BITWIRE_UTF8_CAN_DISPATCH
+#error "BITWIRE_UTF8_AVX2 and BITWIRE_UTF8_SSSE3 need BITWIRE_UTF8_SSE2, x86-64 and GCC or Clang"
+#endif
+#if BITWIRE_UTF8_AVX2 || BITWIRE_UTF8_SSSE3
 #include <immintrin.h>
 #endif
 
@@ -212,7 +218,7 @@ inline bool utf8_valid_sse2(const unsigned char* text, size_t size) {
 }
 #endif
 
-#if BITWIRE_UTF8_AVX2
+#if BITWIRE_UTF8_AVX2 || BITWIRE_UTF8_SSSE3
 // The "lookup" check of Keiser and Lemire ("Validating UTF-8 In Less Than One Instruction Per Byte", 2021),
 // 32 bytes a step. Every error of Table 3-7 but two shows in a pair of adjacent bytes: three 16-entry
 // tables, looked up by the earlier byte's high and low nibbles and the later byte's high nibble, give a bit
@@ -278,7 +284,101 @@ inline constexpr unsigned char kSecondHigh[16] = {
     kContinuation | kSurrogate | kF4Or9xBx,     // 0xB0..0xBF
     kNotContinuation, kNotContinuation, kNotContinuation, kNotContinuation};
 }  // namespace utf8_lookup
+#endif
 
+#if BITWIRE_UTF8_SSSE3
+#define BITWIRE_UTF8_SSSE3_INLINE [[gnu::always_inline, gnu::target("ssse3")]] inline
+
+BITWIRE_UTF8_SSSE3_INLINE __m128i utf8_table16(const unsigned char (&table)[16]) {
+  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(table));
+}
+
+// utf8_block_errors_avx2 on 16 bytes.
+BITWIRE_UTF8_SSSE3_INLINE __m128i utf8_block_errors_ssse3(__m128i current, __m128i previous1, __m128i previous2,
+                                                          __m128i previous3, __m128i first_high,
+                                                          __m128i first_low, __m128i second_high) {
+  const __m128i nibble = utf8_splat(0x0F);
+  const __m128i pair = _mm_and_si128(
+      _mm_and_si128(_mm_shuffle_epi8(first_high, _mm_and_si128(_mm_srli_epi16(previous1, 4), nibble)),
+                    _mm_shuffle_epi8(first_low, _mm_and_si128(previous1, nibble))),
+      _mm_shuffle_epi8(second_high, _mm_and_si128(_mm_srli_epi16(current, 4), nibble)));
+  const __m128i due = _mm_and_si128(
+      _mm_or_si128(_mm_subs_epu8(previous2, utf8_splat(0xE0 - 0x80)), _mm_subs_epu8(previous3, utf8_splat(0xF0 - 0x80))),
+      utf8_splat(0x80));
+  return _mm_xor_si128(pair, due);
+}
+
+// utf8_valid_sse2's contract and shape with the lookup check: true when the `size` (>= kUtf8VectorMinimum)
+// bytes are valid UTF-8 without NUL; false when anything is wrong. Loads only bytes inside
+// [text, text + size). Only for a CPU with SSSE3 (utf8_cpu_has_ssse3).
+[[gnu::target("ssse3")]] inline bool utf8_valid_ssse3(const unsigned char* text, size_t size) {
+  const __m128i zero = _mm_setzero_si128();
+  __m128i smallest = _mm_set1_epi8(-1);  // the smallest byte at each position over the blocks seen
+  size_t at = 0;
+  for (; at + 16 <= size; at += 16) {
+    const __m128i block = utf8_load16(text + at);
+    if (_mm_movemask_epi8(block) != 0) break;
+    smallest = _mm_min_epu8(smallest, block);
+  }
+  if (at + 16 > size) {
+    // Every whole block was ASCII; the last 16 bytes overlap them.
+    const __m128i last = utf8_load16(text + size - 16);
+    if (_mm_movemask_epi8(last) == 0) {
+      return _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(smallest, last), zero)) == 0;
+    }
+    at = size - 16;  // every byte before it is ASCII (it lies in the blocks above)
+  }
+  const __m128i first_high = utf8_table16(utf8_lookup::kFirstHigh);
+  const __m128i first_low = utf8_table16(utf8_lookup::kFirstLow);
+  const __m128i second_high = utf8_table16(utf8_lookup::kSecondHigh);
+  // From `at` on, the full check; before the first byte of the text, shifted-in zero bytes.
+  const __m128i first = utf8_load16(text + at);
+  smallest = _mm_min_epu8(smallest, first);
+  __m128i errors;  // non-zero where a byte breaks Table 3-7
+  if (at == 0) {
+    errors = utf8_block_errors_ssse3(first, _mm_slli_si128(first, 1), _mm_slli_si128(first, 2),
+                                     _mm_slli_si128(first, 3), first_high, first_low, second_high);
+  } else {
+    errors = utf8_block_errors_ssse3(first, utf8_load16(text + at - 1), utf8_load16(text + at - 2),
+                                     utf8_load16(text + at - 3), first_high, first_low, second_high);
+  }
+  for (at += 16; at + 16 <= size; at += 16) {
+    const __m128i block = utf8_load16(text + at);
+    smallest = _mm_min_epu8(smallest, block);
+    errors = _mm_or_si128(errors, utf8_block_errors_ssse3(block, utf8_load16(text + at - 1),
+                                                          utf8_load16(text + at - 2), utf8_load16(text + at - 3),
+                                                          first_high, first_low, second_high));
+  }
+  if (at < size) {  // the last 16 bytes, overlapping bytes already checked (at >= 3: size >= 19)
+    at = size - 16;
+    const __m128i block = utf8_load16(text + at);
+    smallest = _mm_min_epu8(smallest, block);
+    errors = _mm_or_si128(errors, utf8_block_errors_ssse3(block, utf8_load16(text + at - 1),
+                                                          utf8_load16(text + at - 2), utf8_load16(text + at - 3),
+                                                          first_high, first_low, second_high));
+  }
+  const bool truncated = text[size - 1] >= 0xC0 || text[size - 2] >= 0xE0 || text[size - 3] >= 0xF0;
+  errors = _mm_or_si128(errors, _mm_cmpeq_epi8(smallest, zero));
+  return _mm_movemask_epi8(_mm_cmpeq_epi8(errors, zero)) == 0xFFFF && !truncated;
+}
+
+#undef BITWIRE_UTF8_SSSE3_INLINE
+
+#if defined(__SSSE3__)
+inline bool utf8_cpu_has_ssse3() { return true; }
+#else
+// Asked of the CPU once (the first call; thread-safe), then a load of the cached answer.
+inline bool utf8_cpu_has_ssse3() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("ssse3") != 0;
+  }();
+  return has;
+}
+#endif
+#endif
+
+#if BITWIRE_UTF8_AVX2
 // Texts from this many bytes on take the AVX2 path (its blocks after the first load the three bytes before).
 inline constexpr size_t kUtf8Avx2Minimum = 35;
 
@@ -407,6 +507,12 @@ constexpr Utf8Status check_utf8(const unsigned char* text, size_t size) {
 #if BITWIRE_UTF8_AVX2
     if (size >= detail::kUtf8Avx2Minimum && detail::utf8_cpu_has_avx2()) {
       if (detail::utf8_valid_avx2(text, size)) return Utf8Status::kValid;
+      return detail::check_utf8_scalar(text, size);
+    }
+#endif
+#if BITWIRE_UTF8_SSSE3
+    if (detail::utf8_cpu_has_ssse3()) {
+      if (detail::utf8_valid_ssse3(text, size)) return Utf8Status::kValid;
       return detail::check_utf8_scalar(text, size);
     }
 #endif
