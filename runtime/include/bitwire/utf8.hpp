@@ -176,6 +176,11 @@ BITWIRE_FORCE_INLINE __m128i utf8_load16(const unsigned char* at) {
 // wrong. Loads only bytes inside [text, text + size). An ASCII prefix (the whole of most game text) costs a
 // load, a sign mask and a zero compare per 16 bytes; from the first 16 bytes that hold a byte >= 0x80 on,
 // every block gets the full Table 3-7 check, without a branch on the data.
+#if BITWIRE_UTF8_AVX2 || BITWIRE_UTF8_SSSE3
+// Out of line where a faster path exists: only a CPU without SSSE3 takes it, and inlined into check_utf8
+// it would make check_utf8 too large to inline into every string read.
+[[gnu::noinline]]
+#endif
 inline bool utf8_valid_sse2(const unsigned char* text, size_t size) {
   const __m128i zero = _mm_setzero_si128();
   __m128i errors = zero;  // 0xFF where a byte is wrong (NUL in the ASCII prefix, any error after it)
@@ -284,6 +289,37 @@ inline constexpr unsigned char kSecondHigh[16] = {
     kContinuation | kSurrogate | kF4Or9xBx,     // 0xB0..0xBF
     kNotContinuation, kNotContinuation, kNotContinuation, kNotContinuation};
 }  // namespace utf8_lookup
+
+// What the CPU has, asked once per process (the first call; thread-safe), then a load of the cached
+// answer: bit 0 SSSE3, bit 1 AVX2 (with the OS saving the YMM registers, which __builtin_cpu_supports
+// checks).
+inline unsigned utf8_cpu_features() {
+  static const unsigned features = [] {
+    __builtin_cpu_init();
+    return (__builtin_cpu_supports("ssse3") ? 1u : 0u) | (__builtin_cpu_supports("avx2") ? 2u : 0u);
+  }();
+  return features;
+}
+#endif
+
+#if BITWIRE_UTF8_SSSE3
+inline bool utf8_cpu_has_ssse3() {
+#if defined(__SSSE3__)
+  return true;
+#else
+  return (utf8_cpu_features() & 1u) != 0;
+#endif
+}
+#endif
+
+#if BITWIRE_UTF8_AVX2
+inline bool utf8_cpu_has_avx2() {
+#if defined(__AVX2__)
+  return true;
+#else
+  return (utf8_cpu_features() & 2u) != 0;
+#endif
+}
 #endif
 
 #if BITWIRE_UTF8_SSSE3
@@ -364,18 +400,6 @@ BITWIRE_UTF8_SSSE3_INLINE __m128i utf8_block_errors_ssse3(__m128i current, __m12
 
 #undef BITWIRE_UTF8_SSSE3_INLINE
 
-#if defined(__SSSE3__)
-inline bool utf8_cpu_has_ssse3() { return true; }
-#else
-// Asked of the CPU once (the first call; thread-safe), then a load of the cached answer.
-inline bool utf8_cpu_has_ssse3() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("ssse3") != 0;
-  }();
-  return has;
-}
-#endif
 #endif
 
 #if BITWIRE_UTF8_AVX2
@@ -480,43 +504,33 @@ BITWIRE_UTF8_AVX2_INLINE __m256i utf8_block_errors_avx2(__m256i current, __m256i
 
 #undef BITWIRE_UTF8_AVX2_INLINE
 
-#if defined(__AVX2__)
-inline bool utf8_cpu_has_avx2() { return true; }
-#else
-// Asked of the CPU once (the first call; thread-safe), then a load of the cached answer.
-inline bool utf8_cpu_has_avx2() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  return has;
-}
 #endif
+
+#if BITWIRE_UTF8_SSE2
+// The vector check the CPU allows, for a text of kUtf8VectorMinimum bytes or more.
+inline bool utf8_valid_vector(const unsigned char* text, size_t size) {
+#if BITWIRE_UTF8_AVX2
+  if (size >= kUtf8Avx2Minimum && utf8_cpu_has_avx2()) return utf8_valid_avx2(text, size);
+#endif
+#if BITWIRE_UTF8_SSSE3
+  if (utf8_cpu_has_ssse3()) return utf8_valid_ssse3(text, size);
+#endif
+  return utf8_valid_sse2(text, size);
+}
 #endif
 
 }  // namespace detail
 
 // Validates `size` bytes and reports the first problem in byte order: kHasNul for a zero byte (a valid
 // code point, but one the wire refuses inside strings), kInvalid for an encoding error. Texts of
-// kUtf8VectorMinimum bytes or more are checked 16 bytes at a time with SSE2 (baseline on x86-64) where
-// available, an ASCII prefix with three instructions per 16 bytes; only a text that fails that check is
-// walked again by the exact scalar check, which decides which problem comes first.
+// kUtf8VectorMinimum bytes or more are checked by a vector path where available (utf8_valid_vector: AVX2
+// 32 bytes a step from kUtf8Avx2Minimum bytes, else SSSE3 or SSE2 16 bytes a step; an ASCII prefix costs
+// a load, a sign mask and a NUL test per block); only a text that fails that check is walked again by the
+// exact scalar check, which decides which problem comes first.
 constexpr Utf8Status check_utf8(const unsigned char* text, size_t size) {
 #if BITWIRE_UTF8_SSE2
   if (!std::is_constant_evaluated() && size >= detail::kUtf8VectorMinimum) {
-#if BITWIRE_UTF8_AVX2
-    if (size >= detail::kUtf8Avx2Minimum && detail::utf8_cpu_has_avx2()) {
-      if (detail::utf8_valid_avx2(text, size)) return Utf8Status::kValid;
-      return detail::check_utf8_scalar(text, size);
-    }
-#endif
-#if BITWIRE_UTF8_SSSE3
-    if (detail::utf8_cpu_has_ssse3()) {
-      if (detail::utf8_valid_ssse3(text, size)) return Utf8Status::kValid;
-      return detail::check_utf8_scalar(text, size);
-    }
-#endif
-    if (detail::utf8_valid_sse2(text, size)) return Utf8Status::kValid;
+    if (detail::utf8_valid_vector(text, size)) return Utf8Status::kValid;
   }
 #endif
   return detail::check_utf8_scalar(text, size);
