@@ -222,15 +222,13 @@ TEST(SerializeProperty, ObjectHelpersMatchStreams) {
   }
 }
 
-
 // ---- UTF-8: the fast validator against a reference decoder ----
 //
 // The reference (support/utf8_reference.hpp) reports the first problem in byte order, as check_utf8
-// promises. check_utf8 (and, where built, its SSE2, SSSE3 and AVX2 block checks on their own, the last two where
-// the CPU has them) must agree with it
-// on every input: exhaustively for 1- and 2-byte sequences, over the class-boundary bytes for 3- and
-// 4-byte sequences, at every position of a text long enough for the vector path, at every truncation
-// point, and on random mutations of valid text.
+// promises. check_utf8 (and, where built, its SSE2, SSSE3 and AVX2 block checks on their own, the last two
+// where the CPU has them) must agree with it on every input: exhaustively for 1- and 2-byte sequences, over
+// the class-boundary bytes for 3- and 4-byte sequences, at every position of a text long enough for the
+// vector path, at every truncation point, and on random mutations of valid text.
 
 // Checks `text` with every validator against the reference; returns false (with a message) on a mismatch.
 ::testing::AssertionResult utf8_agrees(const std::vector<unsigned char>& text) {
@@ -247,12 +245,14 @@ TEST(SerializeProperty, ObjectHelpersMatchStreams) {
 #endif
 #if BITWIRE_UTF8_SSSE3
   if (text.size() >= detail::kUtf8VectorMinimum && detail::utf8_cpu_has_ssse3()) {
-    vector_ok = vector_ok && detail::utf8_valid_ssse3(copy.get(), text.size()) == (expected == Utf8Status::kValid);
+    vector_ok =
+        vector_ok && detail::utf8_valid_ssse3(copy.get(), text.size()) == (expected == Utf8Status::kValid);
   }
 #endif
 #if BITWIRE_UTF8_AVX2
   if (text.size() >= detail::kUtf8Avx2Minimum && detail::utf8_cpu_has_avx2()) {
-    vector_ok = vector_ok && detail::utf8_valid_avx2(copy.get(), text.size()) == (expected == Utf8Status::kValid);
+    vector_ok =
+        vector_ok && detail::utf8_valid_avx2(copy.get(), text.size()) == (expected == Utf8Status::kValid);
   }
 #endif
   if (got == expected && vector_ok) return ::testing::AssertionSuccess();
@@ -262,9 +262,9 @@ TEST(SerializeProperty, ObjectHelpersMatchStreams) {
     std::snprintf(digits, sizeof digits, "%02x ", c);
     hex += digits;
   }
-  return ::testing::AssertionFailure() << "reference " << int(expected) << ", check_utf8 " << int(got)
-                                       << (vector_ok ? "" : ", a vector block check disagrees") << " on [" << hex
-                                       << "]";
+  return ::testing::AssertionFailure()
+         << "reference " << int(expected) << ", check_utf8 " << int(got)
+         << (vector_ok ? "" : ", a vector block check disagrees") << " on [" << hex << "]";
 }
 
 // `sequence` placed at `offset` in `size` bytes of ASCII filler (offset + sequence size <= size).

@@ -1,9 +1,9 @@
-// The vector UTF-8 checks of runtime/include/bitwire/utf8.hpp, each called directly (not only through
-// check_utf8, which picks one), against the reference decoder (support/utf8_reference.hpp). A vector check
-// may only confirm valid text: it must say "valid" exactly when the reference says kValid (NUL included
-// among the refusals). Every text is an exact-size heap copy, so a load past its end shows under ASan (the
-// `sanitize` preset). The AVX2 and SSSE3 checks run only on a CPU that has them; elsewhere their tests say
-// so and skip, and the dispatch test still checks the choice.
+// The UTF-8 checks of runtime/include/bitwire/utf8.hpp (each vector path and the scalar one), each called
+// directly (not only through check_utf8, which picks one), against the reference decoder
+// (support/utf8_reference.hpp). A vector check may only confirm valid text: it must say "valid" exactly when
+// the reference says kValid (NUL included among the refusals). Every text is an exact-size heap copy, so a
+// load past its end shows under ASan (the `sanitize` preset). The AVX2 and SSSE3 checks run only on a CPU
+// that has them; elsewhere their tests say so and skip, and the dispatch test still checks the choice.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -36,8 +36,14 @@ struct VectorPath {
   bool (*valid)(const unsigned char*, size_t);
 };
 
+bool scalar_valid(const unsigned char* text, size_t size) {
+  return detail::check_utf8_scalar(text, size) == Utf8Status::kValid;
+}
+
+// The exact scalar check joins them, so a build without vector paths still runs these tests.
 std::vector<VectorPath> vector_paths() {
   std::vector<VectorPath> paths;
+  paths.push_back({"Scalar", 0, &scalar_valid});
 #if BITWIRE_UTF8_SSE2
   paths.push_back({"SSE2", detail::kUtf8VectorMinimum, &detail::utf8_valid_sse2});
 #endif
@@ -66,12 +72,13 @@ std::string hex(const std::vector<unsigned char>& text) {
   const auto copy = std::make_unique<unsigned char[]>(text.empty() ? 1 : text.size());
   std::copy(text.begin(), text.end(), copy.get());
   const Utf8Status got = check_utf8(copy.get(), text.size());
-  const bool vector_valid = text.size() >= path.minimum ? path.valid(copy.get(), text.size())
-                                                        : expected == Utf8Status::kValid;
-  if (got == expected && vector_valid == (expected == Utf8Status::kValid)) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << path.name << ": reference " << int(expected) << ", check_utf8 "
-                                       << int(got) << ", vector check " << (vector_valid ? "valid" : "refused")
-                                       << " on " << text.size() << " bytes [" << hex(text) << "]";
+  const bool vector_valid =
+      text.size() >= path.minimum ? path.valid(copy.get(), text.size()) : expected == Utf8Status::kValid;
+  if (got == expected && vector_valid == (expected == Utf8Status::kValid))
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << path.name << ": reference " << int(expected) << ", check_utf8 " << int(got) << ", vector check "
+         << (vector_valid ? "valid" : "refused") << " on " << text.size() << " bytes [" << hex(text) << "]";
 }
 
 class Utf8Vector : public ::testing::TestWithParam<VectorPath> {
@@ -167,8 +174,9 @@ TEST_P(Utf8Vector, EveryBytePairAtEverySeam) {
 
 // Three- and four-byte runs of the bytes at the edges of Table 3-7's ranges, across the block seam.
 TEST_P(Utf8Vector, ThreeAndFourByteRunsOfBoundaryBytesAcrossTheBlockSeam) {
-  const unsigned char boundary[] = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF,
-                                    0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF};
+  const unsigned char boundary[] = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF,
+                                    0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE,
+                                    0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF};
   size_t counter = 0;
   for (unsigned char a : boundary) {
     for (unsigned char b : boundary) {
@@ -194,7 +202,8 @@ TEST_P(Utf8Vector, EveryTruncationOfValidText) {
   for (int round = 0; round < 400 / kWorkScale; ++round) {
     const std::vector<unsigned char> text = random_valid_utf8(rng, 10 + rng.below(40));
     for (size_t cut = 0; cut <= text.size(); ++cut) {
-      ASSERT_TRUE(agrees(GetParam(), std::vector<unsigned char>(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(cut))));
+      ASSERT_TRUE(agrees(GetParam(), std::vector<unsigned char>(
+                                         text.begin(), text.begin() + static_cast<std::ptrdiff_t>(cut))));
     }
   }
 }
@@ -247,10 +256,10 @@ TEST_P(Utf8Vector, EveryLengthUpToAHundredInExactSizeBlocks) {
   }
 }
 
-// No path at all where BITWIRE_UTF8_SSE2=0 (the portable check only).
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Utf8Vector);
 INSTANTIATE_TEST_SUITE_P(Paths, Utf8Vector, ::testing::ValuesIn(vector_paths()),
-                         [](const ::testing::TestParamInfo<VectorPath>& info) { return std::string(info.param.name); });
+                         [](const ::testing::TestParamInfo<VectorPath>& info) {
+                           return std::string(info.param.name);
+                         });
 
 #if BITWIRE_UTF8_AVX2 && BITWIRE_UTF8_SSSE3
 // check_utf8's choice: AVX2 exactly when the CPU reports AVX2 (CPUID leaf 7) and the OS saves the YMM

@@ -56,13 +56,19 @@ inline std::vector<unsigned char> random_valid_utf8(Random& rng, size_t count) {
   for (size_t i = 0; i < count; ++i) {
     uint32_t code = 0;
     switch (rng.below(4)) {
-      case 0: code = static_cast<uint32_t>(1 + rng.below(0x7F)); break;
-      case 1: code = static_cast<uint32_t>(0x80 + rng.below(0x800 - 0x80)); break;
+      case 0:
+        code = static_cast<uint32_t>(1 + rng.below(0x7F));
+        break;
+      case 1:
+        code = static_cast<uint32_t>(0x80 + rng.below(0x800 - 0x80));
+        break;
       case 2:
         do code = static_cast<uint32_t>(0x800 + rng.below(0x10000 - 0x800));
         while (code >= 0xD800 && code <= 0xDFFF);
         break;
-      default: code = static_cast<uint32_t>(0x10000 + rng.below(0x110000 - 0x10000)); break;
+      default:
+        code = static_cast<uint32_t>(0x10000 + rng.below(0x110000 - 0x10000));
+        break;
     }
     if (code < 0x80) {
       text.push_back(static_cast<unsigned char>(code));

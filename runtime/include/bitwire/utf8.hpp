@@ -176,12 +176,14 @@ BITWIRE_FORCE_INLINE __m128i utf8_load16(const unsigned char* at) {
 // wrong. Loads only bytes inside [text, text + size). An ASCII prefix (the whole of most game text) costs a
 // load, a sign mask and a zero compare per 16 bytes; from the first 16 bytes that hold a byte >= 0x80 on,
 // every block gets the full Table 3-7 check, without a branch on the data.
-#if BITWIRE_UTF8_AVX2 || BITWIRE_UTF8_SSSE3
 // Out of line where a faster path exists: only a CPU without SSSE3 takes it, and inlined into check_utf8
 // it would make check_utf8 too large to inline into every string read.
-[[gnu::noinline]]
+#if BITWIRE_UTF8_AVX2 || BITWIRE_UTF8_SSSE3
+#define BITWIRE_UTF8_SSE2_INLINE [[gnu::noinline]] inline
+#else
+#define BITWIRE_UTF8_SSE2_INLINE inline
 #endif
-inline bool utf8_valid_sse2(const unsigned char* text, size_t size) {
+BITWIRE_UTF8_SSE2_INLINE bool utf8_valid_sse2(const unsigned char* text, size_t size) {
   const __m128i zero = _mm_setzero_si128();
   __m128i errors = zero;  // 0xFF where a byte is wrong (NUL in the ASCII prefix, any error after it)
   size_t at = 0;
@@ -221,6 +223,7 @@ inline bool utf8_valid_sse2(const unsigned char* text, size_t size) {
   const bool truncated = text[size - 1] >= 0xC0 || text[size - 2] >= 0xE0 || text[size - 3] >= 0xF0;
   return _mm_movemask_epi8(errors) == 0 && !truncated;
 }
+#undef BITWIRE_UTF8_SSE2_INLINE
 #endif
 
 #if BITWIRE_UTF8_AVX2 || BITWIRE_UTF8_SSSE3
@@ -253,6 +256,7 @@ inline constexpr unsigned char kTwoContinuations = 0x80;
 inline constexpr unsigned char kAnyPair = kLeadNoContinuation | kAsciiContinuation | kTwoContinuations;
 // Classes that do not depend on the earlier byte's low nibble have their bit in every entry of that table,
 // and the same for the later byte's high nibble.
+// clang-format off
 inline constexpr unsigned char kFirstHigh[16] = {
     kAsciiContinuation, kAsciiContinuation, kAsciiContinuation, kAsciiContinuation,
     kAsciiContinuation, kAsciiContinuation, kAsciiContinuation, kAsciiContinuation,
@@ -288,6 +292,7 @@ inline constexpr unsigned char kSecondHigh[16] = {
     kContinuation | kSurrogate | kF4Or9xBx,     // 0xA0..0xAF
     kContinuation | kSurrogate | kF4Or9xBx,     // 0xB0..0xBF
     kNotContinuation, kNotContinuation, kNotContinuation, kNotContinuation};
+// clang-format on
 }  // namespace utf8_lookup
 
 // What the CPU has, asked once per process (the first call; thread-safe), then a load of the cached
@@ -330,17 +335,18 @@ BITWIRE_UTF8_SSSE3_INLINE __m128i utf8_table16(const unsigned char (&table)[16])
 }
 
 // utf8_block_errors_avx2 on 16 bytes.
-BITWIRE_UTF8_SSSE3_INLINE __m128i utf8_block_errors_ssse3(__m128i current, __m128i previous1, __m128i previous2,
-                                                          __m128i previous3, __m128i first_high,
-                                                          __m128i first_low, __m128i second_high) {
+BITWIRE_UTF8_SSSE3_INLINE __m128i utf8_block_errors_ssse3(__m128i current, __m128i previous1,
+                                                          __m128i previous2, __m128i previous3,
+                                                          __m128i first_high, __m128i first_low,
+                                                          __m128i second_high) {
   const __m128i nibble = utf8_splat(0x0F);
   const __m128i pair = _mm_and_si128(
       _mm_and_si128(_mm_shuffle_epi8(first_high, _mm_and_si128(_mm_srli_epi16(previous1, 4), nibble)),
                     _mm_shuffle_epi8(first_low, _mm_and_si128(previous1, nibble))),
       _mm_shuffle_epi8(second_high, _mm_and_si128(_mm_srli_epi16(current, 4), nibble)));
-  const __m128i due = _mm_and_si128(
-      _mm_or_si128(_mm_subs_epu8(previous2, utf8_splat(0xE0 - 0x80)), _mm_subs_epu8(previous3, utf8_splat(0xF0 - 0x80))),
-      utf8_splat(0x80));
+  const __m128i due = _mm_and_si128(_mm_or_si128(_mm_subs_epu8(previous2, utf8_splat(0xE0 - 0x80)),
+                                                 _mm_subs_epu8(previous3, utf8_splat(0xF0 - 0x80))),
+                                    utf8_splat(0x80));
   return _mm_xor_si128(pair, due);
 }
 
@@ -381,17 +387,17 @@ BITWIRE_UTF8_SSSE3_INLINE __m128i utf8_block_errors_ssse3(__m128i current, __m12
   for (at += 16; at + 16 <= size; at += 16) {
     const __m128i block = utf8_load16(text + at);
     smallest = _mm_min_epu8(smallest, block);
-    errors = _mm_or_si128(errors, utf8_block_errors_ssse3(block, utf8_load16(text + at - 1),
-                                                          utf8_load16(text + at - 2), utf8_load16(text + at - 3),
-                                                          first_high, first_low, second_high));
+    errors = _mm_or_si128(
+        errors, utf8_block_errors_ssse3(block, utf8_load16(text + at - 1), utf8_load16(text + at - 2),
+                                        utf8_load16(text + at - 3), first_high, first_low, second_high));
   }
   if (at < size) {  // the last 16 bytes, overlapping bytes already checked (at >= 3: size >= 19)
     at = size - 16;
     const __m128i block = utf8_load16(text + at);
     smallest = _mm_min_epu8(smallest, block);
-    errors = _mm_or_si128(errors, utf8_block_errors_ssse3(block, utf8_load16(text + at - 1),
-                                                          utf8_load16(text + at - 2), utf8_load16(text + at - 3),
-                                                          first_high, first_low, second_high));
+    errors = _mm_or_si128(
+        errors, utf8_block_errors_ssse3(block, utf8_load16(text + at - 1), utf8_load16(text + at - 2),
+                                        utf8_load16(text + at - 3), first_high, first_low, second_high));
   }
   const bool truncated = text[size - 1] >= 0xC0 || text[size - 2] >= 0xE0 || text[size - 3] >= 0xF0;
   errors = _mm_or_si128(errors, _mm_cmpeq_epi8(smallest, zero));
@@ -434,9 +440,10 @@ BITWIRE_UTF8_AVX2_INLINE __m256i utf8_block_errors_avx2(__m256i current, __m256i
           _mm256_shuffle_epi8(first_low, _mm256_and_si256(previous1, nibble))),
       _mm256_shuffle_epi8(second_high, _mm256_and_si256(_mm256_srli_epi16(current, 4), nibble)));
   // Bit 7 set where a third (two back >= 0xE0) or fourth (three back >= 0xF0) byte is due.
-  const __m256i due = _mm256_and_si256(_mm256_or_si256(_mm256_subs_epu8(previous2, utf8_splat32(0xE0 - 0x80)),
-                                                       _mm256_subs_epu8(previous3, utf8_splat32(0xF0 - 0x80))),
-                                       utf8_splat32(0x80));
+  const __m256i due =
+      _mm256_and_si256(_mm256_or_si256(_mm256_subs_epu8(previous2, utf8_splat32(0xE0 - 0x80)),
+                                       _mm256_subs_epu8(previous3, utf8_splat32(0xF0 - 0x80))),
+                       utf8_splat32(0x80));
   return _mm256_xor_si256(pair, due);
 }
 
@@ -473,9 +480,9 @@ BITWIRE_UTF8_AVX2_INLINE __m256i utf8_block_errors_avx2(__m256i current, __m256i
     // Zero in the low lane, the block's low lane in the high one: vpalignr per lane then shifts bytes
     // in across the lane boundary.
     const __m256i before = _mm256_permute2x128_si256(first, first, 0x08);
-    errors = utf8_block_errors_avx2(first, _mm256_alignr_epi8(first, before, 15),
-                                    _mm256_alignr_epi8(first, before, 14), _mm256_alignr_epi8(first, before, 13),
-                                    first_high, first_low, second_high);
+    errors = utf8_block_errors_avx2(
+        first, _mm256_alignr_epi8(first, before, 15), _mm256_alignr_epi8(first, before, 14),
+        _mm256_alignr_epi8(first, before, 13), first_high, first_low, second_high);
   } else {
     errors = utf8_block_errors_avx2(first, utf8_load32(text + at - 1), utf8_load32(text + at - 2),
                                     utf8_load32(text + at - 3), first_high, first_low, second_high);
@@ -483,17 +490,17 @@ BITWIRE_UTF8_AVX2_INLINE __m256i utf8_block_errors_avx2(__m256i current, __m256i
   for (at += 32; at + 32 <= size; at += 32) {
     const __m256i block = utf8_load32(text + at);
     smallest = _mm256_min_epu8(smallest, block);
-    errors = _mm256_or_si256(errors, utf8_block_errors_avx2(block, utf8_load32(text + at - 1),
-                                                            utf8_load32(text + at - 2), utf8_load32(text + at - 3),
-                                                            first_high, first_low, second_high));
+    errors = _mm256_or_si256(
+        errors, utf8_block_errors_avx2(block, utf8_load32(text + at - 1), utf8_load32(text + at - 2),
+                                       utf8_load32(text + at - 3), first_high, first_low, second_high));
   }
   if (at < size) {  // the last 32 bytes, overlapping bytes already checked (at >= 3: size >= 35)
     at = size - 32;
     const __m256i block = utf8_load32(text + at);
     smallest = _mm256_min_epu8(smallest, block);
-    errors = _mm256_or_si256(errors, utf8_block_errors_avx2(block, utf8_load32(text + at - 1),
-                                                            utf8_load32(text + at - 2), utf8_load32(text + at - 3),
-                                                            first_high, first_low, second_high));
+    errors = _mm256_or_si256(
+        errors, utf8_block_errors_avx2(block, utf8_load32(text + at - 1), utf8_load32(text + at - 2),
+                                       utf8_load32(text + at - 3), first_high, first_low, second_high));
   }
   // No sequence may be cut off by the end: no lead in the last byte, no 3- or 4-byte lead in the last two,
   // no 4-byte lead in the last three.
