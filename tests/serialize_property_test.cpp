@@ -28,6 +28,7 @@
 #include "bitwire/serialize.hpp"
 #include "support/seed.hpp"
 #include "support/serialize_script.hpp"
+#include "support/utf8_reference.hpp"
 
 namespace bitwire::test {
 namespace {
@@ -221,51 +222,13 @@ TEST(SerializeProperty, ObjectHelpersMatchStreams) {
   }
 }
 
-
 // ---- UTF-8: the fast validator against a reference decoder ----
 //
-// The reference decodes code points the textbook way (lead bits, continuation bits, then the value checked
-// against overlong forms, surrogates and U+10FFFF) and reports the first problem in byte order, as
-// check_utf8 promises. check_utf8 (and, where built, its SSE2 block check on its own) must agree with it
-// on every input: exhaustively for 1- and 2-byte sequences, over the class-boundary bytes for 3- and
-// 4-byte sequences, at every position of a text long enough for the vector path, at every truncation
-// point, and on random mutations of valid text.
-
-Utf8Status reference_utf8(const unsigned char* text, size_t size) {
-  size_t i = 0;
-  while (i < size) {
-    const unsigned lead = text[i];
-    if (lead == 0) return Utf8Status::kHasNul;
-    if (lead < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t length = 0;
-    uint32_t code = 0;
-    if ((lead & 0xE0) == 0xC0) {
-      length = 2;
-      code = lead & 0x1F;
-    } else if ((lead & 0xF0) == 0xE0) {
-      length = 3;
-      code = lead & 0x0F;
-    } else if ((lead & 0xF8) == 0xF0) {
-      length = 4;
-      code = lead & 0x07;
-    } else {
-      return Utf8Status::kInvalid;  // a continuation byte without a lead, or 0xF8..0xFF
-    }
-    for (size_t k = 1; k < length; ++k) {
-      if (i + k >= size || (text[i + k] & 0xC0) != 0x80) return Utf8Status::kInvalid;
-      code = (code << 6) | (text[i + k] & 0x3Fu);
-    }
-    constexpr uint32_t kSmallest[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (code < kSmallest[length] || (code >= 0xD800 && code <= 0xDFFF) || code > 0x10FFFF) {
-      return Utf8Status::kInvalid;
-    }
-    i += length;
-  }
-  return Utf8Status::kValid;
-}
+// The reference (support/utf8_reference.hpp) reports the first problem in byte order, as check_utf8
+// promises. check_utf8 (and, where built, its SSE2, SSSE3 and AVX2 block checks on their own, the last two
+// where the CPU has them) must agree with it on every input: exhaustively for 1- and 2-byte sequences, over
+// the class-boundary bytes for 3- and 4-byte sequences, at every position of a text long enough for the
+// vector path, at every truncation point, and on random mutations of valid text.
 
 // Checks `text` with every validator against the reference; returns false (with a message) on a mismatch.
 ::testing::AssertionResult utf8_agrees(const std::vector<unsigned char>& text) {
@@ -280,6 +243,18 @@ Utf8Status reference_utf8(const unsigned char* text, size_t size) {
     vector_ok = detail::utf8_valid_sse2(copy.get(), text.size()) == (expected == Utf8Status::kValid);
   }
 #endif
+#if BITWIRE_UTF8_SSSE3
+  if (text.size() >= detail::kUtf8VectorMinimum && detail::utf8_cpu_has_ssse3()) {
+    vector_ok =
+        vector_ok && detail::utf8_valid_ssse3(copy.get(), text.size()) == (expected == Utf8Status::kValid);
+  }
+#endif
+#if BITWIRE_UTF8_AVX2
+  if (text.size() >= detail::kUtf8Avx2Minimum && detail::utf8_cpu_has_avx2()) {
+    vector_ok =
+        vector_ok && detail::utf8_valid_avx2(copy.get(), text.size()) == (expected == Utf8Status::kValid);
+  }
+#endif
   if (got == expected && vector_ok) return ::testing::AssertionSuccess();
   std::string hex;
   for (unsigned char c : text) {
@@ -287,9 +262,9 @@ Utf8Status reference_utf8(const unsigned char* text, size_t size) {
     std::snprintf(digits, sizeof digits, "%02x ", c);
     hex += digits;
   }
-  return ::testing::AssertionFailure() << "reference " << int(expected) << ", check_utf8 " << int(got)
-                                       << (vector_ok ? "" : ", SSE2 block check disagrees") << " on [" << hex
-                                       << "]";
+  return ::testing::AssertionFailure()
+         << "reference " << int(expected) << ", check_utf8 " << int(got)
+         << (vector_ok ? "" : ", a vector block check disagrees") << " on [" << hex << "]";
 }
 
 // `sequence` placed at `offset` in `size` bytes of ASCII filler (offset + sequence size <= size).
@@ -364,39 +339,6 @@ TEST(Utf8Property, ThreeAndFourByteSequencesOverEveryByteClassBoundary) {
       }
     }
   }
-}
-
-// Valid text of `count` characters of 1 to 4 bytes (never NUL), random code points of each length.
-std::vector<unsigned char> random_valid_utf8(Random& rng, size_t count) {
-  std::vector<unsigned char> text;
-  for (size_t i = 0; i < count; ++i) {
-    uint32_t code = 0;
-    switch (rng.below(4)) {
-      case 0: code = static_cast<uint32_t>(1 + rng.below(0x7F)); break;
-      case 1: code = static_cast<uint32_t>(0x80 + rng.below(0x800 - 0x80)); break;
-      case 2:
-        do code = static_cast<uint32_t>(0x800 + rng.below(0x10000 - 0x800));
-        while (code >= 0xD800 && code <= 0xDFFF);
-        break;
-      default: code = static_cast<uint32_t>(0x10000 + rng.below(0x110000 - 0x10000)); break;
-    }
-    if (code < 0x80) {
-      text.push_back(static_cast<unsigned char>(code));
-    } else if (code < 0x800) {
-      text.push_back(static_cast<unsigned char>(0xC0 | (code >> 6)));
-      text.push_back(static_cast<unsigned char>(0x80 | (code & 0x3F)));
-    } else if (code < 0x10000) {
-      text.push_back(static_cast<unsigned char>(0xE0 | (code >> 12)));
-      text.push_back(static_cast<unsigned char>(0x80 | ((code >> 6) & 0x3F)));
-      text.push_back(static_cast<unsigned char>(0x80 | (code & 0x3F)));
-    } else {
-      text.push_back(static_cast<unsigned char>(0xF0 | (code >> 18)));
-      text.push_back(static_cast<unsigned char>(0x80 | ((code >> 12) & 0x3F)));
-      text.push_back(static_cast<unsigned char>(0x80 | ((code >> 6) & 0x3F)));
-      text.push_back(static_cast<unsigned char>(0x80 | (code & 0x3F)));
-    }
-  }
-  return text;
 }
 
 TEST(Utf8Property, EveryTruncationPointOfValidText) {
