@@ -347,7 +347,7 @@ struct Scalars {
         BITWIRE_TRY(bitwire::serialize_raw128(stream_, wide_unsigned));
       }
     }
-    BITWIRE_TRY(bitwire::serialize_string(stream_, name.buffer(), name.kBufferSize));
+    BITWIRE_TRY(bitwire::serialize_string(stream_, name));
     {
       auto length_ = static_cast<std::uint32_t>(blob.size());
       BITWIRE_TRY(bitwire::serialize_count(stream_, length_, 0, 16u));
@@ -908,7 +908,7 @@ struct Directives {
     if constexpr (bitwire::kSerializeChecks) {
       BITWIRE_TRY(bitwire::serialize_check(stream_));
     }
-    BITWIRE_TRY(bitwire::serialize_string(stream_, after.buffer(), after.kBufferSize));
+    BITWIRE_TRY(bitwire::serialize_string(stream_, after));
     return true;
   }
 

@@ -902,7 +902,7 @@ struct Chat {
     if (channel == ChatChannel::Whisper) {
       BITWIRE_TRY(bitwire::serialize_int(stream_, recipient, std::uint8_t{0}, std::uint8_t{63}));
     }
-    BITWIRE_TRY(bitwire::serialize_string(stream_, text.buffer(), text.kBufferSize));
+    BITWIRE_TRY(bitwire::serialize_string(stream_, text));
     return true;
   }
 
@@ -954,7 +954,7 @@ struct LevelLoad {
 
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
-    BITWIRE_TRY(bitwire::serialize_string(stream_, level.buffer(), level.kBufferSize));
+    BITWIRE_TRY(bitwire::serialize_string(stream_, level));
     if constexpr (Stream_::kIsMeasuring) {
       stream_.add_bits(38);
     } else if constexpr (bitwire::kWritesRuns<Stream_>) {
@@ -985,7 +985,7 @@ struct LevelLoad {
       if constexpr (Stream_::kIsReading) player_names.resize(count_);
       for (std::uint32_t i_ = 0; i_ < count_; ++i_) {
         auto& item_ = player_names.data()[i_];
-        BITWIRE_TRY(bitwire::serialize_string(stream_, item_.buffer(), item_.kBufferSize));
+        BITWIRE_TRY(bitwire::serialize_string(stream_, item_));
       }
     }
     BITWIRE_TRY(bitwire::serialize_bool(stream_, has_settings));

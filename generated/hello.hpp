@@ -59,7 +59,7 @@ struct Chat {
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {
     BITWIRE_TRY(bitwire::serialize_bits(stream_, line, 32));
-    BITWIRE_TRY(bitwire::serialize_string(stream_, text.buffer(), text.kBufferSize));
+    BITWIRE_TRY(bitwire::serialize_string(stream_, text));
     return true;
   }
 

@@ -49,13 +49,16 @@ TEST(ConnectionSend, RefusesInvalidUtf8) {
   EXPECT_EQ(connection.send(0, std::move(m)).write_error, WriteError::kInvalidUtf8);
 }
 
-TEST(ConnectionSend, RefusesUnterminatedStringBuffer) {
+TEST(ConnectionSend, RefusesAStringWhoseStoredLengthCoversAZeroByte) {
   Connection connection(MessageFactory(test::kAllTypes), ConnectionConfig{});
   MessageHandle m = connection.create<Numbered>();
-  // Code that writes the raw buffer and forgets the terminator: 17 bytes, no NUL.
-  char* buffer = m.as<Numbered>()->label.buffer();
-  for (size_t i = 0; i < decltype(Numbered::label)::kBufferSize; ++i) buffer[i] = 'x';
-  EXPECT_EQ(connection.send(0, std::move(m)).write_error, WriteError::kInvalidCount);
+  // Code that fills the raw storage itself and gives a length that takes in a zero byte.
+  auto& label = m.as<Numbered>()->label;
+  char* storage = label.storage();
+  for (size_t i = 0; i < label.kMaxLength; ++i) storage[i] = 'x';
+  storage[3] = '\0';
+  label.set_length(label.kMaxLength);
+  EXPECT_EQ(connection.send(0, std::move(m)).write_error, WriteError::kInteriorNul);
 }
 
 TEST(ConnectionSend, RefusesGeneratedMessagesThatBreakTheirSchema) {

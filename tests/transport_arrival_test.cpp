@@ -3,6 +3,7 @@
 // for UDP -- so the layers above can leave the wait for the caller's tick out of their RTT samples.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -137,6 +138,38 @@ TEST(Transport, LoopbackStampsTheClockAtTheReceiveOrTheInjectedArrival) {
   EXPECT_EQ(arrival, 3.5);
   ASSERT_TRUE(tc.receive(buffer, source, size, arrival));
   EXPECT_TRUE(std::isnan(arrival));
+}
+
+// A custom transport whose receive() does not date its datagrams: the default receive_many hands back each
+// entry as unknown (NaN), whatever the caller's array held before, so no datagram inherits the time of an
+// earlier batch's datagram in the same entry (which netcode would then believe).
+class UndatedTransport final : public Transport {
+ public:
+  void send(const Address&, std::span<const std::byte>) override {}
+  bool receive(std::span<std::byte> buffer, Address& from, size_t& size, double&) override {
+    if (pending == 0) return false;
+    --pending;
+    from = Address::ipv4(10, 0, 0, 9, 9000);
+    size = std::min<size_t>(buffer.size(), 3);
+    return true;
+  }
+  Address local_address() const override { return Address::ipv4(10, 0, 0, 8, 8000); }
+  int pending = 0;
+};
+
+TEST(Transport, DefaultReceiveManyLeavesNoStaleArrivalTime) {
+  UndatedTransport transport;
+  transport.pending = 2;
+  std::array<std::byte, 32> buffer{};
+  std::array<size_t, 4> sizes{};
+  std::array<Address, 4> from{};
+  std::array<double, 4> arrivals{};
+  arrivals.fill(123.5);  // the previous batch's times
+  ASSERT_EQ(transport.receive_many(buffer, 8, 4, sizes.data(), from.data(), arrivals.data()), 2u);
+  EXPECT_TRUE(std::isnan(arrivals[0])) << arrivals[0];
+  EXPECT_TRUE(std::isnan(arrivals[1])) << arrivals[1];
+  EXPECT_EQ(sizes[0], 3u);
+  EXPECT_EQ(arrivals[2], 123.5);  // entries past the datagrams received are not touched
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ struct Sample {
   bool serialize(Stream& stream) {
     BITWIRE_TRY(serialize_bits(stream, a, 3));
     BITWIRE_TRY(serialize_int(stream, b, -10, 10));
-    BITWIRE_TRY(serialize_string(stream, text.buffer(), text.kBufferSize));
+    BITWIRE_TRY(serialize_string(stream, text));
     BITWIRE_TRY(serialize_compressed_float(stream, f, 0.0f, 10.0f, 0.01f));
     BITWIRE_TRY(serialize_align(stream));
     return true;
@@ -156,11 +156,30 @@ TEST(FixedString, TruncationCutsAtACodePointBoundary) {
   EXPECT_EQ(t.assign_truncated(std::string_view("x\0yz", 4)), 1u);  // stops before a zero byte
 }
 
-TEST(FixedString, SizeNeverReadsPastTheBuffer) {
-  FixedString<3> s;
-  char* buffer = s.buffer();
-  for (size_t i = 0; i < s.kBufferSize; ++i) buffer[i] = 'z';  // no terminator
-  EXPECT_EQ(s.size(), 4u);  // bounded by the buffer, and the validating stream refuses it at send
+TEST(FixedString, TheStoredLengthIsTheStringWhateverTheStorageHolds) {
+  FixedString<3> s = "ab";
+  EXPECT_EQ(s.size(), 2u);
+  char* storage = s.storage();
+  for (size_t i = 0; i < s.kBufferSize; ++i) storage[i] = 'z';  // no terminator anywhere
+  EXPECT_EQ(s.size(), 2u);                                      // no scan: the length is what was stored
+  EXPECT_EQ(s.view(), "zz");
+  s.set_length(100);  // clamped to the capacity, and terminated
+  EXPECT_EQ(s.size(), 3u);
+  EXPECT_STREQ(s.c_str(), "zzz");
+  s.set_length(1);
+  EXPECT_EQ(s, "z");
+  EXPECT_STREQ(s.c_str(), "z");
+  // Every other way in keeps the length: literal, assign, assign_truncated, a refused assign.
+  FixedString<4> t = "abc";
+  EXPECT_EQ(t.size(), 3u);
+  EXPECT_TRUE(t.assign("wxyz"));
+  EXPECT_EQ(t.size(), 4u);
+  EXPECT_FALSE(t.assign("too long"));
+  EXPECT_EQ(t.size(), 4u);
+  EXPECT_EQ(t.assign_truncated("a\xC3\xA9\xC3\xA9"), 3u);
+  EXPECT_EQ(t.size(), 3u);
+  EXPECT_EQ(sizeof(FixedString<255>), 257u);  // a one-byte length up to 255
+  EXPECT_EQ(sizeof(FixedString<256>), 260u);  // two bytes above (aligned)
 }
 
 // ---- FixedVector ----

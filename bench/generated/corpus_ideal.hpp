@@ -453,8 +453,8 @@ struct Chat {
   }
 
   static bool read(std::span<const std::byte> in, Message& m) {
-    char* text = m.text.buffer();
-    text[0] = '\0';
+    char* text = m.text.storage();
+    m.text.set_length(0);
     size_t length = 0;
     if (!load_head<9>(in, kMax, length)) return false;
     if (length != 0) std::memcpy(text, in.data() + 2, length);
@@ -463,7 +463,7 @@ struct Chat {
       text[0] = '\0';
       return false;
     }
-    text[length] = '\0';
+    m.text.set_length(length);
     return true;
   }
 };

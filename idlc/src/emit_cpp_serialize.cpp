@@ -135,7 +135,7 @@ void Emitter::element(const Type& type, const std::string& ref) {
       p_.print("BITWIRE_TRY(bitwire::serialize_raw128(stream_, $r$));\n", {{"r", ref}});
       return;
     case TypeKind::String:
-      p_.print("BITWIRE_TRY(bitwire::serialize_string(stream_, $r$.buffer(), $r$.kBufferSize));\n", {{"r", ref}});
+      p_.print("BITWIRE_TRY(bitwire::serialize_string(stream_, $r$));\n", {{"r", ref}});
       return;
     case TypeKind::Bytes:
       p_.print("{\n");

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace bitwire {
 
@@ -52,7 +53,11 @@ size_t Transport::receive_many(std::span<std::byte> buffers, size_t stride, size
                                Address* from, double* arrival_times) {
   count = std::min(count, stride == 0 ? 0 : buffers.size() / stride);
   size_t got = 0;
-  while (got < count && receive(buffers.subspan(got * stride, stride), from[got], sizes[got], arrival_times[got])) {
+  while (got < count) {
+    // A receive() that does not date its datagram leaves it unknown (NaN), not the previous batch's time.
+    double arrival = std::numeric_limits<double>::quiet_NaN();
+    if (!receive(buffers.subspan(got * stride, stride), from[got], sizes[got], arrival)) break;
+    arrival_times[got] = arrival;
     ++got;
   }
   return got;

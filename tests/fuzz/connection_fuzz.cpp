@@ -38,7 +38,7 @@ struct Text {
   template <typename Stream>
   bool serialize(Stream& stream) {
     BITWIRE_TRY(bitwire::serialize_int(stream, level, -5, 100));
-    return bitwire::serialize_string(stream, text.buffer(), text.kBufferSize);
+    return bitwire::serialize_string(stream, text);
   }
 };
 

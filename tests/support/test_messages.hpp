@@ -49,7 +49,7 @@ struct Numbered {
     BITWIRE_TRY(serialize_count(stream, count, 0u, 64u));
     if constexpr (Stream::kIsReading) payload.resize(count);
     BITWIRE_TRY(serialize_bytes(stream, payload.data(), count));
-    BITWIRE_TRY(serialize_string(stream, label.buffer(), label.kBufferSize));
+    BITWIRE_TRY(serialize_string(stream, label));
     return true;
   }
   friend bool operator==(const Numbered& a, const Numbered& b) {

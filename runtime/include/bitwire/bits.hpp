@@ -69,7 +69,7 @@ class BitWriter {
   }
 
   // Copies `count` bytes at a byte-aligned position. Precondition: aligned, room left.
-  void write_bytes(const std::byte* source, size_t count) {
+  BITWIRE_FORCE_INLINE void write_bytes(const std::byte* source, size_t count) {
     BITWIRE_ASSERT(scratch_bits_ % 8 == 0);
     BITWIRE_ASSERT(bits_written() + count * 8 <= capacity_bits_);
     if (count == 0) return;
@@ -81,7 +81,16 @@ class BitWriter {
     const size_t end = start + count;
     word_index_ = end / 8;
     scratch_bits_ = static_cast<unsigned>(end % 8) * 8;
-    scratch_ = scratch_bits_ == 0 ? 0 : detail::load_le_partial(data_ + word_index_ * 8, scratch_bits_ / 8);
+    if (scratch_bits_ == 0) {
+      scratch_ = 0;
+    } else if (count >= 8) {
+      // The partial word's bytes are the source's last end % 8 (fewer than 8 <= count): one load of the
+      // source's last 8 bytes, shifted down, instead of reloading the bytes just stored (no store to
+      // forward from, no test of the size's bits).
+      scratch_ = detail::load_le64(source + count - 8) >> (64 - scratch_bits_);
+    } else {
+      scratch_ = detail::load_le_partial(data_ + word_index_ * 8, scratch_bits_ / 8);
+    }
   }
 
   // Stores the pending partial word (only the bytes that hold written bits). Idempotent; writing may
@@ -157,7 +166,7 @@ class BitReader {
   }
 
   // Copies `count` bytes from a byte-aligned position. Precondition: aligned and can_read(count * 8).
-  void read_bytes(std::byte* destination, size_t count) {
+  BITWIRE_FORCE_INLINE void read_bytes(std::byte* destination, size_t count) {
     BITWIRE_ASSERT(bits_read() % 8 == 0);
     BITWIRE_ASSERT(count <= bits_remaining() / 8);
     if (count != 0) std::memcpy(destination, data_ + position_ / 8, count);

@@ -1,5 +1,7 @@
-// FixedString<N>: up to N bytes of UTF-8 in the object (no heap), NUL-terminated, the storage generated
-// code uses for `string<N>` fields. On the wire it is serialize_string with a buffer of N + 1 bytes.
+// FixedString<N>: up to N bytes of UTF-8 in the object (no heap), NUL-terminated, with its length stored
+// beside the text, the storage generated code uses for `string<N>` fields. On the wire it is
+// serialize_string (the length, then the bytes): a write takes the stored length instead of scanning for the
+// terminator, and a read sets it.
 //
 // Contracts: nothing writes past the N + 1 bytes in any build. A string literal converts implicitly and is
 // checked at compile time; run-time text goes through assign(), which refuses (returns false, leaves the
@@ -9,8 +11,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 #include "bitwire/config.hpp"
 
@@ -21,6 +25,9 @@ class FixedString {
  public:
   static constexpr size_t kMaxLength = N;
   static constexpr size_t kBufferSize = N + 1;
+  // The smallest unsigned type that holds N.
+  using Length = std::conditional_t<N <= 0xFF, uint8_t, std::conditional_t<N <= 0xFFFF, uint16_t, uint32_t>>;
+  static_assert(N <= 0xFFFFFFFFu, "a FixedString holds at most 2^32 - 1 bytes");
 
   constexpr FixedString() = default;
 
@@ -42,7 +49,7 @@ class FixedString {
   [[nodiscard]] bool assign(std::string_view text) {
     if (text.size() > N || text.find('\0') != std::string_view::npos) return false;
     std::memcpy(buffer_, text.data(), text.size());
-    buffer_[text.size()] = '\0';
+    set_length(text.size());
     return true;
   }
 
@@ -58,16 +65,27 @@ class FixedString {
       while (length > 0 && (static_cast<unsigned char>(text[length]) & 0xC0) == 0x80) --length;
     }
     std::memcpy(buffer_, text.data(), length);
-    buffer_[length] = '\0';
+    set_length(length);
     return length;
   }
 
-  size_t size() const { return strnlen(buffer_, kBufferSize); }
-  bool empty() const { return buffer_[0] == '\0'; }
+  BITWIRE_FORCE_INLINE size_t size() const { return length_; }
+  bool empty() const { return length_ == 0; }
   const char* c_str() const { return buffer_; }
-  std::string_view view() const { return std::string_view(buffer_, size()); }
-  // The buffer serialize_string reads into and writes from (kBufferSize bytes).
-  char* buffer() { return buffer_; }
+  std::string_view view() const { return std::string_view(buffer_, length_); }
+
+  // Low level, for code that fills the text itself (serialize_string does): storage() is the kBufferSize
+  // bytes of the text; after writing `length` bytes to it, set_length(length) makes them the string (and
+  // terminates it). A length above N is clamped to N. Until then size(), view() and a write take the
+  // stored length over whatever storage() holds (never a scan for the terminator), and c_str() may be
+  // unterminated. Neither checks the bytes: a zero byte or malformed UTF-8 inside the length is refused by
+  // the validating stream when the message is sent.
+  char* storage() { return buffer_; }
+  BITWIRE_FORCE_INLINE void set_length(size_t length) {
+    if (length > N) length = N;
+    length_ = static_cast<Length>(length);
+    buffer_[length] = '\0';
+  }
 
   friend bool operator==(const FixedString& a, const FixedString& b) { return a.view() == b.view(); }
   friend bool operator==(const FixedString& a, std::string_view b) { return a.view() == b; }
@@ -78,9 +96,11 @@ class FixedString {
     size_t i = 0;
     for (; i < length && literal[i] != '\0'; ++i) buffer_[i] = literal[i];
     buffer_[i] = '\0';
+    length_ = static_cast<Length>(i);
   }
 
   char buffer_[N + 1] = {};
+  Length length_ = 0;
 };
 
 }  // namespace bitwire

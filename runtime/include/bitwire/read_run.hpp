@@ -31,6 +31,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "bitwire/bits.hpp"
 #include "bitwire/stream.hpp"
@@ -87,7 +88,8 @@ class ReadRun {
     const auto shift = kAlignedStart ? 0u : static_cast<unsigned>(start_ % 8);
     // Chunks before the last: 8-byte loads that end at or before `end` (first + 7k + 8 <= end, since the
     // run reaches past bit 56k + 56 of itself).
-    for (size_t k = 0; k + 1 < kChunks; ++k) chunks_[k] = detail::load_le64(data + first + 7 * k) >> shift;
+    // Unrolled by construction: g++ -O2 keeps a loop rolled and the chunks in memory.
+    load_chunks(data + first, shift, std::make_index_sequence<kChunks - 1>{});
     // The last chunk: the 8 bytes that end at the run's last byte (or the span's first 8 bytes when the run
     // ends before byte 8), shifted so that bit 0 is the chunk's first stream bit. The shift is in [0, 64):
     // that bit is at or after the load's first bit, and before the run's end, at most 64 bits after it.
@@ -158,6 +160,13 @@ class ReadRun {
     if (width > kChunkBits - s) value |= chunks_[chunk(k + 1)] << (kChunkBits - s);
     if (width > 2 * kChunkBits - s) value |= chunks_[chunk(k + 2)] << (2 * kChunkBits - s);
     return value & low_mask(bits);
+  }
+
+  // Chunks 0 .. K: the 8-byte loads 7 bytes apart from `at`, shifted right by `shift`.
+  template <size_t... K>
+  BITWIRE_FORCE_INLINE void load_chunks([[maybe_unused]] const std::byte* at, [[maybe_unused]] unsigned shift,
+                                        std::index_sequence<K...>) {
+    ((chunks_[K] = detail::load_le64(at + 7 * K) >> shift), ...);
   }
 
   // A chunk index, clamped into the array. Every read inside the run needs no clamp (its chunks exist);

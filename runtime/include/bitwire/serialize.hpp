@@ -27,6 +27,7 @@
 
 #include "bitwire/bits.hpp"
 #include "bitwire/config.hpp"
+#include "bitwire/fixed_string.hpp"
 #include "bitwire/read_run.hpp"
 #include "bitwire/stream.hpp"
 #include "bitwire/utf8.hpp"
@@ -534,16 +535,16 @@ BITWIRE_FORCE_INLINE bool serialize_bytes(Stream& stream, T* data, size_t count)
   return serialize_bytes(stream, reinterpret_cast<std::byte*>(data), count);
 }
 
-// A NUL-terminated string in a buffer of `buffer_size` bytes (so at most buffer_size - 1 characters):
-// the length as int(length, 0, buffer_size - 1), then the characters as bytes (aligned). Writes assert
-// well-formed UTF-8 without NUL; reads refuse anything else and always leave the buffer terminated.
+namespace detail {
+
+// The text of a string after its length is known on a write (`length`) and set by a read: the length as
+// int(length, 0, max_length), then the characters as bytes (aligned). Writes assert well-formed UTF-8 without
+// NUL (a validating stream refuses it); reads refuse anything else, leave `buffer` terminated after the
+// text and, refused, leave it empty with `length` 0.
 template <typename Stream>
-inline bool serialize_string(Stream& stream, char* buffer, size_t buffer_size) {
-  BITWIRE_ASSERT(buffer_size >= 1 && buffer_size - 1 <= std::numeric_limits<uint32_t>::max());
-  const auto max_length = static_cast<uint32_t>(buffer_size - 1);
-  uint32_t length = 0;
+BITWIRE_FORCE_INLINE bool serialize_string_text(Stream& stream, char* buffer, uint32_t& length,
+                                                uint32_t max_length) {
   if constexpr (!Stream::kIsReading) {
-    length = static_cast<uint32_t>(detail::bounded_length(buffer, buffer_size));
     if (!detail::write_contract(stream, [&] { return length <= max_length; }, WriteError::kInvalidCount)) return false;
     if constexpr (Stream::kIsValidating) {
       const Utf8Status status = check_utf8(reinterpret_cast<const unsigned char*>(buffer), length);
@@ -553,30 +554,61 @@ inline bool serialize_string(Stream& stream, char* buffer, size_t buffer_size) {
     } else {
       BITWIRE_ASSERT(check_utf8(reinterpret_cast<const unsigned char*>(buffer), length) == Utf8Status::kValid);
     }
-  }
-  if constexpr (Stream::kIsReading) buffer[0] = '\0';  // a refused read leaves an empty string
-  if (!detail::serialize_ranged(stream, length, uint32_t{0}, max_length, ReadError::kInvalidCount)) return false;
-  if constexpr (Stream::kIsReading) {
-    if (!serialize_bytes(stream, buffer, length)) {
+    if (!detail::serialize_ranged(stream, length, uint32_t{0}, max_length, ReadError::kInvalidCount))
+      return false;
+    return serialize_bytes(stream, buffer, length);
+  } else {
+    buffer[0] = '\0';  // a refused read leaves an empty string
+    length = 0;
+    uint32_t read_length = 0;
+    if (!detail::serialize_ranged(stream, read_length, uint32_t{0}, max_length, ReadError::kInvalidCount)) {
+      return false;
+    }
+    if (!serialize_bytes(stream, buffer, read_length)) {
       buffer[0] = '\0';
       return false;
     }
-    const Utf8Status status = check_utf8(reinterpret_cast<const unsigned char*>(buffer), length);
+    const Utf8Status status = check_utf8(reinterpret_cast<const unsigned char*>(buffer), read_length);
     if (status != Utf8Status::kValid) [[unlikely]] {
       buffer[0] = '\0';
       return stream.fail_at(status == Utf8Status::kHasNul ? ReadError::kInteriorNul : ReadError::kInvalidUtf8,
-                            stream.bits_processed() - size_t{length} * 8);
+                            stream.bits_processed() - size_t{read_length} * 8);
     }
-    buffer[length] = '\0';
+    buffer[read_length] = '\0';
+    length = read_length;
     return true;
-  } else {
-    return serialize_bytes(stream, buffer, length);
   }
+}
+
+}  // namespace detail
+
+// A NUL-terminated string in a buffer of `buffer_size` bytes (so at most buffer_size - 1 characters):
+// the length as int(length, 0, buffer_size - 1), then the characters as bytes (aligned). A write finds the
+// length by scanning for the terminator (8 bytes a step). Writes assert well-formed UTF-8 without NUL; reads
+// refuse anything else and always leave the buffer terminated.
+template <typename Stream>
+inline bool serialize_string(Stream& stream, char* buffer, size_t buffer_size) {
+  BITWIRE_ASSERT(buffer_size >= 1 && buffer_size - 1 <= std::numeric_limits<uint32_t>::max());
+  const auto max_length = static_cast<uint32_t>(buffer_size - 1);
+  uint32_t length = 0;
+  if constexpr (!Stream::kIsReading)
+    length = static_cast<uint32_t>(detail::bounded_length(buffer, buffer_size));
+  return detail::serialize_string_text(stream, buffer, length, max_length);
 }
 
 template <typename Stream, size_t N>
 inline bool serialize_string(Stream& stream, char (&buffer)[N]) {
   return serialize_string(stream, buffer, N);
+}
+
+// A FixedString<N> (what generated code uses for `string<N>`): the same bits as serialize_string with a
+// buffer of N + 1 bytes, without the scan: a write takes the stored length, a read sets it.
+template <typename Stream, size_t N>
+BITWIRE_FORCE_INLINE bool serialize_string(Stream& stream, FixedString<N>& text) {
+  uint32_t length = static_cast<uint32_t>(text.size());
+  const bool ok = detail::serialize_string_text(stream, text.storage(), length, static_cast<uint32_t>(N));
+  if constexpr (Stream::kIsReading) text.set_length(length);
+  return ok;
 }
 
 // ---- composition ----

@@ -101,7 +101,9 @@ class WriteStream {
 
   BITWIRE_FORCE_INLINE void write_bits(uint64_t value, int bits) { writer_.write_bits(value, bits); }
   BITWIRE_FORCE_INLINE void write_align() { writer_.write_align(); }
-  void write_bytes(const std::byte* source, size_t count) { writer_.write_bytes(source, count); }
+  BITWIRE_FORCE_INLINE void write_bytes(const std::byte* source, size_t count) {
+    writer_.write_bytes(source, count);
+  }
 
   // Stores the last partial word; call once writing is done, before using the bytes.
   BITWIRE_FORCE_INLINE void flush() { writer_.flush(); }
@@ -146,7 +148,7 @@ class ReadStream {
   }
 
   // Copies `count` bytes; the stream must be byte-aligned.
-  bool read_bytes(std::byte* destination, size_t count) {
+  BITWIRE_FORCE_INLINE bool read_bytes(std::byte* destination, size_t count) {
     if (failed()) return false;
     if (count > reader_.bits_remaining() / 8) return fail_at(ReadError::kPastEnd, reader_.bits_read());
     reader_.read_bytes(destination, count);
@@ -224,7 +226,7 @@ class ValidateStream {
     bits_ += static_cast<size_t>(bits > 0 ? bits : 0);
   }
   BITWIRE_FORCE_INLINE void write_align() { bits_ += MeasureStream::kAlignBound; }
-  void write_bytes(const std::byte*, size_t count) { bits_ += count * 8; }
+  BITWIRE_FORCE_INLINE void write_bytes(const std::byte*, size_t count) { bits_ += count * 8; }
   BITWIRE_FORCE_INLINE void flush() {}
 
   // Records the first violation; returns false so a primitive can `return stream.refuse(...)`.

@@ -43,7 +43,7 @@ class Transport {
   // Receives up to `count` datagrams, datagram i into buffers[i * stride, i * stride + stride), its size in
   // sizes[i] (0: oversized, dropped), its source in from[i] and its arrival time in arrival_times[i]. Returns
   // how many were received. `buffers` holds at least count * stride bytes. The default calls receive() per
-  // datagram; UdpTransport uses one recvmmsg per batch.
+  // datagram (an entry its receive() leaves undated reads NaN); UdpTransport uses one recvmmsg per batch.
   virtual size_t receive_many(std::span<std::byte> buffers, size_t stride, size_t count, size_t* sizes,
                               Address* from, double* arrival_times);
 
