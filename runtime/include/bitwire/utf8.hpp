@@ -25,7 +25,7 @@
 // bytes a step) for texts of kUtf8Avx2Minimum bytes or more, else SSSE3 (16 bytes a step, the same
 // nibble-table check), else SSE2. BITWIRE_UTF8_AVX2=0 and BITWIRE_UTF8_SSSE3=0 leave those paths out (both:
 // no run-time dispatch at all, the SSE2 path). A build for a target with AVX2 or SSSE3 (-mavx2, -mssse3,
-// -march=x86-64-v3 ...) calls that path without asking.
+// -march=x86-64-v3 ...) still asks the CPU once (see utf8_cpu_has_avx2 for why).
 #if BITWIRE_UTF8_SSE2 && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define BITWIRE_UTF8_CAN_DISPATCH 1
 #else
@@ -312,24 +312,16 @@ inline unsigned utf8_cpu_features() {
 }
 #endif
 
+// Always the cached answer, never `true` from the translation unit's own target (__AVX2__, __SSSE3__): an
+// inline function whose body depended on it would break the one-definition rule when one file of a program
+// is built with -mavx2, and the linker could keep that file's copy for every caller, so a CPU without AVX2
+// would run AVX2 code.
 #if BITWIRE_UTF8_SSSE3
-inline bool utf8_cpu_has_ssse3() {
-#if defined(__SSSE3__)
-  return true;
-#else
-  return (utf8_cpu_features() & 1u) != 0;
-#endif
-}
+inline bool utf8_cpu_has_ssse3() { return (utf8_cpu_features() & 1u) != 0; }
 #endif
 
 #if BITWIRE_UTF8_AVX2
-inline bool utf8_cpu_has_avx2() {
-#if defined(__AVX2__)
-  return true;
-#else
-  return (utf8_cpu_features() & 2u) != 0;
-#endif
-}
+inline bool utf8_cpu_has_avx2() { return (utf8_cpu_features() & 2u) != 0; }
 #endif
 
 #if BITWIRE_UTF8_SSSE3
