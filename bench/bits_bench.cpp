@@ -29,8 +29,8 @@
 #include <span>
 #include <vector>
 
-#include "bitwire/random.hpp"
-#include "bitwire/serialize.hpp"
+#include "bitwire/core/random.hpp"
+#include "bitwire/serialize/serialize.hpp"
 
 namespace {
 

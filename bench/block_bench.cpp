@@ -10,12 +10,12 @@
 #include <span>
 #include <vector>
 
-#include "bitwire/block.hpp"
-#include "bitwire/chunk.hpp"
-#include "bitwire/connection.hpp"
-#include "bitwire/link.hpp"
-#include "bitwire/serialize.hpp"
-#include "bitwire/simulator.hpp"
+#include "bitwire/message/block.hpp"
+#include "bitwire/message/chunk.hpp"
+#include "bitwire/message/connection.hpp"
+#include "bitwire/sim/link.hpp"
+#include "bitwire/serialize/serialize.hpp"
+#include "bitwire/sim/simulator.hpp"
 
 namespace {
 

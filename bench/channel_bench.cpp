@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "../generated/game.hpp"
-#include "bitwire/connection.hpp"
-#include "bitwire/serialize.hpp"
+#include "bitwire/message/connection.hpp"
+#include "bitwire/serialize/serialize.hpp"
 
 namespace {
 

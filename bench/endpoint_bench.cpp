@@ -6,9 +6,9 @@
 #include <cstring>
 #include <vector>
 
-#include "bitwire/crc32.hpp"
-#include "bitwire/endpoint.hpp"
-#include "bitwire/reassembler.hpp"
+#include "bitwire/core/crc32.hpp"
+#include "bitwire/packet/endpoint.hpp"
+#include "bitwire/packet/reassembler.hpp"
 
 namespace {
 

@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
-#include "bitwire/netcode_client.hpp"
-#include "bitwire/netcode_server.hpp"
+#include "bitwire/netcode/client.hpp"
+#include "bitwire/netcode/server.hpp"
 
 namespace {
 

@@ -25,13 +25,13 @@
 #include <string>
 #include <vector>
 
-#include "bitwire/client.hpp"
-#include "bitwire/fixed_vector.hpp"
-#include "bitwire/netcode_token.hpp"
-#include "bitwire/serialize.hpp"
-#include "bitwire/server.hpp"
-#include "bitwire/transport.hpp"
-#include "bitwire/udp_socket.hpp"
+#include "bitwire/stack/client.hpp"
+#include "bitwire/serialize/fixed_vector.hpp"
+#include "bitwire/netcode/token.hpp"
+#include "bitwire/serialize/serialize.hpp"
+#include "bitwire/stack/server.hpp"
+#include "bitwire/transport/transport.hpp"
+#include "bitwire/transport/udp_socket.hpp"
 
 namespace {
 

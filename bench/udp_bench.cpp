@@ -6,7 +6,7 @@
 #include <array>
 #include <vector>
 
-#include "bitwire/udp_socket.hpp"
+#include "bitwire/transport/udp_socket.hpp"
 
 namespace {
 

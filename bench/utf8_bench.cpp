@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "bitwire/random.hpp"
-#include "bitwire/random_fill.hpp"
-#include "bitwire/utf8.hpp"
+#include "bitwire/core/random.hpp"
+#include "bitwire/serialize/random_fill.hpp"
+#include "bitwire/serialize/utf8.hpp"
 
 namespace {
 

@@ -60,7 +60,7 @@ function(idlc_generate)
     get_filename_component(stem "${path}" NAME_WLE)
     list(APPEND schemas "${path}")
     list(APPEND headers "${out_dir}/${stem}.hpp")
-    # The same names idlc writes (idlc/src/emit_cpp.cpp, cpp_source_names): all of them, whatever the schema.
+    # The same names idlc writes (idlc/src/backend/cpp/emit_cpp.cpp, cpp_source_names): all of them, whatever the schema.
     list(APPEND sources "${out_dir}/${stem}.cpp")
     if(ARG_FACTORY_SOURCES GREATER 1)
       math(EXPR last_source "${ARG_FACTORY_SOURCES} - 1")

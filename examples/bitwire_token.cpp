@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "bitwire/netcode_token.hpp"
+#include "bitwire/netcode/token.hpp"
 
 namespace {
 

@@ -13,10 +13,7 @@
 #include <ctime>
 #include <thread>
 
-#include "bitwire/client.hpp"
-#include "bitwire/netcode_token.hpp"
-#include "bitwire/server.hpp"
-#include "bitwire/udp_socket.hpp"
+#include "bitwire/bitwire.hpp"
 #include "hello.hpp"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "bitwire/serialize.hpp"
+#include "bitwire/serialize/serialize.hpp"
 
 namespace {
 

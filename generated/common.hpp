@@ -7,10 +7,10 @@
 #include <string>
 #include <type_traits>
 
-#include "bitwire/fixed_string.hpp"
-#include "bitwire/fixed_vector.hpp"
-#include "bitwire/format.hpp"
-#include "bitwire/serialize.hpp"
+#include "bitwire/serialize/fixed_string.hpp"
+#include "bitwire/serialize/fixed_vector.hpp"
+#include "bitwire/serialize/format.hpp"
+#include "bitwire/serialize/serialize.hpp"
 
 /// Spatial types shared by the game's messages: quantized positions, velocities and orientations.
 namespace common {
@@ -18,7 +18,7 @@ namespace common {
 /// Half the width of the world, in meters: positions lie in [-WorldExtent, WorldExtent].
 inline constexpr std::int64_t WorldExtent = 1024;
 
-// Text for logs (bitwire/format.hpp): format_value and to_string for every struct and message of the
+// Text for logs (bitwire/serialize/format.hpp): format_value and to_string for every struct and message of the
 // package, found by argument-dependent lookup. One pair for the package, taking only the structs
 // that name this package's tag.
 struct FormatTag_ {};
@@ -87,7 +87,7 @@ struct Position {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Position& value_) {
     out_ += "Position{";
     out_ += "x=";
@@ -154,7 +154,7 @@ struct Velocity {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Velocity& value_) {
     out_ += "Velocity{";
     out_ += "x=";
@@ -227,7 +227,7 @@ struct Orientation {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Orientation& value_) {
     out_ += "Orientation{";
     out_ += "largest=";

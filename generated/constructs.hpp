@@ -7,11 +7,11 @@
 #include <string>
 #include <type_traits>
 
-#include "bitwire/fixed_string.hpp"
-#include "bitwire/fixed_vector.hpp"
-#include "bitwire/format.hpp"
-#include "bitwire/serialize.hpp"
-#include "bitwire/message.hpp"
+#include "bitwire/serialize/fixed_string.hpp"
+#include "bitwire/serialize/fixed_vector.hpp"
+#include "bitwire/serialize/format.hpp"
+#include "bitwire/serialize/serialize.hpp"
+#include "bitwire/message/message.hpp"
 #include "common.hpp"
 
 /// Every construct of the .net schema language, once or more. idlc's tests check that this file
@@ -52,7 +52,7 @@ enum class MessageType : std::uint8_t {
 inline constexpr std::uint32_t kMessageTypeCount = 4;
 inline constexpr int kMessageTypeBits = 2;
 
-// Text for logs (bitwire/format.hpp): format_value and to_string for every struct and message of the
+// Text for logs (bitwire/serialize/format.hpp): format_value and to_string for every struct and message of the
 // package, found by argument-dependent lookup. One pair for the package, taking only the structs
 // that name this package's tag.
 struct FormatTag_ {};
@@ -420,7 +420,7 @@ struct Scalars {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Scalars& value_) {
     out_ += "Scalars{";
     out_ += "flag=";
@@ -515,7 +515,7 @@ struct Ping {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Ping& value_) {
     out_ += "Ping{";
     out_ += "sent_tick=";
@@ -696,7 +696,7 @@ struct Shapes {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Shapes& value_) {
     out_ += "Shapes{";
     out_ += "fixed_array=";
@@ -843,7 +843,7 @@ struct Conditions {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Conditions& value_) {
     out_ += "Conditions{";
     out_ += "moving=";
@@ -921,7 +921,7 @@ struct Directives {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Directives& value_) {
     out_ += "Directives{";
     out_ += "before=";
@@ -967,7 +967,7 @@ struct Everything {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Everything& value_) {
     out_ += "Everything{";
     out_ += "scalars=";

@@ -7,11 +7,11 @@
 #include <string>
 #include <type_traits>
 
-#include "bitwire/fixed_string.hpp"
-#include "bitwire/fixed_vector.hpp"
-#include "bitwire/format.hpp"
-#include "bitwire/serialize.hpp"
-#include "bitwire/message.hpp"
+#include "bitwire/serialize/fixed_string.hpp"
+#include "bitwire/serialize/fixed_vector.hpp"
+#include "bitwire/serialize/format.hpp"
+#include "bitwire/serialize/serialize.hpp"
+#include "bitwire/message/message.hpp"
 #include "common.hpp"
 
 /// The demo game's protocol: what a client sends every tick, what the server sends back, and the
@@ -42,7 +42,7 @@ enum class MessageType : std::uint8_t {
 inline constexpr std::uint32_t kMessageTypeCount = 6;
 inline constexpr int kMessageTypeBits = 3;
 
-// Text for logs (bitwire/format.hpp): format_value and to_string for every struct and message of the
+// Text for logs (bitwire/serialize/format.hpp): format_value and to_string for every struct and message of the
 // package, found by argument-dependent lookup. One pair for the package, taking only the structs
 // that name this package's tag.
 struct FormatTag_ {};
@@ -379,7 +379,7 @@ struct EntityState {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const EntityState& value_) {
     out_ += "EntityState{";
     out_ += "id=";
@@ -544,7 +544,7 @@ struct GameEvent {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const GameEvent& value_) {
     out_ += "GameEvent{";
     out_ += "kind=";
@@ -648,7 +648,7 @@ struct PlayerInput {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const PlayerInput& value_) {
     out_ += "PlayerInput{";
     out_ += "tick=";
@@ -728,7 +728,7 @@ struct Snapshot {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Snapshot& value_) {
     out_ += "Snapshot{";
     out_ += "tick=";
@@ -779,7 +779,7 @@ struct Events {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Events& value_) {
     out_ += "Events{";
     out_ += "tick=";
@@ -845,7 +845,7 @@ struct ScoreUpdate {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const ScoreUpdate& value_) {
     out_ += "ScoreUpdate{";
     out_ += "scores=";
@@ -915,7 +915,7 @@ struct Chat {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Chat& value_) {
     out_ += "Chat{";
     out_ += "sender=";
@@ -1011,7 +1011,7 @@ struct LevelLoad {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const LevelLoad& value_) {
     out_ += "LevelLoad{";
     out_ += "level=";

@@ -7,11 +7,11 @@
 #include <string>
 #include <type_traits>
 
-#include "bitwire/fixed_string.hpp"
-#include "bitwire/fixed_vector.hpp"
-#include "bitwire/format.hpp"
-#include "bitwire/serialize.hpp"
-#include "bitwire/message.hpp"
+#include "bitwire/serialize/fixed_string.hpp"
+#include "bitwire/serialize/fixed_vector.hpp"
+#include "bitwire/serialize/format.hpp"
+#include "bitwire/serialize/serialize.hpp"
+#include "bitwire/message/message.hpp"
 
 /// The walk-through's protocol (docs/walkthrough.md): a chat line sent reliably and a player's input
 /// sent every tick.
@@ -26,7 +26,7 @@ enum class MessageType : std::uint8_t {
 inline constexpr std::uint32_t kMessageTypeCount = 2;
 inline constexpr int kMessageTypeBits = 1;
 
-// Text for logs (bitwire/format.hpp): format_value and to_string for every struct and message of the
+// Text for logs (bitwire/serialize/format.hpp): format_value and to_string for every struct and message of the
 // package, found by argument-dependent lookup. One pair for the package, taking only the structs
 // that name this package's tag.
 struct FormatTag_ {};
@@ -72,7 +72,7 @@ struct Chat {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Chat& value_) {
     out_ += "Chat{";
     out_ += "line=";
@@ -140,7 +140,7 @@ struct Input {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Input& value_) {
     out_ += "Input{";
     out_ += "tick=";

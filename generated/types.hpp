@@ -7,11 +7,11 @@
 #include <string>
 #include <type_traits>
 
-#include "bitwire/fixed_string.hpp"
-#include "bitwire/fixed_vector.hpp"
-#include "bitwire/format.hpp"
-#include "bitwire/serialize.hpp"
-#include "bitwire/message.hpp"
+#include "bitwire/serialize/fixed_string.hpp"
+#include "bitwire/serialize/fixed_vector.hpp"
+#include "bitwire/serialize/format.hpp"
+#include "bitwire/serialize/serialize.hpp"
+#include "bitwire/message/message.hpp"
 
 /// Types at the edges of the language: enum headroom, 64-bit ranges up to their limits, fixed-length
 /// byte blocks. tests/generated/types_test.cpp pins their bytes.
@@ -27,7 +27,7 @@ enum class MessageType : std::uint8_t {
 inline constexpr std::uint32_t kMessageTypeCount = 1;
 inline constexpr int kMessageTypeBits = 0;
 
-// Text for logs (bitwire/format.hpp): format_value and to_string for every struct and message of the
+// Text for logs (bitwire/serialize/format.hpp): format_value and to_string for every struct and message of the
 // package, found by argument-dependent lookup. One pair for the package, taking only the structs
 // that name this package's tag.
 struct FormatTag_ {};
@@ -177,7 +177,7 @@ struct Wide {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Wide& value_) {
     out_ += "Wide{";
     out_ += "raw=";
@@ -240,7 +240,7 @@ struct Blocks {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Blocks& value_) {
     out_ += "Blocks{";
     out_ += "flag=";
@@ -318,7 +318,7 @@ struct Loadout {
 
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
-  // Appends the struct as text (bitwire/format.hpp): what format_value and to_string call.
+  // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
   static void format_(std::string& out_, const Loadout& value_) {
     out_ += "Loadout{";
     out_ += "primary=";

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "bitwire/serialize.hpp"
+#include "bitwire/serialize/serialize.hpp"
 
 namespace bench_harness {
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "bench_harness.hpp"
-#include "bitwire/random.hpp"
+#include "bitwire/core/random.hpp"
 #include "corpus.hpp"
 #include "corpus_ideal.hpp"
 #include "examples_random.hpp"

@@ -26,7 +26,7 @@
 #include <cstring>
 #include <span>
 
-#include "bitwire/utf8.hpp"
+#include "bitwire/serialize/utf8.hpp"
 #include "corpus.hpp"
 #include "examples.hpp"
 

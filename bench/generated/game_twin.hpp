@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "bitwire/serialize.hpp"
+#include "bitwire/serialize/serialize.hpp"
 #include "game.hpp"
 
 namespace twin {

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "bitwire/monotonic_time.hpp"
+#include "bitwire/core/monotonic_time.hpp"
 #include "options.hpp"
 #include "run.hpp"
 #include "session.hpp"

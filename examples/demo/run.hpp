@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "bitwire/simulator.hpp"
+#include "bitwire/sim/simulator.hpp"
 #include "options.hpp"
 #include "session.hpp"
 

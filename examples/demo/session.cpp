@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "bitwire/crc32.hpp"
-#include "bitwire/netcode_token.hpp"
-#include "bitwire/random.hpp"
+#include "bitwire/core/crc32.hpp"
+#include "bitwire/netcode/token.hpp"
+#include "bitwire/core/random.hpp"
 #include "game.hpp"
 
 namespace demo {

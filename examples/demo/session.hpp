@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "bitwire/client.hpp"
-#include "bitwire/server.hpp"
-#include "bitwire/simulator.hpp"
-#include "bitwire/udp_socket.hpp"
+#include "bitwire/stack/client.hpp"
+#include "bitwire/stack/server.hpp"
+#include "bitwire/sim/simulator.hpp"
+#include "bitwire/transport/udp_socket.hpp"
 #include "options.hpp"
 #include "simulated_transport.hpp"
 #include "socket_transport.hpp"

@@ -21,9 +21,9 @@
 #include <memory>
 #include <span>
 
-#include "bitwire/simulator.hpp"
-#include "bitwire/transport.hpp"
-#include "bitwire/udp_socket.hpp"
+#include "bitwire/sim/simulator.hpp"
+#include "bitwire/transport/transport.hpp"
+#include "bitwire/transport/udp_socket.hpp"
 #include "tick_clock.hpp"
 
 namespace demo {

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <span>
 
-#include "bitwire/transport.hpp"
-#include "bitwire/udp_socket.hpp"
+#include "bitwire/transport/transport.hpp"
+#include "bitwire/transport/udp_socket.hpp"
 #include "tick_clock.hpp"
 
 namespace demo {

@@ -16,7 +16,7 @@
 #include <cmath>
 #include <limits>
 
-#include "bitwire/udp_socket.hpp"
+#include "bitwire/transport/udp_socket.hpp"
 
 namespace demo {
 

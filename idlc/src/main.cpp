@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "check.hpp"
-#include "diagnostics.hpp"
-#include "emit_cpp_bench.hpp"
-#include "layout.hpp"
-#include "loader.hpp"
-#include "output.hpp"
+#include "check/check.hpp"
+#include "frontend/diagnostics.hpp"
+#include "backend/bench/emit_cpp_bench.hpp"
+#include "model/layout.hpp"
+#include "frontend/loader.hpp"
+#include "backend/cpp/output.hpp"
 
 namespace {
 

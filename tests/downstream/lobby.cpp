@@ -3,7 +3,7 @@
 #include <array>
 #include <cstdio>
 
-#include "bitwire/endpoint.hpp"
+#include "bitwire/packet/endpoint.hpp"
 #include "lobby.hpp"
 
 int main() {

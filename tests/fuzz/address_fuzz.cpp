@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "bitwire/address.hpp"
+#include "bitwire/transport/address.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <span>
 
-#include "bitwire/chunk.hpp"
+#include "bitwire/message/chunk.hpp"
 
 namespace {
 

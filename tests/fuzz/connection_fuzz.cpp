@@ -16,9 +16,9 @@
 #include <algorithm>
 #include <memory>
 
-#include "bitwire/connection.hpp"
-#include "bitwire/fixed_string.hpp"
-#include "bitwire/serialize.hpp"
+#include "bitwire/message/connection.hpp"
+#include "bitwire/serialize/fixed_string.hpp"
+#include "bitwire/serialize/serialize.hpp"
 
 namespace {
 

@@ -21,9 +21,9 @@
 #include <cstdint>
 #include <memory>
 
-#include "bitwire/connection.hpp"
-#include "bitwire/link.hpp"
-#include "bitwire/serialize.hpp"
+#include "bitwire/message/connection.hpp"
+#include "bitwire/sim/link.hpp"
+#include "bitwire/serialize/serialize.hpp"
 
 namespace {
 

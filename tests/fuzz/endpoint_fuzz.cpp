@@ -12,8 +12,8 @@
 #include <cstring>
 #include <vector>
 
-#include "bitwire/endpoint.hpp"
-#include "bitwire/envelope.hpp"
+#include "bitwire/packet/endpoint.hpp"
+#include "bitwire/packet/envelope.hpp"
 #include "support/bytes.hpp"
 
 namespace {

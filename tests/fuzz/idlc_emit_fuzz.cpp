@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "check.hpp"
-#include "diagnostics.hpp"
-#include "emit_cpp.hpp"
+#include "check/check.hpp"
+#include "frontend/diagnostics.hpp"
+#include "backend/cpp/emit_cpp.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string>
 
-#include "check.hpp"
-#include "diagnostics.hpp"
-#include "layout.hpp"
+#include "check/check.hpp"
+#include "frontend/diagnostics.hpp"
+#include "model/layout.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "bitwire/netcode_server.hpp"
-#include "bitwire/transport.hpp"
+#include "bitwire/netcode/server.hpp"
+#include "bitwire/transport/transport.hpp"
 
 namespace {
 

@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include "bitwire/random.hpp"
-#include "bitwire/serialize.hpp"
+#include "bitwire/core/random.hpp"
+#include "bitwire/serialize/serialize.hpp"
 #include "support/serialize_script.hpp"
 
 namespace bitwire::test {

@@ -16,7 +16,7 @@
 #include <cstring>
 #include <memory>
 
-#include "bitwire/link.hpp"
+#include "bitwire/sim/link.hpp"
 #include "support/bytes.hpp"
 #include "support/session.hpp"
 

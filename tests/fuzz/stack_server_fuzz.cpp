@@ -12,11 +12,11 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "bitwire/netcode_client.hpp"
-#include "bitwire/netcode_token.hpp"
-#include "bitwire/serialize.hpp"
-#include "bitwire/server.hpp"
-#include "bitwire/transport.hpp"
+#include "bitwire/netcode/client.hpp"
+#include "bitwire/netcode/token.hpp"
+#include "bitwire/serialize/serialize.hpp"
+#include "bitwire/stack/server.hpp"
+#include "bitwire/transport/transport.hpp"
 #include "support/bytes.hpp"
 
 namespace {

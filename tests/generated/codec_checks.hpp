@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
-#include "bitwire/random.hpp"
-#include "bitwire/serialize.hpp"
+#include "bitwire/core/random.hpp"
+#include "bitwire/serialize/serialize.hpp"
 #include "values.hpp"
 
 namespace bitwire {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "emit_compile.hpp"
-#include "emit_cpp_bench.hpp"
+#include "backend/bench/emit_cpp_bench.hpp"
 #include "schema_generator.hpp"
 
 namespace {
@@ -47,7 +47,7 @@ TEST(CorpusCompile, TheRandomHeadersOfEveryGeneratedSchemaCompile) {
   ASSERT_EQ(emit_all(schemas, dir).errors, "");
   std::map<std::string, std::string> files;
   for (const Schema& schema : schemas) files[schema.name] = schema.text;
-  std::string tu = "#include <memory>\n\n#include \"bitwire/random.hpp\"\n";
+  std::string tu = "#include <memory>\n\n#include \"bitwire/core/random.hpp\"\n";
   std::string calls;
   for (const Schema& schema : schemas) {
     idlc::Diagnostics diagnostics;
@@ -102,7 +102,7 @@ TEST(CorpusCompile, OutputWithoutFormattingCompilesAndIsSmaller) {
   const Emitted plain = emit_all(schemas, dir, options);
   ASSERT_EQ(plain.errors, "");
   EXPECT_EQ(plain.all_text.find("format_value"), std::string::npos);
-  EXPECT_EQ(plain.all_text.find("bitwire/format.hpp"), std::string::npos);
+  EXPECT_EQ(plain.all_text.find("bitwire/serialize/format.hpp"), std::string::npos);
   EXPECT_EQ(plain.all_text.find("std::string"), std::string::npos);
   EXPECT_LT(plain.all_text.size() * 10, formatted.all_text.size() * 9)
       << plain.all_text.size() << " bytes without formatting, " << formatted.all_text.size() << " with";

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bitwire/serialize.hpp"
+#include "bitwire/serialize/serialize.hpp"
 #include "realworld.hpp"
 #include "examples.hpp"
 #include "examples_instances.hpp"

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "bitwire/random.hpp"
-#include "bitwire/serialize.hpp"
+#include "bitwire/core/random.hpp"
+#include "bitwire/serialize/serialize.hpp"
 #include "corpus_ideal.hpp"
 #include "corpus_random.hpp"
 #include "examples_random.hpp"

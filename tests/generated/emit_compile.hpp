@@ -16,10 +16,10 @@
 
 #include <unistd.h>
 
-#include "check.hpp"
-#include "diagnostics.hpp"
-#include "emit_cpp.hpp"
-#include "model.hpp"
+#include "check/check.hpp"
+#include "frontend/diagnostics.hpp"
+#include "backend/cpp/emit_cpp.hpp"
+#include "model/model.hpp"
 
 namespace bitwire::test::emit {
 
@@ -99,7 +99,7 @@ inline Emitted emit_all(const std::vector<Schema>& schemas, const fs::path& dir,
 #include <string>
 #include <vector>
 
-#include "bitwire/message.hpp"
+#include "bitwire/message/message.hpp"
 )" + includes + R"(
 namespace {
 

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "emit_compile.hpp"
-#include "emit_cpp_text.hpp"
+#include "backend/cpp/emit_cpp_text.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "bitwire/connection.hpp"
+#include "bitwire/message/connection.hpp"
 #include "constructs.hpp"
 #include "game.hpp"
 #include "many.hpp"

@@ -1,4 +1,4 @@
-// Generated structs' text (bitwire/format.hpp): `to_string(value)` and `format_value(out, value)`,
+// Generated structs' text (bitwire/serialize/format.hpp): `to_string(value)` and `format_value(out, value)`,
 // called unqualified and found by argument-dependent lookup, for a struct, a struct nested in another
 // package's struct, and a message; and with both packages' namespaces brought in by using-directives, where
 // each package's one constrained template pair must take its own structs only (no ambiguity). The texts
@@ -9,7 +9,7 @@
 #include <array>
 #include <string>
 
-#include "bitwire/format.hpp"
+#include "bitwire/serialize/format.hpp"
 #include "constructs.hpp"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "bitwire/connection.hpp"
+#include "bitwire/message/connection.hpp"
 #include "lang.hpp"
 #include "support/bit_pack.hpp"
 #include "support/connection_pair.hpp"

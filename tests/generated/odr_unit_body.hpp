@@ -4,7 +4,7 @@
 
 #include <tuple>
 
-#include "bitwire/serialize.hpp"
+#include "bitwire/serialize/serialize.hpp"
 #include "odr_unit.hpp"
 #include "values.hpp"
 

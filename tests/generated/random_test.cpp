@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "bitwire/random.hpp"
-#include "bitwire/serialize.hpp"
+#include "bitwire/core/random.hpp"
+#include "bitwire/serialize/serialize.hpp"
 #include "common_random.hpp"
 #include "constructs_random.hpp"
 #include "corpus_random.hpp"

@@ -12,9 +12,9 @@
 #include <sstream>
 #include <string>
 
-#include "check.hpp"
-#include "diagnostics.hpp"
-#include "model.hpp"
+#include "check/check.hpp"
+#include "frontend/diagnostics.hpp"
+#include "model/model.hpp"
 
 namespace bitwire::test::gen {
 

@@ -23,8 +23,8 @@
 #include <limits>
 #include <string>
 
-#include "bitwire/random.hpp"
-#include "bitwire/serialize.hpp"
+#include "bitwire/core/random.hpp"
+#include "bitwire/serialize/serialize.hpp"
 #include "common.hpp"
 #include "constructs.hpp"
 #include "game.hpp"

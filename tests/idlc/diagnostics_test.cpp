@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-#include "diagnostics.hpp"
+#include "frontend/diagnostics.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "fingerprint.hpp"
+#include "model/fingerprint.hpp"
 #include "support.hpp"
 
 namespace {

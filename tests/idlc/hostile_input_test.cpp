@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "lexical.hpp"
+#include "frontend/lexical.hpp"
 #include "support.hpp"
 
 namespace {

@@ -2,7 +2,7 @@
 // whose offsets were worked out by hand.
 #include <gtest/gtest.h>
 
-#include "layout.hpp"
+#include "model/layout.hpp"
 #include "support.hpp"
 
 namespace {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "emit_cpp.hpp"
+#include "backend/cpp/emit_cpp.hpp"
 #include "support.hpp"
 
 namespace {

@@ -2,8 +2,8 @@
 // the token after them; syntax errors are reported in order and the parser recovers at declarations.
 #include <gtest/gtest.h>
 
-#include "lexical.hpp"
-#include "parser.hpp"
+#include "frontend/lexical.hpp"
+#include "frontend/parser.hpp"
 
 namespace {
 

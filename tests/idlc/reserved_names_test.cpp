@@ -1,5 +1,5 @@
 // The tables of names a schema may not declare because the headers generated code includes already use
-// them (idlc/src/reserved_macros.inc, reserved_globals.inc) are regenerated here from the compilers and
+// them (idlc/src/frontend/reserved_macros.inc, reserved_globals.inc) are regenerated here from the compilers and
 // compared, so they cannot go stale when a runtime header or a generated #include changes:
 //   macros:  $CXX -std=gnu++20 -dM -E -Iruntime/include probe.cpp   (also -std=c++20, and with clang++)
 //   globals: clang++ -std=gnu++20 -fsyntax-only -Xclang -ast-dump -Iruntime/include probe.cpp
@@ -17,7 +17,7 @@
 #include <sstream>
 #include <string>
 
-#include "names.hpp"
+#include "frontend/names.hpp"
 
 namespace {
 
@@ -117,11 +117,11 @@ TEST(ReservedNames, EveryMacroOfTheGeneratedIncludesIsInTheTable) {
     for (const char* known : {"EINVAL", "SIZE_MAX", "INT32_MAX", "NAN", "PRIu64", "EXIT_SUCCESS"}) {
       EXPECT_EQ(names.count(known), 1u) << known << " not defined: the probe did not include the headers";
     }
-    EXPECT_EQ(missing_macros(names), "") << "add these to idlc/src/reserved_macros.inc (" << standard << ")";
+    EXPECT_EQ(missing_macros(names), "") << "add these to idlc/src/frontend/reserved_macros.inc (" << standard << ")";
   }
   if (std::string(IDLC_TEST_CLANGXX).empty()) return;  // the other compiler is checked where it is installed
   EXPECT_EQ(missing_macros(defined_macros(IDLC_TEST_CLANGXX, "gnu++20")), "")
-      << "add these to idlc/src/reserved_macros.inc (clang++)";
+      << "add these to idlc/src/frontend/reserved_macros.inc (clang++)";
 }
 
 TEST(ReservedNames, GnuModePlatformMacrosAreInTheTable) {
@@ -192,7 +192,7 @@ TEST(ReservedNames, EveryGlobalOfTheGeneratedIncludesIsInTheTable) {
   for (const std::string& name : names) {
     if (!idlc::is_reserved_global(name)) missing += "\"" + name + "\",\n";
   }
-  EXPECT_EQ(missing, "") << "add these to idlc/src/reserved_globals.inc";
+  EXPECT_EQ(missing, "") << "add these to idlc/src/frontend/reserved_globals.inc";
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "emit_cpp.hpp"
+#include "backend/cpp/emit_cpp.hpp"
 #include "support.hpp"
 
 namespace {
@@ -214,7 +214,7 @@ TEST(Scale, NoFormatLeavesTheFormattingCodeOut) {
   const std::string without = idlc::emit_cpp_header(compiled->package(), plain);
   EXPECT_EQ(count(without, "format_"), 0u);
   EXPECT_EQ(count(without, "std::string"), 0u);
-  EXPECT_EQ(count(without, "bitwire/format.hpp"), 0u);
+  EXPECT_EQ(count(without, "bitwire/serialize/format.hpp"), 0u);
   EXPECT_EQ(count(without, "inline constexpr const char* to_string("), compiled->package().enums.size());
   // What leaves is the formatting code, about 1.3 KB per message of this schema (a share of the header
   // that shrinks as the serialize code grows, so the bound is per message, not a ratio).

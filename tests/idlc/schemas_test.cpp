@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "check.hpp"
+#include "check/check.hpp"
 #include "support.hpp"
 
 namespace {

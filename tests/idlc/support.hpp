@@ -5,9 +5,9 @@
 #include <memory>
 #include <string>
 
-#include "check.hpp"
-#include "diagnostics.hpp"
-#include "model.hpp"
+#include "check/check.hpp"
+#include "frontend/diagnostics.hpp"
+#include "model/model.hpp"
 
 namespace idlc::test {
 

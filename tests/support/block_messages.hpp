@@ -1,4 +1,4 @@
-// Block payloads and the two message kinds the connection block tests send (tests/connection_block_test.cpp,
+// Block payloads and the two message kinds the connection block tests send (tests/message/connection_block_test.cpp,
 // connection_inflight_test.cpp, connection_block_share_test.cpp): a block message of test::WithBlock and a
 // small reliable test::Small.
 #pragma once
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "bitwire/connection.hpp"
+#include "bitwire/message/connection.hpp"
 #include "support/test_messages.hpp"
 
 namespace bitwire::test {

@@ -14,7 +14,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "bitwire/config_table.hpp"
+#include "bitwire/core/config_table.hpp"
 
 namespace bitwire::test {
 

@@ -4,8 +4,8 @@
 
 #include <memory>
 
-#include "bitwire/connection.hpp"
-#include "bitwire/link.hpp"
+#include "bitwire/message/connection.hpp"
+#include "bitwire/sim/link.hpp"
 
 namespace bitwire::test {
 

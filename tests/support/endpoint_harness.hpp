@@ -9,7 +9,7 @@
 #include <new>
 #include <vector>
 
-#include "bitwire/endpoint.hpp"
+#include "bitwire/packet/endpoint.hpp"
 #include "support/bytes.hpp"
 
 namespace bitwire::test {

@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "bitwire/netcode_client.hpp"
-#include "bitwire/netcode_server.hpp"
-#include "bitwire/transport.hpp"
+#include "bitwire/netcode/client.hpp"
+#include "bitwire/netcode/server.hpp"
+#include "bitwire/transport/transport.hpp"
 
 namespace bitwire::netcode::testing {
 

@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "bitwire/config.hpp"
+#include "bitwire/core/config.hpp"
 
 namespace bitwire::test {
 

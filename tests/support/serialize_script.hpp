@@ -17,8 +17,8 @@
 #include <variant>
 #include <vector>
 
-#include "bitwire/random.hpp"
-#include "bitwire/serialize.hpp"
+#include "bitwire/core/random.hpp"
+#include "bitwire/serialize/serialize.hpp"
 #include "support/serialize_reference.hpp"
 
 namespace bitwire::test {

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "bitwire/endpoint.hpp"
-#include "bitwire/link.hpp"
-#include "bitwire/random.hpp"
+#include "bitwire/packet/endpoint.hpp"
+#include "bitwire/sim/link.hpp"
+#include "bitwire/core/random.hpp"
 
 // The payload filler and check are the harness's own bulk work: under libFuzzer, keep coverage
 // instrumentation out of them so the fuzzer's time goes to the code under test.

@@ -10,8 +10,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "bitwire/simulator.hpp"
-#include "bitwire/transport.hpp"
+#include "bitwire/sim/simulator.hpp"
+#include "bitwire/transport/transport.hpp"
 
 namespace bitwire::test {
 

@@ -9,10 +9,10 @@
 #include <memory>
 #include <vector>
 
-#include "bitwire/client.hpp"
-#include "bitwire/netcode_token.hpp"
-#include "bitwire/server.hpp"
-#include "bitwire/transport.hpp"
+#include "bitwire/stack/client.hpp"
+#include "bitwire/netcode/token.hpp"
+#include "bitwire/stack/server.hpp"
+#include "bitwire/transport/transport.hpp"
 #include "support/test_messages.hpp"
 
 namespace bitwire::test {

@@ -4,11 +4,11 @@
 
 #include <cstdint>
 
-#include "bitwire/connection.hpp"
-#include "bitwire/fixed_string.hpp"
-#include "bitwire/fixed_vector.hpp"
-#include "bitwire/message.hpp"
-#include "bitwire/serialize.hpp"
+#include "bitwire/message/connection.hpp"
+#include "bitwire/serialize/fixed_string.hpp"
+#include "bitwire/serialize/fixed_vector.hpp"
+#include "bitwire/message/message.hpp"
+#include "bitwire/serialize/serialize.hpp"
 
 namespace bitwire::test {
 

@@ -2,15 +2,15 @@
 //
 // The reference decodes code points the textbook way (lead bits, continuation bits, then the value checked
 // against overlong forms, surrogates and U+10FFFF) and reports the first problem in byte order, as
-// check_utf8 promises. It shares no code with runtime/include/bitwire/utf8.hpp.
+// check_utf8 promises. It shares no code with runtime/include/bitwire/serialize/utf8.hpp.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-#include "bitwire/random.hpp"
-#include "bitwire/utf8.hpp"
+#include "bitwire/core/random.hpp"
+#include "bitwire/serialize/utf8.hpp"
 
 namespace bitwire::test {
 

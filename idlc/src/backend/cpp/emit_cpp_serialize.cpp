@@ -1,0 +1,535 @@
+// The serialize function of a struct: one template that writes, reads and measures. Fields in wire
+// order, arrays with counted loops, optional fields behind their presence bit, ifs with the resets the
+// model lists, alignment and check directives.
+#include <cstdio>
+
+#include "backend/cpp/emit_cpp_emitter.hpp"
+
+namespace idlc::cpp {
+
+using model::Field;
+using model::Item;
+using model::ItemKind;
+using model::Shape;
+using model::Struct;
+using model::Type;
+using model::TypeKind;
+
+namespace {
+
+// True when some item writes through the stream outside an `if constexpr` on the check setting: an
+// unnamed or [[maybe_unused]] parameter otherwise, so no build warns.
+bool uses_stream(const std::vector<Item>& body) {
+  std::vector<const std::vector<Item>*> pending{&body};
+  while (!pending.empty()) {
+    const std::vector<Item>* items = pending.back();
+    pending.pop_back();
+    for (const Item& item : *items) {
+      if (item.kind == ItemKind::Field || item.kind == ItemKind::Align || item.kind == ItemKind::Constant ||
+          item.kind == ItemKind::Reserved) {
+        return true;
+      }
+      if (item.kind == ItemKind::If) {
+        pending.push_back(&item.then_items);
+        pending.push_back(&item.else_items);
+      }
+    }
+  }
+  return false;
+}
+
+// A wire constant as the schema usually spells it: hexadecimal.
+std::string hex_literal(std::uint64_t value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "0x%llX%s", static_cast<unsigned long long>(value),
+                value > 4294967295u ? "ULL" : "u");
+  return buffer;
+}
+
+// The widest run read through one bitwire::ReadRun: 8 chunks of 56 bits, which the compilers keep in
+// registers. A longer run is read as consecutive groups of at most this many bits.
+constexpr std::uint64_t kMaxGroupBits = 8 * 56;
+
+// `code` with every whole identifier `stream_` renamed `run_`, and '$' doubled for the printer. No schema
+// name can be `stream_` (names ending in '_' are refused), so only the generated parameter is renamed.
+std::string on_run(const std::string& code) {
+  auto is_identifier = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; };
+  const std::string from = "stream_";
+  std::string out;
+  for (std::size_t i = 0; i < code.size();) {
+    if (code.compare(i, from.size(), from) == 0 && (i == 0 || !is_identifier(code[i - 1])) &&
+        (i + from.size() == code.size() || !is_identifier(code[i + from.size()]))) {
+      out += "run_";
+      i += from.size();
+      continue;
+    }
+    if (code[i] == '$') out += '$';
+    out += code[i++];
+  }
+  return out;
+}
+
+}  // namespace
+
+// Forced inline (the runtime's inlining contract, bitwire/core/config.hpp): nested structs' serialize and the
+// message's own become one body with the caller's stream, its state in registers.
+void Emitter::serialize_function(const Struct& s) {
+  p_.print("template <typename Stream_>\n");
+  if (s.body.empty()) {
+    p_.print("BITWIRE_FORCE_INLINE bool serialize(Stream_&) {\n");
+  } else if (!uses_stream(s.body)) {
+    p_.print("BITWIRE_FORCE_INLINE bool serialize([[maybe_unused]] Stream_& stream_) {\n");
+  } else {
+    p_.print("BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {\n");
+  }
+  {
+    Indent body(p_);
+    emit_items(s, s.body, s.runs);
+    p_.print("return true;\n");
+  }
+  p_.print("}\n\n");
+}
+
+// Statements that serialize one element of `type` held in `ref`.
+void Emitter::element(const Type& type, const std::string& ref) {
+  switch (type.kind) {
+    case TypeKind::Bool:
+      p_.print("BITWIRE_TRY(bitwire::serialize_bool(stream_, $r$));\n", {{"r", ref}});
+      return;
+    case TypeKind::Integer: {
+      const model::IntegerType& i = type.integer;
+      if (i.encoding == model::IntEncoding::Raw) {
+        p_.print(i.storage.is_signed ? "BITWIRE_TRY(bitwire::serialize_signed_bits(stream_, $r$, $bits$));\n"
+                                     : "BITWIRE_TRY(bitwire::serialize_bits(stream_, $r$, $bits$));\n",
+                 {{"r", ref}, {"bits", std::to_string(i.bits)}});
+      } else {
+        const std::string t = storage_type(i.storage);
+        p_.print("BITWIRE_TRY(bitwire::serialize_int(stream_, $r$, $t${$min$}, $t${$max$}));\n",
+                 {{"r", ref}, {"t", t}, {"min", integer_literal(i.min, i.storage)}, {"max", integer_literal(i.max, i.storage)}});
+      }
+      return;
+    }
+    case TypeKind::Float:
+      p_.print("BITWIRE_TRY(bitwire::serialize_float(stream_, $r$));\n", {{"r", ref}});
+      return;
+    case TypeKind::Double:
+      p_.print("BITWIRE_TRY(bitwire::serialize_double(stream_, $r$));\n", {{"r", ref}});
+      return;
+    case TypeKind::CompressedFloat:
+      // Parameters as a constant expression: nothing about the quantization is computed at run time.
+      p_.print("BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, $r$, "
+               "bitwire::compressed_float_constant($min$, $max$, $res$)));\n",
+               {{"r", ref},
+                {"min", float_literal(type.compressed.min)},
+                {"max", float_literal(type.compressed.max)},
+                {"res", float_literal(type.compressed.resolution)}});
+      return;
+    case TypeKind::FixedPoint:
+      p_.print("BITWIRE_TRY(bitwire::serialize_fixed<$f$>(stream_, $r$, $min$, $max$));\n",
+               {{"f", std::to_string(type.fixed.fraction_bits)},
+                {"r", ref},
+                {"min", int64_literal(type.fixed.whole_min)},
+                {"max", int64_literal(type.fixed.whole_max)}});
+      return;
+    case TypeKind::Int128:
+      p_.print("BITWIRE_TRY(bitwire::serialize_raw128(stream_, $r$));\n", {{"r", ref}});
+      return;
+    case TypeKind::String:
+      p_.print("BITWIRE_TRY(bitwire::serialize_string(stream_, $r$));\n", {{"r", ref}});
+      return;
+    case TypeKind::Bytes:
+      p_.print("{\n");
+      {
+        Indent in(p_);
+        p_.print("auto length_ = static_cast<std::uint32_t>($r$.size());\n", {{"r", ref}});
+        p_.print("BITWIRE_TRY(bitwire::serialize_count(stream_, length_, 0, $max$));\n",
+                 {{"max", uint64_literal(type.max_length)}});
+        p_.print("if constexpr (Stream_::kIsReading) $r$.resize(length_);\n", {{"r", ref}});
+        p_.print("BITWIRE_TRY(bitwire::serialize_bytes(stream_, $r$.data(), $r$.size()));\n", {{"r", ref}});
+      }
+      p_.print("}\n");
+      return;
+    case TypeKind::ByteBlock:
+      // One block copy after the alignment; a read fails on non-zero padding or a short span.
+      p_.print("BITWIRE_TRY(bitwire::serialize_bytes(stream_, $r$.data(), $r$.size()));\n", {{"r", ref}});
+      return;
+    case TypeKind::Enum: {
+      const model::Enum& e = *type.enumeration;
+      const std::string t = element_type(type);
+      const std::string u = storage_type(e.storage);
+      p_.print("BITWIRE_TRY(bitwire::serialize_enum(stream_, $r$, static_cast<$t$>($u${$min$}), static_cast<$t$>($u${$max$})));\n",
+               {{"r", ref}, {"t", t}, {"u", u}, {"min", int64_literal(e.min)}, {"max", int64_literal(e.wire_max)}});
+      if (!e.contiguous && !e.headroom) {
+        // A value between the declared ones: a read refuses it where it starts, a validating stream
+        // refuses it at send (so a peer never sees it), a write asserts.
+        p_.print("BITWIRE_TRY(bitwire::serialize_enum_member(stream_, to_string($r$) != nullptr, $bits$));\n",
+                 {{"r", ref}, {"bits", std::to_string(e.bits)}});
+      }
+      return;
+    }
+    case TypeKind::Flags: {
+      const std::string u = storage_type(type.flags->storage);
+      p_.print("{\n");
+      {
+        Indent in(p_);
+        p_.print("auto mask_ = static_cast<$u$>($r$);\n", {{"u", u}, {"r", ref}});
+        p_.print("BITWIRE_TRY(bitwire::serialize_bits(stream_, mask_, $bits$));\n", {{"bits", std::to_string(type.flags->bits)}});
+        p_.print("if constexpr (Stream_::kIsReading) $r$ = static_cast<$t$>(mask_);\n", {{"r", ref}, {"t", element_type(type)}});
+      }
+      p_.print("}\n");
+      return;
+    }
+    case TypeKind::Struct:
+      p_.print("BITWIRE_TRY($r$.serialize(stream_));\n", {{"r", ref}});
+      return;
+  }
+}
+
+void Emitter::field_value(const Field& field) {
+  const std::string& name = field.name;
+  switch (field.shape) {
+    case Shape::Scalar:
+      element(field.type, name);
+      return;
+    case Shape::FixedArray:
+      if (field.type.kind == TypeKind::Integer && field.type.integer.encoding == model::IntEncoding::Raw &&
+          !field.type.integer.storage.is_signed && field.type.integer.storage.bits == 8 &&
+          field.type.integer.bits == 8) {
+        // Whole bytes: eight per 64-bit field (the same bits as one field per byte).
+        p_.print("BITWIRE_TRY(bitwire::serialize_byte_array(stream_, $f$.data(), $f$.size()));\n", {{"f", name}});
+        return;
+      }
+      p_.print("for (auto& item_ : $f$) {\n", {{"f", name}});
+      {
+        Indent in(p_);
+        element(field.type, "item_");
+      }
+      p_.print("}\n");
+      return;
+    case Shape::VariableArray:
+      p_.print("{\n");
+      {
+        Indent in(p_);
+        p_.print("auto count_ = static_cast<std::uint32_t>($f$.size());\n", {{"f", name}});
+        p_.print("BITWIRE_TRY(bitwire::serialize_count(stream_, count_, $min$, $max$));\n",
+                 {{"min", uint64_literal(field.array_min)}, {"max", uint64_literal(field.array_max)}});
+        p_.print("if constexpr (Stream_::kIsReading) $f$.resize(count_);\n", {{"f", name}});
+        // A counted loop, which the compilers unroll where they leave a begin/end loop alone.
+        p_.print("for (std::uint32_t i_ = 0; i_ < count_; ++i_) {\n");
+        {
+          Indent in2(p_);
+          p_.print("auto& item_ = $f$.data()[i_];\n", {{"f", name}});
+          element(field.type, "item_");
+        }
+        p_.print("}\n");
+      }
+      p_.print("}\n");
+      return;
+    case Shape::SparseArray: {
+      const std::string changed = model::changed_member_name(name);
+      const std::string n = std::to_string(field.array_max);
+      p_.print("{\n");
+      {
+        Indent in(p_);
+        p_.print("// Only the changed elements: their count, then each one's position (index + 1) relative to\n");
+        p_.print("// the previous one, then the element.\n");
+        p_.print("std::uint32_t count_ = 0;\n");
+        p_.print("if constexpr (Stream_::kIsReading) {\n");
+        p_.print("  $c$ = {};\n", {{"c", changed}});
+        p_.print("} else {\n");
+        p_.print("  for (bool is_changed_ : $c$) count_ += is_changed_ ? 1u : 0u;\n", {{"c", changed}});
+        p_.print("}\n");
+        p_.print("BITWIRE_TRY(bitwire::serialize_count(stream_, count_, 0, $n$u));\n", {{"n", n}});
+        p_.print("std::uint32_t position_ = 0;\n");
+        p_.print("for (std::uint32_t i_ = 0; i_ < count_; ++i_) {\n");
+        {
+          Indent in2(p_);
+          p_.print("std::uint32_t next_ = position_ + 1;\n");
+          p_.print("if constexpr (Stream_::kIsReading) {\n");
+          p_.print("  const std::size_t at_ = stream_.bits_processed();\n");
+          p_.print("  BITWIRE_TRY(bitwire::serialize_int_relative(stream_, position_, next_));\n");
+          p_.print("  // A position past the array is refused where it starts.\n");
+          p_.print("  if (next_ > $n$u) return stream_.fail_at(bitwire::ReadError::kInvalidCount, at_);\n", {{"n", n}});
+          p_.print("  $c$[next_ - 1] = true;\n", {{"c", changed}});
+          p_.print("} else {\n");
+          p_.print("  while (!$c$[next_ - 1]) ++next_;\n", {{"c", changed}});
+          p_.print("  BITWIRE_TRY(bitwire::serialize_int_relative(stream_, position_, next_));\n");
+          p_.print("}\n");
+          p_.print("position_ = next_;\n");
+          element(field.type, name + "[position_ - 1]");
+        }
+        p_.print("}\n");
+      }
+      p_.print("}\n");
+      return;
+    }
+  }
+}
+
+// A field back at its initial value, with its presence and changed flags cleared.
+void Emitter::reset_field(const Field& field) {
+  if (field.optional) p_.print("$has$ = false;\n", {{"has", model::presence_member_name(field.name)}});
+  p_.print("$f$ = $value$;\n", {{"f", field.name}, {"value", reset_value(field)}});
+  if (field.shape == Shape::SparseArray) p_.print("$c$ = {};\n", {{"c", model::changed_member_name(field.name)}});
+}
+
+std::string Emitter::condition_text(const Struct& s, const model::Condition& c) const {
+  const Field& subject = s.fields[c.subject];
+  switch (c.test) {
+    case model::Condition::Test::IsTrue: return subject.name;
+    case model::Condition::Test::IsFalse: return "!" + subject.name;
+    case model::Condition::Test::Equals:
+    case model::Condition::Test::NotEquals:
+      return subject.name + (c.test == model::Condition::Test::Equals ? " == " : " != ") +
+             element_type(subject.type) + "::" + subject.type.enumeration->items[c.enumerator].name;
+  }
+  return "true";
+}
+
+// An item list with its runs of fixed-width items grouped (fields, and the const(...) and reserved(...)
+// items between them): a group of two or more fields (or one array or struct) is read through one bitwire::ReadRun (one bounds check, constant offsets), written through one
+// bitwire::WriteRun (whole words at constant shifts) and measured as one constant.
+void Emitter::emit_items(const Struct& s, const std::vector<Item>& items, const std::vector<model::Run>& runs) {
+  std::vector<Segment> segments;
+  for (const model::Run& run : runs) {
+    // Greedy groups of at most kMaxGroupBits, in wire order.
+    std::size_t first = 0;
+    while (first < run.members.size()) {
+      std::size_t last = first;
+      std::uint64_t bits = run.members[first].bits;
+      while (last + 1 < run.members.size() && bits + run.members[last + 1].bits <= kMaxGroupBits) {
+        bits += run.members[++last].bits;
+      }
+      const Item& head = items[run.members[first].item];
+      const Field* single = head.kind == ItemKind::Field ? &s.fields[head.field] : nullptr;
+      const bool several_reads =
+          single != nullptr && (single->shape != Shape::Scalar || single->type.kind == TypeKind::Struct);
+      segments.push_back({{run.members.begin() + static_cast<std::ptrdiff_t>(first),
+                           run.members.begin() + static_cast<std::ptrdiff_t>(last) + 1},
+                          bits, bits != 0 && (last > first || several_reads)});
+      first = last + 1;
+    }
+  }
+  std::size_t next = 0;  // the first item not printed yet
+  for (std::size_t g = 0; g < segments.size(); ++g) {
+    const Segment& segment = segments[g];
+    if (g + 1 < segments.size() && aligned_pair(items, segment, segments[g + 1])) {
+      for (; next < segment.members.front().item; ++next) emit_item(s, items[next]);
+      emit_aligned_pair(s, items, segment, segments[g + 1]);
+      next = segments[++g].members.back().item + 1;
+    } else if (segment.grouped) {
+      for (; next < segment.members.front().item; ++next) emit_item(s, items[next]);
+      emit_run(s, items, segment.members, segment.bits);
+      next = segment.members.back().item + 1;
+    }
+  }
+  for (; next < items.size(); ++next) emit_item(s, items[next]);
+}
+
+// Two pieces of runs with only an alignment between them. A ReadRun that starts on a byte boundary knows
+// the padding's width (it depends only on the first piece's width), so both pieces and the padding can be
+// read from one bounds check, every field (and the padding, still refused when not zero) at a constant
+// offset.
+bool Emitter::aligned_pair(const std::vector<Item>& items, const Segment& first, const Segment& second) const {
+  const std::size_t align = first.members.back().item + 1;
+  if (align + 1 != second.members.front().item || items[align].kind != ItemKind::Align) return false;
+  if (first.bits == 0 || second.bits == 0) return false;
+  return first.bits + (8 - first.bits % 8) % 8 + second.bits <= kMaxGroupBits;
+}
+
+// An aligned pair (see aligned_pair): on a ReadStream whose cursor is on a byte boundary, one
+// ReadRun<bits, true> over both pieces and the padding; anywhere else (a reading stream at another bit,
+// a short span, every other stream) the pieces exactly as they are printed alone.
+void Emitter::emit_aligned_pair(const Struct& s, const std::vector<Item>& items, const Segment& first,
+                                const Segment& second) {
+  const std::size_t align = first.members.back().item + 1;
+  Printer outer = std::move(p_);
+  p_ = Printer();
+  for (const model::RunMember& member : first.members) emit_item(s, items[member.item]);
+  emit_item(s, items[align]);
+  for (const model::RunMember& member : second.members) emit_item(s, items[member.item]);
+  const std::string fields = p_.str();
+  p_ = Printer();
+  for (const Segment* segment : {&first, &second}) {
+    if (segment->grouped) {
+      emit_run(s, items, segment->members, segment->bits);
+    } else {
+      for (const model::RunMember& member : segment->members) emit_item(s, items[member.item]);
+    }
+    if (segment == &first) emit_item(s, items[align]);
+  }
+  const std::string alone = p_.str();
+  p_ = std::move(outer);
+  const std::uint64_t bits = first.bits + (8 - first.bits % 8) % 8 + second.bits;
+  const std::string count = std::to_string(bits);
+  p_.print("// $a$ + $b$ bits with an alignment between: on a ReadStream at a byte boundary one bounds check, the\n"
+           "// padding's width constant.\n",
+           {{"a", std::to_string(first.bits)}, {"b", std::to_string(second.bits)}});
+  p_.print("bool in_aligned_run_ = false;\n");
+  p_.print("if constexpr (bitwire::kReadsRuns<Stream_>) {\n");
+  {
+    Indent in(p_);
+    p_.print("bitwire::ReadRun<$bits$, true> run_(stream_);\n", {{"bits", count}});
+    p_.print("if (run_.load()) [[likely]] {\n");
+    {
+      Indent in2(p_);
+      p_.print(on_run(fields));
+      p_.print("BITWIRE_TRY(run_.finish());\n");
+      p_.print("in_aligned_run_ = true;\n");
+    }
+    p_.print("}\n");
+  }
+  p_.print("}\n");
+  p_.print("if (!in_aligned_run_) {\n");
+  {
+    Indent in(p_);
+    std::string escaped;  // '$' doubled for the printer, as on_run does
+    for (char c : alone) {
+      if (c == '$') escaped += '$';
+      escaped += c;
+    }
+    p_.print(escaped);
+  }
+  p_.print("}\n");
+}
+
+// A group of fixed-width items (fields, constants, reserved bits): on a ReadStream through a ReadRun, on a WriteStream through a WriteRun,
+// on a measuring stream one constant, on any other stream (a ValidateStream: every value checked with its
+// own reason) field by field.
+void Emitter::emit_run(const Struct& s, const std::vector<Item>& items, const std::vector<model::RunMember>& members,
+                       std::uint64_t bits) {
+  Printer outer = std::move(p_);
+  p_ = Printer();
+  for (const model::RunMember& member : members) emit_item(s, items[member.item]);
+  const std::string fields = p_.str();
+  p_ = std::move(outer);
+  const std::string count = std::to_string(bits);
+  p_.print("if constexpr (Stream_::kIsMeasuring) {\n");
+  p_.print("  stream_.add_bits($bits$);\n", {{"bits", count}});
+  p_.print("} else if constexpr (bitwire::kWritesRuns<Stream_>) {\n");
+  {
+    // Writes cannot fail: the run's words are assembled at constant offsets and appended once per 64 bits.
+    Indent in(p_);
+    p_.print("bitwire::WriteRun<$bits$> run_(stream_);\n", {{"bits", count}});
+    p_.print(on_run(fields));
+    p_.print("run_.finish();\n");
+  }
+  p_.print("} else {\n");
+  {
+    Indent in(p_);
+    // "items" when the run holds a constant or reserved item (checked on read like a field).
+    bool all_fields = true;
+    for (const model::RunMember& member : members)
+      all_fields = all_fields && items[member.item].kind == ItemKind::Field;
+    p_.print(
+        "// $n$ $what$, $bits$ bits: on a ReadStream one bounds check, then every field at a constant "
+        "offset.\n",
+        {{"n", std::to_string(members.size())}, {"what", all_fields ? "fields" : "items"}, {"bits", count}});
+    p_.print("bool in_run_ = false;\n");
+    p_.print("if constexpr (bitwire::kReadsRuns<Stream_>) {\n");
+    {
+      Indent in2(p_);
+      p_.print("bitwire::ReadRun<$bits$> run_(stream_);\n", {{"bits", count}});
+      p_.print("if (run_.load()) [[likely]] {\n");
+      {
+        Indent in3(p_);
+        p_.print(on_run(fields));
+        p_.print("BITWIRE_TRY(run_.finish());\n");
+        p_.print("in_run_ = true;\n");
+      }
+      p_.print("}\n");
+    }
+    p_.print("}\n");
+    p_.print("if (!in_run_) {\n");
+    {
+      Indent in2(p_);
+      // The same text on stream_ ('$' doubled for the printer the same way).
+      std::string escaped;
+      for (char c : fields) {
+        if (c == '$') escaped += '$';
+        escaped += c;
+      }
+      p_.print(escaped);
+    }
+    p_.print("}\n");
+  }
+  p_.print("}\n");
+}
+
+void Emitter::emit_item(const Struct& s, const Item& item) {
+  switch (item.kind) {
+    case ItemKind::Field: {
+      const Field& field = s.fields[item.field];
+      if (field.optional) {
+        const std::string has = model::presence_member_name(field.name);
+        p_.print("BITWIRE_TRY(bitwire::serialize_bool(stream_, $has$));\n", {{"has", has}});
+        p_.print("if ($has$) {\n", {{"has", has}});
+        {
+          Indent in(p_);
+          field_value(field);
+        }
+        p_.print("} else if constexpr (Stream_::kIsReading) {\n");
+        {
+          Indent in(p_);
+          p_.print("$f$ = $value$;\n", {{"f", field.name}, {"value", reset_value(field)}});
+          if (field.shape == Shape::SparseArray) p_.print("$c$ = {};\n", {{"c", model::changed_member_name(field.name)}});
+        }
+        p_.print("}\n");
+      } else {
+        field_value(field);
+      }
+      return;
+    }
+    case ItemKind::Align:
+      p_.print("BITWIRE_TRY(bitwire::serialize_align(stream_));\n");
+      return;
+    case ItemKind::Constant:
+      // Stored nowhere: written as the value, refused on read when different (kConstantMismatch).
+      p_.print("BITWIRE_TRY(bitwire::serialize_constant(stream_, $v$, $bits$));\n",
+               {{"v", hex_literal(item.constant)}, {"bits", std::to_string(item.bits)}});
+      return;
+    case ItemKind::Reserved:
+      // Stored nowhere: written as zeros, refused on read when any is one (kNonZeroReserved).
+      p_.print("BITWIRE_TRY(bitwire::serialize_reserved(stream_, $bits$));\n", {{"bits", std::to_string(item.bits)}});
+      return;
+    case ItemKind::Check:
+      p_.print("if constexpr (bitwire::kSerializeChecks) {\n");
+      p_.print("  BITWIRE_TRY(bitwire::serialize_check(stream_));\n");
+      p_.print("}\n");
+      return;
+    case ItemKind::If:
+      if (!item.resets.empty()) {
+        p_.print("if constexpr (Stream_::kIsReading) {\n");
+        {
+          Indent in(p_);
+          p_.print("// Every field under this if starts at its initial value; the side taken reads over its own.\n");
+          for (std::size_t index : item.resets) reset_field(s.fields[index]);
+        }
+        p_.print("}\n");
+      }
+      // An `else if` chain prints flat and iteratively: its length costs neither indentation nor stack.
+      for (const Item* link = &item;;) {
+        p_.print(link == &item ? "if ($cond$) {\n" : "} else if ($cond$) {\n",
+                 {{"cond", condition_text(s, link->condition)}});
+        {
+          Indent in(p_);
+          emit_items(s, link->then_items, link->then_runs);
+        }
+        const std::vector<Item>& rest = link->else_items;
+        if (rest.size() == 1 && rest.front().kind == ItemKind::If && rest.front().resets.empty()) {
+          link = &rest.front();
+          continue;
+        }
+        if (!rest.empty()) {
+          p_.print("} else {\n");
+          Indent in(p_);
+          emit_items(s, rest, link->else_runs);
+        }
+        break;
+      }
+      p_.print("}\n");
+      return;
+  }
+}
+
+}  // namespace idlc::cpp

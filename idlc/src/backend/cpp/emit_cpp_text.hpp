@@ -1,0 +1,40 @@
+// Text helpers of the C++ emitter: literals that read back exactly, comment text that cannot leave its
+// comment, and the C++ spelling of storage types. No model decisions here: only spelling.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/model.hpp"
+
+namespace idlc::cpp {
+
+std::string int64_literal(std::int64_t value);
+std::string uint64_literal(std::uint64_t value);
+// A stored bound or default of an integer storage (model.hpp: unsigned storage bit for bit): the
+// int64 spelling while the value fits int64, the unsigned one above (no narrowing, no sign flip).
+std::string integer_literal(std::int64_t stored, model::IntStorage storage);
+std::string hex64(std::uint64_t value);
+// A float literal that reads back to exactly `value` (shortest round-trip text).
+std::string float_literal(float value);
+std::string double_literal(double value);
+// A string literal of any bytes: octal escapes for control and non-ASCII bytes, and no `??` (a trigraph
+// under -trigraphs, and -Wtrigraphs everywhere).
+std::string string_literal(const std::string& bytes);
+
+// The text of one `//` comment line: nothing in it can end the comment or splice the next line into it.
+// Line-ending characters (CR, LF, and every other control character but tab) are shown as `\r`, `\n`,
+// `\xNN`; a line that ends in a backslash or in `??/` (once any trailing blanks are dropped) gets a `.`
+// after it; bytes that are not UTF-8 are shown as `\xNN`.
+std::string comment_text(const std::string& line);
+
+std::string join(const std::vector<std::string>& parts, const std::string& separator);
+std::string storage_type(const model::IntStorage& storage);
+
+// The formatter of enum or flag set `type_name` under a name of its own (format_<Type>_): generated
+// structs call it instead of format_value, whose overload set grows with the package. The trailing '_'
+// keeps it out of the schema's names.
+std::string format_function_name(const std::string& type_name);
+
+}  // namespace idlc::cpp

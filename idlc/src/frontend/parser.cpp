@@ -1,0 +1,231 @@
+// The parse driver: runs the X3 grammar one declaration at a time, turns failures into diagnostics and
+// recovers at the next declaration keyword, so every syntax error of a file is reported in one run.
+#include "frontend/parser.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "frontend/lexical.hpp"
+#include "frontend/names.hpp"
+#include "frontend/parser_def.hpp"
+
+namespace idlc {
+
+namespace {
+
+bool is_word_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+std::string word_at(const std::string& text, std::size_t at) {
+  std::size_t end = at;
+  while (end < text.size() && is_word_char(text[end])) ++end;
+  return text.substr(at, end - at);
+}
+
+// True when a declaration starts at `at`. `message` and `flags` are contextual (a field may have a type
+// or a name spelt so), so they count only when a name and what follows a declaration's name come next
+// (`message M {`, `message M block`, `message M budget`, `flags F {`); the other declaration keywords
+// always do.
+bool is_declaration_keyword(const std::string& text, std::size_t at, std::size_t end) {
+  static const char* const kKeywords[] = {"package", "import", "option", "const",
+                                          "enum",    "flags",  "struct", "message"};
+  if (at > 0 && is_word_char(text[at - 1])) return false;
+  std::size_t word_end = at;
+  while (word_end < end && is_word_char(text[word_end])) ++word_end;
+  const std::string word = text.substr(at, word_end - at);
+  bool keyword = false;
+  for (const char* candidate : kKeywords) keyword = keyword || word == candidate;
+  if (!keyword) return false;
+  if (word != "message" && word != "flags") return true;
+  const std::uint32_t name = next_token_offset(text, static_cast<std::uint32_t>(word_end));
+  if (name >= text.size() || !is_word_char(text[name])) return false;
+  const std::uint32_t after =
+      next_token_offset(text, name + static_cast<std::uint32_t>(word_at(text, name).size()));
+  if (after >= text.size()) return false;
+  if (text[after] == '{') return true;
+  const std::string next = word_at(text, after);
+  return word == "message" && (next == "block" || next == "budget");
+}
+
+// The offset of the first declaration keyword at or after `from` (outside comments and string
+// literals), or the end of the text.
+std::size_t recovery_point(const std::string& text, std::size_t from) {
+  const std::size_t n = text.size();
+  std::size_t i = from;
+  // Never resume in the middle of a word.
+  while (i > 0 && i < n && is_word_char(text[i - 1]) && is_word_char(text[i])) ++i;
+  while (i < n) {
+    char c = text[i];
+    if (text.compare(i, 2, "//") == 0) {
+      while (i < n && text[i] != '\n') ++i;
+    } else if (text.compare(i, 2, "/*") == 0) {
+      std::size_t close = text.find("*/", i + 2);
+      i = close == std::string::npos ? n : close + 2;
+    } else if (c == '"') {
+      ++i;
+      while (i < n && text[i] != '"' && text[i] != '\n') i += (text[i] == '\\' && i + 1 < n) ? 2 : 1;
+      if (i < n) ++i;
+    } else if (is_word_char(c)) {
+      if (is_declaration_keyword(text, i, n)) return i;
+      while (i < n && is_word_char(text[i])) ++i;
+    } else {
+      ++i;
+    }
+  }
+  return n;
+}
+
+// X3 describes literals as '"..."'; diagnostics quote every token with single quotes.
+std::string describe_expected(const std::string& which) {
+  if (which.size() >= 2 && which.front() == '"' && which.back() == '"') {
+    return "'" + which.substr(1, which.size() - 2) + "'";
+  }
+  return which;
+}
+
+std::string describe_found(const std::string& text, std::uint32_t offset) {
+  std::uint32_t length = token_length(text, offset);
+  if (length == 0) return "the end of the file";
+  if (length > 40) length = 40;
+  std::string token;
+  for (std::uint32_t i = 0; i < length; ++i) {
+    char c = text[offset + i];
+    token += (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) ? '?' : c;
+  }
+  return "'" + token + "'";
+}
+
+// The end of the last token that starts at or after `from` and before `before`, or `from` when there is
+// none.
+std::uint32_t previous_token_end(const std::string& text, std::uint32_t from, std::uint32_t before) {
+  std::uint32_t end = from;
+  std::uint32_t position = from;
+  while (true) {
+    std::uint32_t token = next_token_offset(text, position);
+    if (token >= before || token >= text.size()) break;
+    std::uint32_t length = std::max<std::uint32_t>(token_length(text, token), 1);
+    end = token + length;
+    position = end;
+  }
+  return end;
+}
+
+// The innermost '{' opened at or after `from` and not closed before `before`, if any.
+std::optional<std::uint32_t> unclosed_brace(const std::string& text, std::uint32_t from,
+                                            std::uint32_t before) {
+  std::vector<std::uint32_t> open;
+  std::uint32_t position = from;
+  while (true) {
+    std::uint32_t token = next_token_offset(text, position);
+    if (token >= before || token >= text.size()) break;
+    if (text[token] == '{') open.push_back(token);
+    if (text[token] == '}' && !open.empty()) open.pop_back();
+    position = token + std::max<std::uint32_t>(token_length(text, token), 1);
+  }
+  if (open.empty()) return std::nullopt;
+  return open.back();
+}
+
+// A declaration keyword within two edits of `word`, for "did you mean".
+std::string close_keyword(const std::string& word) {
+  static const char* const kKeywords[] = {"package", "import", "option", "const",
+                                          "enum",    "flags",  "struct", "message"};
+  if (word.size() > 16) return {};
+  for (const char* keyword : kKeywords) {
+    if (edit_distance(word, keyword, 2) <= 2 && word.size() >= 3) return keyword;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::optional<ast::File> parse(const SourceFile& file, Diagnostics& diagnostics) {
+  namespace x3 = boost::spirit::x3;
+  LexicalScan scan = scan_source(file, diagnostics);
+  if (!scan.ok) return std::nullopt;
+
+  const std::string& text = file.text;
+  const char* const begin = text.data();
+  const char* const end = begin + text.size();
+  parser::ParseState state;
+  state.begin = begin;
+  const auto declaration = x3::with<parser::state_tag>(&state)[parser::grammar::declaration];
+
+  ast::File result;
+  result.docs = std::move(scan.docs);
+  bool had_error = false;
+  std::size_t position = 0;
+  while (true) {
+    position = next_token_offset(text, static_cast<std::uint32_t>(position));
+    if (position >= text.size()) break;
+    // A lone unterminated block comment is the only thing next_token_offset stops at without a token;
+    // the lexical pass has rejected those already.
+    const char* it = begin + position;
+    state.failed = false;
+    ast::Declaration declaration_node;
+    bool ok = x3::phrase_parse(it, end, declaration, parser::grammar::skipper, declaration_node);
+    if (ok) {
+      result.declarations.push_back(std::move(declaration_node));
+      position = static_cast<std::size_t>(it - begin);
+      continue;
+    }
+    had_error = true;
+    std::uint32_t where;
+    std::string message;
+    std::optional<std::uint32_t> open_brace;
+    if (state.failed) {
+      where = next_token_offset(text, state.fail_offset);
+      const std::string expected = describe_expected(state.expected);
+      const std::string found = describe_found(text, where);
+      message = "expected " + expected + ", found " + found;
+      const auto start = static_cast<std::uint32_t>(position);
+      if (expected == "';'") {
+        // The ';' belongs right after the previous token, usually on the line before the one found.
+        std::uint32_t after = previous_token_end(text, start, where);
+        if (after < where) {
+          std::uint32_t previous = start;
+          for (std::uint32_t t = next_token_offset(text, start); t < after;
+               t = next_token_offset(text, t + std::max<std::uint32_t>(token_length(text, t), 1))) {
+            previous = t;
+          }
+          message = "expected ';' after '" + text.substr(previous, after - previous) + "', found " + found;
+          where = after;
+        }
+      } else if (expected == "'{'" && text.compare(where, 5, "block") == 0 &&
+                 token_length(text, where) == 5) {
+        message += ": `block` comes right after the message name: message Name block budget N { ... }";
+      } else if (expected == "')'" && where < text.size() && text[where] == '=' &&
+                 (where + 1 >= text.size() || text[where + 1] != '=')) {
+        message += ": did you mean '=='? (a condition compares with == or !=)";
+      }
+      if (expected.find("'}'") != std::string::npos &&
+          (where >= text.size() || is_declaration_keyword(text, where, text.size()))) {
+        open_brace = unclosed_brace(text, start, where);
+      }
+    } else {
+      where = static_cast<std::uint32_t>(position);
+      message =
+          "expected a declaration (package, import, option, const, enum, flags, struct or message), found " +
+          describe_found(text, where);
+      const std::string word = text.substr(where, token_length(text, where));
+      if (std::string keyword = close_keyword(word); !keyword.empty() && is_word_char(word[0])) {
+        message += ": did you mean '" + keyword + "'?";
+      } else if (word == ";") {
+        std::uint32_t after = where;
+        while (after > 0 && (text[after - 1] == ' ' || text[after - 1] == '\t')) --after;
+        if (after > 0 && text[after - 1] == '}') {
+          message =
+              "unexpected ';' after '}': a declaration ends at its closing '}' (no ';' as in C++): remove it";
+        }
+      }
+    }
+    diagnostics.error(file, where, token_length(text, where), std::move(message));
+    if (open_brace) diagnostics.note(file, *open_brace, 1, "this '{' is not closed: add the missing '}'");
+    position = recovery_point(text, std::max<std::size_t>(where, position + 1));
+  }
+  if (had_error) return std::nullopt;
+  return result;
+}
+
+}  // namespace idlc

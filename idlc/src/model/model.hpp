@@ -1,0 +1,405 @@
+// The resolved schema model: what the checker produces and every back end (C++ emitter, --layout,
+// fingerprint) reads. Nothing here needs parsing knowledge: names are resolved to objects, constant
+// expressions to numbers, every wire width and bit cost is computed. Standard library types only.
+//
+// Ownership: a Schema owns its Packages; a Package owns its declarations in std::deque containers, so
+// pointers between model objects (Type::enumeration, Type::structure, Package::imports, ...) stay valid
+// for the life of the Schema. A model is only handed out when checking reported no error.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bitwire/serialize/bits.hpp"
+
+namespace idlc::model {
+
+// Doc comment lines (`/// text`), in order, with the `///` and one following space removed.
+using Doc = std::vector<std::string>;
+
+// Wire cost of one element, in bits: the smallest and the largest number of bits any value can take.
+// Every alignment-performing operation (align, check, bytes, string) counts 0 bits in `min` and 7 in
+// `max`, so `max` is a bound that holds at any starting bit position (the MaxBits contract).
+struct BitRange {
+  std::uint64_t min = 0;
+  std::uint64_t max = 0;
+};
+
+// Bits written by the `check` directive after its alignment: one 32-bit marker.
+inline constexpr std::uint64_t kCheckMarkerBits = 32;
+
+// A C++ integer type that stores a value: std::int8_t .. std::uint64_t.
+struct IntStorage {
+  bool is_signed = false;
+  int bits = 8;  // 8, 16, 32 or 64
+};
+
+struct Package;
+struct Enum;
+struct Flags;
+struct Struct;
+
+// ---------------------------------------------------------------------------------------------------
+// Named constants, enums, flag sets
+
+struct Constant {
+  std::string name;
+  Doc doc;
+  std::int64_t value = 0;
+  const Package* package = nullptr;
+};
+
+struct Enumerator {
+  std::string name;
+  Doc doc;
+  std::int64_t value = 0;
+};
+
+// Wire: `int(value, min, wire_max)` in `bits` = bits_required(min, wire_max) bits. Without headroom a
+// read rejects any value that is not one of `items` (holes between explicit values included); with
+// headroom it accepts every value of the wire range.
+struct Enum {
+  std::string name;
+  Doc doc;
+  const Package* package = nullptr;
+  std::vector<Enumerator> items;  // declaration order, values distinct, at least one
+  std::int64_t min = 0;           // smallest value
+  std::int64_t max = 0;           // largest value
+  // The top of the wire range: `max` unless the enum declares headroom (`enum E max 15 { ... }`), then
+  // the declared wire maximum (>= max). Every value in [min, wire_max] is then valid on the wire: a read
+  // keeps a value it has no enumerator for (a newer peer's), and the C++ enum holds it.
+  std::int64_t wire_max = 0;
+  bool headroom = false;  // `max K` was declared
+  int bits = 0;           // bits_required(min, wire_max)
+  IntStorage storage;  // the declared `: uintN` storage, or the smallest type holding min..wire_max
+  bool storage_declared = false;
+  // True when the values are exactly min, min+1, ..., max (a read needs only the range check).
+  bool contiguous = true;
+};
+
+struct Flag {
+  std::string name;
+  Doc doc;
+  int bit = 0;  // bit position in the mask: declaration index
+};
+
+// Wire: the mask as `bits(mask, bits)`; flag i is bit i (written first). bits == items.size() (1..64).
+struct Flags {
+  std::string name;
+  Doc doc;
+  const Package* package = nullptr;
+  std::vector<Flag> items;
+  int bits = 0;
+  IntStorage storage;  // smallest unsigned type with at least `bits` bits
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Types of fields
+
+enum class TypeKind {
+  Bool,             // 1 bit
+  Integer,          // see IntegerType
+  Float,            // 32 raw IEEE bits
+  Double,           // 64 raw IEEE bits
+  CompressedFloat,  // see CompressedFloatType
+  FixedPoint,       // see FixedPointType
+  Int128,           // 128 raw bits, low 64 first; storage is the emitter's choice
+  String,           // int(len, 0, max_length) + bytes: UTF-8, no NUL inside
+  Bytes,            // int(len, 0, max_length) + bytes: any octets
+  ByteBlock,        // exactly max_length bytes, no length: bytes(p, N) = align, then N raw bytes
+  Enum,             // see Enum
+  Flags,            // see Flags
+  Struct,           // a struct or message inlined: its items, nothing of its own
+};
+
+// Raw: the low `bits` bits of the two's-complement value (`bits(v, bits)`); reads of a signed field
+//   sign-extend from bit `bits - 1`. Any bit pattern is valid. `min`/`max` are not used.
+// Ranged: `int(v, min, max)`: v - min in bits_required(min, max) bits; reads reject v - min > max - min.
+//   `bits` may be 0 (min == max: nothing is written).
+enum class IntEncoding { Raw, Ranged };
+
+// Bounds and defaults of an unsigned storage are kept bit for bit in the std::int64_t members, so the
+// full uint64 range is exact: 18446744073709551615 is stored as -1. integer_text() and
+// integer_value() read them back; bits_required() of two such members is already exact (it works in
+// the unsigned domain).
+struct IntegerType {
+  IntEncoding encoding = IntEncoding::Raw;
+  IntStorage storage;
+  int bits = 0;
+  std::int64_t min = 0;  // Ranged only (unsigned storage: a std::uint64_t value, bit for bit)
+  std::int64_t max = 0;  // Ranged only (unsigned storage: a std::uint64_t value, bit for bit)
+};
+
+// The value a stored bound or default stands for, exactly, in 128 bits (unsigned storage: the member's
+// bits as std::uint64_t).
+inline __int128 integer_value(std::int64_t stored, bool is_unsigned) {
+  return is_unsigned ? static_cast<__int128>(static_cast<std::uint64_t>(stored)) : static_cast<__int128>(stored);
+}
+
+// The decimal text of a stored bound or default.
+inline std::string integer_text(std::int64_t stored, bool is_unsigned) {
+  return is_unsigned ? std::to_string(static_cast<std::uint64_t>(stored)) : std::to_string(stored);
+}
+
+// Wire (float32 arithmetic throughout, see wire-format.md): delta = max - min,
+// values = clamp(delta / resolution, 1, 4294967040), max_int = ceil(values), bits = bits_required(0,
+// max_int). Storage is float.
+struct CompressedFloatType {
+  float min = 0;
+  float max = 0;
+  float resolution = 0;
+  std::uint32_t max_int = 0;
+  int bits = 0;
+};
+
+// Q format with `fraction_bits` fractional bits: the stored integer is value * 2^fraction_bits.
+// Bounds are whole units: raw_min = whole_min << fraction_bits, raw_max = whole_max << fraction_bits.
+// Wire: int(raw, raw_min, raw_max) in bits = bits_required(raw_min, raw_max). Storage holds the raw value.
+struct FixedPointType {
+  std::int64_t whole_min = 0;
+  std::int64_t whole_max = 0;
+  int fraction_bits = 0;  // 1..62
+  std::int64_t raw_min = 0;
+  std::int64_t raw_max = 0;
+  int bits = 0;
+  IntStorage storage;
+};
+
+// One value of a field's element type. Exactly the members named for `kind` are meaningful.
+struct Type {
+  TypeKind kind = TypeKind::Bool;
+  IntegerType integer;                // Integer
+  CompressedFloatType compressed;     // CompressedFloat
+  FixedPointType fixed;               // FixedPoint
+  bool int128_signed = false;         // Int128
+  std::uint32_t max_length = 0;       // String, Bytes: 1..kMaxStringLength / kMaxBytesLength;
+                                      // ByteBlock: the exact length, 1..kMaxByteBlockLength
+  // String, Bytes, ByteBlock: the constant the length was written as (`string<MaxName>`), or nullptr.
+  const Constant* max_length_constant = nullptr;
+  int length_bits = 0;                // String, Bytes: bits_required(0, max_length)
+  const Enum* enumeration = nullptr;  // Enum
+  const Flags* flags = nullptr;       // Flags
+  const Struct* structure = nullptr;  // Struct (is_message tells a message used as a field type)
+  BitRange cost;                      // one value
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Fields and struct bodies
+
+enum class Shape {
+  Scalar,         // one value
+  FixedArray,     // exactly `array_max` elements, no count on the wire
+  VariableArray,  // int(count, array_min, array_max) then `count` elements
+  SparseArray,    // a fixed array of `array_max` elements of which only the changed ones are sent:
+                  // int(changed_count, 0, array_max), then per changed element, ascending: its position
+                  // p = index + 1 as int_relative(previous p, p) starting from previous p = 0, then the
+                  // element. Storage: the elements plus one "changed" flag per element.
+};
+
+// A field's default value: storage only, never on the wire.
+struct Value {
+  enum class Kind { Bool, Integer, Float, String, Enumerator };
+  Kind kind = Kind::Integer;
+  bool boolean = false;        // Bool
+  std::int64_t integer = 0;    // Integer (integer and Int128 fields, unsigned storage bit for bit as in
+                               // IntegerType; for FixedPoint the raw Q value)
+  double number = 0;           // Float (float fields: already rounded to float; compressed: in range)
+  std::string text;            // String: the decoded bytes (string and bytes fields)
+  std::size_t enumerator = 0;  // Enumerator: index into the field type's Enum::items
+};
+
+// What a field holds in a new object, and what a read resets it to when the field is not on the wire
+// (the untaken side of an `if`). Decided by the model so that every back end starts objects alike and
+// every new object is writable (writes assert that values are in range).
+struct Initial {
+  // The value of each element: the declared default; else, when zero is not a valid value, the
+  // implicit one (an enum's first enumerator, the bound of an integer or fixed-point range nearest
+  // zero); else nullopt: zero, false, empty (value initialisation).
+  std::optional<Value> element;
+  std::uint32_t count = 0;  // VariableArray: the elements a new object holds (array_min)
+};
+
+struct Field {
+  std::string name;
+  Doc doc;
+  Type type;  // the element type
+  Shape shape = Shape::Scalar;
+  std::uint32_t array_min = 0;  // VariableArray: smallest count
+  std::uint32_t array_max = 0;  // FixedArray / SparseArray: the size; VariableArray: largest count
+  // The constants the bounds were written as (`[0 .. MaxPlayers]`), or nullptr for any other expression:
+  // back ends print the name, so generated code reads like the schema.
+  const Constant* array_min_constant = nullptr;
+  const Constant* array_max_constant = nullptr;
+  int count_bits = 0;           // VariableArray: bits_required(min, max); SparseArray: bits_required(0, N)
+  bool optional = false;        // one presence bit, then the field when present
+  // Only on Scalar, non-optional fields of scalar types. Absent: numbers zero, bools false, strings,
+  // bytes and arrays empty, optional fields absent, flags empty, enums their first value (items[0]).
+  std::optional<Value> default_value;
+  Initial initial;                  // from default_value and the type (model_build.cpp)
+  BitRange cost;                    // the whole field: presence bit, count, every element
+  std::uint32_t source_offset = 0;  // byte offset of the field in its schema file
+};
+
+// Constant: `const(value, bits)`: `value` in `bits` raw bits; a read refuses any other value. Reserved:
+// `reserved(bits)`: `bits` zero bits; a read refuses a one. Neither is stored in the struct.
+enum class ItemKind { Field, Align, Check, If, Constant, Reserved };
+
+// `if (subject)`, `if (!subject)`, `if (subject == Enumerator)`, `if (subject != Enumerator)`.
+// `subject` is a Scalar, non-optional bool or enum field that is read before the `if` in every path.
+struct Condition {
+  enum class Test { IsTrue, IsFalse, Equals, NotEquals };
+  std::size_t subject = 0;  // index into Struct::fields
+  Test test = Test::IsTrue;
+  std::size_t enumerator = 0;  // Equals / NotEquals: index into the subject's Enum::items
+};
+
+// A run: consecutive Field, Constant and Reserved items of one item list whose wire widths are all fixed
+// at generation time (cost.min == cost.max, so no alignment, no variable count, no variable presence
+// inside), so each member starts at a constant bit offset from the start of the run. Every maximal run of
+// an item list is listed, single fields included; Align, Check and If items end a run.
+struct RunMember {
+  std::size_t item = 0;      // index into the item list
+  std::uint64_t offset = 0;  // bits from the start of the run
+  std::uint64_t bits = 0;    // the field's fixed width
+};
+
+struct Run {
+  std::vector<RunMember> members;  // in wire order, at least one
+  std::uint64_t bits = 0;          // sum of the members' widths
+};
+
+// One entry of a struct body in wire order. An If writes nothing itself: exactly one of its sides is
+// serialized, and a read leaves every field of the untaken side at its initial value.
+struct Item {
+  ItemKind kind = ItemKind::Field;
+  std::size_t field = 0;         // Field: index into Struct::fields
+  Condition condition;           // If
+  std::vector<Item> then_items;  // If
+  std::vector<Item> else_items;  // If (empty when there is no else)
+  // If: the fields a read resets to their initial values before reading the taken side -- every field of
+  // both sides, nested ifs included -- on an outermost If only; a nested If resets nothing (the
+  // outermost reset covers it). Each field is reset once, so the code is linear in an `else if` chain.
+  std::vector<std::size_t> resets;
+  std::vector<Run> then_runs;  // If: the runs of then_items
+  std::vector<Run> else_runs;  // If: the runs of else_items
+  std::uint64_t constant = 0;  // Constant: the value (below 2^bits)
+  int bits = 0;                // Constant, Reserved: 1..64
+  BitRange cost;  // Align: {0, 7}; Check: {32, 39}; If: {min of sides, max of sides}; Constant, Reserved: bits
+  std::uint32_t source_offset = 0;
+};
+
+struct Struct {
+  std::string name;
+  Doc doc;
+  const Package* package = nullptr;
+  bool is_message = false;
+  std::uint32_t type_id = 0;  // messages: declaration order within the package, from 0
+  std::vector<Field> fields;  // every field (both sides of every if), declaration order: C++ members
+  std::vector<Item> body;     // wire order
+  std::vector<Run> runs;      // the runs of `body` (an If's sides hold their own)
+  BitRange cost;              // with `check` markers written
+  std::uint64_t max_bits_without_checks = 0;  // cost.max when `check` directives write nothing
+  std::uint64_t max_bytes = 0;                // (cost.max + 7) / 8
+  std::uint64_t storage_bytes = 0;            // sizeof the generated struct on 64-bit ABIs (checker)
+  bool has_checks = false;                    // a `check` directive here or in any nested struct
+  // Messages declared `message X block { ... }`: the message carries a block of bytes, sent by the
+  // channel beside the body (docs/blocks.md), never by serialize. Not inherited by a struct that uses
+  // the message as a field type.
+  bool has_block = false;
+  std::optional<std::uint64_t> budget_bytes;  // messages: own `budget` or the package option
+  std::uint32_t source_offset = 0;
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Packages and the schema
+
+enum class DeclKind { Constant, Enum, Flags, Struct };
+
+struct DeclRef {
+  DeclKind kind = DeclKind::Constant;
+  std::size_t index = 0;  // into the Package container of that kind
+};
+
+struct Package {
+  std::string name;                     // as written: "game" or "studio.game"
+  std::vector<std::string> name_parts;  // {"studio", "game"}: the C++ namespace path
+  Doc doc;                              // doc comment on the package line
+  std::string source_path;              // the schema file, as named to idlc or resolved from an import
+  std::string file_stem;                // file name without directory and extension: "game"
+  std::vector<const Package*> imports;  // direct imports, in import order
+  std::deque<Constant> constants;       // each container in declaration order
+  std::deque<Enum> enums;
+  std::deque<Flags> flags;
+  std::deque<Struct> structs;         // structs and messages
+  std::vector<DeclRef> declarations;  // every declaration in source order
+  // Every declaration, ordered so that a type comes after each type its fields use (source order
+  // otherwise): the order to emit C++ definitions in.
+  std::vector<DeclRef> definition_order;
+  std::vector<const Struct*> messages;        // by type id
+  int message_type_bits = 0;                  // bits_required(0, messages.size() - 1); 0 for 0 or 1 message
+  IntStorage message_type_storage;            // the smallest unsigned type holding every type id
+  // Some struct of the package reaches a `check` directive (its own or a nested struct's), so the wire,
+  // MaxBits and ProtocolId depend on whether check markers are written: back ends must give the two
+  // settings distinct definitions.
+  bool depends_on_checks = false;
+  std::optional<std::uint64_t> budget_bytes;  // `option budget = N;`
+  std::uint64_t protocol_id = 0;              // fingerprint of the wire shape (fingerprint.hpp)
+  // The fingerprint when `check` markers are written (BITWIRE_SERIALIZE_CHECKS=1); equal to protocol_id
+  // when no message reaches a `check` directive.
+  std::uint64_t protocol_id_with_checks = 0;
+};
+
+struct Schema {
+  std::deque<Package> packages;       // every package after the packages it imports
+  std::vector<const Package*> roots;  // the files given to the compiler, in order
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Limits (the checker enforces them; back ends may rely on them)
+
+inline constexpr std::uint32_t kMaxArraySize = 65535;        // elements of any array
+inline constexpr std::uint32_t kMaxStringLength = 65535;     // string<N>
+inline constexpr std::uint32_t kMaxBytesLength = 1u << 20;   // bytes<N>
+inline constexpr std::uint32_t kMaxByteBlockLength = 65535;  // bytes[N], stored inline in its struct
+inline constexpr std::uint64_t kMaxStructBits = 0x7fffffff;  // MaxBits of any struct or message
+inline constexpr int kMaxFlags = 64;
+
+// bits_required(min, max) of the wire format: 0 when min == max, else the bit length of max - min. The
+// runtime's own definition, so that idlc and generated code cannot disagree.
+inline int bits_required(std::int64_t min, std::int64_t max) { return bitwire::bits_required<std::int64_t>(min, max); }
+
+// Names of the C++ members the emitter may generate next to a field (checked for collisions).
+inline std::string presence_member_name(const std::string& field) {
+  return "has_" + field;
+}
+inline std::string count_member_name(const std::string& field) {
+  return field + "_count";
+}
+inline std::string changed_member_name(const std::string& field) {
+  return field + "_changed";
+}
+
+// Names reserved inside every generated struct (no field may take them).
+inline const std::vector<std::string>& reserved_member_names() {
+  static const std::vector<std::string> names = {"serialize", "MaxBits", "MaxBytes", "MaxBitsWithoutChecks",
+                                                 "kTypeId",   "kType",   "kName",    "reset",
+                                                 "to_string", "format"};
+  return names;
+}
+
+// Names reserved at namespace scope of every generated package (no type or constant may take them).
+inline const std::vector<std::string>& reserved_package_names() {
+  static const std::vector<std::string> names = {
+      "MessageType",       "ProtocolId",     "kProtocolId",    "kMessageTypeBits",
+      "kMessageTypeCount", "MessageFactory", "create_message", "serialize_message",
+      "message_name",      "Message",        "kMaxMessageBits", "message_factory", "format_value",
+      "has_flag",          "bitwire",        "std",             "to_string",
+      "format",            "operator"};
+  return names;
+}
+
+}  // namespace idlc::model

@@ -1,0 +1,278 @@
+// Channels: what a Connection multiplexes into each packet.
+//
+// ReliableOrderedChannel follows the "reliable ordered messages" article exactly:
+// - send: the message (already validated and measured by the connection) goes into a send queue indexed by
+//   message id (a ring of send_queue_size); a full queue refuses it (kQueueFull).
+// - packet: walk from the oldest unacked id towards the newest, never past oldest unacked +
+//   receive_queue_size (an id the receiver could not buffer), and include every message not sent within
+//   message_resend_time that still fits the remaining bits; stop when the packet's message count or bits
+//   run out. Remember which ids went in which packet sequence.
+// - ack of a packet: drop its messages from the send queue, then advance the oldest unacked id past
+//   every acked slot.
+// - receive: buffer out-of-order messages by id in a ring of receive_queue_size, release strictly in
+//   order. An id older than the next one expected is a duplicate (ignored, counted); an id at or beyond
+//   next + receive_queue_size (and not older) means the peer broke the window: a connection error.
+// Message ids are 16 bits and wrap; every comparison is modulo 65536 (sequence.hpp).
+//
+// Cost of building a packet: the walk visits at most receive_queue_size ids and stops as soon as the
+// packet is full, so it is bounded by the window, not by how many messages are queued
+// (bench/channel_bench.cpp measures 1, 1,000 and 65,000 queued).
+//
+// UnreliableUnorderedChannel: a queue of send_queue_size; each packet takes queued messages in order,
+// those that fit go, those that do not are dropped (counted): the queue is empty after every packet.
+// Received messages wait in a ring of receive_queue_size; a full ring drops (counted).
+//
+// Block messages: on an unreliable channel the block travels inline after the body. On a reliable channel
+// (blocks enabled and some type carrying one) it travels as yojimbo block fragments, scheduled by a
+// BlockSender and put back together by a BlockReceiver (block.hpp):
+// - send: when the oldest unacked message carries a block, the channel begins it on its BlockSender and
+//   sends nothing else until every fragment is acked (messages queued behind it wait). Each packet carries
+//   at most one fragment of the channel -- the one next_fragment picks within the fragment budget, which
+//   accrues per update (round robin over unacked fragments, resend delay, optional initial burst). The
+//   sent-packet record remembers (block, fragment); the packet's ack calls on_fragment_acked, and the last
+//   one removes the block message from the queue. Connection::send_packets sends more packets in the same
+//   update while a fragment is ready (fragment_ready), so a block is not limited to one fragment a tick.
+// - receive: a fragment whose id was already received is a duplicate (ignored, counted); otherwise the
+//   BlockReceiver must accept it or it breaks the format: check() classifies it first (disagreeing with the
+//   block's first fragment, count or id out of range, larger than max_block_size), so a packet carrying a
+//   bad fragment is refused whole and is a connection error with the BlockReceiver's reason. Fragment 0's
+//   message (type and body) is kept; on completion the block is copied into a pool block buffer of that
+//   message and the message enters the receive queue at its id, released in order. When no block buffer is
+//   free, the completed block waits in the BlockReceiver and is attached on a later receive() or packet.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "bitwire/message/block.hpp"
+#include "bitwire/message/channel_config.hpp"
+#include "bitwire/message/connection_packet.hpp"
+#include "bitwire/message/message.hpp"
+#include "bitwire/packet/sequence.hpp"
+
+namespace bitwire {
+
+struct ChannelCounters {
+  uint64_t messages_queued = 0;       // accepted by send
+  uint64_t messages_sent = 0;         // message copies put in packets (first sends and resends)
+  uint64_t messages_resent = 0;       // reliable: copies after the first
+  uint64_t messages_acked = 0;        // reliable: removed from the send queue by an ack
+  uint64_t messages_received = 0;     // accepted from packets (reliable: new ids only)
+  uint64_t messages_delivered = 0;    // handed to receive()
+  uint64_t messages_duplicate = 0;    // reliable: ids received again (ignored)
+  uint64_t messages_dropped = 0;      // unreliable: did not fit a packet, or the receive ring was full
+  uint64_t blocks_sent = 0;           // block messages sent (unreliable: inline; reliable: transfers begun)
+  uint64_t blocks_acked = 0;          // reliable: block transfers whose every fragment was acked
+  uint64_t blocks_received = 0;       // block messages received (reliable: reassembled and queued)
+  uint64_t blocks_waiting_buffer = 0;     // reliable: completed blocks that had to wait for a pool block buffer
+  uint64_t block_fragments_sent = 0;      // reliable: fragment entries sent, resends included
+  uint64_t block_fragments_resent = 0;    // reliable: of which were resends
+  uint64_t block_fragments_acked = 0;     // reliable: fragments newly acked
+  uint64_t block_fragments_received = 0;  // reliable: well-formed fragment entries received
+  uint64_t block_fragments_dropped = 0;   // reliable: fragments received again or of a block already queued
+  friend bool operator==(const ChannelCounters&, const ChannelCounters&) = default;
+};
+
+enum class ChannelError : uint8_t {
+  kNone,
+  kMessageIdOutsideWindow,  // a reliable message id at or past next expected + 2 * receive_queue_size
+  kBlockFragmentInvalid,    // a block fragment the block receiver rejects (error_detail() says why)
+  kBlockBusy,  // not the peer's fault: a completed block still waits for a pool block buffer, so a
+               // fragment of the next block cannot be taken; the packet is dropped unacked (resent)
+  kWindowBusy,  // not the peer's fault: a reliable id in [next expected + receive_queue_size, next expected
+                // + 2 * receive_queue_size): acked messages not yet released hold the window (a completed
+                // block waiting for a block buffer, or messages the application has not received); the
+                // packet is dropped unacked (resent)
+};
+const char* to_string(ChannelError error);
+
+// Bits a message costs on the wire besides its id: type field + body (+ inline block).
+struct PlannedMessage {
+  MessageHandle message;
+  uint32_t body_bits = 0;  // measured (conservative) body bits, block included for unreliable channels
+};
+
+class Channel {
+ public:
+  Channel(const PacketLayout& layout, int index);
+  virtual ~Channel() = default;
+  Channel(const Channel&) = delete;
+  Channel& operator=(const Channel&) = delete;
+
+  int index() const { return index_; }
+  const ChannelConfig& config() const { return config_; }
+  const ChannelCounters& counters() const { return counters_; }
+
+  // True when one more message can be queued.
+  virtual bool can_send() const = 0;
+  // Queues a message the connection has validated; `body_bits` is its measured cost (type + body + block).
+  // Precondition: can_send().
+  virtual void send(MessageHandle&& message, uint32_t body_bits) = 0;
+  // The next received message, or an empty handle.
+  virtual MessageHandle receive() = 0;
+
+  // Chooses what this channel puts in packet `sequence` within `available_bits` (the entry's own header
+  // included) and fills `entry`, which points into this channel's scratch until the next call. Returns
+  // the bits the entry costs, 0 when the channel has nothing to send.
+  virtual size_t plan(uint16_t sequence, double now, size_t available_bits, OutgoingEntry& entry) = 0;
+  // The packet planned last has been written: an unreliable channel releases what it carried.
+  virtual void packet_written() {}
+  // Checks a received entry without changing anything; returns kNone or the reason it is refused.
+  virtual ChannelError check(IncomingPacket& packet, int entry) const = 0;
+  // The reason for the last error check() returned, more precise than to_string(ChannelError).
+  virtual const char* error_detail() const { return "none"; }
+  // True when this channel has a block fragment that could go in another packet now, within
+  // `available_bits` (the channel's share of a packet). The connection asks before each extra packet.
+  virtual bool fragment_ready(double, size_t) { return false; }
+  // Takes the messages of a checked entry.
+  virtual void apply(IncomingPacket& packet, int entry) = 0;
+  // Packet `sequence` (which this side sent) arrived.
+  virtual void on_packet_acked(uint16_t sequence) = 0;
+  // Releases every message and returns to the constructed state (counters kept).
+  virtual void reset() = 0;
+
+  // True when block messages queued here travel as fragments (reliable, blocks enabled, a block type).
+  virtual bool block_capable() const { return false; }
+  // Bits of a block fragment entry besides the fragment's data, for a block message whose type + body
+  // cost `body_bits`: entry header, id, count, fragment id, size, alignment, type and body (the last two
+  // only on fragment 0, charged to every fragment: conservative).
+  size_t fragment_entry_bits(size_t body_bits) const;
+
+  // Messages waiting to be sent (reliable: queued and not yet acked).
+  virtual int send_queue_depth() const = 0;
+  // Messages received and not yet taken by receive().
+  virtual int receive_queue_depth() const = 0;
+  // Bytes allocated at construction.
+  virtual size_t memory_bytes() const = 0;
+
+ protected:
+  // Bits of the entry's header and message count/flags before any message.
+  size_t entry_overhead_bits() const;
+
+  PacketLayout layout_;
+  ChannelConfig config_;
+  int index_ = 0;
+  int type_bits_ = 0;
+  ChannelCounters counters_;
+};
+
+class ReliableOrderedChannel final : public Channel {
+ public:
+  ReliableOrderedChannel(const PacketLayout& layout, int index);
+  ~ReliableOrderedChannel() override { set_block_waiting(false); }  // before the pool goes (its handles too)
+  // What one of `config` allocates (memory_bytes()); `block_types`: the factory has a type carrying a block.
+  static size_t memory_required(const ChannelConfig& config, bool block_types);
+
+  bool can_send() const override;
+  void send(MessageHandle&& message, uint32_t body_bits) override;
+  MessageHandle receive() override;
+  size_t plan(uint16_t sequence, double now, size_t available_bits, OutgoingEntry& entry) override;
+  ChannelError check(IncomingPacket& packet, int entry) const override;
+  const char* error_detail() const override;
+  bool block_capable() const override { return block_sender_ != nullptr; }
+  bool fragment_ready(double now, size_t available_bits) override;
+  void apply(IncomingPacket& packet, int entry) override;
+  void on_packet_acked(uint16_t sequence) override;
+  void reset() override;
+  int send_queue_depth() const override;
+  int receive_queue_depth() const override;
+  size_t memory_bytes() const override;
+
+  uint16_t next_send_id() const { return send_id_; }
+  uint16_t oldest_unacked_id() const { return oldest_unacked_; }
+  uint16_t next_receive_id() const { return receive_id_; }
+  // Message ids the last plan() visited (the walk's length), for the cost benchmark.
+  int last_walk_length() const { return last_walk_; }
+  // The block machinery (nullptr unless blocks travel as fragments on this channel).
+  const BlockSender* block_sender() const { return block_sender_.get(); }
+  const BlockReceiver* block_receiver() const { return block_receiver_.get(); }
+
+ private:
+  struct SendEntry {
+    MessageHandle message;
+    double last_sent = -1.0;
+    uint32_t body_bits = 0;
+    uint32_t serial = 0;  // monotonic message count; the id is its low 16 bits
+    bool sent_once = false;
+  };
+  struct ReceiveEntry {
+    MessageHandle message;
+    uint16_t id = 0;
+  };
+  struct SentPacket {
+    uint64_t first = 0;  // position of its first id in the id ring (monotonic)
+    uint16_t count = 0;
+    int32_t fragment = -1;       // the block fragment it carried, or -1
+    uint32_t block_serial = 0;   // serial of that fragment's block message
+  };
+
+  size_t plan_block(uint16_t sequence, double now, size_t available_bits, OutgoingEntry& out);
+  bool block_in_flight() const;
+  // Where a reliable id not older than the next expected one falls: kNone (in the receive window),
+  // kWindowBusy or kMessageIdOutsideWindow (sets error_detail_).
+  ChannelError check_window(uint16_t id) const;
+  // Queues the completed block, when a pool block buffer is free.
+  void finish_block();
+  void set_block_waiting(bool waiting);
+
+  uint32_t send_mask_ = 0;
+  uint32_t receive_mask_ = 0;
+  std::unique_ptr<SendEntry[]> send_queue_;
+  std::unique_ptr<ReceiveEntry[]> receive_queue_;
+  SequenceBuffer<SentPacket> sent_packets_;
+  std::unique_ptr<uint32_t[]> id_ring_;  // serials of the messages in recorded packets
+  uint64_t id_ring_size_ = 0;
+  uint64_t id_ring_next_ = 0;  // monotonic write position
+  std::unique_ptr<OutgoingMessage[]> scratch_;
+  std::unique_ptr<uint32_t[]> serials_;
+  uint16_t send_id_ = 0;
+  uint32_t send_serial_ = 0;  // 32-bit count behind send_id_: an ack from an earlier 16-bit lap cannot match
+  uint16_t oldest_unacked_ = 0;
+  uint16_t receive_id_ = 0;
+  int queued_ = 0;
+  int received_waiting_ = 0;
+  int last_walk_ = 0;
+  std::unique_ptr<BlockSender> block_sender_;
+  std::unique_ptr<BlockReceiver> block_receiver_;
+  uint32_t block_serial_ = 0;       // serial of the block message in flight, while block_sender_->sending()
+  MessageHandle block_message_;     // receiver: fragment 0's message of the block in progress
+  bool block_waiting_ = false;      // receiver: a completed block waits for a pool block buffer
+  MessagePool* waiting_pool_ = nullptr;  // the pool counting this channel's waiting block (while waiting)
+  mutable const char* error_detail_ = "none";  // why check() refused a fragment
+};
+
+class UnreliableUnorderedChannel final : public Channel {
+ public:
+  UnreliableUnorderedChannel(const PacketLayout& layout, int index);
+  // What one of `config` allocates (memory_bytes()).
+  static size_t memory_required(const ChannelConfig& config);
+
+  bool can_send() const override;
+  void send(MessageHandle&& message, uint32_t body_bits) override;
+  MessageHandle receive() override;
+  size_t plan(uint16_t sequence, double now, size_t available_bits, OutgoingEntry& entry) override;
+  ChannelError check(IncomingPacket& packet, int entry) const override;
+  void apply(IncomingPacket& packet, int entry) override;
+  void on_packet_acked(uint16_t) override {}
+  void packet_written() override;
+  void reset() override;
+  int send_queue_depth() const override { return send_count_; }
+  int receive_queue_depth() const override { return receive_count_; }
+  size_t memory_bytes() const override;
+
+ private:
+  int capacity_send_ = 0;
+  int capacity_receive_ = 0;
+  std::unique_ptr<PlannedMessage[]> send_queue_;  // FIFO ring
+  int send_head_ = 0;
+  int send_count_ = 0;
+  std::unique_ptr<MessageHandle[]> in_packet_;  // messages of the packet being built, until the next plan
+  int in_packet_count_ = 0;
+  std::unique_ptr<MessageHandle[]> receive_queue_;
+  int receive_head_ = 0;
+  int receive_count_ = 0;
+  std::unique_ptr<OutgoingMessage[]> scratch_;
+};
+
+}  // namespace bitwire

@@ -1,0 +1,320 @@
+// Connection: channels of messages over one Endpoint. What game code uses to send a generated message and
+// receive the peer's, in order and exactly once where the channel promises it.
+//
+//   bitwire::ConnectionConfig config;                  // one reliable-ordered channel by default
+//   config.channel_count = 2;
+//   config.channels[1].type = bitwire::ChannelType::kUnreliableUnordered;
+//   bitwire::ConnectionCallbacks callbacks{&socket, [](void* ctx, std::span<const std::byte> datagram) { ... }};
+//   bitwire::Connection connection(kFactory, config, callbacks, now);
+//
+//   each tick:
+//     connection.update(now);
+//     for each datagram: connection.receive_packet(datagram);
+//     while (auto message = connection.receive(0)) { if (auto* chat = message.as<Chat>()) ...; }
+//     auto message = connection.create<Chat>();  ... fill ...;  connection.send(0, std::move(message));
+//     connection.send_packets();                     // one packet (acks + whatever the channels fit),
+//                                                    // plus one per block fragment the budget allows now
+//
+// Over another transport (or another ack layer), the connection-packet layer alone:
+//     size_t n = connection.generate_packet(sequence, buffer);   // yojimbo 1.0 connection packet
+//     connection.process_packet(sequence, bytes);                // false: refused, nothing applied
+//     connection.on_packet_acked(sequence);                      // from whatever acks packets
+//
+// Contracts:
+// - Wire: yojimbo 1.0 (connection_packet.hpp; docs/channels.md states every bit) inside reliable 1.0.
+// - Configuration is part of the format. protocol_id() folds the channel layout (count; per channel its
+//   type, max messages per packet, max block size, fragment size, blocks disabled, receive window) and the
+//   message types (count, which carry blocks) into config.protocol_id; the endpoint's envelope uses it,
+//   so a peer with another layout fails the envelope check on every packet (counted envelope_failures)
+//   instead of misreading bits. Without the envelope, give protocol_id() to the secure transport.
+// - send() refuses, with a reason and without taking the message, anything a correct peer would refuse:
+//   a message that breaks a write contract (validated by a ValidateStream pass over its serialize), one
+//   that can never fit the channel's packet budget (on a reliable channel, a block whose fragment entry
+//   cannot), a block where blocks are off or above max_block_size, and a full queue.
+// - Memory: the message pool, channel queues, packet buffers and the endpoint are allocated in the
+//   constructor (memory_bytes()); send, receive, update and the packet paths never allocate.
+// - Block buffers: outgoing and received blocks share block_pool_size buffers; block_receive_reserve of
+//   them are kept for received blocks and a completed block waiting for a buffer gets the next one freed
+//   (MessagePool's contract), so an application that sends blocks greedily cannot starve its own receive
+//   side: its block requests are refused with BlockRefusal::kReservedForReceiving instead.
+// - Untrusted input: any bytes are safe. A packet that fails to read, or whose reliable ids lie outside
+//   the window, is refused whole (nothing applied) and puts the connection in a sticky error state with a
+//   reason; a packet refused only because this side has no room now (message pool or block buffer
+//   exhausted, receive window held) is dropped (counted) and not acked, so the peer resends it, but it is
+//   deferred (Endpoint::defer_packet): the acks it carries are processed all the same.
+// - Handles: messages from create()/receive() belong to this connection's pool and must be released
+//   before the connection is destroyed. reset() and the destructor release everything the connection holds.
+// - Not movable (the endpoint's callbacks point to it).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "bitwire/message/channel.hpp"
+#include "bitwire/message/channel_config.hpp"
+#include "bitwire/message/connection_packet.hpp"
+#include "bitwire/packet/endpoint.hpp"
+#include "bitwire/message/message.hpp"
+
+namespace bitwire {
+
+inline constexpr int kMaxChannels = 64;
+
+// The most a connection's channels may take together (channels_memory(): queues, sent-packet records,
+// message id rings, block transfer state), counted as if a type carries blocks. A config above it is refused
+// and sanitized() lowers it. 1 GiB: 64 channels of the default 16 MiB would fit; 64 channels at their
+// largest legal fields (8.3 GiB) do not. With the message pool's caps (kMaxMessageSlotBytes,
+// kMaxBlockPoolBytes) and the endpoint's (kMaxEndpointMemoryBytes), one connection stays under 3.1 GiB.
+inline constexpr size_t kMaxConnectionChannelBytes = size_t{1} << 30;
+
+struct ConnectionConfig {
+  uint64_t protocol_id = 0;     // the game's id; the channel layout and message types are folded in
+  int max_packet_size = 1200;   // bytes of connection packet per send_packet: the budget across channels (holds
+                                // a 1 KiB block fragment entry; the endpoint never splits a packet this small)
+  int max_packets_per_update = 16;  // send_packets(): most packets per call (extra ones carry block fragments)
+  int channel_count = 1;        // channels in use, 1..kMaxChannels
+  std::array<ChannelConfig, kMaxChannels> channels{};  // the first channel_count are used
+  int message_pool_size = 0;    // messages alive at once; 0 = every queue's capacity + one packet + 64
+  int block_pool_size = 0;      // block buffers; 0 = 4 when a type carries blocks and a channel allows them
+  int block_receive_reserve = -1;  // block buffers only received blocks may take (MessagePool's contract);
+                                   // -1 = one per block-carrying channel, at most block buffers - 1
+  EndpointConfig endpoint;      // the packet layer; its protocol_id is replaced by protocol_id()
+
+  // nullptr when every field (kConnectionConfigLimits), every used channel, the endpoint (as given and as
+  // the connection raises it: Connection::endpoint_config) and the message pool (message_pool_config(true):
+  // kMessagePoolConfigLimits, so the block buffers fit kMaxBlockPoolBytes) are in range and
+  // channels_memory() is within kMaxConnectionChannelBytes, else the reason for the first problem, a nested
+  // one prefixed with its part ("ConnectionConfig.channels[2]: ...", "ConnectionConfig.messages: ...") (a
+  // per-thread buffer; see config_table.hpp).
+  const char* check() const;
+  // This config with every field clamped into range (every channel and the endpoint sanitized too,
+  // block_pool_size lowered to the memory cap, max_packet_size lowered until the endpoint raised to hold it
+  // passes its table, and the channels lowered to kMaxConnectionChannelBytes: one halving at a time of the
+  // field of one channel that frees the most -- sent_message_ids, sent_packets_buffer_size, the queues,
+  // max_block_size -- never the channel count or layout; both ends sanitize the same config the same way).
+  ConnectionConfig sanitized() const;
+  // Bytes the channels of this config (sanitized) allocate, counted as if a type carries blocks.
+  size_t channels_memory() const;
+  // The connection's message pool: message_pool_size (or the derived count), block_pool_size buffers (or
+  // 4 when `block_types` -- the factory has a type carrying a block -- and a channel allows blocks) of the
+  // largest max_block_size of a channel that allows blocks.
+  MessagePoolConfig message_pool_config(bool block_types) const;
+};
+
+// The limits of ConnectionConfig's own fields (channels[] have kChannelConfigLimits, endpoint has
+// kEndpointConfigLimits). check() and sanitized() are derived from these tables alone.
+inline constexpr auto kConnectionConfigLimits = config_table(
+    Field<ConnectionConfig, int>{.name = "max_packet_size",
+                                 .member = &ConnectionConfig::max_packet_size,
+                                 .min = 8,
+                                 .max = 1 << 20,
+                                 .unit = "bytes"},
+    Field<ConnectionConfig, int>{.name = "channel_count",
+                                 .member = &ConnectionConfig::channel_count,
+                                 .min = 1,
+                                 .max = kMaxChannels},
+    Field<ConnectionConfig, int>{.name = "message_pool_size",
+                                 .member = &ConnectionConfig::message_pool_size,
+                                 .min = 0,
+                                 .max = 1 << 24},
+    Field<ConnectionConfig, int>{.name = "block_pool_size",
+                                 .member = &ConnectionConfig::block_pool_size,
+                                 .min = 0,
+                                 .max = 1 << 16},
+    Field<ConnectionConfig, int>{.name = "block_receive_reserve",
+                                 .member = &ConnectionConfig::block_receive_reserve,
+                                 .min = -1,
+                                 .max = (1 << 16) - 1,
+                                 // One buffer is always left for the application's outgoing blocks.
+                                 .upper = [](const ConnectionConfig& c) {
+                                   return (c.block_pool_size > 0 ? c.block_pool_size : 4) - 1;
+                                 },
+                                 .upper_text = "block buffers - 1"},
+    Field<ConnectionConfig, int>{.name = "max_packets_per_update",
+                                 .member = &ConnectionConfig::max_packets_per_update,
+                                 .min = 1,
+                                 .max = 256});
+
+struct ConnectionCallbacks {
+  void* context = nullptr;
+  // Required for send_packet(): hands one datagram to the transport.
+  void (*transmit)(void* context, std::span<const std::byte> datagram) = nullptr;
+};
+
+enum class SendResult : uint8_t {
+  kQueued,
+  kEmptyMessage,       // the handle holds no message
+  kWrongPool,          // the message was created by another connection's pool
+  kBadChannel,         // channel index out of range
+  kInvalidMessage,     // a write contract is broken (SendStatus::write_error says which)
+  kTooLarge,           // can never fit the channel's share of a packet
+  kQueueFull,          // the channel's send queue is full
+  kBlocksDisabled,     // a block message on a channel with blocks disabled
+  kBlockMissing,       // a block message without its block
+  kConnectionError,    // the connection is in its error state
+};
+const char* to_string(SendResult result);
+
+struct SendStatus {
+  SendResult result = SendResult::kQueued;
+  WriteError write_error = WriteError::kNone;  // for kInvalidMessage
+  size_t bits = 0;                             // the message's measured cost (type + body + block)
+  explicit operator bool() const { return result == SendResult::kQueued; }
+};
+
+enum class ConnectionError : uint8_t {
+  kNone,
+  kConfigInvalid,           // the config failed check() (the sanitized one is used; see error_reason())
+  kPacketInvalid,           // a packet failed to read (packet_error() says why)
+  kMessageIdOutsideWindow,  // a reliable message id beyond what the receive window allows
+  kBlockFragmentInvalid,    // a block fragment the channel's block receiver rejects (error_reason() says why)
+};
+const char* to_string(ConnectionError error);
+
+struct ConnectionCounters {
+  uint64_t packets_generated = 0;       // connection packets built
+  uint64_t packets_processed = 0;       // connection packets read and applied
+  uint64_t packets_invalid = 0;         // refused: unreadable or breaking the window (sets the error)
+  uint64_t packets_pool_exhausted = 0;  // refused: no message slot (or block buffer) to read into (peer resends)
+  uint64_t packets_window_busy = 0;     // refused: reliable ids past a receive window still held (peer resends)
+  uint64_t extra_packets = 0;           // packets send_packets() sent after the first of a call (block fragments)
+  uint64_t packets_held_back = 0;       // packets send_packets() held back for the in-flight limit (a call
+                                        // stops at the first it holds, so at most one is counted per call)
+  uint64_t probes_sent = 0;             // first packets sent although every ack record was in flight (one
+                                        // per probe interval, so that a silent link cannot stall both ends)
+  uint64_t packets_after_error = 0;     // refused: the connection was already in its error state
+  uint64_t sends_refused = 0;           // send() calls that returned anything but kQueued
+  friend bool operator==(const ConnectionCounters&, const ConnectionCounters&) = default;
+};
+
+class Connection {
+ public:
+  Connection(const MessageFactory& factory, const ConnectionConfig& config, const ConnectionCallbacks& callbacks = {},
+             double now = 0.0);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+  Connection(Connection&&) = delete;
+  Connection& operator=(Connection&&) = delete;
+
+  // ---- Messages ----
+  MessageHandle create(uint32_t type_id) { return pool_->create(type_id); }
+  template <typename T>
+  MessageHandle create() {
+    return pool_->create(static_cast<uint32_t>(T::kTypeId));
+  }
+  // Queues `message` on `channel`. On success the handle is moved from; on refusal it is left untouched.
+  SendStatus send(int channel, MessageHandle&& message);
+  // The next message received on `channel` (in order on a reliable channel), or an empty handle.
+  MessageHandle receive(int channel);
+
+  // ---- Time and packets over the endpoint ----
+  void update(double now);
+  // Builds one connection packet and sends it through the endpoint (acks, fragments, transmit).
+  bool send_packet();
+  // send_packet(), then more packets while a channel has a block fragment ready within its budget, up to
+  // max_packets_per_update in all: a block is not limited to one fragment per update. Ordinary messages
+  // never cause an extra packet. Returns the packets sent.
+  // In-flight limit (docs/channels.md): so that on a slow link no packet overwrites the sent-packet record
+  // an ack still needs, an extra packet waits (its budget unspent; packets_held_back) while
+  // endpoint().packets_in_flight() >= max_packets_in_flight(), and the first packet waits while every
+  // record (ack_records()) is in flight, except one probe per probe_interval() (probes_sent).
+  // Contract: the limit never deadlocks two correct peers, whatever the loss pattern was, because acks
+  // always flow: records free only through the peer's acks, and every packet of the peer that arrives
+  // delivers them -- even one this side must refuse for lack of room, which it defers instead (see the
+  // untrusted-input contract above). Were such acks dropped, a side whose room is held by its own
+  // unacked sends would refuse the very acks that free it, and both ends would end up sending only
+  // probes, each refused, for good.
+  int send_packets();
+  // The smallest sent-packet record buffer: the endpoint's, and each reliable channel's.
+  int ack_records() const { return ack_records_; }
+  // 3/4 of ack_records(): the quarter left over absorbs the peer's delayed packets, whose acks reach
+  // below its newest ack window, and the first packets of the updates a round trip spans.
+  int max_packets_in_flight() const { return max_packets_in_flight_; }
+  // Seconds between probes while every record is in flight: half the smoothed RTT, within [0.1, 1].
+  double probe_interval() const;
+  // One datagram from the transport.
+  ReceiveResult receive_packet(std::span<const std::byte> datagram);
+  // The same, for a datagram that reached this host at `arrival_time` (update()'s clock): passed to
+  // Endpoint::receive_packet(datagram, arrival_time), so RTT samples leave out the wait for the tick.
+  ReceiveResult receive_packet(std::span<const std::byte> datagram, double arrival_time);
+
+  // ---- The connection-packet layer alone ----
+  // Writes the connection packet for packet `sequence` into `out` (at most min(out.size(),
+  // max_packet_size) bytes) and returns its size.
+  size_t generate_packet(uint16_t sequence, std::span<std::byte> out);
+  // Reads and applies a connection packet; false when it is refused (nothing applied).
+  bool process_packet(uint16_t sequence, std::span<const std::byte> bytes);
+  // Packet `sequence`, sent by this side, arrived.
+  void on_packet_acked(uint16_t sequence);
+
+  // Releases every message held, clears every channel and the endpoint, clears the error.
+  void reset();
+
+  // ---- State ----
+  ConnectionError error() const { return error_; }
+  const char* error_reason() const { return error_reason_; }
+  PacketError packet_error() const { return packet_error_; }
+  ReadError packet_read_error() const { return packet_read_error_; }
+  uint64_t protocol_id() const { return protocol_id_; }
+  static uint64_t protocol_id(const MessageFactory& factory, const ConnectionConfig& config);
+  // The endpoint a connection of `config` (already sanitized) builds, its protocol id aside: config.endpoint
+  // with max_packet_size raised to hold a whole connection packet, and fragment_above raised to
+  // config.max_packet_size when that is at most 1200 bytes (such a packet is sent whole, never split). What
+  // a transport under the connection must carry (the stack fits it to netcode's payload).
+  static EndpointConfig endpoint_config(const ConnectionConfig& config);
+
+  int channel_count() const { return config_.channel_count; }
+  const ChannelCounters& channel_counters(int channel) const { return channels_[channel]->counters(); }
+  int send_queue_depth(int channel) const { return channels_[channel]->send_queue_depth(); }
+  int receive_queue_depth(int channel) const { return channels_[channel]->receive_queue_depth(); }
+  const ConnectionCounters& counters() const { return counters_; }
+  const ConnectionConfig& config() const { return config_; }
+  const PacketLayout& layout() const { return layout_; }
+  Channel& channel(int index) { return *channels_[index]; }
+  MessagePool& pool() { return *pool_; }
+  Endpoint& endpoint() { return *endpoint_; }
+  // The callbacks the connection gave its endpoint (to wrap, e.g. by a Link, and set back).
+  EndpointCallbacks endpoint_callbacks();
+  // Bytes allocated at construction (pool, channels, buffers, endpoint).
+  size_t memory_bytes() const;
+  // What a connection of `config` (sanitized) and `factory` allocates: memory_bytes() of one built from
+  // them, without building it (the stack's memory cap counts it per server slot).
+  static size_t memory_required(const MessageFactory& factory, const ConnectionConfig& config);
+
+ private:
+  void fail(ConnectionError error, const char* reason);
+  static bool process_trampoline(void* context, uint16_t sequence, std::span<const std::byte> payload);
+  static void on_ack_trampoline(void* context, uint16_t sequence);
+  static void transmit_trampoline(void* context, uint16_t sequence, std::span<const std::byte> datagram);
+
+  ConnectionConfig config_;
+  ConnectionCallbacks callbacks_;
+  MessageFactory factory_;
+  PacketLayout layout_;
+  uint64_t protocol_id_ = 0;
+  double now_ = 0.0;
+  std::unique_ptr<MessagePool> pool_;
+  std::unique_ptr<std::unique_ptr<Channel>[]> channels_;
+  std::array<int, kMaxChannels> priority_order_{};
+  std::unique_ptr<OutgoingEntry[]> planned_;
+  std::unique_ptr<OutgoingEntry[]> outgoing_;
+  std::unique_ptr<IncomingPacket> incoming_;
+  std::unique_ptr<std::byte[]> packet_buffer_;
+  std::unique_ptr<Endpoint> endpoint_;
+  ConnectionError error_ = ConnectionError::kNone;
+  const char* error_reason_ = "";
+  char config_reason_[kConfigReasonBytes] = {};  // check()'s reason, copied (it is a per-thread buffer)
+  PacketError packet_error_ = PacketError::kNone;
+  ReadError packet_read_error_ = ReadError::kNone;
+  ConnectionCounters counters_;
+  int ack_records_ = 1;
+  int max_packets_in_flight_ = 1;
+  double last_sent_ = 0.0;  // when send_packet() last sent
+  bool has_sent_ = false;
+};
+
+}  // namespace bitwire

@@ -1,0 +1,405 @@
+// Messages: the runtime interface a message type plugs into, the per-package factory, and the fixed pool
+// messages live in, owned through a move-only handle.
+//
+// A message type is any default-constructible struct with `template <typename Stream> bool
+// serialize(Stream&)` (what idlc generates) and a `static constexpr uint32_t kTypeId`; optionally
+// `static constexpr bool kHasBlock = true` for a message that carries a block of bytes. describe_message<T>()
+// turns it into a MessageTypeInfo: plain data and function pointers, so channels and connections are
+// ordinary (non-template) code and a package of thousands of types costs each file that sends messages
+// nothing but one table.
+//
+//   inline constexpr bitwire::MessageTypeInfo kTypes[] = {
+//       bitwire::describe_message<Hello>("Hello"), bitwire::describe_message<Chat>("Chat")};
+//   inline constexpr bitwire::MessageFactory kFactory{kTypes};
+//
+// Contracts:
+// - A factory's table is indexed by type id: kTypes[i].type_id == i (check() says which entry is not).
+// - MessagePool: `capacity` slots, each large enough for the package's largest type, and `block_count`
+//   block buffers of `max_block_size` bytes, all allocated in the constructor; create() and release never
+//   allocate. An exhausted pool returns an empty handle and counts it (exhausted()); it never grows.
+// - Block buffers are shared by blocks the application attaches (outgoing) and blocks a channel
+//   receives. `block_receive_reserve` of them are kept for received blocks: an application request
+//   succeeds only while more buffers are free than the reserve still owes (the reserve minus the received
+//   blocks alive) plus one per received block waiting for a buffer. So free + received-alive >= reserve
+//   always holds: while fewer than `reserve` received blocks are alive a completed block always finds a
+//   buffer, and otherwise the next freed buffer goes to the waiting block before any new outgoing one.
+//   A received block then waits only for the application (to receive and release blocks), never for the
+//   peer, which is what lets two peers that both send greedily keep receiving. Refusals say why
+//   (BlockRefusal: kReservedForReceiving vs kNoBuffer).
+// - MessageHandle owns one message: move-only, destroys the message and frees its slot (and its block)
+//   when it goes out of scope or is reset. Every handle must be gone before its pool is destroyed
+//   (asserted in debug builds); the pool's live() count lets tests prove nothing leaked.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <span>
+#include <type_traits>
+
+#include "bitwire/core/config.hpp"
+#include "bitwire/core/config_table.hpp"
+#include "bitwire/serialize/stream.hpp"
+
+namespace bitwire {
+
+// What the channels need to know about one message type.
+struct MessageTypeInfo {
+  const char* name = "";
+  uint32_t type_id = 0;    // the type's index in its factory's table (T::kTypeId)
+  uint32_t size = 0;       // sizeof(T)
+  uint32_t align = 1;      // alignof(T)
+  size_t max_bits = 0;     // T::MaxBits when the type declares it (conservative worst case), else 0
+  bool has_block = false;  // T::kHasBlock: the message carries a block of bytes
+  const void* tag = nullptr;  // identifies T (MessageHandle::as<T>)
+  void (*construct)(void* storage) = nullptr;           // placement-new a default T
+  void (*destroy)(void* message) = nullptr;             // ~T()
+  bool (*write)(void* message, WriteStream& stream) = nullptr;
+  bool (*read)(void* message, ReadStream& stream) = nullptr;
+  bool (*measure)(void* message, MeasureStream& stream) = nullptr;
+  bool (*validate)(void* message, ValidateStream& stream) = nullptr;
+};
+
+namespace detail {
+template <typename T>
+inline constexpr char kMessageTag = 0;
+
+template <typename T>
+constexpr size_t declared_max_bits() {
+  if constexpr (requires { T::MaxBits; }) {
+    return static_cast<size_t>(T::MaxBits);
+  } else {
+    return 0;
+  }
+}
+
+template <typename T>
+constexpr bool declared_has_block() {
+  if constexpr (requires { T::kHasBlock; }) {
+    return static_cast<bool>(T::kHasBlock);
+  } else {
+    return false;
+  }
+}
+}  // namespace detail
+
+template <typename T>
+concept MessageBody = std::is_default_constructible_v<T> && requires(T& message, WriteStream& w, ReadStream& r,
+                                                                     MeasureStream& m, ValidateStream& v) {
+  { T::kTypeId } -> std::convertible_to<uint32_t>;
+  { message.serialize(w) } -> std::same_as<bool>;
+  { message.serialize(r) } -> std::same_as<bool>;
+  { message.serialize(m) } -> std::same_as<bool>;
+  { message.serialize(v) } -> std::same_as<bool>;
+};
+
+// The four stream entry points of one message type, each taking the message as `void*` (a T).
+struct MessageSerializers {
+  bool (*write)(void* message, WriteStream& stream) = nullptr;
+  bool (*read)(void* message, ReadStream& stream) = nullptr;
+  bool (*measure)(void* message, MeasureStream& stream) = nullptr;
+  bool (*validate)(void* message, ValidateStream& stream) = nullptr;
+};
+
+// The descriptor of message type T with serialize entry points defined elsewhere: nothing of T's
+// serialize is compiled here. idlc's factory uses it so that the table and the entry points of a large
+// package can live in several translation units (the functions must call T's serialize).
+template <MessageBody T>
+constexpr MessageTypeInfo describe_message(const char* name, const MessageSerializers& serializers) {
+  MessageTypeInfo info;
+  info.name = name;
+  info.type_id = static_cast<uint32_t>(T::kTypeId);
+  info.size = sizeof(T);
+  info.align = alignof(T);
+  info.max_bits = detail::declared_max_bits<T>();
+  info.has_block = detail::declared_has_block<T>();
+  info.tag = &detail::kMessageTag<T>;
+  info.construct = [](void* storage) { ::new (storage) T(); };
+  info.destroy = [](void* message) { static_cast<T*>(message)->~T(); };
+  info.write = serializers.write;
+  info.read = serializers.read;
+  info.measure = serializers.measure;
+  info.validate = serializers.validate;
+  return info;
+}
+
+// The descriptor of message type T (see the header comment for what T provides), its serialize compiled
+// here for the four stream kinds.
+template <MessageBody T>
+constexpr MessageTypeInfo describe_message(const char* name) {
+  return describe_message<T>(
+      name, MessageSerializers{
+                [](void* message, WriteStream& stream) { return static_cast<T*>(message)->serialize(stream); },
+                [](void* message, ReadStream& stream) { return static_cast<T*>(message)->serialize(stream); },
+                [](void* message, MeasureStream& stream) { return static_cast<T*>(message)->serialize(stream); },
+                [](void* message, ValidateStream& stream) { return static_cast<T*>(message)->serialize(stream); }});
+}
+
+// A package's message types, indexed by type id. Cheap to copy (a span over a static table).
+class MessageFactory {
+ public:
+  constexpr MessageFactory() = default;
+  constexpr explicit MessageFactory(std::span<const MessageTypeInfo> types) : types_(types) {}
+
+  int type_count() const { return static_cast<int>(types_.size()); }
+  // The descriptor of `type_id`, or nullptr for an id outside the table.
+  const MessageTypeInfo* find(uint32_t type_id) const {
+    return type_id < types_.size() ? &types_[type_id] : nullptr;
+  }
+  std::span<const MessageTypeInfo> types() const { return types_; }
+  // True when any type carries a block.
+  bool any_block_type() const;
+  // nullptr when the table is usable, else why not (empty, an entry out of place, a missing function).
+  const char* check() const;
+  // The largest sizeof / alignof over the table: what a pool slot must hold.
+  size_t max_size() const;
+  size_t max_align() const;
+
+ private:
+  std::span<const MessageTypeInfo> types_;
+};
+
+class MessagePool;
+class ReliableOrderedChannel;
+
+// Why a block request was refused.
+enum class BlockRefusal : uint8_t {
+  kNone,                  // granted
+  kEmptyHandle,           // the handle holds no message
+  kNotBlockType,          // the message type carries no block
+  kSizeOutOfRange,        // size 0 or above the pool's max_block_size
+  kNoBuffer,              // every block buffer is in use (queued, in flight, received or held)
+  kReservedForReceiving,  // the free buffers are kept for received blocks (MessagePoolConfig::block_receive_reserve)
+};
+const char* to_string(BlockRefusal refusal);
+
+// A block buffer to fill in place, or why there is none.
+struct BlockAllocation {
+  std::span<std::byte> bytes;
+  BlockRefusal refusal = BlockRefusal::kNone;
+  explicit operator bool() const { return refusal == BlockRefusal::kNone; }
+};
+
+// Owns one message in a MessagePool. Move-only; releases the message (and its block) on destruction.
+class MessageHandle {
+ public:
+  MessageHandle() = default;
+  ~MessageHandle() { reset(); }
+  MessageHandle(MessageHandle&& other) noexcept : pool_(other.pool_), slot_(other.slot_) { other.pool_ = nullptr; }
+  MessageHandle& operator=(MessageHandle&& other) noexcept {
+    if (this != &other) {
+      reset();
+      pool_ = other.pool_;
+      slot_ = other.slot_;
+      other.pool_ = nullptr;
+    }
+    return *this;
+  }
+  MessageHandle(const MessageHandle&) = delete;
+  MessageHandle& operator=(const MessageHandle&) = delete;
+
+  explicit operator bool() const { return pool_ != nullptr; }
+  // Destroys the message and frees its slot; the handle becomes empty.
+  void reset();
+
+  // Preconditions for the accessors below: the handle is not empty.
+  uint32_t type() const;
+  const MessageTypeInfo& info() const;
+  void* data();
+  const void* data() const;
+  MessagePool* pool() const { return pool_; }
+
+  // The message as T, or nullptr when it is not a T (or the handle is empty).
+  template <typename T>
+  T* as() {
+    return (pool_ != nullptr && info().tag == &detail::kMessageTag<T>) ? static_cast<T*>(data()) : nullptr;
+  }
+  template <typename T>
+  const T* as() const {
+    return (pool_ != nullptr && info().tag == &detail::kMessageTag<T>) ? static_cast<const T*>(data()) : nullptr;
+  }
+
+  // The attached block (empty when none).
+  std::span<const std::byte> block() const;
+  // Copies `bytes` (1..max_block_size) into a block buffer of the pool, replacing any attached block
+  // (whose buffer is reused: no new buffer is taken). kNone, or why not: the message type carries no
+  // block, the size is out of range, no block buffer is free, or the free ones are reserved for
+  // receiving (MessagePool's contract above).
+  BlockRefusal try_attach_block(std::span<const std::byte> bytes);
+  // A block of `size` bytes to fill in place (the same rules as try_attach_block).
+  BlockAllocation try_allocate_block(size_t size);
+  // The same without the reason: false / an empty span on any refusal.
+  bool attach_block(std::span<const std::byte> bytes) { return try_attach_block(bytes) == BlockRefusal::kNone; }
+  std::span<std::byte> allocate_block(size_t size) { return try_allocate_block(size).bytes; }
+  // The receive path's request (channels and the packet reader, for a block that came off the wire): any
+  // free buffer, the reserve included; the buffer counts as received until released. Not for application
+  // blocks, which would eat the reserve meant for receiving.
+  std::span<std::byte> allocate_received_block(size_t size);
+
+ private:
+  friend class MessagePool;
+  BlockAllocation take_block(size_t size, bool received);
+  MessageHandle(MessagePool* pool, uint32_t slot) : pool_(pool), slot_(slot) {}
+  MessagePool* pool_ = nullptr;
+  uint32_t slot_ = 0;
+};
+
+// The body of the handle's message through its type's table entry (no type id): the one call that
+// dispatches a stream over a message of any type in constant time. The handle must not be empty.
+template <typename Stream>
+bool serialize_message_body(Stream& stream, MessageHandle& message) {
+  const MessageTypeInfo& info = message.info();
+  if constexpr (std::is_same_v<Stream, WriteStream>) {
+    return info.write(message.data(), stream);
+  } else if constexpr (std::is_same_v<Stream, ReadStream>) {
+    return info.read(message.data(), stream);
+  } else if constexpr (std::is_same_v<Stream, MeasureStream>) {
+    return info.measure(message.data(), stream);
+  } else {
+    static_assert(std::is_same_v<Stream, ValidateStream>, "a message table serves the four stream kinds");
+    return info.validate(message.data(), stream);
+  }
+}
+
+// The most memory a pool's block buffers may take (block_count x max_block_size); a config above it is
+// refused. 1 GiB: 16 buffers of the largest reliable block (64 MiB).
+inline constexpr size_t kMaxBlockPoolBytes = size_t{1} << 30;
+// The most memory a pool's message slots may take (capacity x the factory's largest type, aligned); a
+// config above it is refused for that factory (check(factory)). 1 GiB: 16,777,216 slots of 64 bytes.
+inline constexpr size_t kMaxMessageSlotBytes = size_t{1} << 30;
+
+struct MessagePoolConfig {
+  int capacity = 1024;               // messages alive at once (queued, in flight, received, held by the user)
+  int block_count = 0;               // block buffers (one per message carrying a block); 0 = no blocks
+  int max_block_size = 256 * 1024;   // bytes per block buffer
+  int block_receive_reserve = 0;     // block buffers only received blocks may take (0..block_count)
+
+  // nullptr when every field is within kMessagePoolConfigLimits (the block buffers within
+  // kMaxBlockPoolBytes), else the reason (a per-thread buffer; see config_table.hpp).
+  const char* check() const;
+  // check(), and the slots for `factory`'s largest type within kMaxMessageSlotBytes.
+  const char* check(const MessageFactory& factory) const;
+  // This config with every field clamped into range (block_count lowered to the block memory cap).
+  MessagePoolConfig sanitized() const;
+  // sanitized(), and capacity lowered until the slots for `factory` fit kMaxMessageSlotBytes.
+  MessagePoolConfig sanitized(const MessageFactory& factory) const;
+};
+
+// The limits of MessagePoolConfig. max_block_size comes before block_count, and block_count before
+// block_receive_reserve: each bound is computed from the field before it.
+inline constexpr auto kMessagePoolConfigLimits = config_table(
+    Field<MessagePoolConfig, int>{.name = "capacity", .member = &MessagePoolConfig::capacity, .min = 1,
+                                  .max = 1 << 24},
+    Field<MessagePoolConfig, int>{.name = "max_block_size",
+                                  .member = &MessagePoolConfig::max_block_size,
+                                  .min = 1,
+                                  .max = 1 << 30,
+                                  .unit = "bytes"},
+    Field<MessagePoolConfig, int>{
+        .name = "block_count",
+        .member = &MessagePoolConfig::block_count,
+        .min = 0,
+        .max = 1 << 16,
+        .upper = [](const MessagePoolConfig& c) { return static_cast<int>(kMaxBlockPoolBytes / static_cast<size_t>(std::max(c.max_block_size, 1))); },
+        .upper_text = "1 GiB / max_block_size"},
+    Field<MessagePoolConfig, int>{.name = "block_receive_reserve",
+                                  .member = &MessagePoolConfig::block_receive_reserve,
+                                  .min = 0,
+                                  .max = 1 << 16,
+                                  .upper = [](const MessagePoolConfig& c) { return c.block_count; },
+                                  .upper_text = "block_count"});
+
+// Fixed storage for messages of one factory. Not thread-safe; not movable (handles point to it).
+class MessagePool {
+ public:
+  // A config that fails config.check(factory) is flagged (config_error() says why) and its sanitized(factory)
+  // copy is used: the pool never allocates past its caps.
+  MessagePool(const MessageFactory& factory, const MessagePoolConfig& config);
+  ~MessagePool();
+  MessagePool(const MessagePool&) = delete;
+  MessagePool& operator=(const MessagePool&) = delete;
+
+  // A default-constructed message of `type_id`, or an empty handle when the id is unknown or the pool is
+  // exhausted (counted in exhausted()).
+  MessageHandle create(uint32_t type_id);
+  template <typename T>
+  MessageHandle create() {
+    return create(static_cast<uint32_t>(T::kTypeId));
+  }
+
+  const MessageFactory& factory() const { return factory_; }
+  int capacity() const { return capacity_; }
+  int live() const { return live_; }
+  int blocks_live() const { return blocks_live_; }
+  int block_count() const { return block_count_; }
+  size_t max_block_size() const { return max_block_size_; }
+  uint64_t exhausted() const { return exhausted_; }             // create() calls refused for lack of a slot
+  uint64_t blocks_exhausted() const { return blocks_exhausted_; }  // block requests refused for lack of a buffer
+  int block_receive_reserve() const { return block_receive_reserve_; }
+  int blocks_received_live() const { return blocks_received_live_; }  // buffers holding received blocks
+  int blocks_free() const { return free_block_count_; }
+  // Buffers an application request may not take now: what the reserve still owes + waiting received blocks.
+  int blocks_reserved() const;
+  // True when an application block request (try_allocate_block) would find a buffer now.
+  bool can_allocate_block() const { return free_block_count_ > blocks_reserved(); }
+  int receive_waiters() const { return receive_waiters_; }  // received blocks waiting for a buffer
+  // Application requests refused with kReservedForReceiving (a buffer was free but kept).
+  uint64_t blocks_reserved_refusals() const { return blocks_reserved_refusals_; }
+  // Bytes allocated at construction.
+  size_t memory_bytes() const;
+  // What a pool of `config` (sanitized for `factory`) allocates.
+  static size_t memory_required(const MessageFactory& factory, const MessagePoolConfig& config);
+  // nullptr, or why the config given to the constructor was refused (the sanitized one is in use).
+  const char* config_error() const { return config_error_; }
+
+ private:
+  friend class MessageHandle;
+  friend class ReliableOrderedChannel;
+  struct SlotState {
+    uint32_t type_id = 0;
+    int32_t block = -1;   // block buffer index, or -1
+    uint32_t block_size = 0;
+    bool block_received = false;  // the buffer was taken for a received block (counts toward the reserve)
+  };
+  // A channel's completed block starts / stops waiting for a buffer (the hand-off: while one waits, a
+  // freed buffer goes to it, not to the application).
+  void add_receive_waiter() { ++receive_waiters_; }
+  void remove_receive_waiter() {
+    BITWIRE_ASSERT(receive_waiters_ > 0);
+    --receive_waiters_;
+  }
+  void release(uint32_t slot);
+  void* slot_data(uint32_t slot) const { return storage_.get() + offset_ + size_t{slot} * stride_; }
+  int take_block(bool received);
+  void free_block(int block, bool received);
+
+  MessageFactory factory_;
+  char config_error_text_[kConfigReasonBytes] = {};
+  const char* config_error_ = nullptr;
+  int capacity_ = 0;
+  size_t stride_ = 0;
+  size_t offset_ = 0;  // from storage_ to the first aligned slot
+  size_t storage_bytes_ = 0;
+  std::unique_ptr<std::byte[]> storage_;
+  std::unique_ptr<SlotState[]> slots_;
+  std::unique_ptr<uint32_t[]> free_slots_;
+  int free_count_ = 0;
+  int live_ = 0;
+  uint64_t exhausted_ = 0;
+
+  int block_count_ = 0;
+  size_t max_block_size_ = 0;
+  std::unique_ptr<std::byte[]> block_storage_;
+  std::unique_ptr<int32_t[]> free_blocks_;
+  int free_block_count_ = 0;
+  int blocks_live_ = 0;
+  uint64_t blocks_exhausted_ = 0;
+  int block_receive_reserve_ = 0;
+  int blocks_received_live_ = 0;
+  int receive_waiters_ = 0;
+  uint64_t blocks_reserved_refusals_ = 0;
+};
+
+}  // namespace bitwire

@@ -1,0 +1,183 @@
+// ReadRun: a reading stream over a run of fixed-width fields -- consecutive fields whose widths are all
+// known when the schema is compiled (idlc's model lists them) -- that checks the run's bounds once, loads
+// its bits once, and serves every field from registers at a bit offset the compiler knows.
+//
+// Generated readers use it on a ReadStream as
+//
+//   bitwire::ReadRun<kRunBits> run_(stream_);
+//   if (run_.load()) {
+//     ... the run's fields, serialized on run_ ...
+//     BITWIRE_TRY(run_.finish());
+//   } else {
+//     ... the same fields, serialized on stream_ ...
+//   }
+//
+// load() succeeds when the whole run lies inside the span (a span under 8 bytes is loaded whole); then
+// every read is a shift and a mask with constant amounts once the cursor's start is known (one variable
+// shift per 56 bits when it is not), with no bounds test. Every range, enum and count check runs
+// on the values exactly as on a ReadStream, and a failed check latches the stream with the same error,
+// bit and cursor. When load() fails (a truncated message), nothing was consumed and
+// the caller reads field by field, which reports kPastEnd where it happens. No path loads a byte outside
+// the span.
+//
+// With kAlignedStart, load() also requires the cursor on a byte boundary, and the run may hold
+// alignments (read_align), whose padding widths are then constants.
+//
+// Contract: kBits is the sum of the widths the run's reads consume; after a successful load() the caller
+// serializes exactly the run's fields on the ReadRun, then calls finish(), which moves the stream's cursor
+// past them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "bitwire/serialize/bits.hpp"
+#include "bitwire/serialize/stream.hpp"
+
+namespace bitwire {
+
+// Whether generated code reads runs through a ReadRun on this stream type (a ReadRun itself, or any other
+// reading stream, reads field by field).
+template <typename Stream>
+inline constexpr bool kReadsRuns = std::is_same_v<Stream, ReadStream>;
+
+template <size_t kBits, bool kAlignedStart = false>
+class ReadRun {
+  static_assert(kBits >= 1, "a run holds at least one bit");
+
+  // Chunk k holds the stream bits [start + 56k, ...): at least 57 of them (an 8-byte load shifted by the
+  // start's bit in its byte), the last chunk every bit up to the run's end.
+  static constexpr size_t kChunkBits = 56;
+  static constexpr size_t kChunks = (kBits + kChunkBits - 1) / kChunkBits;
+
+ public:
+  static constexpr bool kIsWriting = false;
+  static constexpr bool kIsReading = true;
+  static constexpr bool kIsMeasuring = false;
+  static constexpr bool kIsValidating = false;
+
+  BITWIRE_FORCE_INLINE explicit ReadRun(ReadStream& stream) : stream_(stream), start_(stream.reader_.bits_read()) {}
+
+  // True, with the run's bits loaded, when they all lie inside the span; false (nothing loaded or consumed)
+  // when not, or when the stream has failed.
+  BITWIRE_FORCE_INLINE bool load() {
+    const BitReader& reader = stream_.reader_;
+    if (reader.bits_remaining() < kBits) [[unlikely]] return false;
+    if constexpr (kAlignedStart) {
+      if (start_ % 8 != 0) return false;
+    }
+    const std::byte* data = reader.data();
+    if (reader.size_bytes() < 8) {
+      // A whole message under 8 bytes: the span's bytes (two overlapping fixed-size loads), shifted to the
+      // run's first bit. A run that fits such a span is one chunk; a longer one cannot fit it. The span
+      // holds at least the run's bytes (bits_remaining() <= size_bytes() * 8), so a run of more than 24
+      // bits needs no test of the size at all.
+      if constexpr (kChunks == 1) {
+        constexpr size_t kMinSpan = (kBits + 7) / 8;
+        chunks_[0] = detail::load_le_short<kMinSpan>(data, reader.size_bytes()) >> start_;
+        return true;
+      } else {
+        return false;
+      }
+    }
+    const size_t end = (start_ + kBits + 7) / 8;  // one past the run's last byte: end <= size
+    const size_t last_end = end < 8 ? 8 : end;    // the last load's end: still inside the span
+    const size_t first = start_ / 8;
+    const auto shift = kAlignedStart ? 0u : static_cast<unsigned>(start_ % 8);
+    // Chunks before the last: 8-byte loads that end at or before `end` (first + 7k + 8 <= end, since the
+    // run reaches past bit 56k + 56 of itself).
+    // Unrolled by construction: g++ -O2 keeps a loop rolled and the chunks in memory.
+    load_chunks(data + first, shift, std::make_index_sequence<kChunks - 1>{});
+    // The last chunk: the 8 bytes that end at the run's last byte (or the span's first 8 bytes when the run
+    // ends before byte 8), shifted so that bit 0 is the chunk's first stream bit. The shift is in [0, 64):
+    // that bit is at or after the load's first bit, and before the run's end, at most 64 bits after it.
+    const size_t last_bit = start_ + kChunkBits * (kChunks - 1);
+    chunks_[kChunks - 1] = detail::load_le64(data + last_end - 8) >> (last_bit - (last_end - 8) * 8);
+    return true;
+  }
+
+  ReadRun(const ReadRun&) = delete;
+  ReadRun& operator=(const ReadRun&) = delete;
+
+  // Reads `bits` in [1, 64] into `value`: inside the span, which load() proved for the whole run.
+  BITWIRE_FORCE_INLINE bool read_bits(uint64_t& value, int bits) {
+    BITWIRE_ASSERT(bits >= 0 && bits <= 64);
+    if (static_cast<unsigned>(bits) - 1u >= 64u) [[unlikely]] {
+      value = 0;
+      return bits == 0;
+    }
+    BITWIRE_ASSERT(offset_ + static_cast<size_t>(bits) <= kBits);
+    value = extract(offset_, bits);
+    offset_ += static_cast<size_t>(bits);
+    return true;
+  }
+
+  // Zero bits to the next byte boundary, refused when not zero (kNonZeroPadding at the padding's first
+  // bit, the cursor after it, as ReadStream::read_align leaves them). Only on a run that starts on a byte
+  // boundary, where the padding's width is a constant.
+  BITWIRE_FORCE_INLINE bool read_align() {
+    static_assert(kAlignedStart, "an alignment inside a run needs a run that starts on a byte boundary");
+    const size_t padding = (8 - offset_ % 8) % 8;
+    if (padding == 0) return true;
+    BITWIRE_ASSERT(offset_ + padding <= kBits);
+    const size_t at = bits_processed();
+    const uint64_t value = extract(offset_, static_cast<int>(padding));
+    offset_ += padding;
+    if (value != 0) [[unlikely]] return fail_at(ReadError::kNonZeroPadding, at);
+    return true;
+  }
+
+  // Moves the stream's cursor past the run. Call once, after the run's fields.
+  BITWIRE_FORCE_INLINE bool finish() {
+    BITWIRE_ASSERT(offset_ == kBits);
+    stream_.reader_.skip(offset_);
+    return true;
+  }
+
+  BITWIRE_FORCE_INLINE bool fail(ReadError reason) { return fail_at(reason, bits_processed()); }
+  // The stream's cursor goes where a field-by-field read would have left it, then the stream fails.
+  BITWIRE_FORCE_INLINE bool fail_at(ReadError reason, size_t bit) {
+    stream_.reader_.skip(offset_);
+    return stream_.fail_at(reason, bit);
+  }
+
+  BITWIRE_FORCE_INLINE bool failed() const { return stream_.failed(); }
+  BITWIRE_FORCE_INLINE size_t bits_processed() const { return start_ + offset_; }
+  BITWIRE_FORCE_INLINE size_t bytes_processed() const { return (bits_processed() + 7) / 8; }
+  BITWIRE_FORCE_INLINE size_t bits_remaining() const { return stream_.bits_remaining() - offset_; }
+
+ private:
+  // `bits` in [1, 64] from run bit `offset`: constant chunk indexes and shifts once offset and bits are.
+  // Chunks overlap in what they hold (bits past a chunk's 56th are the next chunk's first, or zeros
+  // shifted in), so OR-ing them in is exact.
+  BITWIRE_FORCE_INLINE uint64_t extract(size_t offset, int bits) const {
+    const size_t k = offset / kChunkBits;
+    const size_t s = offset % kChunkBits;
+    uint64_t value = chunks_[chunk(k)] >> s;
+    const auto width = static_cast<size_t>(bits);
+    if (width > kChunkBits - s) value |= chunks_[chunk(k + 1)] << (kChunkBits - s);
+    if (width > 2 * kChunkBits - s) value |= chunks_[chunk(k + 2)] << (2 * kChunkBits - s);
+    return value & low_mask(bits);
+  }
+
+  // Chunks 0 .. K: the 8-byte loads 7 bytes apart from `at`, shifted right by `shift`.
+  template <size_t... K>
+  BITWIRE_FORCE_INLINE void load_chunks([[maybe_unused]] const std::byte* at, [[maybe_unused]] unsigned shift,
+                                        std::index_sequence<K...>) {
+    ((chunks_[K] = detail::load_le64(at + 7 * K) >> shift), ...);
+  }
+
+  // A chunk index, clamped into the array. Every read inside the run needs no clamp (its chunks exist);
+  // the clamp is free where the index is a constant, and it keeps paths the compiler cannot prove dead (a
+  // loop over a fixed array, widths known only at run time) visibly inside the array.
+  BITWIRE_FORCE_INLINE static size_t chunk(size_t k) { return k < kChunks ? k : kChunks - 1; }
+
+  ReadStream& stream_;
+  size_t start_ = 0;      // the stream's cursor at the run's first bit
+  size_t offset_ = 0;     // run bits read so far
+  uint64_t chunks_[kChunks] = {};
+};
+
+}  // namespace bitwire

@@ -1,0 +1,136 @@
+// bitwire::Server: the full stack for a dedicated server -- netcode 1.02 (connect tokens, encryption, slots)
+// carrying, per client slot, one Endpoint (reliable 1.0 acks and fragments) under one Connection (channels
+// of messages). Game code sends and receives messages by client index and channel.
+//
+//   bitwire::StackConfig config;                         // the same struct as the clients'
+//   config.protocol_id = kMyProtocolId;
+//   config.max_clients = 64;
+//   config.connection.channel_count = 2;
+//   config.connection.channels[1].type = bitwire::ChannelType::kUnreliableUnordered;
+//   bitwire::UdpSocket socket;  socket.open(bind_address);
+//   bitwire::UdpTransport transport(socket);            // or a LoopbackTransport in tests
+//   bitwire::Server server(config, kFactory, private_key, transport, public_address, now);
+//
+//   each tick:
+//     server.update(now, unix_now);                     // receive, connect/disconnect, advance every slot
+//     while (server.next_event(event)) ...              // connected / disconnected (with a reason)
+//     for each connected client i, each channel c:
+//       while (auto message = server.receive(i, c)) ...
+//     auto message = server.create<Snapshot>(i);  ... fill ...;  server.send(i, 1, std::move(message));
+//     server.send_packets();                            // a packet per connected client (+ block fragments)
+//
+// Contracts:
+// - Time is passed in: `now` (seconds, any monotonic origin) and `unix_now` (unix seconds, for token
+//   expiry). Single-threaded; nothing reads a clock or starts a thread.
+// - Memory: every slot's Connection (message pool, channels, Endpoint), congestion controller and netcode
+//   slot are allocated in the constructor; memory_per_slot() reports one slot, memory_bytes() everything.
+//   update, send_packets, send, receive, create, connects and disconnects never allocate.
+// - A slot is reset when its client leaves and when the next client takes it: messages queued, in flight
+//   or unreceived are released to the slot's pool and nothing of the previous session reaches the next one.
+// - A message sent to slot i must be created by create(i, ...) (another slot's pool is refused: kWrongPool).
+//   Handles obtained from create/receive must be released before the server is destroyed.
+// - A client whose packets break the channel protocol (the connection's error state) is disconnected; the
+//   event carries the connection's reason.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "bitwire/stack/stack_config.hpp"
+
+namespace bitwire {
+
+struct ServerEvent {
+  enum class Kind : uint8_t { kConnected, kDisconnected } kind = Kind::kConnected;
+  int client_index = 0;
+  uint64_t client_id = 0;                                               // from the connect token
+  netcode::DisconnectReason reason = netcode::DisconnectReason::kNone;  // for kDisconnected
+  const char* protocol_error = nullptr;  // set when the server dropped the client for breaking the protocol
+};
+
+class Server {
+ public:
+  // Refuses (is_ok() false, error() says why) a config that fails check(), a factory that fails check(), or
+  // what netcode::Server refuses. A refused server does nothing.
+  Server(const StackConfig& config, const MessageFactory& factory, const netcode::Key& private_key,
+         Transport& transport, const Address& public_address, double now = 0.0);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  bool is_ok() const { return error_ == nullptr; }
+  const char* error() const { return error_; }
+  const StackConfig& config() const { return config_; }
+  // netcode's protocol id (stack_protocol_id): connect tokens must carry it.
+  uint64_t protocol_id() const { return protocol_id_; }
+
+  // Receives every datagram waiting (bounded by server.max_receive_per_update), handles connects,
+  // disconnects and timeouts, and advances every slot's connection and statistics to `now`.
+  void update(double now, uint64_t unix_now);
+  // Sends one connection packet (acks plus whatever the channels fit) to every connected client, plus extra
+  // packets while a block fragment is ready within its channel's block budget (Connection::send_packets,
+  // at most connection.max_packets_per_update in all).
+  void send_packets();
+  bool next_event(ServerEvent& event);
+  uint64_t events_dropped() const { return events_dropped_; }
+
+  // ---- Messages ----
+  MessageHandle create(int client_index, uint32_t type_id);
+  template <typename T>
+  MessageHandle create(int client_index) {
+    return create(client_index, static_cast<uint32_t>(T::kTypeId));
+  }
+  // Queues `message` for client `client_index` on `channel`. kConnectionError also when the slot has no
+  // client. On refusal the handle is left untouched.
+  SendStatus send(int client_index, int channel, MessageHandle&& message);
+  // The next message from client `client_index` on `channel`, or an empty handle.
+  MessageHandle receive(int client_index, int channel);
+
+  // ---- Clients ----
+  // Sends netcode's redundant disconnect packets and frees the slot (event kDisconnected).
+  void disconnect(int client_index);
+  void disconnect_all();
+  bool is_connected(int client_index) const;
+  int connected_count() const;
+  int max_clients() const { return config_.max_clients; }
+  uint64_t client_id(int client_index) const;
+  Address client_address(int client_index) const;
+
+  // ---- Statistics and memory ----
+  StackStats stats(int client_index) const;
+  const netcode::Server& netcode() const { return *netcode_; }
+  // The slot's connection, for its counters and channel state (do not reset or feed it directly).
+  const Connection& connection(int client_index) const;
+  // Bytes allocated for one slot: its Connection (pool, channels, endpoint), controller and netcode slot.
+  size_t memory_per_slot() const { return memory_per_slot_; }
+  // Everything allocated at construction.
+  size_t memory_bytes() const { return memory_bytes_; }
+
+ private:
+  struct Slot;
+  void reset_slot(int index);
+  void push_event(const ServerEvent& event);
+  void drain_netcode_events();
+  bool valid(int client_index) const;
+  static void transmit(void* context, std::span<const std::byte> datagram);
+
+  StackConfig config_;
+  const char* error_ = nullptr;
+  char error_text_[kConfigReasonBytes] = {};  // a config reason, copied (check() returns a per-thread buffer)
+  uint64_t protocol_id_ = 0;
+  double now_ = 0.0;
+  std::unique_ptr<netcode::Server> netcode_;
+  std::unique_ptr<std::unique_ptr<Slot>[]> slots_;
+  std::unique_ptr<ServerEvent[]> events_;
+  int event_capacity_ = 0;
+  int event_head_ = 0;
+  int event_count_ = 0;
+  uint64_t events_dropped_ = 0;
+  std::unique_ptr<std::byte[]> payload_buffer_;
+  size_t memory_per_slot_ = 0;
+  size_t memory_bytes_ = 0;
+};
+
+}  // namespace bitwire

@@ -1,0 +1,106 @@
+// StackConfig: the one struct that configures the full stack on both ends -- netcode 1.02 (secure
+// transport) -> Endpoint (reliable 1.0 acks and fragments) -> Connection (channels). Client and Server take
+// the same struct; the fields that change the bytes on the wire (protocol id, channel layout) must agree.
+//
+// What the stack sets for you (whatever the struct says):
+// - connection.protocol_id = protocol_id, and the endpoint's envelope is off: netcode's AEAD already
+//   authenticates every payload, so the crc32 envelope would cost 4 bytes a packet for nothing.
+// - the endpoint's ack delay extension is on (connection.endpoint.ack_delay = kOn) unless the game set kOff:
+//   its default, kWithEnvelope, would be off without the envelope, and RTT samples would include the time
+//   each ack waits for the peer's next packet. The fit to netcode's payload counts its 2 bytes, and a kOff
+//   stack has another stack_protocol_id (both ends must agree on the extension).
+// - netcode's protocol id is stack_protocol_id(factory, config): the game's id with the channel layout and
+//   the message types folded in (Connection::protocol_id; and the ack delay mode when it is kOff), so a peer
+//   built with another layout is refused at connect time instead of misreading bits. Connect tokens must
+//   carry that id (the backend computes it the same way).
+// - a connection packet the endpoint sends whole (connection.max_packet_size <= 1200) is at most what
+//   netcode's 1200-byte payload holds behind the endpoint's header: connection.max_packet_size is lowered to
+//   1189 bytes (1191 with ack_delay = kOff). A message too large for that packet is refused by send().
+// - server.max_clients = max_clients; the server's private key is given to the Server constructor, never kept
+//   in a config that clients share.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "bitwire/core/config_table.hpp"
+#include "bitwire/packet/congestion.hpp"
+#include "bitwire/message/connection.hpp"
+#include "bitwire/netcode/client.hpp"
+#include "bitwire/netcode/server.hpp"
+
+namespace bitwire {
+
+// The most a server's slots may need together: max_clients * stack_slot_memory() (each slot's Connection --
+// message pool, channel queues, incoming packet, Endpoint -- and its netcode slot); a config above it is
+// refused, and sanitized() lowers max_clients to fit. 4 GiB: 1,787 slots of the default config with a
+// block-carrying factory (2.40 MB each, docs/client-server.md section 2), about 13,000 of 256-message queues
+// without blocks and 4 reassembly slots; 4096 endpoints of 64 MiB (256 GiB) do not fit.
+inline constexpr size_t kMaxStackServerMemoryBytes = size_t{4} << 30;
+
+struct StackConfig {
+  uint64_t protocol_id = 0;      // the game's protocol id (the layout is folded in: stack_protocol_id)
+  int max_clients = 64;          // server slots, [1, 4096]; each slot owns one Endpoint + Connection
+  ConnectionConfig connection;   // channels, message pool and the endpoint (envelope forced off)
+  netcode::ServerConfig server;  // the server's netcode settings (protocol id, key, slots set by the stack)
+  netcode::ClientConfig client;  // the client's netcode settings (allow_insecure_lan_connect off)
+  BinaryCongestionConfig congestion;  // per-slot congestion controller (reported in the statistics)
+  int event_queue_size = 0;           // server events kept until next_event(); 0: 2 * max_clients + 16
+
+  // nullptr when every field is in range (kStackConfigLimits), every nested config passes its own check(),
+  // the endpoint's packets fit netcode's 1200-byte payload and the slots fit kMaxStackServerMemoryBytes,
+  // else the reason for the first problem; a nested config's reason is prefixed with the part it came from
+  // ("StackConfig.connection: ConnectionConfig.endpoint: EndpointConfig.fragment_size = 0 is outside ...").
+  // Without a factory the slots are counted for the smallest package (one 1-byte type, no blocks): a lower
+  // bound. check(factory) counts them for `factory` (its largest type fills every pool slot, its block
+  // types bring block buffers and block transfer state): what Server checks.
+  const char* check() const;
+  const char* check(const MessageFactory& factory) const;
+  // This config with every field clamped into range, every nested config sanitized, the endpoint fitted
+  // to netcode's payload and max_clients lowered to the memory cap (what Client and Server use, with the
+  // forced fields above applied); sanitized(factory) counts the slots for `factory`.
+  StackConfig sanitized() const;
+  StackConfig sanitized(const MessageFactory& factory) const;
+};
+
+// The bytes one server slot of `config` (sanitized for `factory`) allocates: Connection::memory_required
+// (message pool, channel queues, incoming packet, Endpoint) + netcode::Server::memory_per_slot. The
+// server's memory_per_slot() adds its slot bookkeeping (a few hundred bytes). Without a factory: for the
+// smallest package, what check() counts.
+size_t stack_slot_memory(const StackConfig& config, const MessageFactory& factory);
+size_t stack_slot_memory(const StackConfig& config);
+
+// The limits of StackConfig's own fields (the nested configs have their own tables). check() and
+// sanitized() are derived from these tables alone, plus the one rule between two nested configs (the
+// endpoint's largest datagram fits netcode's payload), whose check and repair sit side by side in
+// stack_config.cpp.
+inline constexpr auto kStackConfigLimits = config_table(
+    Field<StackConfig, int>{.name = "max_clients", .member = &StackConfig::max_clients, .min = 1, .max = 4096},
+    Field<StackConfig, int>{.name = "event_queue_size",
+                            .member = &StackConfig::event_queue_size,
+                            .min = 0,
+                            .max = 1 << 20});
+
+// netcode's protocol id for this layout: tokens for this server must carry it.
+uint64_t stack_protocol_id(const MessageFactory& factory, const StackConfig& config);
+
+// Per-slot (server) or per-connection (client) statistics, read at any time.
+struct StackStats {
+  double rtt_ms = 0.0;               // smoothed round-trip time (endpoint)
+  double jitter_ms = 0.0;            // smoothed |RTT sample - RTT|
+  double packet_loss_percent = 0.0;  // of packets old enough to have been acked
+  double sent_kbps = 0.0;            // endpoint datagrams sent (+ IP/UDP header), smoothed
+  double received_kbps = 0.0;        // endpoint datagrams received and accepted, smoothed
+  double acked_kbps = 0.0;           // of packets the peer acked
+  CongestionMode congestion_mode = CongestionMode::kBad;
+  double congestion_send_rate = 0.0;    // packets per second the controller advises
+  uint64_t packets_sent = 0;            // connection packets sent (endpoint)
+  uint64_t packets_received = 0;        // connection packets accepted
+  uint64_t payload_bytes_sent = 0;      // endpoint datagrams handed to netcode (before its header and MAC)
+  uint64_t payload_bytes_received = 0;  // netcode payloads handed to the endpoint
+  // Endpoint datagrams netcode did not send (larger than its payload, or the session not connected at the
+  // time); a sanitized stack builds none too large.
+  uint64_t payloads_refused = 0;
+};
+
+}  // namespace bitwire

@@ -1,0 +1,510 @@
+// Reliable-ordered and unreliable-unordered channels (the algorithms are described in channel.hpp).
+#include "bitwire/message/channel.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "bitwire/serialize/bits.hpp"
+
+namespace bitwire {
+
+const char* to_string(ChannelType type) {
+  switch (type) {
+    case ChannelType::kReliableOrdered: return "reliable-ordered";
+    case ChannelType::kUnreliableUnordered: return "unreliable-unordered";
+  }
+  return "unknown channel type";
+}
+
+const char* to_string(ChannelError error) {
+  switch (error) {
+    case ChannelError::kNone: return "none";
+    case ChannelError::kMessageIdOutsideWindow: return "reliable message id outside the receive window";
+    case ChannelError::kBlockFragmentInvalid: return "block fragment rejected";
+    case ChannelError::kBlockBusy: return "a completed block waits for a block buffer";
+    case ChannelError::kWindowBusy: return "the receive window is held: the message ids run past it";
+  }
+  return "unknown channel error";
+}
+
+Channel::Channel(const PacketLayout& layout, int index)
+    : layout_(layout), config_(layout.channels[static_cast<size_t>(index)]), index_(index),
+      type_bits_(layout.type_bits()) {}
+
+size_t Channel::entry_overhead_bits() const {
+  // Entry header (channel index, block flag), hasMessages, the message count.
+  return static_cast<size_t>(layout_.entry_header_bits()) + 1 +
+         static_cast<size_t>(bits_required(1u, static_cast<uint32_t>(config_.max_messages_per_packet)));
+}
+
+// ---- ReliableOrderedChannel ----
+
+ReliableOrderedChannel::ReliableOrderedChannel(const PacketLayout& layout, int index)
+    : Channel(layout, index), sent_packets_(static_cast<size_t>(config_.sent_packets_buffer_size)) {
+  send_mask_ = static_cast<uint32_t>(config_.send_queue_size - 1);
+  receive_mask_ = static_cast<uint32_t>(config_.receive_queue_size - 1);
+  send_queue_.reset(new SendEntry[static_cast<size_t>(config_.send_queue_size)]);
+  receive_queue_.reset(new ReceiveEntry[static_cast<size_t>(config_.receive_queue_size)]);
+  id_ring_size_ = static_cast<uint64_t>(config_.sent_message_ids);
+  id_ring_.reset(new uint32_t[id_ring_size_]);
+  scratch_.reset(new OutgoingMessage[static_cast<size_t>(config_.max_messages_per_packet)]);
+  serials_.reset(new uint32_t[static_cast<size_t>(config_.max_messages_per_packet)]);
+  // Blocks travel as fragments only when some type carries one; otherwise no block memory at all.
+  if (config_.fragments_blocks() && layout.factory.any_block_type()) {
+    block_sender_ = std::make_unique<BlockSender>(config_.block_config());
+    block_receiver_ = std::make_unique<BlockReceiver>(config_.block_config());
+  }
+}
+
+size_t ReliableOrderedChannel::memory_required(const ChannelConfig& config, bool block_types) {
+  const bool blocks = config.fragments_blocks() && block_types;
+  return static_cast<size_t>(config.send_queue_size) * sizeof(SendEntry) +
+         static_cast<size_t>(config.receive_queue_size) * sizeof(ReceiveEntry) +
+         SequenceBuffer<SentPacket>::memory_required(static_cast<size_t>(config.sent_packets_buffer_size)) +
+         static_cast<size_t>(config.sent_message_ids) * sizeof(uint32_t) +
+         static_cast<size_t>(config.max_messages_per_packet) * (sizeof(OutgoingMessage) + sizeof(uint32_t)) +
+         (blocks ? sizeof(BlockSender) + BlockSender::memory_required(config.block_config()) : 0) +
+         (blocks ? sizeof(BlockReceiver) + BlockReceiver::memory_required(config.block_config()) : 0);
+}
+
+size_t ReliableOrderedChannel::memory_bytes() const {
+  return static_cast<size_t>(config_.send_queue_size) * sizeof(SendEntry) +
+         static_cast<size_t>(config_.receive_queue_size) * sizeof(ReceiveEntry) + sent_packets_.memory_bytes() +
+         id_ring_size_ * sizeof(uint32_t) + static_cast<size_t>(config_.max_messages_per_packet) * (sizeof(OutgoingMessage) + sizeof(uint32_t)) +
+         (block_sender_ ? sizeof(BlockSender) + block_sender_->memory_bytes() : 0) +
+         (block_receiver_ ? sizeof(BlockReceiver) + block_receiver_->memory_bytes() : 0);
+}
+
+bool ReliableOrderedChannel::can_send() const {
+  // At most 65535 pending: send_id_ == oldest_unacked_ must keep meaning "nothing pending".
+  const uint32_t pending = static_cast<uint16_t>(send_id_ - oldest_unacked_);
+  return pending < static_cast<uint32_t>(config_.send_queue_size) && pending < 65535u;
+}
+
+void ReliableOrderedChannel::send(MessageHandle&& message, uint32_t body_bits) {
+  BITWIRE_ASSERT(can_send());
+  SendEntry& entry = send_queue_[send_id_ & send_mask_];
+  entry.message = std::move(message);
+  entry.last_sent = -1.0;
+  entry.body_bits = body_bits;
+  entry.serial = send_serial_;
+  entry.sent_once = false;
+  ++send_id_;
+  ++send_serial_;
+  ++queued_;
+  ++counters_.messages_queued;
+}
+
+MessageHandle ReliableOrderedChannel::receive() {
+  if (block_waiting_) finish_block();
+  ReceiveEntry& entry = receive_queue_[receive_id_ & receive_mask_];
+  if (!entry.message || entry.id != receive_id_) return {};
+  ++receive_id_;
+  --received_waiting_;
+  ++counters_.messages_delivered;
+  return std::move(entry.message);
+}
+
+size_t ReliableOrderedChannel::plan(uint16_t sequence, double now, size_t available_bits, OutgoingEntry& out) {
+  last_walk_ = 0;
+  if (queued_ == 0) return 0;
+  const MessageHandle& oldest = send_queue_[oldest_unacked_ & send_mask_].message;
+  if (block_sender_ && oldest && oldest.info().has_block) {
+    return plan_block(sequence, now, available_bits, out);
+  }
+  const size_t overhead = entry_overhead_bits() + 16;  // + the first id
+  if (available_bits <= overhead) return 0;
+  size_t budget = available_bits - overhead;
+  const int max_messages = config_.max_messages_per_packet;
+  // Never past oldest unacked + the receiver's window.
+  const int pending = static_cast<uint16_t>(send_id_ - oldest_unacked_);
+  const int walk = std::min(pending, config_.receive_queue_size);
+  int count = 0;
+  uint16_t previous = 0;
+  for (int i = 0; i < walk && count < max_messages; ++i) {
+    const auto id = static_cast<uint16_t>(oldest_unacked_ + i);
+    SendEntry& entry = send_queue_[id & send_mask_];
+    ++last_walk_;
+    if (!entry.message) continue;
+    // A block message goes alone, as fragments, once it is the oldest unacked: what follows it waits.
+    if (entry.message.info().has_block) break;
+    if (entry.last_sent >= 0.0 && now < entry.last_sent + config_.message_resend_time) continue;
+    const size_t cost = (count == 0 ? 0 : static_cast<size_t>(relative_id_bits(previous, id))) + entry.body_bits;
+    if (cost > budget) continue;
+    budget -= cost;
+    scratch_[count] = OutgoingMessage{id, &entry.message};
+    serials_[count] = entry.serial;
+    ++count;
+    previous = id;
+    ++counters_.messages_sent;
+    if (entry.sent_once) ++counters_.messages_resent;
+    entry.sent_once = true;
+    entry.last_sent = now;
+  }
+  if (count == 0) return 0;
+
+  SentPacket* record = sent_packets_.insert(sequence);
+  if (record != nullptr) {
+    *record = SentPacket{};
+    record->first = id_ring_next_;
+    record->count = static_cast<uint16_t>(count);
+    for (int i = 0; i < count; ++i) id_ring_[(id_ring_next_ + static_cast<uint64_t>(i)) % id_ring_size_] = serials_[i];
+    id_ring_next_ += static_cast<uint64_t>(count);
+  }
+  out = OutgoingEntry{};
+  out.channel = index_;
+  out.block = false;
+  out.messages = std::span<const OutgoingMessage>(scratch_.get(), static_cast<size_t>(count));
+  return available_bits - budget;
+}
+
+size_t Channel::fragment_entry_bits(size_t body_bits) const {
+  // The fragment id is counted as if the block had the most fragments.
+  const auto max_fragments = static_cast<uint32_t>(config_.max_fragments_per_block());
+  size_t bits = static_cast<size_t>(layout_.entry_header_bits()) + 16 + 7 + body_bits +
+                static_cast<size_t>(bits_required(1u, static_cast<uint32_t>(config_.block_fragment_size)));
+  if (max_fragments > 1) bits += static_cast<size_t>(bits_required(1u, max_fragments) + bits_required(0u, max_fragments - 1));
+  return bits;
+}
+
+bool ReliableOrderedChannel::block_in_flight() const {
+  if (!block_sender_ || !block_sender_->sending()) return false;
+  const SendEntry& oldest = send_queue_[oldest_unacked_ & send_mask_];
+  return oldest.message && oldest.serial == block_serial_;
+}
+
+bool ReliableOrderedChannel::fragment_ready(double now, size_t available_bits) {
+  if (!block_in_flight()) return false;
+  const size_t header = fragment_entry_bits(send_queue_[oldest_unacked_ & send_mask_].body_bits);
+  if (available_bits <= header) return false;
+  return block_sender_->fragment_ready(now, (available_bits - header) / 8);
+}
+
+size_t ReliableOrderedChannel::plan_block(uint16_t sequence, double now, size_t available_bits, OutgoingEntry& out) {
+  SendEntry& entry = send_queue_[oldest_unacked_ & send_mask_];
+  if (!block_in_flight()) {
+    block_sender_->cancel();
+    if (!block_sender_->begin(static_cast<uint32_t>(entry.message.block().size()), now)) return 0;
+    block_serial_ = entry.serial;
+    ++counters_.blocks_sent;
+    ++counters_.messages_sent;
+  }
+  const size_t header = fragment_entry_bits(entry.body_bits);
+  if (available_bits <= header) return 0;
+  const std::optional<BlockFragment> fragment = block_sender_->next_fragment(now, (available_bits - header) / 8);
+  if (!fragment) return 0;
+  ++counters_.block_fragments_sent;
+  if (fragment->resend) ++counters_.block_fragments_resent;
+  SentPacket* record = sent_packets_.insert(sequence);
+  if (record != nullptr) {
+    *record = SentPacket{};
+    record->first = id_ring_next_;
+    record->fragment = static_cast<int32_t>(fragment->id);
+    record->block_serial = block_serial_;
+  }
+  out = OutgoingEntry{};
+  out.channel = index_;
+  out.block = true;
+  out.fragment.message_id = static_cast<uint16_t>(entry.serial);
+  out.fragment.fragment_count = static_cast<int>(block_sender_->fragment_count());
+  out.fragment.fragment_id = static_cast<int>(fragment->id);
+  out.fragment.data = entry.message.block().subspan(fragment->offset, fragment->size);
+  out.fragment.message = &entry.message;
+  return header + static_cast<size_t>(fragment->size) * 8;
+}
+
+const char* ReliableOrderedChannel::error_detail() const { return error_detail_; }
+
+ChannelError ReliableOrderedChannel::check(IncomingPacket& packet, int entry_index) const {
+  const IncomingPacket::Entry& entry = packet.entry(entry_index);
+  if (entry.block) {
+    const IncomingPacket::Fragment& f = entry.fragment;
+    if (sequence_less_than(f.message_id, receive_id_)) return ChannelError::kNone;  // delivered already
+    if (const ChannelError window = check_window(f.message_id); window != ChannelError::kNone) return window;
+    const ReceiveEntry& slot = receive_queue_[f.message_id & receive_mask_];
+    if (slot.message && slot.id == f.message_id) return ChannelError::kNone;  // queued already
+    // The reader refuses fragments on a channel with blocks disabled; with no block type at all there is
+    // no receiver either, and the reader refuses fragment 0 (kFragmentNotBlockType), so later fragments
+    // without a receiver are the peer's error too.
+    if (!block_receiver_) {
+      error_detail_ = "block fragment on a channel whose package has no block message type";
+      return ChannelError::kBlockFragmentInvalid;
+    }
+    const BlockFragmentResult result =
+        block_receiver_->classify(f.message_id, static_cast<uint32_t>(f.fragment_id),
+                                  static_cast<uint32_t>(f.fragment_count), f.data.size());
+    if (is_rejection(result)) {
+      error_detail_ = to_string(result);
+      return ChannelError::kBlockFragmentInvalid;
+    }
+    if (result == BlockFragmentResult::kBusy) return ChannelError::kBlockBusy;
+    return ChannelError::kNone;
+  }
+  for (int i = 0; i < entry.message_count; ++i) {
+    const uint16_t id = packet.message(entry.first_message + i).id;
+    if (sequence_less_than(id, receive_id_)) continue;  // already delivered: a resend whose ack was lost
+    if (const ChannelError window = check_window(id); window != ChannelError::kNone) return window;
+  }
+  return ChannelError::kNone;
+}
+
+ChannelError ReliableOrderedChannel::check_window(uint16_t id) const {
+  // The sender walks at most receive_queue_size ids from its oldest unacked id. Every id it saw acked is
+  // below receive_id_ + receive_queue_size (released, buffered, or the completed block waiting for a
+  // buffer), so a correct sender never reaches receive_id_ + 2 * receive_queue_size. Ids in the second
+  // window come from a correct sender whose acks ran ahead of what this side could release (a completed
+  // block waiting for a pool block buffer holds the head; so does an application that has not called
+  // receive() yet): the packet is refused unacked and resent later. Only beyond that is the peer wrong.
+  const uint32_t ahead = static_cast<uint16_t>(id - receive_id_);
+  const auto window = static_cast<uint32_t>(config_.receive_queue_size);
+  if (ahead < window) return ChannelError::kNone;
+  if (ahead < 2 * window) return ChannelError::kWindowBusy;
+  error_detail_ = to_string(ChannelError::kMessageIdOutsideWindow);
+  return ChannelError::kMessageIdOutsideWindow;
+}
+
+void ReliableOrderedChannel::apply(IncomingPacket& packet, int entry_index) {
+  IncomingPacket::Entry& entry = packet.entry(entry_index);
+  if (entry.block) {
+    IncomingPacket::Fragment& f = entry.fragment;
+    ++counters_.block_fragments_received;
+    const ReceiveEntry& slot = receive_queue_[f.message_id & receive_mask_];
+    if (sequence_less_than(f.message_id, receive_id_) || (slot.message && slot.id == f.message_id) || !block_receiver_) {
+      ++counters_.block_fragments_dropped;
+      return;
+    }
+    const BlockFragmentResult result = block_receiver_->on_fragment(
+        f.message_id, static_cast<uint32_t>(f.fragment_id), static_cast<uint32_t>(f.fragment_count),
+        std::span<const std::byte>(f.data.data(), f.data.size()));
+    BITWIRE_ASSERT(!is_rejection(result));  // check() ran first
+    if (result != BlockFragmentResult::kAccepted && result != BlockFragmentResult::kCompleted) {
+      ++counters_.block_fragments_dropped;
+      if (block_waiting_) finish_block();
+      return;
+    }
+    if (f.fragment_id == 0) block_message_ = std::move(f.message);
+    if (result == BlockFragmentResult::kCompleted) finish_block();
+    return;
+  }
+  for (int i = 0; i < entry.message_count; ++i) {
+    IncomingPacket::Message& m = packet.message(entry.first_message + i);
+    if (sequence_less_than(m.id, receive_id_)) {
+      ++counters_.messages_duplicate;
+      continue;
+    }
+    ReceiveEntry& slot = receive_queue_[m.id & receive_mask_];
+    if (slot.message && slot.id == m.id) {
+      ++counters_.messages_duplicate;
+      continue;
+    }
+    slot.message = std::move(m.message);
+    slot.id = m.id;
+    ++received_waiting_;
+    ++counters_.messages_received;
+  }
+}
+
+void ReliableOrderedChannel::set_block_waiting(bool waiting) {
+  if (waiting == block_waiting_) return;
+  block_waiting_ = waiting;
+  // The pool hands the next freed buffer to a waiting block before the application's requests.
+  if (waiting) {
+    waiting_pool_ = block_message_.pool();
+    waiting_pool_->add_receive_waiter();
+  } else {
+    waiting_pool_->remove_receive_waiter();
+    waiting_pool_ = nullptr;
+  }
+}
+
+void ReliableOrderedChannel::finish_block() {
+  if (!block_receiver_->complete()) return;
+  const auto id = static_cast<uint16_t>(block_receiver_->block_id());
+  ReceiveEntry& slot = receive_queue_[id & receive_mask_];
+  // Only a hostile peer can fill the block's id with another message (or lose fragment 0's message): the
+  // block is dropped, counted, and nothing else changes.
+  if (sequence_less_than(id, receive_id_) || (slot.message && slot.id == id) || !block_message_) {
+    set_block_waiting(false);
+    block_receiver_->release();
+    block_message_.reset();
+    ++counters_.block_fragments_dropped;
+    return;
+  }
+  const std::span<const std::byte> block = block_receiver_->block();
+  const std::span<std::byte> destination = block_message_.allocate_received_block(block.size());
+  if (destination.empty()) {
+    if (!block_waiting_) ++counters_.blocks_waiting_buffer;
+    set_block_waiting(true);
+    return;
+  }
+  set_block_waiting(false);
+  std::memcpy(destination.data(), block.data(), block.size());
+  slot.message = std::move(block_message_);
+  slot.id = id;
+  block_receiver_->release();
+  ++received_waiting_;
+  ++counters_.messages_received;
+  ++counters_.blocks_received;
+}
+
+void ReliableOrderedChannel::on_packet_acked(uint16_t sequence) {
+  SentPacket* record = sent_packets_.find(sequence);
+  if (record == nullptr) return;
+  if (record->fragment >= 0) {
+    if (block_in_flight() && record->block_serial == block_serial_) {
+      const BlockAckResult result = block_sender_->on_fragment_acked(static_cast<uint32_t>(record->fragment));
+      if (result == BlockAckResult::kNewlyAcked || result == BlockAckResult::kCompleted) ++counters_.block_fragments_acked;
+      if (result == BlockAckResult::kCompleted) {
+        SendEntry& entry = send_queue_[block_serial_ & send_mask_];
+        entry.message.reset();
+        --queued_;
+        ++counters_.messages_acked;
+        ++counters_.blocks_acked;
+      }
+    }
+    sent_packets_.remove(sequence);
+    while (oldest_unacked_ != send_id_ && !send_queue_[oldest_unacked_ & send_mask_].message) ++oldest_unacked_;
+    return;
+  }
+  // Ids overwritten in the ring since: this packet's acks are forgotten (its messages get resent).
+  if (id_ring_next_ - record->first <= id_ring_size_) {
+    for (uint16_t i = 0; i < record->count; ++i) {
+      const uint32_t serial = id_ring_[(record->first + i) % id_ring_size_];
+      SendEntry& entry = send_queue_[serial & send_mask_];
+      if (entry.message && entry.serial == serial) {
+        entry.message.reset();
+        --queued_;
+        ++counters_.messages_acked;
+      }
+    }
+  }
+  sent_packets_.remove(sequence);
+  while (oldest_unacked_ != send_id_ && !send_queue_[oldest_unacked_ & send_mask_].message) ++oldest_unacked_;
+}
+
+void ReliableOrderedChannel::reset() {
+  for (int i = 0; i < config_.send_queue_size; ++i) send_queue_[i] = SendEntry{};
+  for (int i = 0; i < config_.receive_queue_size; ++i) receive_queue_[i] = ReceiveEntry{};
+  sent_packets_.reset();
+  if (block_sender_) block_sender_->cancel();
+  if (block_receiver_) block_receiver_->reset();
+  set_block_waiting(false);
+  block_message_.reset();
+  id_ring_next_ = 0;
+  send_id_ = 0;
+  send_serial_ = 0;
+  oldest_unacked_ = 0;
+  receive_id_ = 0;
+  queued_ = 0;
+  received_waiting_ = 0;
+}
+
+int ReliableOrderedChannel::send_queue_depth() const { return queued_; }
+int ReliableOrderedChannel::receive_queue_depth() const { return received_waiting_; }
+
+// ---- UnreliableUnorderedChannel ----
+
+UnreliableUnorderedChannel::UnreliableUnorderedChannel(const PacketLayout& layout, int index)
+    : Channel(layout, index) {
+  capacity_send_ = config_.send_queue_size;
+  capacity_receive_ = config_.receive_queue_size;
+  send_queue_.reset(new PlannedMessage[static_cast<size_t>(capacity_send_)]);
+  receive_queue_.reset(new MessageHandle[static_cast<size_t>(capacity_receive_)]);
+  in_packet_.reset(new MessageHandle[static_cast<size_t>(config_.max_messages_per_packet)]);
+  scratch_.reset(new OutgoingMessage[static_cast<size_t>(config_.max_messages_per_packet)]);
+}
+
+size_t UnreliableUnorderedChannel::memory_required(const ChannelConfig& config) {
+  return static_cast<size_t>(config.send_queue_size) * sizeof(PlannedMessage) +
+         static_cast<size_t>(config.receive_queue_size) * sizeof(MessageHandle) +
+         static_cast<size_t>(config.max_messages_per_packet) * (sizeof(MessageHandle) + sizeof(OutgoingMessage));
+}
+
+size_t UnreliableUnorderedChannel::memory_bytes() const {
+  return static_cast<size_t>(capacity_send_) * sizeof(PlannedMessage) +
+         static_cast<size_t>(capacity_receive_) * sizeof(MessageHandle) +
+         static_cast<size_t>(config_.max_messages_per_packet) * (sizeof(MessageHandle) + sizeof(OutgoingMessage));
+}
+
+bool UnreliableUnorderedChannel::can_send() const { return send_count_ < capacity_send_; }
+
+void UnreliableUnorderedChannel::send(MessageHandle&& message, uint32_t body_bits) {
+  BITWIRE_ASSERT(can_send());
+  PlannedMessage& slot = send_queue_[(send_head_ + send_count_) % capacity_send_];
+  slot.message = std::move(message);
+  slot.body_bits = body_bits;
+  ++send_count_;
+  ++counters_.messages_queued;
+}
+
+MessageHandle UnreliableUnorderedChannel::receive() {
+  if (receive_count_ == 0) return {};
+  MessageHandle message = std::move(receive_queue_[receive_head_]);
+  receive_head_ = (receive_head_ + 1) % capacity_receive_;
+  --receive_count_;
+  ++counters_.messages_delivered;
+  return message;
+}
+
+void UnreliableUnorderedChannel::packet_written() {
+  for (int i = 0; i < in_packet_count_; ++i) in_packet_[i].reset();
+  in_packet_count_ = 0;
+}
+
+size_t UnreliableUnorderedChannel::plan(uint16_t, double, size_t available_bits, OutgoingEntry& out) {
+  packet_written();
+  if (send_count_ == 0) return 0;
+  const size_t overhead = entry_overhead_bits();
+  size_t budget = available_bits > overhead ? available_bits - overhead : 0;
+  int count = 0;
+  while (send_count_ > 0) {
+    PlannedMessage& next = send_queue_[send_head_];
+    send_head_ = (send_head_ + 1) % capacity_send_;
+    --send_count_;
+    if (count < config_.max_messages_per_packet && next.body_bits <= budget) {
+      budget -= next.body_bits;
+      if (next.message.info().has_block) ++counters_.blocks_sent;
+      in_packet_[count] = std::move(next.message);
+      scratch_[count] = OutgoingMessage{0, &in_packet_[count]};
+      ++count;
+      ++counters_.messages_sent;
+    } else {
+      next.message.reset();
+      ++counters_.messages_dropped;
+    }
+  }
+  in_packet_count_ = count;
+  if (count == 0) return 0;
+  out = OutgoingEntry{};
+  out.channel = index_;
+  out.block = false;
+  out.messages = std::span<const OutgoingMessage>(scratch_.get(), static_cast<size_t>(count));
+  return available_bits - budget;
+}
+
+ChannelError UnreliableUnorderedChannel::check(IncomingPacket&, int) const { return ChannelError::kNone; }
+
+void UnreliableUnorderedChannel::apply(IncomingPacket& packet, int entry_index) {
+  IncomingPacket::Entry& entry = packet.entry(entry_index);
+  for (int i = 0; i < entry.message_count; ++i) {
+    IncomingPacket::Message& m = packet.message(entry.first_message + i);
+    if (receive_count_ == capacity_receive_) {
+      ++counters_.messages_dropped;
+      continue;
+    }
+    if (m.message.info().has_block) ++counters_.blocks_received;
+    receive_queue_[(receive_head_ + receive_count_) % capacity_receive_] = std::move(m.message);
+    ++receive_count_;
+    ++counters_.messages_received;
+  }
+}
+
+void UnreliableUnorderedChannel::reset() {
+  for (int i = 0; i < capacity_send_; ++i) send_queue_[i] = PlannedMessage{};
+  for (int i = 0; i < capacity_receive_; ++i) receive_queue_[i].reset();
+  packet_written();
+  send_head_ = send_count_ = 0;
+  receive_head_ = receive_count_ = 0;
+}
+
+}  // namespace bitwire

@@ -1,0 +1,431 @@
+// Connection: send-time validation, packet planning across channels (priorities and budgets), packet
+// processing (read whole, check, then apply), acks, and the endpoint underneath.
+#include "bitwire/message/connection.hpp"
+
+#include <algorithm>
+
+#include "bitwire/core/log.hpp"
+#include "bitwire/serialize/serialize.hpp"
+
+namespace bitwire {
+
+const char* to_string(SendResult result) {
+  switch (result) {
+    case SendResult::kQueued: return "queued";
+    case SendResult::kEmptyMessage: return "empty message handle";
+    case SendResult::kWrongPool: return "message from another connection's pool";
+    case SendResult::kBadChannel: return "channel index out of range";
+    case SendResult::kInvalidMessage: return "message breaks a write contract";
+    case SendResult::kTooLarge: return "message can never fit the channel's packet budget";
+    case SendResult::kQueueFull: return "send queue full";
+    case SendResult::kBlocksDisabled: return "blocks are disabled on this channel";
+    case SendResult::kBlockMissing: return "block message without a block";
+    case SendResult::kConnectionError: return "connection is in its error state";
+  }
+  return "unknown send result";
+}
+
+const char* to_string(ConnectionError error) {
+  switch (error) {
+    case ConnectionError::kNone: return "none";
+    case ConnectionError::kConfigInvalid: return "invalid config";
+    case ConnectionError::kPacketInvalid: return "invalid packet";
+    case ConnectionError::kMessageIdOutsideWindow: return "message id outside the receive window";
+    case ConnectionError::kBlockFragmentInvalid: return "block fragment rejected";
+  }
+  return "unknown connection error";
+}
+
+namespace {
+
+// FNV-1a over little-endian fields: a fixed, platform-independent fold.
+struct Fingerprint {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  void add(uint64_t value, int bytes = 8) {
+    for (int i = 0; i < bytes; ++i) {
+      hash ^= (value >> (8 * i)) & 0xFF;
+      hash *= 0x100000001b3ull;
+    }
+  }
+};
+
+}  // namespace
+
+EndpointConfig Connection::endpoint_config(const ConnectionConfig& config) {
+  EndpointConfig endpoint = config.endpoint;
+  if (endpoint.max_packet_size < config.max_packet_size && endpoint.fragment_size > 0) {
+    // Raised to hold a whole connection packet; max_fragments must then be exactly the count it needs
+    // (EndpointConfig's limits). A config left as given is checked by the endpoint itself.
+    endpoint.max_packet_size = config.max_packet_size;
+    endpoint.max_fragments = (endpoint.max_packet_size + endpoint.fragment_size - 1) / endpoint.fragment_size;
+  }
+  // A connection packet up to 1200 bytes (the default: a 1 KiB block fragment and its headers) is sent
+  // whole: splitting it would double its exposure to loss. Larger packets are the endpoint's to fragment.
+  if (config.max_packet_size <= 1200) {
+    endpoint.fragment_above = std::max(endpoint.fragment_above, config.max_packet_size);
+  }
+  return endpoint;
+}
+
+uint64_t Connection::protocol_id(const MessageFactory& factory, const ConnectionConfig& raw) {
+  const ConnectionConfig config = raw.sanitized();
+  Fingerprint f;
+  f.add(config.protocol_id);
+  f.add(static_cast<uint64_t>(factory.type_count()), 4);
+  for (const MessageTypeInfo& type : factory.types()) f.add(type.has_block ? 1 : 0, 1);
+  f.add(static_cast<uint64_t>(config.channel_count), 4);
+  for (int i = 0; i < config.channel_count; ++i) {
+    const ChannelConfig& c = config.channels[static_cast<size_t>(i)];
+    f.add(static_cast<uint64_t>(c.type), 1);
+    f.add(static_cast<uint64_t>(c.max_messages_per_packet), 4);
+    f.add(static_cast<uint64_t>(c.max_block_size), 4);
+    f.add(static_cast<uint64_t>(c.block_fragment_size), 4);
+    f.add(c.disable_blocks ? 1 : 0, 1);
+    f.add(static_cast<uint64_t>(c.receive_queue_size), 4);
+  }
+  return f.hash;
+}
+
+Connection::Connection(const MessageFactory& factory, const ConnectionConfig& config,
+                       const ConnectionCallbacks& callbacks, double now)
+    : config_(config.sanitized()), callbacks_(callbacks), factory_(factory), now_(now) {
+  if (const char* problem = config.check()) {
+    // A flagged state, not an abort: the sanitized config runs and error() says what was refused.
+    fail(ConnectionError::kConfigInvalid, keep_config_reason(config_reason_, problem));
+  }
+  BITWIRE_ASSERT(factory.check() == nullptr);
+  layout_.factory = factory_;
+  layout_.channels = std::span<const ChannelConfig>(config_.channels.data(), static_cast<size_t>(config_.channel_count));
+  protocol_id_ = protocol_id(factory_, config_);
+
+  pool_ = std::make_unique<MessagePool>(factory_, config_.message_pool_config(factory_.any_block_type()));
+  if (pool_->config_error() != nullptr && error_ == ConnectionError::kNone) {
+    // The table passed (config_ is sanitized); the factory's largest type made the slots too big.
+    fail(ConnectionError::kConfigInvalid,
+         keep_config_reason(config_reason_, config_part_reason("ConnectionConfig.messages", pool_->config_error())));
+  }
+
+  const auto count = static_cast<size_t>(config_.channel_count);
+  channels_.reset(new std::unique_ptr<Channel>[count]);
+  for (int i = 0; i < config_.channel_count; ++i) {
+    if (layout_.channels[static_cast<size_t>(i)].type == ChannelType::kReliableOrdered) {
+      channels_[i] = std::make_unique<ReliableOrderedChannel>(layout_, i);
+    } else {
+      channels_[i] = std::make_unique<UnreliableUnorderedChannel>(layout_, i);
+    }
+    priority_order_[static_cast<size_t>(i)] = i;
+  }
+  // Higher priority first, ties by index: a stable insertion sort (at most 64 channels, no allocation).
+  for (int i = 1; i < config_.channel_count; ++i) {
+    const int channel = priority_order_[static_cast<size_t>(i)];
+    const int priority = layout_.channels[static_cast<size_t>(channel)].priority;
+    int j = i;
+    while (j > 0 && layout_.channels[static_cast<size_t>(priority_order_[static_cast<size_t>(j - 1)])].priority < priority) {
+      priority_order_[static_cast<size_t>(j)] = priority_order_[static_cast<size_t>(j - 1)];
+      --j;
+    }
+    priority_order_[static_cast<size_t>(j)] = channel;
+  }
+  planned_.reset(new OutgoingEntry[count]);
+  outgoing_.reset(new OutgoingEntry[count]);
+  incoming_ = std::make_unique<IncomingPacket>(layout_);
+  packet_buffer_.reset(new std::byte[static_cast<size_t>(config_.max_packet_size)]);
+
+  EndpointConfig endpoint = endpoint_config(config_);
+  endpoint.protocol_id = protocol_id_;
+  endpoint_ = std::make_unique<Endpoint>(endpoint, endpoint_callbacks(), now);
+
+  ack_records_ = endpoint_->config().sent_packets_buffer_size;
+  for (const ChannelConfig& c : layout_.channels) {
+    if (c.type == ChannelType::kReliableOrdered) ack_records_ = std::min(ack_records_, c.sent_packets_buffer_size);
+  }
+  max_packets_in_flight_ = std::max(1, ack_records_ - ack_records_ / 4);
+}
+
+Connection::~Connection() {
+  // Channels and the staging packet hold handles into the pool: release them before the pool goes.
+  incoming_.reset();
+  if (channels_) {
+    for (int i = 0; i < config_.channel_count; ++i) channels_[i].reset();
+  }
+}
+
+EndpointCallbacks Connection::endpoint_callbacks() {
+  EndpointCallbacks callbacks;
+  callbacks.context = this;
+  callbacks.transmit = &Connection::transmit_trampoline;
+  callbacks.process = &Connection::process_trampoline;
+  callbacks.on_ack = &Connection::on_ack_trampoline;
+  return callbacks;
+}
+
+void Connection::transmit_trampoline(void* context, uint16_t, std::span<const std::byte> datagram) {
+  auto* self = static_cast<Connection*>(context);
+  if (self->callbacks_.transmit != nullptr) self->callbacks_.transmit(self->callbacks_.context, datagram);
+}
+
+bool Connection::process_trampoline(void* context, uint16_t sequence, std::span<const std::byte> payload) {
+  return static_cast<Connection*>(context)->process_packet(sequence, payload);
+}
+
+void Connection::on_ack_trampoline(void* context, uint16_t sequence) {
+  static_cast<Connection*>(context)->on_packet_acked(sequence);
+}
+
+void Connection::fail(ConnectionError error, const char* reason) {
+  if (error_ != ConnectionError::kNone) return;
+  error_ = error;
+  error_reason_ = reason;
+  BITWIRE_LOG(LogLevel::kInfo, "connection error: %s: %s", to_string(error), reason);
+}
+
+SendStatus Connection::send(int channel_index, MessageHandle&& message) {
+  SendStatus status;
+  const auto refuse = [&](SendResult result) {
+    ++counters_.sends_refused;
+    status.result = result;
+    return status;
+  };
+  if (!message) return refuse(SendResult::kEmptyMessage);
+  if (message.pool() != pool_.get()) return refuse(SendResult::kWrongPool);
+  if (channel_index < 0 || channel_index >= config_.channel_count) return refuse(SendResult::kBadChannel);
+  if (error_ != ConnectionError::kNone && error_ != ConnectionError::kConfigInvalid) {
+    return refuse(SendResult::kConnectionError);
+  }
+  Channel& channel = *channels_[channel_index];
+  const ChannelConfig& c = channel.config();
+  const MessageTypeInfo& info = message.info();
+
+  ValidateStream validate;
+  if (!info.validate(message.data(), validate) && !validate.failed()) validate.refuse(WriteError::kInvalidData);
+  if (validate.failed()) {
+    status.write_error = validate.error();
+    return refuse(SendResult::kInvalidMessage);
+  }
+  size_t bits = static_cast<size_t>(layout_.type_bits()) + validate.bits_processed();
+  // The most this message's entry can ever have: the whole packet, or the channel's own budget.
+  size_t budget_bytes = static_cast<size_t>(config_.max_packet_size);
+  if (c.packet_budget_bytes > 0) budget_bytes = std::min(budget_bytes, static_cast<size_t>(c.packet_budget_bytes));
+  const size_t budget_bits = budget_bytes * 8 - std::min(budget_bytes * 8, static_cast<size_t>(layout_.packet_header_bits()));
+  if (info.has_block) {
+    if (c.disable_blocks) return refuse(SendResult::kBlocksDisabled);
+    const std::span<const std::byte> block = message.block();
+    if (block.empty()) return refuse(SendResult::kBlockMissing);
+    if (block.size() > static_cast<size_t>(c.max_block_size)) return refuse(SendResult::kTooLarge);
+    if (c.type == ChannelType::kReliableOrdered) {
+      BITWIRE_ASSERT(channel.block_capable());  // a block type exists and the channel allows blocks
+      // Sent as fragments: fragment 0's entry (header, a whole fragment, type and body) must fit.
+      status.bits = bits;
+      if (channel.fragment_entry_bits(bits) + static_cast<size_t>(c.block_fragment_size) * 8 > budget_bits) {
+        return refuse(SendResult::kTooLarge);
+      }
+      if (!channel.can_send()) return refuse(SendResult::kQueueFull);
+      channel.send(std::move(message), static_cast<uint32_t>(bits));
+      return status;
+    }
+    bits += static_cast<size_t>(bits_required(1u, static_cast<uint32_t>(c.max_block_size))) +
+            MeasureStream::kAlignBound + block.size() * 8;
+  }
+  status.bits = bits;
+  const size_t overhead = static_cast<size_t>(layout_.entry_header_bits()) + 1 +
+                          static_cast<size_t>(bits_required(1u, static_cast<uint32_t>(c.max_messages_per_packet))) +
+                          (c.type == ChannelType::kReliableOrdered ? 16 : 0);
+  if (overhead + bits > budget_bits) return refuse(SendResult::kTooLarge);
+  if (!channel.can_send()) return refuse(SendResult::kQueueFull);
+  channel.send(std::move(message), static_cast<uint32_t>(bits));
+  return status;
+}
+
+MessageHandle Connection::receive(int channel) {
+  if (channel < 0 || channel >= config_.channel_count) return {};
+  return channels_[channel]->receive();
+}
+
+void Connection::update(double now) {
+  now_ = now;
+  endpoint_->update(now);
+}
+
+bool Connection::send_packet() {
+  const size_t size = generate_packet(endpoint_->next_sequence(),
+                                      std::span<std::byte>(packet_buffer_.get(), static_cast<size_t>(config_.max_packet_size)));
+  if (!endpoint_->send_packet({packet_buffer_.get(), size})) return false;
+  last_sent_ = now_;
+  has_sent_ = true;
+  return true;
+}
+
+double Connection::probe_interval() const {
+  return std::clamp(endpoint_->rtt_ms() / 2000.0, 0.1, 1.0);
+}
+
+int Connection::send_packets() {
+  // Every record in flight: the next packet would overwrite one whose ack may still come. Wait, but send
+  // a probe now and then: when both ends have all records in flight (e.g. after an outage), only a
+  // packet that reaches the peer makes its acks, and so both ends' windows, move again.
+  if (endpoint_->packets_in_flight() >= ack_records_) {
+    if (has_sent_ && now_ - last_sent_ < probe_interval()) {
+      ++counters_.packets_held_back;
+      return 0;
+    }
+    ++counters_.probes_sent;
+  }
+  int sent = send_packet() ? 1 : 0;
+  const size_t packet_bits = static_cast<size_t>(config_.max_packet_size) * 8;
+  const size_t header = static_cast<size_t>(layout_.packet_header_bits());
+  for (int k = 1; k < config_.max_packets_per_update; ++k) {
+    bool ready = false;
+    for (int i = 0; i < config_.channel_count && !ready; ++i) {
+      const ChannelConfig& c = layout_.channels[static_cast<size_t>(i)];
+      size_t available = packet_bits - std::min(packet_bits, header);
+      if (c.packet_budget_bytes > 0) available = std::min(available, static_cast<size_t>(c.packet_budget_bytes) * 8);
+      ready = channels_[i]->fragment_ready(now_, available);
+    }
+    if (!ready || (error_ != ConnectionError::kNone && error_ != ConnectionError::kConfigInvalid)) break;
+    if (endpoint_->packets_in_flight() >= max_packets_in_flight_) {
+      ++counters_.packets_held_back;
+      break;
+    }
+    uint64_t fragments_before = 0;
+    for (int i = 0; i < config_.channel_count; ++i) fragments_before += channels_[i]->counters().block_fragments_sent;
+    if (!send_packet()) break;
+    ++sent;
+    ++counters_.extra_packets;
+    // Higher-priority channels may have taken the room the fragment needed: then stop, not spin.
+    uint64_t fragments_after = 0;
+    for (int i = 0; i < config_.channel_count; ++i) fragments_after += channels_[i]->counters().block_fragments_sent;
+    if (fragments_after == fragments_before) break;
+  }
+  return sent;
+}
+
+ReceiveResult Connection::receive_packet(std::span<const std::byte> datagram) {
+  return endpoint_->receive_packet(datagram);
+}
+
+ReceiveResult Connection::receive_packet(std::span<const std::byte> datagram, double arrival_time) {
+  return endpoint_->receive_packet(datagram, arrival_time);
+}
+
+size_t Connection::generate_packet(uint16_t sequence, std::span<std::byte> out) {
+  const size_t bytes = std::min(out.size(), static_cast<size_t>(config_.max_packet_size));
+  if (bytes == 0) return 0;
+  size_t remaining = bytes * 8;
+  const auto header = static_cast<size_t>(layout_.packet_header_bits());
+  remaining = remaining > header ? remaining - header : 0;
+  const bool active = error_ == ConnectionError::kNone || error_ == ConnectionError::kConfigInvalid;
+  std::array<bool, kMaxChannels> has{};
+  if (active) {
+    for (int k = 0; k < config_.channel_count; ++k) {
+      const int i = priority_order_[static_cast<size_t>(k)];
+      const ChannelConfig& c = layout_.channels[static_cast<size_t>(i)];
+      size_t available = remaining;
+      if (c.packet_budget_bytes > 0) available = std::min(available, static_cast<size_t>(c.packet_budget_bytes) * 8);
+      const size_t used = channels_[i]->plan(sequence, now_, available, planned_[i]);
+      if (used != 0) {
+        has[static_cast<size_t>(i)] = true;
+        remaining -= used;
+      }
+    }
+  }
+  size_t count = 0;
+  for (int i = 0; i < config_.channel_count; ++i) {
+    if (has[static_cast<size_t>(i)]) outgoing_[count++] = planned_[i];
+  }
+  const size_t size = write_connection_packet(layout_, std::span<const OutgoingEntry>(outgoing_.get(), count),
+                                              out.first(bytes));
+  for (int i = 0; i < config_.channel_count; ++i) channels_[i]->packet_written();
+  ++counters_.packets_generated;
+  return size;
+}
+
+bool Connection::process_packet(uint16_t, std::span<const std::byte> bytes) {
+  if (error_ != ConnectionError::kNone && error_ != ConnectionError::kConfigInvalid) {
+    ++counters_.packets_after_error;
+    return false;
+  }
+  const PacketError error = read_connection_packet(layout_, *pool_, bytes, *incoming_, &packet_read_error_);
+  if (error == PacketError::kPoolExhausted) {
+    ++counters_.packets_pool_exhausted;
+    endpoint_->defer_packet();  // busy, not wrong: its acks still count (a refusal alone would drop them)
+    return false;
+  }
+  if (error != PacketError::kNone) {
+    ++counters_.packets_invalid;
+    packet_error_ = error;
+    fail(ConnectionError::kPacketInvalid, to_string(error));
+    return false;
+  }
+  for (int e = 0; e < incoming_->entry_count(); ++e) {
+    const Channel& channel = *channels_[incoming_->entry(e).channel];
+    const ChannelError channel_error = channel.check(*incoming_, e);
+    if (channel_error == ChannelError::kBlockBusy) {
+      incoming_->clear();
+      ++counters_.packets_pool_exhausted;
+      endpoint_->defer_packet();
+      return false;
+    }
+    if (channel_error == ChannelError::kWindowBusy) {
+      incoming_->clear();
+      ++counters_.packets_window_busy;
+      endpoint_->defer_packet();
+      return false;
+    }
+    if (channel_error != ChannelError::kNone) {
+      incoming_->clear();
+      ++counters_.packets_invalid;
+      fail(channel_error == ChannelError::kBlockFragmentInvalid ? ConnectionError::kBlockFragmentInvalid
+                                                                : ConnectionError::kMessageIdOutsideWindow,
+           channel.error_detail());
+      return false;
+    }
+  }
+  for (int e = 0; e < incoming_->entry_count(); ++e) channels_[incoming_->entry(e).channel]->apply(*incoming_, e);
+  incoming_->clear();
+  ++counters_.packets_processed;
+  return true;
+}
+
+void Connection::on_packet_acked(uint16_t sequence) {
+  for (int i = 0; i < config_.channel_count; ++i) channels_[i]->on_packet_acked(sequence);
+}
+
+void Connection::reset() {
+  incoming_->clear();
+  for (int i = 0; i < config_.channel_count; ++i) channels_[i]->reset();
+  endpoint_->reset();
+  if (error_ != ConnectionError::kConfigInvalid) {
+    error_ = ConnectionError::kNone;
+    error_reason_ = "";
+  }
+  packet_error_ = PacketError::kNone;
+  packet_read_error_ = ReadError::kNone;
+  has_sent_ = false;
+}
+
+size_t Connection::memory_required(const MessageFactory& factory, const ConnectionConfig& raw) {
+  const ConnectionConfig config = raw.sanitized();
+  const bool block_types = factory.any_block_type();
+  const auto channels =
+      std::span<const ChannelConfig>(config.channels.data(), static_cast<size_t>(config.channel_count));
+  size_t total = MessagePool::memory_required(factory, config.message_pool_config(block_types)) +
+                 IncomingPacket::memory_required(channels) +
+                 Endpoint::memory_required(endpoint_config(config)) +
+                 static_cast<size_t>(config.max_packet_size) +
+                 static_cast<size_t>(config.channel_count) * (2 * sizeof(OutgoingEntry) + sizeof(void*));
+  for (const ChannelConfig& c : channels) {
+    total += c.type == ChannelType::kReliableOrdered ? ReliableOrderedChannel::memory_required(c, block_types)
+                                                     : UnreliableUnorderedChannel::memory_required(c);
+  }
+  return total;
+}
+
+size_t Connection::memory_bytes() const {
+  size_t total = pool_->memory_bytes() + incoming_->memory_bytes() + endpoint_->memory_bytes() +
+                 static_cast<size_t>(config_.max_packet_size) +
+                 static_cast<size_t>(config_.channel_count) * (2 * sizeof(OutgoingEntry) + sizeof(void*));
+  for (int i = 0; i < config_.channel_count; ++i) total += channels_[i]->memory_bytes();
+  return total;
+}
+
+}  // namespace bitwire

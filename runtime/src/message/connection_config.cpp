@@ -1,0 +1,205 @@
+// ChannelConfig and ConnectionConfig checks and clamping, both from their tables (kChannelConfigLimits,
+// kConnectionConfigLimits) and the nested configs' own (the endpoint's, the message pool's).
+#include "bitwire/message/channel_config.hpp"
+#include "bitwire/message/connection.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <span>
+
+#include "bitwire/message/channel.hpp"
+
+namespace bitwire {
+
+const char* ChannelConfig::check() const {
+  if (const char* reason = check_config("ChannelConfig", *this, kChannelConfigLimits)) return reason;
+  // Blocks sent as fragments: BlockConfig's own table (block size and fragment count limits, budget, resend).
+  if (fragments_blocks()) return block_config().check();
+  return nullptr;
+}
+
+BlockConfig ChannelConfig::block_config() const {
+  BlockConfig c;
+  c.max_block_size = max_block_size;
+  c.fragment_size = block_fragment_size;
+  c.min_resend_delay = block_resend_time;
+  c.bandwidth_bytes_per_second = block_bandwidth_bytes_per_second;
+  c.max_budget_bytes = block_max_budget_bytes;
+  c.initial_burst_bytes = block_initial_burst_bytes;
+  c.fragment_overhead_bytes = block_fragment_overhead_bytes;
+  return c;
+}
+
+ChannelConfig ChannelConfig::sanitized() const {
+  ChannelConfig c = sanitize_config(*this, kChannelConfigLimits);
+  if (c.fragments_blocks()) {
+    const BlockConfig block = c.block_config().sanitized();
+    c.max_block_size = block.max_block_size;
+    c.block_fragment_size = block.fragment_size;
+    c.block_resend_time = block.min_resend_delay;
+    c.block_bandwidth_bytes_per_second = block.bandwidth_bytes_per_second;
+    c.block_max_budget_bytes = block.max_budget_bytes;
+    c.block_initial_burst_bytes = block.initial_burst_bytes;
+    c.block_fragment_overhead_bytes = block.fragment_overhead_bytes;
+    // BlockConfig's repairs keep the fragment size and only ever set max_block_size to a multiple of it.
+    c.max_block_size -= c.max_block_size % c.block_fragment_size;
+  }
+  return c;
+}
+
+MessagePoolConfig ConnectionConfig::message_pool_config(bool block_types) const {
+  MessagePoolConfig pool;
+  int messages = 64;  // the derived count: every queue's capacity + one packet + 64
+  bool blocks_possible = false;
+  int max_block = 1;
+  for (int i = 0; i < channel_count; ++i) {
+    const ChannelConfig& channel = channels[static_cast<size_t>(i)];
+    messages += channel.send_queue_size + channel.receive_queue_size + 2 * channel.max_messages_per_packet;
+    if (!channel.disable_blocks) {
+      blocks_possible = true;
+      max_block = std::max(max_block, channel.max_block_size);
+    }
+  }
+  const bool blocks = blocks_possible && block_types;
+  pool.capacity = message_pool_size > 0 ? message_pool_size : messages;
+  pool.block_count = block_pool_size > 0 ? block_pool_size : (blocks ? 4 : 0);
+  pool.max_block_size = max_block;
+  // One reserved buffer per channel that can receive blocks, so each can finish a block while the
+  // application's outgoing blocks hold the rest; at least one buffer stays free for sending.
+  int block_channels = 0;
+  for (int i = 0; i < channel_count; ++i) block_channels += channels[static_cast<size_t>(i)].fragments_blocks() ? 1 : 0;
+  const int reserve = block_receive_reserve >= 0 ? block_receive_reserve : block_channels;
+  pool.block_receive_reserve = blocks ? std::clamp(reserve, 0, std::max(0, pool.block_count - 1)) : 0;
+  return pool;
+}
+
+const char* ConnectionConfig::check() const {
+  if (const char* reason = check_config("ConnectionConfig", *this, kConnectionConfigLimits)) return reason;
+  for (int i = 0; i < channel_count; ++i) {
+    if (const char* problem = channels[static_cast<size_t>(i)].check()) {
+      char part[40];
+      std::snprintf(part, sizeof part, "ConnectionConfig.channels[%d]", i);
+      return config_part_reason(part, problem);
+    }
+  }
+  if (const char* problem = endpoint.check()) return config_part_reason("ConnectionConfig.endpoint", problem);
+  // The endpoint the connection builds: raised to hold a max_packet_size packet (Connection::endpoint_config),
+  // it must still pass its own table (max_fragments, memory).
+  if (const char* problem = Connection::endpoint_config(*this).check()) {
+    return config_part_reason("ConnectionConfig.endpoint raised to hold max_packet_size", problem);
+  }
+  // Counted as if a type carries blocks: the config does not know the factory.
+  if (const char* problem = message_pool_config(true).check()) {
+    return config_part_reason("ConnectionConfig.messages", problem);
+  }
+  if (const size_t bytes = channels_memory(); bytes > kMaxConnectionChannelBytes) {
+    char* out = detail::config_reason_buffer();
+    std::snprintf(out, kConfigReasonBytes,
+                  "ConnectionConfig.channels: %d channels need %zu bytes (queues, sent packets, message ids, "
+                  "block state), past the %zu MiB cap (kMaxConnectionChannelBytes)",
+                  channel_count, bytes, kMaxConnectionChannelBytes >> 20);
+    return out;
+  }
+  return nullptr;
+}
+
+namespace {
+
+size_t channel_memory(const ChannelConfig& c) {
+  return c.type == ChannelType::kReliableOrdered ? ReliableOrderedChannel::memory_required(c, true)
+                                                 : UnreliableUnorderedChannel::memory_required(c);
+}
+
+}  // namespace
+
+size_t ConnectionConfig::channels_memory() const {
+  size_t total = 0;
+  for (int i = 0; i < std::clamp(channel_count, 1, kMaxChannels); ++i) {
+    total += channel_memory(channels[static_cast<size_t>(i)].sanitized());
+  }
+  return total;
+}
+
+namespace {
+
+// `channel` with one of its memory-sized fields halved (toward its minimum), or false when that field is
+// already there. Fields 0-2 are local (sent_message_ids, sent_packets_buffer_size, send_queue_size); 3 and 4
+// change the wire and the protocol id (receive_queue_size, max_block_size, kept whole fragments).
+bool halve_field(ChannelConfig& ch, int field) {
+  const auto halve = [](int& value, int minimum) {
+    if (value <= minimum) return false;
+    value = std::max(value / 2, minimum);
+    return true;
+  };
+  switch (field) {
+    case 0: return halve(ch.sent_message_ids, ch.max_messages_per_packet);
+    case 1: return halve(ch.sent_packets_buffer_size, 2);
+    case 2: return halve(ch.send_queue_size, 1);
+    case 3: return halve(ch.receive_queue_size, 1);
+    default: {
+      if (!ch.fragments_blocks() || ch.max_block_size <= ch.block_fragment_size) return false;
+      const int half = ch.max_block_size / 2;
+      ch.max_block_size = std::max(half - half % ch.block_fragment_size, ch.block_fragment_size);
+      return true;
+    }
+  }
+}
+
+// One step toward kMaxConnectionChannelBytes: the one halving, over every used channel and field, that
+// frees the most memory (the largest contributor gives way first, so a config over the cap by its blocks
+// keeps its queues); on a tie the local field and the lower channel. False when nothing is left to lower.
+bool lower_channels(ConnectionConfig& c) {
+  size_t best_saving = 0;
+  int best_channel = -1;
+  int best_field = 0;
+  for (int i = 0; i < c.channel_count; ++i) {
+    const ChannelConfig& ch = c.channels[static_cast<size_t>(i)];
+    const size_t before = channel_memory(ch);
+    for (int field = 0; field < 5; ++field) {
+      ChannelConfig lowered = ch;
+      if (!halve_field(lowered, field)) continue;
+      const size_t after = channel_memory(lowered.sanitized());
+      if (after < before && before - after > best_saving) {
+        best_saving = before - after;
+        best_channel = i;
+        best_field = field;
+      }
+    }
+  }
+  if (best_channel < 0) return false;
+  ChannelConfig& ch = c.channels[static_cast<size_t>(best_channel)];
+  halve_field(ch, best_field);
+  ch = ch.sanitized();
+  return true;
+}
+
+}  // namespace
+
+ConnectionConfig ConnectionConfig::sanitized() const {
+  ConnectionConfig c = sanitize_config(*this, kConnectionConfigLimits);
+  for (ChannelConfig& channel : c.channels) channel = channel.sanitized();
+  // Each step halves one field of one channel; at most 26 halvings take a field from its table maximum to
+  // its minimum, so 64 channels x 5 fields x 26 steps bound the loop (it stops far sooner: at the cap).
+  for (int step = 0; step < kMaxChannels * 5 * 26 && c.channels_memory() > kMaxConnectionChannelBytes; ++step) {
+    if (!lower_channels(c)) break;
+  }
+  c.endpoint = c.endpoint.sanitized();
+  // A packet larger than the endpoint's max_packet_size raises it; a packet the raised endpoint cannot hold
+  // (more fragments than its table allows, or its memory cap) is lowered until it can. At the endpoint's own
+  // size nothing is raised, so the loop ends there at the latest.
+  while (c.max_packet_size > c.endpoint.max_packet_size && Connection::endpoint_config(c).check() != nullptr) {
+    c.max_packet_size = std::max(c.max_packet_size / 2, c.endpoint.max_packet_size);
+  }
+  // Fewer buffers, never smaller blocks: the pool's table lowers block_count (to 1 at least) and keeps
+  // max_block_size; the other pool fields come from fields already clamped.
+  const MessagePoolConfig pool = c.message_pool_config(true);
+  const MessagePoolConfig fitted = pool.sanitized();
+  if (fitted.block_count != pool.block_count) {
+    c.block_pool_size = fitted.block_count;
+    // The table clamped the reserve against the old count; it follows the new one (-1, derived, stays).
+    c.block_receive_reserve = std::min(c.block_receive_reserve, std::max(c.block_pool_size, 1) - 1);
+  }
+  return c;
+}
+
+}  // namespace bitwire

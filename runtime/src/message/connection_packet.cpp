@@ -1,0 +1,364 @@
+// The yojimbo 1.0 connection packet: writer, reader and the bit costs the channels plan with.
+#include "bitwire/message/connection_packet.hpp"
+
+#include <algorithm>
+
+#include "bitwire/serialize/serialize.hpp"
+
+namespace bitwire {
+
+int PacketLayout::type_bits() const {
+  return bits_required(0u, static_cast<uint32_t>(factory.type_count() - 1));
+}
+
+int PacketLayout::packet_header_bits() const {
+  return bits_required(0u, static_cast<uint32_t>(channel_count()));
+}
+
+int PacketLayout::entry_header_bits() const {
+  const int index_bits = channel_count() > 1 ? bits_required(0u, static_cast<uint32_t>(channel_count() - 1)) : 0;
+  return index_bits + 1;
+}
+
+int relative_id_bits(uint16_t previous, uint16_t current) {
+  const uint32_t lifted = current + (previous > current ? 65536u : 0u);
+  const uint32_t d = lifted - previous;
+  if (d == 1) return 1;
+  if (d <= 6) return 2 + 3;
+  if (d <= 23) return 3 + 5;
+  if (d <= 280) return 4 + 9;
+  if (d <= 4377) return 5 + 13;
+  if (d <= 69914) return 6 + 17;
+  return 6 + 32;
+}
+
+const char* to_string(PacketError error) {
+  switch (error) {
+    case PacketError::kNone: return "none";
+    case PacketError::kReadFailed: return "packet bits unreadable";
+    case PacketError::kTooManyEntries: return "more channel entries than channels";
+    case PacketError::kChannelIndexOutOfRange: return "channel index out of range";
+    case PacketError::kChannelOrder: return "channel entries not in ascending order";
+    case PacketError::kMessageCountOutOfRange: return "message count out of range";
+    case PacketError::kMessageTypeOutOfRange: return "message type out of range";
+    case PacketError::kMessageBodyInvalid: return "message body failed to read";
+    case PacketError::kMessageIdInvalid: return "relative message id out of range";
+    case PacketError::kBlockMessageInline: return "block message sent inline on a reliable channel";
+    case PacketError::kBlockSizeOutOfRange: return "block size out of range";
+    case PacketError::kBlocksDisabled: return "block on a channel with blocks disabled";
+    case PacketError::kFragmentOnUnreliable: return "block fragment on an unreliable channel";
+    case PacketError::kFragmentCountOutOfRange: return "fragment count out of range";
+    case PacketError::kFragmentIdOutOfRange: return "fragment id out of range";
+    case PacketError::kFragmentSizeOutOfRange: return "fragment size out of range";
+    case PacketError::kFragmentNotBlockType: return "fragment 0 names a message type without a block";
+    case PacketError::kPoolExhausted: return "message pool exhausted";
+  }
+  return "unknown packet error";
+}
+
+// ---- Writing ----
+
+namespace {
+
+void write_type(WriteStream& stream, const PacketLayout& layout, MessageHandle& message) {
+  if (layout.factory.type_count() > 1) {
+    uint32_t type = message.type();
+    serialize_int(stream, type, 0u, static_cast<uint32_t>(layout.factory.type_count() - 1));
+  }
+}
+
+void write_body(WriteStream& stream, MessageHandle& message) {
+  const bool ok = message.info().write(message.data(), stream);
+  BITWIRE_ASSERT(ok);
+  (void)ok;
+}
+
+void write_messages(WriteStream& stream, const PacketLayout& layout, const ChannelConfig& channel,
+                    std::span<const OutgoingMessage> messages) {
+  bool has_messages = !messages.empty();
+  serialize_bool(stream, has_messages);
+  if (!has_messages) return;
+  auto count = static_cast<uint32_t>(messages.size());
+  serialize_int(stream, count, 1u, static_cast<uint32_t>(channel.max_messages_per_packet));
+  if (channel.type == ChannelType::kReliableOrdered) {
+    uint16_t first = messages[0].id;
+    serialize_bits(stream, first, 16);
+    for (size_t i = 1; i < messages.size(); ++i) {
+      const uint16_t previous = messages[i - 1].id;
+      const uint16_t current = messages[i].id;
+      uint32_t lifted = current + (previous > current ? 65536u : 0u);
+      serialize_int_relative(stream, previous, lifted);
+    }
+    for (const OutgoingMessage& m : messages) {
+      write_type(stream, layout, *m.message);
+      write_body(stream, *m.message);
+    }
+  } else {
+    for (const OutgoingMessage& m : messages) {
+      write_type(stream, layout, *m.message);
+      write_body(stream, *m.message);
+      if (m.message->info().has_block) {
+        const std::span<const std::byte> block = m.message->block();
+        BITWIRE_ASSERT(!block.empty());
+        auto size = static_cast<uint32_t>(block.size());
+        serialize_int(stream, size, 1u, static_cast<uint32_t>(channel.max_block_size));
+        stream.write_align();
+        stream.write_bytes(block.data(), block.size());
+      }
+    }
+  }
+}
+
+void write_fragment(WriteStream& stream, const PacketLayout& layout, const ChannelConfig& channel,
+                    const OutgoingFragment& fragment) {
+  uint16_t id = fragment.message_id;
+  serialize_bits(stream, id, 16);
+  const int max_fragments = channel.max_fragments_per_block();
+  auto count = static_cast<uint32_t>(fragment.fragment_count);
+  if (max_fragments > 1) serialize_int(stream, count, 1u, static_cast<uint32_t>(max_fragments));
+  auto fragment_id = static_cast<uint32_t>(fragment.fragment_id);
+  if (count > 1) serialize_int(stream, fragment_id, 0u, count - 1);
+  auto size = static_cast<uint32_t>(fragment.data.size());
+  serialize_int(stream, size, 1u, static_cast<uint32_t>(channel.block_fragment_size));
+  stream.write_align();
+  stream.write_bytes(fragment.data.data(), fragment.data.size());
+  if (fragment_id == 0) {
+    BITWIRE_ASSERT(fragment.message != nullptr);
+    write_type(stream, layout, *fragment.message);
+    write_body(stream, *fragment.message);
+  }
+}
+
+}  // namespace
+
+size_t write_connection_packet(const PacketLayout& layout, std::span<const OutgoingEntry> entries,
+                               std::span<std::byte> out) {
+  WriteStream stream(out);
+  const auto channels = static_cast<uint32_t>(layout.channel_count());
+  auto count = static_cast<uint32_t>(entries.size());
+  serialize_int(stream, count, 0u, channels);
+  for (const OutgoingEntry& entry : entries) {
+    if (channels > 1) {
+      auto index = static_cast<uint32_t>(entry.channel);
+      serialize_int(stream, index, 0u, channels - 1);
+    }
+    bool block = entry.block;
+    serialize_bool(stream, block);
+    const ChannelConfig& channel = layout.channels[static_cast<size_t>(entry.channel)];
+    if (!block) {
+      write_messages(stream, layout, channel, entry.messages);
+    } else {
+      write_fragment(stream, layout, channel, entry.fragment);
+    }
+  }
+  stream.flush();
+  return stream.bytes_processed();
+}
+
+// ---- Reading ----
+
+size_t IncomingPacket::memory_required(std::span<const ChannelConfig> channels) {
+  size_t messages = 0;
+  size_t fragment_bytes = 0;
+  for (const ChannelConfig& c : channels) {
+    messages += static_cast<size_t>(c.max_messages_per_packet);
+    if (c.type == ChannelType::kReliableOrdered && !c.disable_blocks) {
+      fragment_bytes += static_cast<size_t>(c.block_fragment_size);
+    }
+  }
+  return channels.size() * (sizeof(Entry) + sizeof(size_t)) + messages * sizeof(Message) + fragment_bytes;
+}
+
+IncomingPacket::IncomingPacket(const PacketLayout& layout) {
+  const auto channels = static_cast<size_t>(layout.channel_count());
+  size_t messages = 0;
+  size_t fragment_bytes = 0;
+  fragment_offset_.reset(new size_t[channels]);
+  for (size_t i = 0; i < channels; ++i) {
+    const ChannelConfig& c = layout.channels[i];
+    messages += static_cast<size_t>(c.max_messages_per_packet);
+    fragment_offset_[i] = fragment_bytes;
+    if (c.type == ChannelType::kReliableOrdered && !c.disable_blocks) {
+      fragment_bytes += static_cast<size_t>(c.block_fragment_size);
+    }
+  }
+  entries_.reset(new Entry[channels]);
+  messages_.reset(new Message[messages]);
+  fragment_bytes_.reset(new std::byte[fragment_bytes == 0 ? 1 : fragment_bytes]);
+  memory_bytes_ = memory_required(layout.channels);
+}
+
+void IncomingPacket::clear() {
+  for (int i = 0; i < message_count_; ++i) messages_[i].message.reset();
+  for (int i = 0; i < entry_count_; ++i) entries_[i].fragment.message.reset();
+  entry_count_ = 0;
+  message_count_ = 0;
+}
+
+namespace {
+
+// Reads a ranged field; a value out of range becomes `range_error`, anything else kReadFailed.
+PacketError read_int(ReadStream& stream, uint32_t& value, uint32_t min, uint32_t max, PacketError range_error) {
+  if (serialize_int(stream, value, min, max)) return PacketError::kNone;
+  return stream.error() == ReadError::kValueOutOfRange ? range_error : PacketError::kReadFailed;
+}
+
+struct Reader {
+  const PacketLayout& layout;
+  MessagePool& pool;
+  ReadStream& stream;
+
+  PacketError read_type(uint32_t& type) {
+    type = 0;
+    const int types = layout.factory.type_count();
+    if (types <= 1) return PacketError::kNone;
+    return read_int(stream, type, 0u, static_cast<uint32_t>(types - 1), PacketError::kMessageTypeOutOfRange);
+  }
+
+  PacketError create(uint32_t type, MessageHandle& message) {
+    message = pool.create(type);
+    return message ? PacketError::kNone : PacketError::kPoolExhausted;
+  }
+
+  PacketError read_body(MessageHandle& message) {
+    if (message.info().read(message.data(), stream)) return PacketError::kNone;
+    if (!stream.failed()) stream.fail(ReadError::kInvalidData);
+    return PacketError::kMessageBodyInvalid;
+  }
+
+  PacketError read_block(const ChannelConfig& channel, MessageHandle& message) {
+    if (channel.disable_blocks) return PacketError::kBlocksDisabled;
+    uint32_t size = 0;
+    PacketError error =
+        read_int(stream, size, 1u, static_cast<uint32_t>(channel.max_block_size), PacketError::kBlockSizeOutOfRange);
+    if (error != PacketError::kNone) return error;
+    if (!stream.read_align()) return PacketError::kReadFailed;
+    if (size_t{size} * 8 > stream.bits_remaining()) {
+      stream.fail(ReadError::kPastEnd);
+      return PacketError::kReadFailed;
+    }
+    const std::span<std::byte> block = message.allocate_received_block(size);
+    if (block.empty()) return PacketError::kPoolExhausted;
+    return stream.read_bytes(block.data(), size) ? PacketError::kNone : PacketError::kReadFailed;
+  }
+};
+
+}  // namespace
+
+PacketError read_connection_packet(const PacketLayout& layout, MessagePool& pool, std::span<const std::byte> bytes,
+                                   IncomingPacket& out, ReadError* stream_error) {
+  out.clear();
+  ReadStream stream(bytes);
+  Reader reader{layout, pool, stream};
+  const auto channels = static_cast<uint32_t>(layout.channel_count());
+
+  const auto read_all = [&]() -> PacketError {
+    uint32_t entry_count = 0;
+    PacketError error = read_int(stream, entry_count, 0u, channels, PacketError::kTooManyEntries);
+    if (error != PacketError::kNone) return error;
+    int previous_channel = -1;
+    for (uint32_t e = 0; e < entry_count; ++e) {
+      uint32_t index = 0;
+      if (channels > 1) {
+        error = read_int(stream, index, 0u, channels - 1, PacketError::kChannelIndexOutOfRange);
+        if (error != PacketError::kNone) return error;
+      }
+      if (static_cast<int>(index) <= previous_channel) return PacketError::kChannelOrder;
+      previous_channel = static_cast<int>(index);
+      const ChannelConfig& channel = layout.channels[index];
+      IncomingPacket::Entry& entry = out.entries_[out.entry_count_++];
+      entry = IncomingPacket::Entry{};
+      entry.channel = static_cast<int>(index);
+      entry.first_message = out.message_count_;
+      if (!serialize_bool(stream, entry.block)) return PacketError::kReadFailed;
+
+      if (!entry.block) {
+        bool has_messages = false;
+        if (!serialize_bool(stream, has_messages)) return PacketError::kReadFailed;
+        if (!has_messages) continue;
+        uint32_t count = 0;
+        error = read_int(stream, count, 1u, static_cast<uint32_t>(channel.max_messages_per_packet),
+                         PacketError::kMessageCountOutOfRange);
+        if (error != PacketError::kNone) return error;
+        IncomingPacket::Message* messages = &out.messages_[out.message_count_];
+        if (channel.type == ChannelType::kReliableOrdered) {
+          uint16_t id = 0;
+          if (!serialize_bits(stream, id, 16)) return PacketError::kReadFailed;
+          messages[0].id = id;
+          for (uint32_t i = 1; i < count; ++i) {
+            const uint32_t previous = messages[i - 1].id;
+            uint32_t lifted = 0;
+            if (!serialize_int_relative(stream, previous, lifted)) return PacketError::kReadFailed;
+            if (lifted - previous > 65535u) return PacketError::kMessageIdInvalid;
+            messages[i].id = static_cast<uint16_t>(lifted);
+          }
+          for (uint32_t i = 0; i < count; ++i) {
+            uint32_t type = 0;
+            if ((error = reader.read_type(type)) != PacketError::kNone) return error;
+            if ((error = reader.create(type, messages[i].message)) != PacketError::kNone) return error;
+            ++out.message_count_;
+            ++entry.message_count;
+            if ((error = reader.read_body(messages[i].message)) != PacketError::kNone) return error;
+            // A block message travels as fragments on a reliable channel, never inline.
+            if (messages[i].message.info().has_block) return PacketError::kBlockMessageInline;
+          }
+        } else {
+          for (uint32_t i = 0; i < count; ++i) {
+            uint32_t type = 0;
+            if ((error = reader.read_type(type)) != PacketError::kNone) return error;
+            if ((error = reader.create(type, messages[i].message)) != PacketError::kNone) return error;
+            ++out.message_count_;
+            ++entry.message_count;
+            if ((error = reader.read_body(messages[i].message)) != PacketError::kNone) return error;
+            if (messages[i].message.info().has_block) {
+              if ((error = reader.read_block(channel, messages[i].message)) != PacketError::kNone) return error;
+            }
+          }
+        }
+        continue;
+      }
+
+      // A block fragment.
+      if (channel.type != ChannelType::kReliableOrdered) return PacketError::kFragmentOnUnreliable;
+      if (channel.disable_blocks) return PacketError::kBlocksDisabled;
+      IncomingPacket::Fragment& fragment = entry.fragment;
+      if (!serialize_bits(stream, fragment.message_id, 16)) return PacketError::kReadFailed;
+      const int max_fragments = channel.max_fragments_per_block();
+      uint32_t fragment_count = 1;
+      if (max_fragments > 1) {
+        error = read_int(stream, fragment_count, 1u, static_cast<uint32_t>(max_fragments),
+                         PacketError::kFragmentCountOutOfRange);
+        if (error != PacketError::kNone) return error;
+      }
+      uint32_t fragment_id = 0;
+      if (fragment_count > 1) {
+        error = read_int(stream, fragment_id, 0u, fragment_count - 1, PacketError::kFragmentIdOutOfRange);
+        if (error != PacketError::kNone) return error;
+      }
+      uint32_t size = 0;
+      error = read_int(stream, size, 1u, static_cast<uint32_t>(channel.block_fragment_size),
+                       PacketError::kFragmentSizeOutOfRange);
+      if (error != PacketError::kNone) return error;
+      std::byte* destination = out.fragment_bytes_.get() + out.fragment_offset_[index];
+      if (!stream.read_align() || !stream.read_bytes(destination, size)) return PacketError::kReadFailed;
+      fragment.fragment_count = static_cast<int>(fragment_count);
+      fragment.fragment_id = static_cast<int>(fragment_id);
+      fragment.data = std::span<const std::byte>(destination, size);
+      if (fragment_id == 0) {
+        uint32_t type = 0;
+        if ((error = reader.read_type(type)) != PacketError::kNone) return error;
+        if (!layout.factory.find(type)->has_block) return PacketError::kFragmentNotBlockType;
+        if ((error = reader.create(type, fragment.message)) != PacketError::kNone) return error;
+        if ((error = reader.read_body(fragment.message)) != PacketError::kNone) return error;
+      }
+    }
+    return PacketError::kNone;
+  };
+
+  const PacketError error = read_all();
+  if (stream_error != nullptr) *stream_error = stream.error();
+  if (error != PacketError::kNone) out.clear();
+  return error;
+}
+
+}  // namespace bitwire

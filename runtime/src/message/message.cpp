@@ -1,0 +1,243 @@
+// MessageFactory checks, MessagePool storage, MessageHandle release and blocks.
+#include "bitwire/message/message.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace bitwire {
+
+bool MessageFactory::any_block_type() const {
+  return std::any_of(types_.begin(), types_.end(), [](const MessageTypeInfo& t) { return t.has_block; });
+}
+
+const char* MessageFactory::check() const {
+  if (types_.empty()) return "a message factory needs at least one message type";
+  if (types_.size() > 65536) return "a message factory holds at most 65536 types";
+  for (size_t i = 0; i < types_.size(); ++i) {
+    const MessageTypeInfo& t = types_[i];
+    if (t.type_id != i) return "message type table out of order: entry i must have type_id i";
+    if (t.construct == nullptr || t.destroy == nullptr || t.write == nullptr || t.read == nullptr ||
+        t.measure == nullptr || t.validate == nullptr || t.tag == nullptr) {
+      return "message type entry lacks a function (build it with describe_message<T>)";
+    }
+    if (t.size == 0 || t.align == 0 || (t.align & (t.align - 1)) != 0) return "message type entry has a bad size";
+  }
+  return nullptr;
+}
+
+size_t MessageFactory::max_size() const {
+  size_t largest = 1;
+  for (const MessageTypeInfo& t : types_) largest = std::max<size_t>(largest, t.size);
+  return largest;
+}
+
+size_t MessageFactory::max_align() const {
+  size_t largest = 1;
+  for (const MessageTypeInfo& t : types_) largest = std::max<size_t>(largest, t.align);
+  return largest;
+}
+
+// ---- MessagePool ----
+
+namespace {
+
+// The bytes between two slots: the largest type, rounded up to the largest alignment.
+size_t slot_stride(const MessageFactory& factory, size_t* align_out) {
+  const size_t align = std::max<size_t>(factory.max_align(), alignof(std::max_align_t));
+  if (align_out != nullptr) *align_out = align;
+  return (factory.max_size() + align - 1) / align * align;
+}
+
+}  // namespace
+
+const char* MessagePoolConfig::check() const {
+  return check_config("MessagePoolConfig", *this, kMessagePoolConfigLimits);
+}
+
+MessagePoolConfig MessagePoolConfig::sanitized() const { return sanitize_config(*this, kMessagePoolConfigLimits); }
+
+const char* MessagePoolConfig::check(const MessageFactory& factory) const {
+  if (const char* reason = check()) return reason;
+  const size_t stride = slot_stride(factory, nullptr);
+  if (static_cast<size_t>(capacity) * stride > kMaxMessageSlotBytes) {
+    char* out = detail::config_reason_buffer();
+    std::snprintf(out, kConfigReasonBytes,
+                  "MessagePoolConfig.capacity = %d: slots of %zu bytes (the factory's largest message) pass the "
+                  "%zu MiB cap (kMaxMessageSlotBytes)",
+                  capacity, stride, kMaxMessageSlotBytes >> 20);
+    return out;
+  }
+  return nullptr;
+}
+
+MessagePoolConfig MessagePoolConfig::sanitized(const MessageFactory& factory) const {
+  MessagePoolConfig c = sanitized();
+  const size_t most = kMaxMessageSlotBytes / slot_stride(factory, nullptr);  // >= 1: a type is < 1 GiB
+  if (static_cast<size_t>(c.capacity) > most) c.capacity = static_cast<int>(std::max<size_t>(most, 1));
+  return c;
+}
+
+MessagePool::MessagePool(const MessageFactory& factory, const MessagePoolConfig& config) : factory_(factory) {
+  BITWIRE_ASSERT(factory.check() == nullptr);
+  // A refused config is flagged, not trusted: every size below comes from the sanitized copy.
+  config_error_ = keep_config_reason(config_error_text_, config.check(factory));
+  const MessagePoolConfig c = config.sanitized(factory);
+  capacity_ = c.capacity;
+  size_t align = 1;
+  stride_ = slot_stride(factory, &align);
+  storage_bytes_ = stride_ * static_cast<size_t>(capacity_) + align;
+  storage_.reset(new std::byte[storage_bytes_]);
+  const auto address = reinterpret_cast<uintptr_t>(storage_.get());
+  offset_ = (align - address % align) % align;
+  slots_.reset(new SlotState[static_cast<size_t>(capacity_)]);
+  free_slots_.reset(new uint32_t[static_cast<size_t>(capacity_)]);
+  // Free list as a stack; lowest slots first.
+  for (int i = 0; i < capacity_; ++i) free_slots_[i] = static_cast<uint32_t>(capacity_ - 1 - i);
+  free_count_ = capacity_;
+
+  block_count_ = c.block_count;
+  max_block_size_ = static_cast<size_t>(c.max_block_size);
+  if (block_count_ > 0) {
+    block_storage_.reset(new std::byte[max_block_size_ * static_cast<size_t>(block_count_)]);
+    free_blocks_.reset(new int32_t[static_cast<size_t>(block_count_)]);
+    for (int i = 0; i < block_count_; ++i) free_blocks_[i] = block_count_ - 1 - i;
+  }
+  free_block_count_ = block_count_;
+  block_receive_reserve_ = std::clamp(config.block_receive_reserve, 0, block_count_);
+}
+
+MessagePool::~MessagePool() {
+  // Handles point into this pool: they must all be gone.
+  BITWIRE_ASSERT(live_ == 0);
+}
+
+size_t MessagePool::memory_required(const MessageFactory& factory, const MessagePoolConfig& config) {
+  const MessagePoolConfig c = config.sanitized(factory);
+  size_t align = 1;
+  const size_t stride = slot_stride(factory, &align);
+  return stride * static_cast<size_t>(c.capacity) + align +
+         static_cast<size_t>(c.capacity) * (sizeof(SlotState) + sizeof(uint32_t)) +
+         static_cast<size_t>(c.block_count) * (static_cast<size_t>(c.max_block_size) + sizeof(int32_t));
+}
+
+size_t MessagePool::memory_bytes() const {
+  return storage_bytes_ +
+         static_cast<size_t>(capacity_) * (sizeof(SlotState) + sizeof(uint32_t)) +
+         static_cast<size_t>(block_count_) * (max_block_size_ + sizeof(int32_t));
+}
+
+MessageHandle MessagePool::create(uint32_t type_id) {
+  const MessageTypeInfo* info = factory_.find(type_id);
+  if (info == nullptr) return {};
+  if (free_count_ == 0) {
+    ++exhausted_;
+    return {};
+  }
+  const uint32_t slot = free_slots_[--free_count_];
+  slots_[slot] = SlotState{type_id, -1, 0, false};
+  info->construct(slot_data(slot));
+  ++live_;
+  return MessageHandle(this, slot);
+}
+
+void MessagePool::release(uint32_t slot) {
+  SlotState& state = slots_[slot];
+  factory_.types()[state.type_id].destroy(slot_data(slot));
+  if (state.block >= 0) free_block(state.block, state.block_received);
+  state.block = -1;
+  state.block_received = false;
+  state.block_size = 0;
+  free_slots_[free_count_++] = slot;
+  --live_;
+}
+
+int MessagePool::blocks_reserved() const {
+  return std::max(0, block_receive_reserve_ - blocks_received_live_) + receive_waiters_;
+}
+
+int MessagePool::take_block(bool received) {
+  if (free_block_count_ == 0) {
+    ++blocks_exhausted_;
+    return -1;
+  }
+  ++blocks_live_;
+  if (received) ++blocks_received_live_;
+  return free_blocks_[--free_block_count_];
+}
+
+void MessagePool::free_block(int block, bool received) {
+  free_blocks_[free_block_count_++] = block;
+  --blocks_live_;
+  if (received) --blocks_received_live_;
+}
+
+// ---- MessageHandle ----
+
+void MessageHandle::reset() {
+  if (pool_ != nullptr) {
+    pool_->release(slot_);
+    pool_ = nullptr;
+  }
+}
+
+uint32_t MessageHandle::type() const { return pool_->slots_[slot_].type_id; }
+
+const MessageTypeInfo& MessageHandle::info() const { return pool_->factory_.types()[type()]; }
+
+void* MessageHandle::data() { return pool_->slot_data(slot_); }
+
+const void* MessageHandle::data() const { return pool_->slot_data(slot_); }
+
+std::span<const std::byte> MessageHandle::block() const {
+  if (pool_ == nullptr) return {};
+  const auto& state = pool_->slots_[slot_];
+  if (state.block < 0) return {};
+  return {pool_->block_storage_.get() + static_cast<size_t>(state.block) * pool_->max_block_size_, state.block_size};
+}
+
+BlockAllocation MessageHandle::take_block(size_t size, bool received) {
+  if (pool_ == nullptr) return {{}, BlockRefusal::kEmptyHandle};
+  if (!info().has_block) return {{}, BlockRefusal::kNotBlockType};
+  if (size == 0 || size > pool_->max_block_size_) return {{}, BlockRefusal::kSizeOutOfRange};
+  auto& state = pool_->slots_[slot_];
+  if (state.block < 0) {
+    // The application may take only what the reserve for received blocks leaves free.
+    if (!received && pool_->free_block_count_ > 0 && !pool_->can_allocate_block()) {
+      ++pool_->blocks_reserved_refusals_;
+      return {{}, BlockRefusal::kReservedForReceiving};
+    }
+    state.block = pool_->take_block(received);
+    if (state.block < 0) return {{}, BlockRefusal::kNoBuffer};
+    state.block_received = received;
+  }
+  state.block_size = static_cast<uint32_t>(size);
+  return {{pool_->block_storage_.get() + static_cast<size_t>(state.block) * pool_->max_block_size_, size},
+          BlockRefusal::kNone};
+}
+
+BlockAllocation MessageHandle::try_allocate_block(size_t size) { return take_block(size, false); }
+
+std::span<std::byte> MessageHandle::allocate_received_block(size_t size) { return take_block(size, true).bytes; }
+
+BlockRefusal MessageHandle::try_attach_block(std::span<const std::byte> bytes) {
+  const BlockAllocation destination = try_allocate_block(bytes.size());
+  if (!destination) return destination.refusal;
+  std::memcpy(destination.bytes.data(), bytes.data(), bytes.size());
+  return BlockRefusal::kNone;
+}
+
+const char* to_string(BlockRefusal refusal) {
+  switch (refusal) {
+    case BlockRefusal::kNone: return "granted";
+    case BlockRefusal::kEmptyHandle: return "the handle holds no message";
+    case BlockRefusal::kNotBlockType: return "the message type carries no block";
+    case BlockRefusal::kSizeOutOfRange: return "block size is 0 or above the pool's max_block_size";
+    case BlockRefusal::kNoBuffer: return "every block buffer is in use";
+    case BlockRefusal::kReservedForReceiving:
+      return "the free block buffers are reserved for received blocks (block_receive_reserve)";
+  }
+  return "unknown block refusal";
+}
+
+}  // namespace bitwire

@@ -1,0 +1,593 @@
+// netcode::Server: slots, connection requests and responses, keep-alives, timeouts, disconnects.
+#include "bitwire/netcode/server.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "address_map.hpp"
+
+namespace bitwire::netcode {
+
+namespace {
+
+// Pending mappings of tokens that disable the timeout still expire after this long.
+constexpr double kPendingLifetimeWithoutTimeout = 10.0;
+constexpr uint64_t kGlobalSequenceStart = uint64_t{1} << 63;
+// Datagrams taken from the transport per call (one recvmmsg on a UdpTransport).
+constexpr size_t kReceiveBatch = 64;
+
+}  // namespace
+
+const char* ServerConfig::check() const {
+  return check_config("ServerConfig", *this, kServerConfigLimits);
+}
+
+ServerConfig ServerConfig::sanitized() const {
+  return sanitize_config(*this, kServerConfigLimits);
+}
+
+namespace {
+
+// A sanitized config with its "0: ..." defaults replaced by what they stand for (what the server runs).
+ServerConfig resolved(const ServerConfig& requested) {
+  ServerConfig c = requested.sanitized();
+  if (c.event_queue_size == 0) c.event_queue_size = 2 * c.max_clients + 16;
+  if (c.max_receive_per_update == 0) c.max_receive_per_update = 64 * c.max_clients;
+  return c;
+}
+
+}  // namespace
+
+const char* to_string(DisconnectReason reason) {
+  switch (reason) {
+    case DisconnectReason::kNone: return "none";
+    case DisconnectReason::kTimedOut: return "timed out";
+    case DisconnectReason::kClientDisconnected: return "client disconnected";
+    case DisconnectReason::kServerDisconnected: return "server disconnected the client";
+    case DisconnectReason::kServerStopped: return "server stopped";
+  }
+  return "unknown";
+}
+
+struct Slot {
+  bool connected = false;
+  bool confirmed = false;
+  uint64_t client_id = 0;
+  Address address;
+  Key send_key{};
+  Key receive_key{};
+  int32_t timeout_seconds = 0;
+  double last_send = 0.0;
+  double last_receive = 0.0;
+  uint64_t send_sequence = 0;
+  ReplayProtection replay;
+  UserData user_data{};
+  SlotStats stats;
+  int queue_head = 0;
+  int queue_count = 0;
+};
+
+struct Pending {
+  bool in_use = false;
+  Address address;
+  Key send_key{};
+  Key receive_key{};
+  int32_t timeout_seconds = 0;
+  double expire_time = 0.0;
+  double last_access = 0.0;
+};
+
+struct TokenEntry {
+  double time = -1e9;
+  std::array<std::byte, kMacBytes> mac{};
+  Address address;
+};
+
+struct Server::State {
+  explicit State(const ServerConfig& c)
+      : slots(static_cast<size_t>(c.max_clients)),
+        pending(static_cast<size_t>(c.max_clients * c.pending_per_slot)),
+        tokens(static_cast<size_t>(c.max_clients * c.token_history_per_slot)),
+        events(static_cast<size_t>(c.event_queue_size)),
+        payload_bytes(static_cast<size_t>(c.max_clients) * static_cast<size_t>(c.payload_queue_per_slot) *
+                      kMaxPayloadBytes),
+        payload_sizes(static_cast<size_t>(c.max_clients * c.payload_queue_per_slot)),
+        payload_sequences(static_cast<size_t>(c.max_clients * c.payload_queue_per_slot)),
+        payload_arrivals(static_cast<size_t>(c.max_clients * c.payload_queue_per_slot)),
+        slot_by_address(static_cast<size_t>(c.max_clients)),
+        pending_by_address(static_cast<size_t>(c.max_clients * c.pending_per_slot)) {}
+
+  std::vector<Slot> slots;
+  std::vector<Pending> pending;
+  int pending_count = 0;
+  std::vector<TokenEntry> tokens;
+  std::vector<ServerEvent> events;
+  size_t event_head = 0;
+  size_t event_count = 0;
+  std::vector<std::byte> payload_bytes;
+  std::vector<uint16_t> payload_sizes;
+  std::vector<uint64_t> payload_sequences;
+  std::vector<double> payload_arrivals;  // when each queued payload's datagram was received
+  detail::AddressMap slot_by_address;
+  detail::AddressMap pending_by_address;
+  Key challenge_key{};
+  uint64_t challenge_sequence = 0;
+  uint64_t global_sequence = kGlobalSequenceStart;
+  double now = 0.0;
+  uint64_t unix_now = 0;
+  size_t reply_budget = 0;  // bytes a reply to the datagram being processed may have (0: no reply allowed)
+  std::vector<std::byte> receive_buffers = std::vector<std::byte>(kReceiveBatch * kReceiveBufferBytes);
+  std::array<size_t, kReceiveBatch> receive_sizes{};
+  std::array<Address, kReceiveBatch> receive_from{};
+  std::array<double, kReceiveBatch> receive_arrivals{};
+  double arrival = 0.0;  // the arrival time of the datagram being processed (<= now)
+  std::array<std::byte, kReceiveBufferBytes> send_buffer{};
+  std::array<std::byte, kMaxPayloadBytes> body{};
+};
+
+// Everything the server does, as free functions over its state (kept out of the header).
+struct ServerInternals {
+  Server& s;
+  Server::State& st;
+
+  void push_event(const ServerEvent& event) {
+    if (st.events.empty()) return;
+    if (st.event_count == st.events.size()) {
+      st.event_head = (st.event_head + 1) % st.events.size();
+      --st.event_count;
+      ++s.events_dropped_;
+    }
+    st.events[(st.event_head + st.event_count) % st.events.size()] = event;
+    ++st.event_count;
+  }
+
+  // A reply to the datagram being processed (challenge or denied): never larger than that datagram.
+  void send_reply(const Address& to, PacketType type, std::span<const std::byte> body, const Key& key) {
+    const size_t size = write_encrypted_packet(type, st.global_sequence++, body, s.config_.protocol_id, key,
+                                               std::span(st.send_buffer));
+    if (size > st.reply_budget) {
+      ++s.amplification_violations_;
+      return;
+    }
+    st.reply_budget = 0;  // one reply per datagram
+    s.transport_.send(to, std::span(st.send_buffer).first(size));
+  }
+
+  void send_to_slot(int index, PacketType type, std::span<const std::byte> body) {
+    Slot& slot = st.slots[static_cast<size_t>(index)];
+    const size_t size = write_encrypted_packet(type, slot.send_sequence++, body, s.config_.protocol_id,
+                                               slot.send_key, std::span(st.send_buffer));
+    s.transport_.send(slot.address, std::span(st.send_buffer).first(size));
+    slot.last_send = st.now;
+    ++slot.stats.packets_sent;
+    slot.stats.bytes_sent += size;
+  }
+
+  void send_keep_alive(int index) {
+    std::array<std::byte, kKeepAliveBodyBytes> body{};
+    write_keep_alive_body(static_cast<uint32_t>(index), static_cast<uint32_t>(s.config_.max_clients), body);
+    send_to_slot(index, PacketType::kKeepAlive, body);
+    ++st.slots[static_cast<size_t>(index)].stats.keep_alives_sent;
+  }
+
+  int find_client_id(uint64_t client_id) const {
+    for (size_t i = 0; i < st.slots.size(); ++i) {
+      if (st.slots[i].connected && st.slots[i].client_id == client_id) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+  // The token-entry history: true when this token MAC is new (remembered now) or was used from `from` before.
+  bool token_use_allowed(std::span<const std::byte, kMacBytes> mac, const Address& from) {
+    // Visits every entry whatever matches, so the time taken says nothing about the history.
+    int match = -1, oldest = 0;
+    for (size_t i = 0; i < st.tokens.size(); ++i) {
+      if (std::memcmp(st.tokens[i].mac.data(), mac.data(), kMacBytes) == 0) match = static_cast<int>(i);
+      if (st.tokens[i].time < st.tokens[static_cast<size_t>(oldest)].time) oldest = static_cast<int>(i);
+    }
+    if (match < 0) {
+      TokenEntry& e = st.tokens[static_cast<size_t>(oldest)];
+      e.time = st.now;
+      std::memcpy(e.mac.data(), mac.data(), kMacBytes);
+      e.address = from;
+      return true;
+    }
+    return st.tokens[static_cast<size_t>(match)].address == from;
+  }
+
+  void remove_pending(int index) {
+    Pending& p = st.pending[static_cast<size_t>(index)];
+    if (!p.in_use) return;
+    st.pending_by_address.erase(p.address);
+    p = Pending{};
+    --st.pending_count;
+  }
+
+  bool add_pending(const Address& from, const ConnectTokenPrivate& token) {
+    int index = st.pending_by_address.find(from);
+    if (index < 0) {
+      if (st.pending_count == static_cast<int>(st.pending.size())) return false;
+      for (size_t i = 0; i < st.pending.size(); ++i) {
+        if (!st.pending[i].in_use) {
+          index = static_cast<int>(i);
+          break;
+        }
+      }
+      ++st.pending_count;
+      st.pending_by_address.insert(from, index);
+    }
+    Pending& p = st.pending[static_cast<size_t>(index)];
+    p.in_use = true;
+    p.address = from;
+    p.send_key = token.server_to_client_key;
+    p.receive_key = token.client_to_server_key;
+    p.timeout_seconds = token.timeout_seconds;
+    p.expire_time = st.now + (token.timeout_seconds >= 0 ? token.timeout_seconds : kPendingLifetimeWithoutTimeout);
+    p.last_access = st.now;
+    return true;
+  }
+
+  void process_request(const Address& from, std::span<std::byte> datagram) {
+    RequestPacket request;
+    const PacketError error = read_request_packet(datagram, s.config_.protocol_id, st.unix_now, request);
+    if (error != PacketError::kNone) return s.drop(error);
+    std::array<std::byte, kMacBytes> mac{};
+    std::memcpy(mac.data(), request.private_data.data() + kConnectTokenPrivateBytes - kMacBytes, kMacBytes);
+    TokenNonce nonce;
+    std::memcpy(nonce.data(), request.nonce.data(), nonce.size());
+    if (!decrypt_connect_token_private(request.private_data, s.config_.protocol_id, request.expire_timestamp, nonce,
+                                       s.config_.private_key)) {
+      return s.drop(PacketError::kRequestTokenDecryptFailed);
+    }
+    ConnectTokenPrivate token;
+    if (!read_connect_token_private(request.private_data, token)) return s.drop(PacketError::kRequestTokenUnreadable);
+    bool listed = false;
+    for (int i = 0; i < token.server_addresses.count; ++i) {
+      if (token.server_addresses.items[i] == s.public_address_) listed = true;
+    }
+    if (!listed) return s.drop(PacketError::kRequestServerNotInToken);
+    if (st.slot_by_address.find(from) >= 0) return s.drop(PacketError::kRequestAddressConnected);
+    if (find_client_id(token.client_id) >= 0) return s.drop(PacketError::kRequestClientIdConnected);
+    if (!token_use_allowed(mac, from)) return s.drop(PacketError::kRequestTokenReused);
+    if (s.connected_count_ == s.config_.max_clients) {
+      ++s.denied_sent_;
+      return send_reply(from, PacketType::kConnectionDenied, {}, token.server_to_client_key);
+    }
+    if (!add_pending(from, token)) return s.drop(PacketError::kRequestNoMapping);
+    ChallengeToken challenge;
+    challenge.client_id = token.client_id;
+    challenge.user_data = token.user_data;
+    std::array<std::byte, kChallengeTokenBytes> sealed{};
+    seal_challenge_token(challenge, st.challenge_sequence, st.challenge_key, sealed);
+    write_challenge_body(st.challenge_sequence, sealed, st.body);
+    ++st.challenge_sequence;
+    ++s.challenges_sent_;
+    send_reply(from, PacketType::kConnectionChallenge, std::span(st.body).first<kChallengeBodyBytes>(),
+               token.server_to_client_key);
+  }
+
+  void connect_slot(int index, int pending_index, const ChallengeToken& challenge) {
+    Pending& p = st.pending[static_cast<size_t>(pending_index)];
+    Slot& slot = st.slots[static_cast<size_t>(index)];
+    const SlotStats fresh{};
+    slot = Slot{};
+    slot.stats = fresh;
+    slot.connected = true;
+    slot.confirmed = false;
+    slot.client_id = challenge.client_id;
+    slot.address = p.address;
+    slot.send_key = p.send_key;
+    slot.receive_key = p.receive_key;
+    slot.timeout_seconds = p.timeout_seconds;
+    slot.last_send = st.now;
+    slot.last_receive = st.now;
+    slot.user_data = challenge.user_data;
+    remove_pending(pending_index);
+    st.slot_by_address.insert(slot.address, index);
+    ++s.connected_count_;
+    push_event({ServerEvent::Kind::kConnected, index, slot.client_id, DisconnectReason::kNone});
+    send_keep_alive(index);
+  }
+
+  void process_response(const Address& from, int pending_index, const EncryptedPacket& packet) {
+    uint64_t challenge_sequence = 0;
+    std::span<const std::byte> sealed;
+    read_challenge_body(packet.body, challenge_sequence, sealed);
+    ChallengeToken challenge;
+    if (!open_challenge_token(sealed, challenge_sequence, st.challenge_key, challenge)) {
+      return s.drop(PacketError::kChallengeTokenInvalid);
+    }
+    if (pending_index < 0 || st.slot_by_address.find(from) >= 0) {
+      return s.drop(PacketError::kResponseAddressConnected);
+    }
+    if (find_client_id(challenge.client_id) >= 0) return s.drop(PacketError::kResponseClientIdConnected);
+    if (s.connected_count_ == s.config_.max_clients) {
+      ++s.denied_sent_;
+      return send_reply(from, PacketType::kConnectionDenied, {},
+                        st.pending[static_cast<size_t>(pending_index)].send_key);
+    }
+    int free_slot = -1;
+    for (size_t i = 0; i < st.slots.size(); ++i) {
+      if (!st.slots[i].connected) {
+        free_slot = static_cast<int>(i);
+        break;
+      }
+    }
+    connect_slot(free_slot, pending_index, challenge);
+  }
+
+  void free_slot(int index, DisconnectReason reason, bool send_disconnects) {
+    Slot& slot = st.slots[static_cast<size_t>(index)];
+    if (!slot.connected) return;
+    if (send_disconnects) {
+      for (int i = 0; i < s.config_.disconnect_packets; ++i) send_to_slot(index, PacketType::kDisconnect, {});
+    }
+    push_event({ServerEvent::Kind::kDisconnected, index, slot.client_id, reason});
+    st.slot_by_address.erase(slot.address);
+    slot.connected = false;
+    slot.confirmed = false;
+    slot.queue_head = slot.queue_count = 0;
+    slot.address = Address();
+    slot.send_key = {};
+    slot.receive_key = {};
+    --s.connected_count_;
+  }
+
+  void process_encrypted(const Address& from, std::span<std::byte> datagram) {
+    constexpr TypeMask kAllowed = type_bit(PacketType::kConnectionResponse) | type_bit(PacketType::kKeepAlive) |
+                                  type_bit(PacketType::kPayload) | type_bit(PacketType::kDisconnect);
+    const int slot_index = st.slot_by_address.find(from);
+    const int pending_index = slot_index >= 0 ? -1 : st.pending_by_address.find(from);
+    if (slot_index < 0 && pending_index < 0) return s.drop(PacketError::kNoKey);
+    Slot* slot = slot_index >= 0 ? &st.slots[static_cast<size_t>(slot_index)] : nullptr;
+    const Key& key = slot ? slot->receive_key : st.pending[static_cast<size_t>(pending_index)].receive_key;
+    EncryptedPacket packet;
+    const PacketError error = read_encrypted_packet(datagram, s.config_.protocol_id, key, kAllowed,
+                                                    slot ? &slot->replay : nullptr, packet);
+    if (error != PacketError::kNone) {
+      if (slot && error == PacketError::kReplayed) ++slot->stats.replayed;
+      if (slot && error == PacketError::kDecryptFailed) ++slot->stats.decrypt_failed;
+      return s.drop(error);
+    }
+    if (!slot) st.pending[static_cast<size_t>(pending_index)].last_access = st.now;
+    if (packet.type == PacketType::kConnectionResponse) {
+      st.reply_budget = datagram.size();
+      return process_response(from, pending_index, packet);
+    }
+    if (!slot) return s.drop(PacketError::kNotConnected);
+    ++slot->stats.packets_received;
+    slot->stats.bytes_received += datagram.size();
+    switch (packet.type) {
+      case PacketType::kKeepAlive:
+        ++slot->stats.keep_alives_received;
+        slot->confirmed = true;
+        slot->last_receive = st.now;
+        break;
+      case PacketType::kPayload: {
+        slot->confirmed = true;
+        slot->last_receive = st.now;
+        ++slot->stats.payloads_received;
+        const int queue = s.config_.payload_queue_per_slot;
+        if (slot->queue_count == queue) {
+          ++slot->stats.payloads_dropped_queue_full;
+          break;
+        }
+        const size_t entry = static_cast<size_t>(slot_index * queue + (slot->queue_head + slot->queue_count) % queue);
+        std::memcpy(st.payload_bytes.data() + entry * kMaxPayloadBytes, packet.body.data(),
+                    packet.body.size());
+        st.payload_sizes[entry] = static_cast<uint16_t>(packet.body.size());
+        st.payload_sequences[entry] = packet.sequence;
+        st.payload_arrivals[entry] = st.arrival;
+        ++slot->queue_count;
+        break;
+      }
+      case PacketType::kDisconnect:
+        free_slot(slot_index, DisconnectReason::kClientDisconnected, false);
+        break;
+      default:
+        break;
+    }
+  }
+};
+
+Server::Server(const ServerConfig& config, Transport& transport, const Address& public_address)
+    : config_(resolved(config)), transport_(transport), public_address_(public_address) {
+  if (const char* problem = config.check()) {
+    error_ = keep_config_reason(error_text_, problem);
+    return;
+  }
+  if (public_address.is_none() || public_address.port() == 0) {
+    error_ = "the public address must be a real address with a port";
+    return;
+  }
+  if (!crypto_init()) {
+    error_ = "libsodium failed to initialise";
+    return;
+  }
+  state_ = std::make_unique<State>(config_);
+  state_->challenge_key = random_key();
+  memory_bytes_ = sizeof(Server) + sizeof(State) + state_->slots.size() * sizeof(Slot) +
+                  state_->pending.size() * sizeof(Pending) + state_->tokens.size() * sizeof(TokenEntry) +
+                  state_->events.size() * sizeof(ServerEvent) + state_->payload_bytes.size() +
+                  state_->payload_sizes.size() * sizeof(uint16_t) +
+                  state_->payload_sequences.size() * sizeof(uint64_t) +
+                  state_->payload_arrivals.size() * sizeof(double) + state_->slot_by_address.memory_bytes() +
+                  state_->pending_by_address.memory_bytes() + state_->receive_buffers.size();
+}
+
+Server::~Server() = default;
+
+namespace {
+
+// Bytes of one slot for a config whose fields are in range (not sanitized here: the table's memory cap
+// calls this while sanitizing). The payload queue is the only term that grows per queued entry.
+constexpr size_t kQueueEntryBytes = kMaxPayloadBytes + sizeof(uint16_t) + sizeof(uint64_t) + sizeof(double);
+size_t slot_bytes_without_queue(const ServerConfig& c) {
+  return sizeof(Slot) + static_cast<size_t>(c.pending_per_slot) * sizeof(Pending) +
+         static_cast<size_t>(c.token_history_per_slot) * sizeof(TokenEntry) + 2 * sizeof(ServerEvent) +
+         4 * (sizeof(Address) + sizeof(int)) * (1 + static_cast<size_t>(c.pending_per_slot));
+}
+
+}  // namespace
+
+size_t Server::memory_per_slot(const ServerConfig& requested) {
+  const ServerConfig c = requested.sanitized();
+  return slot_bytes_without_queue(c) + static_cast<size_t>(c.payload_queue_per_slot) * kQueueEntryBytes;
+}
+
+int server_max_payload_queue(const ServerConfig& config) {
+  const size_t per_slot = kMaxServerMemoryBytes / static_cast<size_t>(std::max(config.max_clients, 1));
+  const size_t fixed = slot_bytes_without_queue(config);
+  // At least one entry: with every field at its maximum a slot's fixed part is far below 512 MiB / 4096.
+  if (per_slot <= fixed + kQueueEntryBytes) return 1;
+  return static_cast<int>(std::min<size_t>((per_slot - fixed) / kQueueEntryBytes, 1 << 30));
+}
+
+void Server::update(double now, uint64_t unix_now) {
+  if (!state_) return;
+  State& st = *state_;
+  ServerInternals in{*this, st};
+  st.now = now;
+  st.unix_now = unix_now;
+  int budget = config_.max_receive_per_update;
+  while (budget > 0) {
+    const size_t want = std::min<size_t>(static_cast<size_t>(budget), kReceiveBatch);
+    // Unknown until the transport says: an entry it leaves unwritten is read as now, never as the time
+    // the previous batch's datagram in that entry arrived.
+    std::fill_n(st.receive_arrivals.begin(), want, std::numeric_limits<double>::quiet_NaN());
+    const size_t got = transport_.receive_many(std::span(st.receive_buffers),
+                                               kReceiveBufferBytes, want, st.receive_sizes.data(),
+                                               st.receive_from.data(), st.receive_arrivals.data());
+    for (size_t i = 0; i < got; ++i) {
+      if (st.receive_sizes[i] == 0) {
+        drop(PacketError::kOversized);
+        continue;
+      }
+      process_datagram(st.receive_from[i],
+                       std::span(st.receive_buffers).subspan(i * kReceiveBufferBytes, st.receive_sizes[i]),
+                       st.receive_arrivals[i]);
+    }
+    budget -= static_cast<int>(got);
+    if (got < want) break;
+  }
+  for (int i = 0; i < config_.max_clients; ++i) {
+    const Slot& slot = st.slots[static_cast<size_t>(i)];
+    if (slot.connected && slot.last_send + config_.keep_alive_interval <= now) in.send_keep_alive(i);
+  }
+  for (int i = 0; i < config_.max_clients; ++i) {
+    const Slot& slot = st.slots[static_cast<size_t>(i)];
+    if (slot.connected && slot.timeout_seconds >= 0 && slot.last_receive + slot.timeout_seconds < now) {
+      in.free_slot(i, DisconnectReason::kTimedOut, true);
+    }
+  }
+  for (size_t i = 0; i < st.pending.size(); ++i) {
+    const Pending& p = st.pending[i];
+    if (!p.in_use) continue;
+    const bool idle = p.timeout_seconds >= 0 && p.last_access + p.timeout_seconds < now;
+    if (p.expire_time < now || idle) in.remove_pending(static_cast<int>(i));
+  }
+}
+
+void Server::process_datagram(const Address& from, std::span<std::byte> datagram) {
+  if (!state_) return;
+  process_datagram(from, datagram, state_->now);
+}
+
+void Server::process_datagram(const Address& from, std::span<std::byte> datagram, double arrival_time) {
+  if (!state_) return;
+  ServerInternals in{*this, *state_};
+  // No later than the update's now; an unknown (NaN) or non-finite time is the update's now.
+  state_->arrival = std::isfinite(arrival_time) && arrival_time < state_->now ? arrival_time : state_->now;
+  state_->reply_budget = 0;
+  if (datagram.empty()) return drop(PacketError::kTooSmall);
+  if (datagram[0] == std::byte{0}) {
+    state_->reply_budget = datagram.size();
+    in.process_request(from, datagram);
+  } else {
+    in.process_encrypted(from, datagram);
+  }
+  state_->reply_budget = 0;
+}
+
+bool Server::is_connected(int slot) const {
+  return state_ && slot >= 0 && slot < config_.max_clients && state_->slots[static_cast<size_t>(slot)].connected;
+}
+
+bool Server::is_confirmed(int slot) const {
+  return is_connected(slot) && state_->slots[static_cast<size_t>(slot)].confirmed;
+}
+
+uint64_t Server::client_id(int slot) const {
+  return is_connected(slot) ? state_->slots[static_cast<size_t>(slot)].client_id : 0;
+}
+
+Address Server::client_address(int slot) const {
+  return is_connected(slot) ? state_->slots[static_cast<size_t>(slot)].address : Address();
+}
+
+const UserData* Server::client_user_data(int slot) const {
+  return is_connected(slot) ? &state_->slots[static_cast<size_t>(slot)].user_data : nullptr;
+}
+
+const SlotStats& Server::stats(int slot) const {
+  static const SlotStats kEmpty{};
+  if (!state_ || slot < 0 || slot >= config_.max_clients) return kEmpty;
+  return state_->slots[static_cast<size_t>(slot)].stats;
+}
+
+bool Server::send_payload(int slot, std::span<const std::byte> payload) {
+  if (!is_connected(slot) || payload.empty() || payload.size() > kMaxPayloadBytes) return false;
+  ServerInternals in{*this, *state_};
+  Slot& s = state_->slots[static_cast<size_t>(slot)];
+  if (!s.confirmed) in.send_keep_alive(slot);
+  in.send_to_slot(slot, PacketType::kPayload, payload);
+  ++s.stats.payloads_sent;
+  return true;
+}
+
+bool Server::receive_payload(int slot, std::span<std::byte> out, size_t& size, uint64_t& sequence) {
+  double arrival_time = 0.0;
+  return receive_payload(slot, out, size, sequence, arrival_time);
+}
+
+bool Server::receive_payload(int slot, std::span<std::byte> out, size_t& size, uint64_t& sequence,
+                             double& arrival_time) {
+  if (!is_connected(slot)) return false;
+  Slot& s = state_->slots[static_cast<size_t>(slot)];
+  if (s.queue_count == 0) return false;
+  const size_t entry = static_cast<size_t>(slot * config_.payload_queue_per_slot + s.queue_head);
+  const size_t n = state_->payload_sizes[entry];
+  if (out.size() < n) return false;
+  std::memcpy(out.data(), state_->payload_bytes.data() + entry * kMaxPayloadBytes, n);
+  size = n;
+  sequence = state_->payload_sequences[entry];
+  arrival_time = state_->payload_arrivals[entry];
+  s.queue_head = (s.queue_head + 1) % config_.payload_queue_per_slot;
+  --s.queue_count;
+  return true;
+}
+
+void Server::disconnect(int slot) {
+  if (!is_connected(slot)) return;
+  ServerInternals{*this, *state_}.free_slot(slot, DisconnectReason::kServerDisconnected, true);
+}
+
+void Server::disconnect_all() {
+  if (!state_) return;
+  for (int i = 0; i < config_.max_clients; ++i) {
+    ServerInternals{*this, *state_}.free_slot(i, DisconnectReason::kServerStopped, true);
+  }
+}
+
+bool Server::next_event(ServerEvent& event) {
+  if (!state_ || state_->event_count == 0) return false;
+  event = state_->events[state_->event_head];
+  state_->event_head = (state_->event_head + 1) % state_->events.size();
+  --state_->event_count;
+  return true;
+}
+
+}  // namespace bitwire::netcode

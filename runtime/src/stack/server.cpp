@@ -1,0 +1,243 @@
+// bitwire::Server: netcode slots, each with one Connection (and its Endpoint) and a congestion controller.
+#include "bitwire/stack/server.hpp"
+
+#include <new>
+
+namespace bitwire {
+
+struct Server::Slot {
+  Slot(Server& owner, int slot_index, const MessageFactory& factory, const ConnectionConfig& config,
+       const BinaryCongestionConfig& congestion_config, double now)
+      : server(owner),
+        index(slot_index),
+        connection(factory, config, ConnectionCallbacks{this, &Server::transmit}, now),
+        congestion(congestion_config) {}
+
+  Server& server;
+  int index;
+  Connection connection;
+  BinaryCongestionController congestion;
+  uint64_t payload_bytes_sent = 0;
+  uint64_t payload_bytes_received = 0;
+  uint64_t payloads_refused = 0;
+  const char* protocol_error = nullptr;  // why the server is dropping this client, until its event is out
+};
+
+Server::Server(const StackConfig& config, const MessageFactory& factory, const netcode::Key& private_key,
+               Transport& transport, const Address& public_address, double now)
+    : config_(config.sanitized(factory)), now_(now) {
+  if (const char* problem = config.check(factory)) {
+    error_ = keep_config_reason(error_text_, problem);
+    return;
+  }
+  if (const char* problem = factory.check()) {
+    error_ = keep_config_reason(error_text_, problem);
+    return;
+  }
+  protocol_id_ = stack_protocol_id(factory, config_);
+  netcode::ServerConfig netcode_config = config_.server;
+  netcode_config.protocol_id = protocol_id_;
+  netcode_config.private_key = private_key;
+  netcode_config.max_clients = config_.max_clients;
+  netcode_ = std::make_unique<netcode::Server>(netcode_config, transport, public_address);
+  if (!netcode_->is_ok()) {
+    error_ = netcode_->error();
+    return;
+  }
+
+  const auto count = static_cast<size_t>(config_.max_clients);
+  slots_.reset(new std::unique_ptr<Slot>[count]);
+  for (int i = 0; i < config_.max_clients; ++i) {
+    slots_[static_cast<size_t>(i)] =
+        std::make_unique<Slot>(*this, i, factory, config_.connection, config_.congestion, now);
+  }
+  event_capacity_ = config_.event_queue_size > 0 ? config_.event_queue_size : 2 * config_.max_clients + 16;
+  events_.reset(new ServerEvent[static_cast<size_t>(event_capacity_)]);
+  payload_buffer_.reset(new std::byte[netcode::kMaxPayloadBytes]);
+
+  const Connection& first = slots_[0]->connection;
+  memory_per_slot_ = sizeof(Slot) + sizeof(std::unique_ptr<Slot>) + first.memory_bytes() +
+                     netcode::Server::memory_per_slot(netcode_config) + 2 * sizeof(ServerEvent);
+  memory_bytes_ = sizeof(Server) + netcode_->memory_bytes() +
+                  count * (sizeof(Slot) + sizeof(std::unique_ptr<Slot>) + first.memory_bytes()) +
+                  static_cast<size_t>(event_capacity_) * sizeof(ServerEvent) + netcode::kMaxPayloadBytes;
+}
+
+Server::~Server() {
+  if (netcode_ && netcode_->is_ok()) netcode_->disconnect_all();
+}
+
+bool Server::valid(int client_index) const {
+  return slots_ != nullptr && client_index >= 0 && client_index < config_.max_clients;
+}
+
+void Server::transmit(void* context, std::span<const std::byte> datagram) {
+  auto* slot = static_cast<Slot*>(context);
+  if (slot->server.netcode_->send_payload(slot->index, datagram)) {
+    slot->payload_bytes_sent += datagram.size();
+  } else {
+    ++slot->payloads_refused;
+  }
+}
+
+void Server::reset_slot(int index) {
+  Slot& slot = *slots_[static_cast<size_t>(index)];
+  slot.connection.reset();
+  slot.connection.update(now_);
+  slot.congestion.reset();
+  slot.payload_bytes_sent = 0;
+  slot.payload_bytes_received = 0;
+  slot.payloads_refused = 0;
+}
+
+void Server::push_event(const ServerEvent& event) {
+  if (event_count_ == event_capacity_) {
+    ++events_dropped_;
+    return;
+  }
+  events_[static_cast<size_t>((event_head_ + event_count_) % event_capacity_)] = event;
+  ++event_count_;
+}
+
+bool Server::next_event(ServerEvent& event) {
+  if (event_count_ == 0) return false;
+  event = events_[static_cast<size_t>(event_head_)];
+  event_head_ = (event_head_ + 1) % event_capacity_;
+  --event_count_;
+  return true;
+}
+
+void Server::drain_netcode_events() {
+  netcode::ServerEvent e;
+  while (netcode_->next_event(e)) {
+    Slot& slot = *slots_[static_cast<size_t>(e.slot)];
+    ServerEvent event;
+    event.client_index = e.slot;
+    event.client_id = e.client_id;
+    if (e.kind == netcode::ServerEvent::Kind::kConnected) {
+      event.kind = ServerEvent::Kind::kConnected;
+    } else {
+      event.kind = ServerEvent::Kind::kDisconnected;
+      event.reason = e.reason;
+      event.protocol_error = slot.protocol_error;
+    }
+    // Both ways the slot starts clean: nothing of the previous client survives into the next one.
+    slot.protocol_error = nullptr;
+    reset_slot(e.slot);
+    push_event(event);
+  }
+}
+
+void Server::update(double now, uint64_t unix_now) {
+  if (!is_ok()) return;
+  now_ = now;
+  netcode_->update(now, unix_now);
+  drain_netcode_events();
+  for (int i = 0; i < config_.max_clients; ++i) {
+    if (!netcode_->is_connected(i)) continue;
+    Slot& slot = *slots_[static_cast<size_t>(i)];
+    Connection& connection = slot.connection;
+    connection.update(now);
+    size_t size = 0;
+    uint64_t sequence = 0;
+    double arrival_time = now;
+    while (netcode_->receive_payload(i, std::span<std::byte>(payload_buffer_.get(), netcode::kMaxPayloadBytes),
+                                     size, sequence, arrival_time)) {
+      slot.payload_bytes_received += size;
+      connection.receive_packet(std::span<const std::byte>(payload_buffer_.get(), size), arrival_time);
+    }
+    if (connection.error() != ConnectionError::kNone) {
+      slot.protocol_error = connection.error_reason();
+      netcode_->disconnect(i);
+      drain_netcode_events();
+      continue;
+    }
+    const Endpoint& endpoint = connection.endpoint();
+    slot.congestion.update(
+        now, CongestionSignal{endpoint.rtt_ms(), endpoint.packet_loss_percent(), endpoint.jitter_ms()});
+  }
+}
+
+void Server::send_packets() {
+  if (!is_ok()) return;
+  for (int i = 0; i < config_.max_clients; ++i) {
+    if (netcode_->is_connected(i)) slots_[static_cast<size_t>(i)]->connection.send_packets();
+  }
+}
+
+MessageHandle Server::create(int client_index, uint32_t type_id) {
+  if (!valid(client_index)) return {};
+  return slots_[static_cast<size_t>(client_index)]->connection.create(type_id);
+}
+
+SendStatus Server::send(int client_index, int channel, MessageHandle&& message) {
+  if (!valid(client_index) || !netcode_->is_connected(client_index)) {
+    SendStatus status;
+    status.result = SendResult::kConnectionError;
+    return status;
+  }
+  return slots_[static_cast<size_t>(client_index)]->connection.send(channel, std::move(message));
+}
+
+MessageHandle Server::receive(int client_index, int channel) {
+  if (!valid(client_index) || !netcode_->is_connected(client_index)) return {};
+  Connection& connection = slots_[static_cast<size_t>(client_index)]->connection;
+  if (channel < 0 || channel >= connection.channel_count()) return {};
+  return connection.receive(channel);
+}
+
+void Server::disconnect(int client_index) {
+  if (!valid(client_index)) return;
+  netcode_->disconnect(client_index);
+  drain_netcode_events();
+}
+
+void Server::disconnect_all() {
+  if (!is_ok()) return;
+  netcode_->disconnect_all();
+  drain_netcode_events();
+}
+
+bool Server::is_connected(int client_index) const {
+  return valid(client_index) && netcode_->is_connected(client_index);
+}
+
+int Server::connected_count() const {
+  return is_ok() ? netcode_->connected_count() : 0;
+}
+
+uint64_t Server::client_id(int client_index) const {
+  return valid(client_index) ? netcode_->client_id(client_index) : 0;
+}
+
+Address Server::client_address(int client_index) const {
+  return valid(client_index) ? netcode_->client_address(client_index) : Address();
+}
+
+const Connection& Server::connection(int client_index) const {
+  BITWIRE_ASSERT(valid(client_index));
+  return slots_[static_cast<size_t>(client_index)]->connection;
+}
+
+StackStats Server::stats(int client_index) const {
+  StackStats stats;
+  if (!valid(client_index)) return stats;
+  const Slot& slot = *slots_[static_cast<size_t>(client_index)];
+  const Endpoint& endpoint = const_cast<Connection&>(slot.connection).endpoint();
+  stats.rtt_ms = endpoint.rtt_ms();
+  stats.jitter_ms = endpoint.jitter_ms();
+  stats.packet_loss_percent = endpoint.packet_loss_percent();
+  stats.sent_kbps = endpoint.sent_kbps();
+  stats.received_kbps = endpoint.received_kbps();
+  stats.acked_kbps = endpoint.acked_kbps();
+  stats.congestion_mode = slot.congestion.mode();
+  stats.congestion_send_rate = slot.congestion.send_rate();
+  stats.packets_sent = endpoint.counters().packets_sent;
+  stats.packets_received = endpoint.counters().packets_received;
+  stats.payload_bytes_sent = slot.payload_bytes_sent;
+  stats.payloads_refused = slot.payloads_refused;
+  stats.payload_bytes_received = slot.payload_bytes_received;
+  return stats;
+}
+
+}  // namespace bitwire

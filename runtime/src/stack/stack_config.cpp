@@ -1,0 +1,170 @@
+// StackConfig checks and clamping: kStackConfigLimits, the nested configs' own, and the rule that the
+// endpoint's datagrams fit netcode's payload.
+#include "bitwire/stack/stack_config.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace bitwire {
+
+namespace {
+
+// The ack delay mode the stack runs with: on, unless the game turned it off (kOff). The endpoint's default,
+// kWithEnvelope, would be off here (the stack turns the envelope off), and RTT samples would then include the
+// time every ack waits for the peer's next packet: a tick or more at a game's send rates.
+AckDelayMode stacked_ack_delay(AckDelayMode requested) {
+  return requested == AckDelayMode::kOff ? AckDelayMode::kOff : AckDelayMode::kOn;
+}
+
+// The largest packet header the stack's endpoint writes: the reliable 1.0 header, plus the ack delay
+// extension when it is on.
+size_t stacked_header_bytes(const EndpointConfig& e) {
+  return kMaxPacketHeaderBytes + (stacked_ack_delay(e.ack_delay) == AckDelayMode::kOn ? kAckDelayBytes : 0);
+}
+
+// A connection packet the endpoint sends whole (Connection::endpoint_config: up to 1200 bytes) must fit
+// netcode's payload behind the endpoint's header: 1189 bytes with the ack delay, 1191 without.
+int whole_packet_room(const EndpointConfig& e) {
+  return static_cast<int>(netcode::kMaxPayloadBytes - stacked_header_bytes(e));
+}
+
+// The connection as the stack runs it: the forced fields of stack/stack_config.hpp applied (protocol id, envelope
+// off, ack delay, and a connection packet sent whole no larger than netcode's payload holds).
+ConnectionConfig stacked_connection(const StackConfig& c) {
+  ConnectionConfig connection = c.connection;
+  connection.protocol_id = c.protocol_id;
+  connection.endpoint.envelope = false;
+  connection.endpoint.ack_delay = stacked_ack_delay(connection.endpoint.ack_delay);
+  const int room = whole_packet_room(connection.endpoint);
+  if (connection.max_packet_size <= 1200 && connection.max_packet_size > room)
+    connection.max_packet_size = room;
+  return connection;
+}
+
+// The largest datagram the endpoint the Connection builds sends: a whole packet up to fragment_above bytes
+// behind its largest header, or a fragment (its 5-byte header, a packet header, fragment_size bytes).
+bool endpoint_fits_netcode(const StackConfig& c) {
+  const EndpointConfig e = Connection::endpoint_config(stacked_connection(c).sanitized()).sanitized();
+  const size_t header = stacked_header_bytes(e);
+  const size_t whole = header + static_cast<size_t>(std::min(e.fragment_above, e.max_packet_size));
+  const size_t fragment = kFragmentHeaderBytes + header + static_cast<size_t>(e.fragment_size);
+  return whole <= netcode::kMaxPayloadBytes && fragment <= netcode::kMaxPayloadBytes;
+}
+
+void fit_endpoint_to_netcode(StackConfig& c) {
+  EndpointConfig& e = c.connection.endpoint;
+  const size_t header = stacked_header_bytes(e);
+  const int room_fragment = static_cast<int>(netcode::kMaxPayloadBytes - kFragmentHeaderBytes - header);
+  e.fragment_size = std::min(e.fragment_size, room_fragment);
+  e.fragment_above = std::min(e.fragment_above, whole_packet_room(e));
+  e = e.sanitized();  // max_packet_size must still fit max_fragments * fragment_size
+}
+
+netcode::ServerConfig stacked_server(const StackConfig& c) {
+  netcode::ServerConfig server = c.server;
+  server.max_clients = c.max_clients;
+  return server;
+}
+
+// The smallest message package: one 1-byte type, no blocks. check() without a factory counts a slot for it
+// (a lower bound: a real factory's larger types and block buffers only add).
+struct SmallestMessage {
+  static constexpr uint32_t kTypeId = 0;
+  template <typename Stream>
+  bool serialize(Stream&) {
+    return true;
+  }
+};
+constexpr MessageTypeInfo kSmallestTypes[] = {describe_message<SmallestMessage>("SmallestMessage")};
+constexpr MessageFactory kSmallestFactory{kSmallestTypes};
+
+// The bytes of one server slot of `c` (its nested configs in range) for `factory`: the Connection (message
+// pool, channel queues, incoming packet and its Endpoint as the stack runs it: envelope off, ack delay as
+// stacked) and the
+// netcode slot.
+size_t slot_bytes(const StackConfig& c, const MessageFactory& factory = kSmallestFactory) {
+  return Connection::memory_required(factory, stacked_connection(c)) +
+         netcode::Server::memory_per_slot(stacked_server(c));
+}
+
+bool memory_fits(const StackConfig& c, const MessageFactory& factory = kSmallestFactory) {
+  return static_cast<size_t>(c.max_clients) * slot_bytes(c, factory) <= kMaxStackServerMemoryBytes;
+}
+
+const char* memory_reason(const StackConfig& c, const MessageFactory& factory) {
+  char* out = detail::config_reason_buffer();
+  std::snprintf(out, kConfigReasonBytes,
+                "StackConfig.max_clients = %d: %d slots of %zu bytes (connection: message pool, channels, "
+                "endpoint; netcode slot) pass the server's %zu MiB cap (kMaxStackServerMemoryBytes)",
+                c.max_clients, c.max_clients, slot_bytes(c, factory), kMaxStackServerMemoryBytes >> 20);
+  return out;
+}
+
+constexpr const char* kFitsNetcodeReason =
+    "StackConfig.connection.endpoint: fragment_above and fragment_size must fit netcode's 1200-byte payload "
+    "with the ack delay extension (fragment_size <= 1184, fragment_above <= 1189; with ack_delay = kOff "
+    "1186 and 1191)";
+
+}  // namespace
+
+const char* StackConfig::check() const {
+  if (const char* reason = check_config("StackConfig", *this, kStackConfigLimits)) return reason;
+  if (const char* problem = connection.check()) return config_part_reason("StackConfig.connection", problem);
+  if (const char* problem = stacked_server(*this).check()) return config_part_reason("StackConfig.server", problem);
+  if (const char* problem = client.check()) return config_part_reason("StackConfig.client", problem);
+  if (const char* problem = congestion.check()) return config_part_reason("StackConfig.congestion", problem);
+  if (!endpoint_fits_netcode(*this)) return kFitsNetcodeReason;
+  if (!memory_fits(*this)) return memory_reason(*this, kSmallestFactory);
+  return nullptr;
+}
+
+StackConfig StackConfig::sanitized() const {
+  StackConfig c = sanitize_config(*this, kStackConfigLimits);
+  c.connection = c.connection.sanitized();
+  c.server = stacked_server(c).sanitized();
+  c.client = c.client.sanitized();
+  c.congestion = c.congestion.sanitized();
+  if (!endpoint_fits_netcode(c)) fit_endpoint_to_netcode(c);
+  // Fewer slots, never smaller ones: a slot's size is what the game asked each connection to hold. One slot
+  // always fits (the endpoint's own cap is 64 MiB, the netcode slot's a few MiB at most).
+  if (!memory_fits(c)) {
+    c.max_clients = static_cast<int>(std::max<size_t>(kMaxStackServerMemoryBytes / slot_bytes(c), 1));
+  }
+  c.server.max_clients = c.max_clients;
+  c.connection = stacked_connection(c);
+  return c;
+}
+
+// check() counted the slots for the smallest factory; `factory`'s can only be larger.
+const char* StackConfig::check(const MessageFactory& factory) const {
+  if (const char* reason = check()) return reason;
+  if (!memory_fits(*this, factory)) return memory_reason(*this, factory);
+  return nullptr;
+}
+
+StackConfig StackConfig::sanitized(const MessageFactory& factory) const {
+  StackConfig c = sanitized();
+  if (!memory_fits(c, factory)) {
+    c.max_clients = static_cast<int>(std::max<size_t>(kMaxStackServerMemoryBytes / slot_bytes(c, factory), 1));
+    c.server.max_clients = c.max_clients;
+  }
+  return c;
+}
+
+size_t stack_slot_memory(const StackConfig& config, const MessageFactory& factory) {
+  return slot_bytes(config.sanitized(factory), factory);
+}
+
+size_t stack_slot_memory(const StackConfig& config) { return stack_slot_memory(config, kSmallestFactory); }
+
+uint64_t stack_protocol_id(const MessageFactory& factory, const StackConfig& config) {
+  const StackConfig c = config.sanitized();
+  const uint64_t id = Connection::protocol_id(factory, c.connection);
+  // Both ends must agree on the ack delay extension (a header with it is refused by an end without it): a
+  // stack that turned it off has another id, so the mismatch is refused at connect time. The default (on)
+  // keeps the connection's id.
+  constexpr uint64_t kAckDelayOff = 0x61636b64656c6179ull;  // "ackdelay"
+  return c.connection.endpoint.ack_delay == AckDelayMode::kOff ? id ^ kAckDelayOff : id;
+}
+
+}  // namespace bitwire

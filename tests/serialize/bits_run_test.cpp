@@ -1,0 +1,409 @@
+// ReadRun and WriteRun, the bit stream's runs of fixed-width fields (one bounds check for a run read, fields
+// assembled in registers for a run written), against field-by-field reads and writes of the same widths
+// from every start bit, on spans that end or begin at an inaccessible page (tests/support/guarded_pages.hpp).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bitwire/serialize/bits.hpp"
+#include "bitwire/serialize/read_run.hpp"
+#include "bitwire/serialize/stream.hpp"
+#include "bitwire/serialize/write_run.hpp"
+#include "support/guarded_pages.hpp"
+#include "support/seed.hpp"
+
+namespace bitwire::test {
+namespace {
+
+// ---- ReadRun: a run of fixed-width fields read from one bounds check ----
+
+// Field widths (each in [1, 64]) that add up to `total`, drawn from `state`.
+std::vector<int> run_widths(size_t total, uint64_t& state) {
+  std::vector<int> widths;
+  for (size_t left = total; left > 0;) {
+    const int bits = static_cast<int>(std::min<size_t>(1 + splitmix64(state) % 64, left));
+    widths.push_back(bits);
+    left -= static_cast<size_t>(bits);
+  }
+  return widths;
+}
+
+// From every start bit of `span`: a ReadRun<kBits> loads exactly when the run lies inside the span (a span
+// under 8 bytes included); then every field equals what a field-by-field read returns and
+// finish() leaves the cursor where that read does. When it does not load, nothing is consumed.
+template <size_t kBits>
+void check_run_everywhere(std::span<const std::byte> span, uint64_t& state) {
+  for (size_t start = 0; start <= span.size() * 8; ++start) {
+    const std::vector<int> widths = run_widths(kBits, state);
+    ReadStream stream(span);
+    ReadStream reference(span);
+    uint64_t skipped = 0;
+    for (size_t left = start; left > 0;) {
+      const int bits = static_cast<int>(std::min<size_t>(64, left));
+      ASSERT_TRUE(stream.read_bits(skipped, bits));
+      ASSERT_TRUE(reference.read_bits(skipped, bits));
+      left -= static_cast<size_t>(bits);
+    }
+    ReadRun<kBits> run(stream);
+    const bool fits = start + kBits <= span.size() * 8;
+    ASSERT_EQ(run.load(), fits) << "start " << start;
+    if (!fits) {
+      EXPECT_EQ(stream.bits_processed(), start);
+      EXPECT_FALSE(stream.failed());
+      continue;
+    }
+    for (const int bits : widths) {
+      uint64_t got = ~uint64_t{0};
+      uint64_t want = 0;
+      ASSERT_EQ(run.bits_processed(), reference.bits_processed());
+      ASSERT_TRUE(run.read_bits(got, bits));
+      ASSERT_TRUE(reference.read_bits(want, bits));
+      ASSERT_EQ(got, want) << "start " << start << ", " << bits << " bits at " << reference.bits_processed() - bits;
+    }
+    ASSERT_TRUE(run.finish());
+    EXPECT_EQ(stream.bits_processed(), start + kBits);
+    EXPECT_FALSE(stream.failed());
+  }
+}
+
+template <size_t... kRuns>
+void check_runs(std::span<const std::byte> span, uint64_t& state) {
+  (check_run_everywhere<kRuns>(span, state), ...);
+}
+
+TEST(ReadRun, MatchesFieldByFieldReadsFromEveryStartBitAgainstInaccessiblePages) {
+  BITWIRE_SEEDED_TEST_SEED(0xB175'0010);
+  uint64_t state = seed;
+  GuardedPages pages(64);
+  ASSERT_TRUE(pages.ok());
+  // Run lengths around the 56-bit chunk boundaries and the generated code's 448-bit limit.
+  for (size_t size = 0; size <= 64; size += (size < 20 ? 1 : 11)) {
+    SCOPED_TRACE("span of " + std::to_string(size) + " bytes");
+    for (const std::span<std::byte> span : {pages.at_end(size), pages.at_start(size)}) {
+      for (std::byte& b : span) b = static_cast<std::byte>(splitmix64(state));
+      ASSERT_NO_FATAL_FAILURE((check_runs<1, 7, 56, 57, 64, 110, 112, 113, 249, 448>(span, state)));
+    }
+  }
+}
+
+// ---- Short spans: the whole message under 8 bytes, and the last bytes of longer ones ----
+
+// Bit `k` of the stream over `bytes`, by the wire's definition (bit k mod 8 of byte k / 8): the reference
+// the short-span loads are checked against, sharing no code with them.
+uint64_t wire_bits(std::span<const std::byte> bytes, size_t first, int count) {
+  uint64_t value = 0;
+  for (int i = 0; i < count; ++i) {
+    const size_t k = first + static_cast<size_t>(i);
+    value |= uint64_t{(std::to_integer<unsigned>(bytes[k / 8]) >> (k % 8)) & 1u} << i;
+  }
+  return value;
+}
+
+// detail::load_le_short over a span of `count` bytes (two overlapping loads, or one byte): the span's bytes
+// as a little-endian word, nothing above them, for every lower bound the caller may state.
+template <size_t kMinCount>
+void check_short_load(std::span<const std::byte> span) {
+  if (span.size() < kMinCount) return;
+  const uint64_t want = wire_bits(span, 0, static_cast<int>(span.size() * 8));
+  EXPECT_EQ(detail::load_le_short<kMinCount>(span.data(), span.size()), want)
+      << span.size() << " bytes, at least " << kMinCount;
+}
+
+TEST(LoadLeShort, GivesTheSpansBytesAndTouchesNoOther) {
+  BITWIRE_SEEDED_TEST_SEED(0xB175'0012);
+  uint64_t state = seed;
+  GuardedPages pages(64);
+  ASSERT_TRUE(pages.ok());
+  for (size_t size = 1; size <= 7; ++size) {
+    // A heap block of exactly the span's size (ASan and UBSan builds see any byte past it) and spans
+    // against an inaccessible page on either side (a fault in any build).
+    auto heap = std::make_unique<std::byte[]>(size);
+    for (const std::span<std::byte> span :
+         {std::span<std::byte>(heap.get(), size), pages.at_end(size), pages.at_start(size)}) {
+      for (std::byte& b : span) b = static_cast<std::byte>(splitmix64(state) | 0x80);  // no zero byte
+      check_short_load<1>(span);
+      check_short_load<2>(span);
+      check_short_load<3>(span);
+      check_short_load<4>(span);
+      check_short_load<7>(span);
+    }
+  }
+}
+
+// From every start bit 0..7 of a span of `span.size()` bytes, a ReadRun<kBits> loads exactly when the run
+// fits; its fields, and the same fields read one by one through a ReadStream, equal the wire's bits.
+template <size_t kBits>
+void check_short_span_run(std::span<const std::byte> span, uint64_t& state) {
+  for (size_t start = 0; start < 8; ++start) {
+    const std::vector<int> widths = run_widths(kBits, state);
+    ReadStream stream(span);
+    ReadStream reference(span);
+    uint64_t skipped = 0;
+    if (start != 0) {
+      if (start > span.size() * 8) continue;
+      ASSERT_TRUE(stream.read_bits(skipped, static_cast<int>(start)));
+      ASSERT_TRUE(reference.read_bits(skipped, static_cast<int>(start)));
+    }
+    ReadRun<kBits> run(stream);
+    const bool fits = start + kBits <= span.size() * 8;
+    ASSERT_EQ(run.load(), fits) << "start " << start << ", run of " << kBits;
+    if (!fits) {
+      EXPECT_EQ(stream.bits_processed(), start);
+      EXPECT_FALSE(stream.failed());
+      continue;
+    }
+    size_t at = start;
+    for (const int bits : widths) {
+      const uint64_t want = wire_bits(span, at, bits);
+      uint64_t got = ~uint64_t{0};
+      uint64_t one_by_one = ~uint64_t{0};
+      ASSERT_TRUE(run.read_bits(got, bits));
+      ASSERT_TRUE(reference.read_bits(one_by_one, bits));
+      ASSERT_EQ(got, want) << "start " << start << ", run of " << kBits << ", " << bits << " bits at " << at;
+      ASSERT_EQ(one_by_one, want) << "start " << start << ", " << bits << " bits at " << at;
+      at += static_cast<size_t>(bits);
+    }
+    ASSERT_TRUE(run.finish());
+    EXPECT_EQ(stream.bits_processed(), start + kBits);
+    EXPECT_EQ(reference.bits_processed(), start + kBits);
+    // One bit past the span is refused by both, without a load.
+    if (start + kBits == span.size() * 8) {
+      EXPECT_FALSE(stream.read_bits(skipped, 1));
+      EXPECT_FALSE(reference.read_bits(skipped, 1));
+    }
+  }
+}
+
+TEST(ReadRun, ShortSpansMatchTheWireFromEveryStartBitInsideAHeapBlockOfTheirSize) {
+  BITWIRE_SEEDED_TEST_SEED(0xB175'0013);
+  uint64_t state = seed;
+  GuardedPages pages(64);
+  ASSERT_TRUE(pages.ok());
+  for (size_t size = 1; size <= 16; ++size) {
+    SCOPED_TRACE("span of " + std::to_string(size) + " bytes");
+    auto heap = std::make_unique<std::byte[]>(size);
+    for (const std::span<std::byte> span :
+         {std::span<std::byte>(heap.get(), size), pages.at_end(size), pages.at_start(size)}) {
+      for (int round = 0; round < 3; ++round) {
+        for (std::byte& b : span) b = static_cast<std::byte>(splitmix64(state));
+        // Every run that fits a span under 8 bytes around the 2- and 4-byte load boundaries, and longer
+        // runs for the spans of 8 to 16 bytes (one and two chunks).
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<1>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<2>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<8>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<9>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<16>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<17>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<24>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<25>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<32>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<33>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<46>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<49>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<55>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<56>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<57>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<64>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<80>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<113>(span, state)));
+        ASSERT_NO_FATAL_FAILURE((check_short_span_run<128>(span, state)));
+      }
+    }
+  }
+}
+
+// A run that starts on a byte boundary with an alignment inside: `before` bits, the padding to the next
+// byte, `after` bits. From every start bit of `span` it loads exactly when the start is on a byte boundary
+// and the whole run fits; then the fields, the padding's refusal (reason, bit, cursor) and the end equal
+// what ReadStream's field-by-field reads and read_align give.
+template <size_t kBefore, size_t kAfter>
+void check_aligned_run_everywhere(std::span<const std::byte> span) {
+  constexpr size_t kPadding = (8 - kBefore % 8) % 8;
+  constexpr size_t kBits = kBefore + kPadding + kAfter;
+  for (size_t start = 0; start <= span.size() * 8; ++start) {
+    ReadStream stream(span);
+    ReadStream reference(span);
+    uint64_t skipped = 0;
+    for (size_t left = start; left > 0;) {
+      const int bits = static_cast<int>(std::min<size_t>(64, left));
+      ASSERT_TRUE(stream.read_bits(skipped, bits));
+      ASSERT_TRUE(reference.read_bits(skipped, bits));
+      left -= static_cast<size_t>(bits);
+    }
+    ReadRun<kBits, true> run(stream);
+    const bool fits = start % 8 == 0 && start + kBits <= span.size() * 8;
+    ASSERT_EQ(run.load(), fits) << "start " << start;
+    if (!fits) {
+      EXPECT_EQ(stream.bits_processed(), start);
+      continue;
+    }
+    const auto read_both = [&](size_t bits) {
+      for (size_t left = bits; left > 0;) {
+        const int chunk = static_cast<int>(std::min<size_t>(64, left));
+        uint64_t got = ~uint64_t{0};
+        uint64_t want = 0;
+        ASSERT_TRUE(run.read_bits(got, chunk));
+        ASSERT_TRUE(reference.read_bits(want, chunk));
+        ASSERT_EQ(got, want) << "start " << start;
+        left -= static_cast<size_t>(chunk);
+      }
+    };
+    ASSERT_NO_FATAL_FAILURE(read_both(kBefore));
+    const bool run_ok = run.read_align();
+    const bool reference_ok = reference.read_align();
+    ASSERT_EQ(run_ok, reference_ok) << "start " << start;
+    ASSERT_EQ(stream.bits_processed(), reference.bits_processed() - (run_ok ? kPadding + kBefore : 0));
+    if (!run_ok) {
+      EXPECT_EQ(stream.error(), ReadError::kNonZeroPadding);
+      EXPECT_EQ(stream.error(), reference.error());
+      EXPECT_EQ(stream.error_bit(), reference.error_bit());
+      EXPECT_EQ(stream.bits_processed(), reference.bits_processed());
+      continue;
+    }
+    ASSERT_NO_FATAL_FAILURE(read_both(kAfter));
+    ASSERT_TRUE(run.finish());
+    EXPECT_EQ(stream.bits_processed(), reference.bits_processed());
+    EXPECT_EQ(stream.bits_processed(), start + kBits);
+  }
+}
+
+TEST(ReadRun, AnAlignmentInsideARunMatchesReadAlignFromEveryStartBit) {
+  BITWIRE_SEEDED_TEST_SEED(0xB175'0011);
+  uint64_t state = seed;
+  GuardedPages pages(64);
+  ASSERT_TRUE(pages.ok());
+  for (size_t size = 0; size <= 40; size += (size < 12 ? 1 : 7)) {
+    SCOPED_TRACE("span of " + std::to_string(size) + " bytes");
+    for (const std::span<std::byte> span : {pages.at_end(size), pages.at_start(size)}) {
+      // Half the spans random (padding mostly non-zero: refused), half with zero padding everywhere
+      // except by chance (the top bits of every byte clear: accepted unless a field's bits set them).
+      const bool sparse = size % 2 == 0;
+      for (std::byte& b : span) b = static_cast<std::byte>(splitmix64(state) & (sparse ? 0x01 : 0xFF));
+      ASSERT_NO_FATAL_FAILURE((check_aligned_run_everywhere<1, 8>(span)));
+      ASSERT_NO_FATAL_FAILURE((check_aligned_run_everywhere<8, 8>(span)));
+      ASSERT_NO_FATAL_FAILURE((check_aligned_run_everywhere<13, 64>(span)));
+      ASSERT_NO_FATAL_FAILURE((check_aligned_run_everywhere<57, 136>(span)));
+      ASSERT_NO_FATAL_FAILURE((check_aligned_run_everywhere<249, 136>(span)));
+    }
+  }
+}
+
+TEST(ReadRun, AFailedCheckLatchesTheStreamWhereAFieldByFieldReadWould) {
+  const std::array<std::byte, 16> bytes{std::byte{0xFF}, std::byte{0x12}, std::byte{0x34}};
+  ReadStream stream(bytes);
+  ReadRun<24> run(stream);
+  ASSERT_TRUE(run.load());
+  uint64_t value = 0;
+  ASSERT_TRUE(run.read_bits(value, 8));
+  EXPECT_EQ(value, 0xFFu);
+  // A checked value refused after its 8 bits were read, as serialize_int refuses an offset out of range.
+  EXPECT_FALSE(run.fail_at(ReadError::kValueOutOfRange, run.bits_processed() - 8));
+  EXPECT_TRUE(stream.failed());
+  EXPECT_EQ(stream.error(), ReadError::kValueOutOfRange);
+  EXPECT_EQ(stream.error_bit(), 0u);
+  EXPECT_EQ(stream.bits_processed(), 8u);
+  EXPECT_FALSE(stream.read_bits(value, 1));  // latched
+  // A failed stream never loads a run.
+  ReadRun<8> after(stream);
+  EXPECT_FALSE(after.load());
+}
+
+// ---- WriteRun: a run of fixed-width fields assembled in registers, appended a word at a time ----
+
+// From every start bit in [0, 130): the bytes a WriteRun<kBits> writes (followed by a few more bits, to see
+// that the stream continues where it should) are exactly those of the same values written field by field,
+// and the stream's cursor after finish() is where field-by-field writes leave it.
+template <size_t kBits>
+void check_write_run_everywhere(uint64_t& state) {
+  for (size_t start = 0; start < 130; ++start) {
+    const std::vector<int> widths = run_widths(kBits, state);
+    std::vector<uint64_t> values;
+    for (const int bits : widths) values.push_back(splitmix64(state) & low_mask(bits));
+    std::array<std::byte, 128> run_bytes{};
+    std::array<std::byte, 128> reference_bytes{};
+    WriteStream stream(run_bytes);
+    WriteStream reference(reference_bytes);
+    for (size_t left = start; left > 0;) {
+      const int bits = static_cast<int>(std::min<size_t>(64, left));
+      const uint64_t prefix = splitmix64(state) & low_mask(bits);
+      stream.write_bits(prefix, bits);
+      reference.write_bits(prefix, bits);
+      left -= static_cast<size_t>(bits);
+    }
+    {
+      WriteRun<kBits> run(stream);
+      for (size_t i = 0; i < widths.size(); ++i) {
+        ASSERT_EQ(run.bits_processed(), reference.bits_processed());
+        run.write_bits(values[i], widths[i]);
+        reference.write_bits(values[i], widths[i]);
+      }
+      run.finish();
+    }
+    ASSERT_EQ(stream.bits_processed(), start + kBits);
+    ASSERT_EQ(stream.bits_processed(), reference.bits_processed());
+    stream.write_bits(0x2D, 6);
+    reference.write_bits(0x2D, 6);
+    stream.flush();
+    reference.flush();
+    ASSERT_EQ(stream.bytes_processed(), reference.bytes_processed());
+    ASSERT_EQ(std::memcmp(run_bytes.data(), reference_bytes.data(), run_bytes.size()), 0) << "start " << start;
+  }
+}
+
+TEST(WriteRun, WritesTheBitsOfFieldByFieldWritesFromEveryStartBit) {
+  BITWIRE_SEEDED_TEST_SEED(0xB175'0011);
+  uint64_t state = seed;
+  // Run lengths around the 64-bit word boundaries and the generated code's 448-bit group limit.
+  for (int round = 0; round < 4; ++round) {
+    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<1>(state));
+    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<7>(state));
+    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<63>(state));
+    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<64>(state));
+    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<65>(state));
+    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<110>(state));
+    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<128>(state));
+    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<249>(state));
+    ASSERT_NO_FATAL_FAILURE(check_write_run_everywhere<448>(state));
+  }
+}
+
+// A run that ends exactly at the buffer's last byte: finish() stores only inside the span (the writer's
+// whole-word stores and its flush never pass the capacity; ASan checks the heap block is not overrun).
+TEST(WriteRun, ARunThatFillsTheBufferStaysInsideIt) {
+  for (const size_t size : {1u, 8u, 9u, 14u, 16u, 56u}) {
+    auto heap = std::make_unique<std::byte[]>(size);
+    WriteStream stream(std::span<std::byte>(heap.get(), size));
+    stream.write_bits(1, 1);
+    if (size == 1) {
+      WriteRun<7> run(stream);
+      run.write_bits(0x55, 7);
+      run.finish();
+    } else if (size == 8) {
+      WriteRun<63> run(stream);
+      run.write_bits((uint64_t{1} << 63) - 1, 63);
+      run.finish();
+    } else {
+      constexpr size_t kBits = 7;
+      for (size_t left = size * 8 - 1; left >= kBits; left -= kBits) {
+        WriteRun<kBits> run(stream);
+        run.write_bits(0x7F, 7);
+        run.finish();
+      }
+      while (stream.bits_processed() < size * 8) stream.write_bits(1, 1);
+    }
+    stream.flush();
+    EXPECT_EQ(stream.bytes_processed(), size);
+    for (size_t i = 0; i < size; ++i) EXPECT_EQ(heap[i], (size == 1 ? std::byte{0xAB} : std::byte{0xFF})) << i;
+  }
+}
+
+}  // namespace
+}  // namespace bitwire::test

@@ -1,0 +1,320 @@
+// A message pool built directly from a bad config, and memory caps that depend on more than one config: a
+// factory whose largest type makes the slots too big, the stack's per-slot memory.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bitwire/message/connection.hpp"
+#include "bitwire/message/message.hpp"
+#include "bitwire/stack/server.hpp"
+#include "bitwire/stack/stack_config.hpp"
+#include "bitwire/transport/transport.hpp"
+#include "support/test_messages.hpp"
+
+namespace bitwire::test {
+namespace {
+
+// A message of 1 MiB: 1,024 slots of it fill kMaxMessageSlotBytes.
+struct Huge {
+  static constexpr uint32_t kTypeId = 0;
+  uint8_t bytes[1 << 20] = {};
+  template <typename Stream>
+  bool serialize(Stream& stream) {
+    return serialize_bits(stream, bytes[0], 8);
+  }
+};
+
+inline constexpr MessageTypeInfo kHugeTypes[] = {describe_message<Huge>("Huge")};
+
+// 65,536 block buffers of 1 GiB (64 TiB) was clamped field by field and allocated: the pool is flagged and
+// keeps its block memory within kMaxBlockPoolBytes.
+TEST(MessagePoolMemory, DirectlyBuiltPoolWithTooManyBlockBuffersIsFlaggedAndCapped) {
+  const MessageFactory factory(kAllTypes);
+  MessagePoolConfig config;
+  config.capacity = 8;
+  config.block_count = 1 << 16;
+  config.max_block_size = 1 << 30;
+  const MessagePool pool(factory, config);
+  ASSERT_NE(pool.config_error(), nullptr);
+  EXPECT_STREQ(pool.config_error(),
+               "MessagePoolConfig.block_count = 65536 is outside [0, 1] (max: 1 GiB / max_block_size)");
+  EXPECT_EQ(pool.block_count(), 1);
+  EXPECT_EQ(pool.max_block_size(), size_t{1} << 30) << "fewer buffers, never smaller blocks";
+  EXPECT_EQ(pool.memory_bytes(), MessagePool::memory_required(factory, config));
+  EXPECT_LE(pool.memory_bytes(), kMaxBlockPoolBytes + 8 * 1024);
+}
+
+// Every field of a directly built pool is taken through the table: out of range is flagged and clamped.
+TEST(MessagePoolMemory, DirectlyBuiltPoolClampsEveryField) {
+  const MessageFactory factory(kAllTypes);
+  MessagePoolConfig config;
+  config.capacity = 0;
+  config.block_count = -5;
+  config.max_block_size = 0;
+  const MessagePool pool(factory, config);
+  ASSERT_NE(pool.config_error(), nullptr);
+  EXPECT_STREQ(pool.config_error(), "MessagePoolConfig.capacity = 0 is outside [1, 16777216]");
+  EXPECT_EQ(pool.capacity(), 1);
+  EXPECT_EQ(pool.block_count(), 0);
+  EXPECT_EQ(pool.max_block_size(), 1u);
+  const MessagePool good(factory, MessagePoolConfig{});
+  EXPECT_EQ(good.config_error(), nullptr);
+  EXPECT_EQ(good.capacity(), MessagePoolConfig{}.capacity);
+}
+
+// 2,048 slots of a 1 MiB type (2 GiB) pass kMaxMessageSlotBytes: check(factory) refuses it, the pool is
+// flagged and holds the 1,024 that fit.
+TEST(MessagePoolMemory, SlotsAboveTheCapForTheFactoryAreFlagged) {
+  const MessageFactory factory(kHugeTypes);
+  MessagePoolConfig config;
+  config.capacity = 2048;
+  EXPECT_EQ(config.check(), nullptr) << "the table alone does not know the message size";
+  ASSERT_NE(config.check(factory), nullptr);
+  EXPECT_NE(std::string(config.check(factory)).find("MessagePoolConfig.capacity = 2048: slots of 1048576 bytes"),
+            std::string::npos)
+      << config.check(factory);
+  EXPECT_EQ(config.sanitized(factory).capacity, 1024);
+  EXPECT_EQ(config.sanitized(factory).check(factory), nullptr);
+  const MessagePool pool(factory, config);
+  EXPECT_NE(pool.config_error(), nullptr);
+  EXPECT_EQ(pool.capacity(), 1024);
+  config.capacity = 1024;
+  EXPECT_EQ(config.check(factory), nullptr) << "the largest count that fits";
+}
+
+// The connection reports a pool whose slots pass the cap for its factory (the config alone passes).
+TEST(MessagePoolMemory, ConnectionReportsPoolSlotsAboveTheCap) {
+  ConnectionConfig config;
+  config.message_pool_size = 4096;
+  ASSERT_EQ(config.check(), nullptr);
+  Connection connection(MessageFactory(kHugeTypes), config);
+  EXPECT_EQ(connection.error(), ConnectionError::kConfigInvalid);
+  EXPECT_NE(std::string(connection.error_reason()).find("ConnectionConfig.messages: MessagePoolConfig.capacity = 4096"),
+            std::string::npos)
+      << connection.error_reason();
+  EXPECT_EQ(connection.pool().capacity(), 1024);
+}
+
+// ConnectionConfig's pool part is checked through MessagePoolConfig's table, its reason prefixed.
+TEST(MessagePoolMemory, ConnectionConfigNamesItsPoolPart) {
+  ConnectionConfig config;
+  config.channels[0].type = ChannelType::kUnreliableUnordered;
+  config.channels[0].max_block_size = 1 << 30;  // 4 default buffers of 1 GiB
+  EXPECT_STREQ(config.check(),
+               "ConnectionConfig.messages: MessagePoolConfig.block_count = 4 is outside [0, 1] (max: 1 GiB / "
+               "max_block_size)");
+  const ConnectionConfig fitted = config.sanitized();
+  EXPECT_EQ(fitted.block_pool_size, 1);
+  EXPECT_EQ(fitted.check(), nullptr);
+  EXPECT_EQ(fitted.message_pool_config(true).check(), nullptr);
+}
+
+// Connection::memory_required(factory, config) is what a connection built from them reports, for a range
+// of layouts (blocks on and off, both channel kinds, many channels, an endpoint the connection enlarges).
+TEST(StackMemory, ConnectionMemoryRequiredIsWhatItAllocates) {
+  std::vector<ConnectionConfig> configs(5);
+  configs[1].channel_count = 2;
+  configs[1].channels[1].type = ChannelType::kUnreliableUnordered;
+  configs[1].channels[1].max_block_size = 4096;
+  configs[1].block_pool_size = 3;
+  configs[2].channel_count = 64;
+  for (ChannelConfig& channel : configs[2].channels) {
+    channel.send_queue_size = 8;
+    channel.receive_queue_size = 8;
+    channel.sent_packets_buffer_size = 7;  // rounded up by the sequence buffer
+    channel.sent_message_ids = 300;
+    channel.max_messages_per_packet = 5;
+    channel.disable_blocks = true;
+  }
+  configs[3].max_packet_size = 8000;  // above the endpoint's max_packet_size: the connection raises it
+  configs[3].message_pool_size = 5000;
+  configs[4].channels[0].block_fragment_size = 1000;
+  configs[4].channels[0].max_block_size = 250000;
+  for (const MessageFactory& factory : {MessageFactory(kAllTypes), MessageFactory(kTwoTypes)}) {
+    for (size_t i = 0; i < configs.size(); ++i) {
+      SCOPED_TRACE("config " + std::to_string(i) + (factory.any_block_type() ? ", block types" : ""));
+      ASSERT_EQ(configs[i].check(), nullptr) << configs[i].check();
+      const Connection connection(factory, configs[i]);
+      ASSERT_EQ(connection.error(), ConnectionError::kNone) << connection.error_reason();
+      EXPECT_EQ(Connection::memory_required(factory, configs[i]), connection.memory_bytes());
+    }
+  }
+}
+
+// A server slot is its connection and its netcode slot; the figures docs/client-server.md prints come from
+// this test (run: build/release/tests/config_memory_test --gtest_filter=StackMemory.DefaultSlotBytes).
+TEST(StackMemory, DefaultSlotBytes) {
+  const MessageFactory factory(kAllTypes);  // 4 types, one carrying a block
+  struct Case {
+    const char* name;
+    StackConfig config;
+  };
+  std::vector<Case> cases = {{"default StackConfig", StackConfig{}}};
+  StackConfig no_blocks;
+  no_blocks.connection.channels[0].disable_blocks = true;
+  cases.push_back({"blocks disabled", no_blocks});
+  StackConfig small;
+  small.connection.channels[0].send_queue_size = 256;
+  small.connection.channels[0].receive_queue_size = 256;
+  small.connection.channels[0].sent_message_ids = 4096;
+  small.connection.channels[0].disable_blocks = true;
+  small.connection.endpoint.reassembly_slots = 4;
+  cases.push_back({"256-message queues, no blocks, 4 reassembly slots", small});
+  for (const Case& c : cases) {
+    ASSERT_EQ(c.config.check(factory), nullptr) << c.name << ": " << c.config.check(factory);
+    const StackConfig stacked = c.config.sanitized(factory);
+    ConnectionConfig run = stacked.connection;  // as the server builds it
+    Connection connection(factory, run);
+    netcode::ServerConfig server = stacked.server;
+    const size_t netcode_slot = netcode::Server::memory_per_slot(server);
+    const size_t slot = stack_slot_memory(c.config, factory);
+    EXPECT_EQ(slot, connection.memory_bytes() + netcode_slot) << c.name;
+    EXPECT_GE(slot, stack_slot_memory(c.config)) << "without a factory: a lower bound";
+    std::printf("%s: %zu bytes per slot (connection %zu of which message pool %zu, endpoint %zu; netcode %zu)\n",
+                c.name, slot, connection.memory_bytes(), connection.pool().memory_bytes(),
+                Endpoint::memory_required(run.endpoint), netcode_slot);
+  }
+}
+
+// A 1 MiB message type and 1,024 pool slots: each server slot holds 1 GiB of message pool, which the cap
+// did not count (endpoint + netcode only), so 8 slots (8 GiB) were accepted. check(factory) refuses it
+// with a reason, sanitized(factory) lowers max_clients, and the Server refuses the config.
+TEST(StackMemory, MessagePoolsAloneAboveTheCapAreRefused) {
+  const MessageFactory factory(kHugeTypes);
+  StackConfig config;
+  config.max_clients = 8;
+  config.connection.message_pool_size = 1024;
+  EXPECT_EQ(config.check(), nullptr) << "without the factory the slots are small";
+  const size_t slot = stack_slot_memory(config, factory);
+  EXPECT_GT(slot, kMaxMessageSlotBytes) << "the pool alone is 1 GiB";
+  ASSERT_NE(config.check(factory), nullptr);
+  EXPECT_NE(std::string(config.check(factory)).find("StackConfig.max_clients = 8: 8 slots of " + std::to_string(slot) +
+                                                    " bytes (connection: message pool"),
+            std::string::npos)
+      << config.check(factory);
+  EXPECT_NE(std::string(config.check(factory)).find("4096 MiB cap"), std::string::npos) << config.check(factory);
+  std::printf("%s\n", config.check(factory));  // the reason docs/client-server.md quotes
+  const StackConfig fitted = config.sanitized(factory);
+  EXPECT_EQ(fitted.max_clients, 3);
+  EXPECT_EQ(fitted.server.max_clients, 3);
+  EXPECT_EQ(fitted.check(factory), nullptr);
+  EXPECT_EQ(fitted.connection.message_pool_size, 1024) << "fewer slots, never smaller ones";
+
+  LoopbackNetwork network(16);
+  const Address address = Address::ipv4(10, 0, 0, 1, 40000);
+  LoopbackTransport transport(network, address);
+  const Server server(config, factory, netcode::random_key(), transport, address, 0.0);
+  EXPECT_FALSE(server.is_ok());
+  EXPECT_NE(std::string(server.error()).find("StackConfig.max_clients = 8"), std::string::npos) << server.error();
+}
+
+// 64 reliable channels at their largest legal fields: 16 Mi message ids each (64 MiB), 64 MiB blocks in
+// 65,536 fragments, the largest queues. Every field passes its table, and the connection asked for more
+// than 8 GiB of channel state alone: check() accepted it and a Client built it.
+ConnectionConfig largest_channels() {
+  ConnectionConfig config;
+  config.channel_count = kMaxChannels;
+  for (ChannelConfig& c : config.channels) {
+    c.type = ChannelType::kReliableOrdered;
+    c.send_queue_size = 65536;
+    c.receive_queue_size = 32768;
+    c.sent_packets_buffer_size = 32768;
+    c.sent_message_ids = 1 << 24;
+    c.block_fragment_size = 1024;
+    c.max_block_size = 64 << 20;
+  }
+  return config;
+}
+
+TEST(ConnectionMemory, ChannelsAboveTheCapAreRefusedAndLowered) {
+  const ConnectionConfig config = largest_channels();
+  for (const ChannelConfig& c : config.channels) ASSERT_EQ(c.check(), nullptr) << c.check();
+  EXPECT_GT(config.channels_memory(), kMaxConnectionChannelBytes);
+  ASSERT_NE(config.check(), nullptr);
+  EXPECT_NE(std::string(config.check()).find("ConnectionConfig.channels: 64 channels need"),
+            std::string::npos)
+      << config.check();
+  std::printf("%s\n", config.check());
+  const ConnectionConfig fitted = config.sanitized();
+  EXPECT_EQ(fitted.check(), nullptr) << fitted.check();
+  EXPECT_LE(fitted.channels_memory(), kMaxConnectionChannelBytes);
+  EXPECT_EQ(fitted.channel_count, kMaxChannels) << "never fewer channels: the layout is the wire's";
+  EXPECT_EQ(fitted.sanitized().channels_memory(), fitted.channels_memory()) << "sanitized() is idempotent";
+
+  // 1 MiB blocks: the message id rings (64 x 64 MiB) are what is too large, and they give way first.
+  ConnectionConfig ids = config;
+  for (ChannelConfig& c : ids.channels) c.max_block_size = 1 << 20;
+  ASSERT_NE(ids.check(), nullptr);
+  const ConnectionConfig fitted_ids = ids.sanitized();
+  EXPECT_EQ(fitted_ids.check(), nullptr) << fitted_ids.check();
+  EXPECT_EQ(fitted_ids.channels[0].max_block_size, 1 << 20) << "the local fields give way first";
+  EXPECT_LT(fitted_ids.channels[0].sent_message_ids, 1 << 24);
+
+  // Local fields at their smallest still leave 64 x 64 MiB of block receivers: the blocks come down next.
+  ConnectionConfig blocks_only = config;
+  for (ChannelConfig& c : blocks_only.channels) {
+    c.send_queue_size = c.receive_queue_size = 1;
+    c.sent_packets_buffer_size = 2;
+    c.sent_message_ids = c.max_messages_per_packet;
+  }
+  ASSERT_NE(blocks_only.check(), nullptr);
+  const ConnectionConfig fitted_blocks = blocks_only.sanitized();
+  EXPECT_EQ(fitted_blocks.check(), nullptr) << fitted_blocks.check();
+  EXPECT_LT(fitted_blocks.channels[0].max_block_size, 64 << 20);
+  EXPECT_EQ(fitted_blocks.channels[0].max_block_size % fitted_blocks.channels[0].block_fragment_size, 0);
+  // Both ends sanitize the same config the same way: the layout (and so the protocol id) agrees.
+  EXPECT_EQ(Connection::protocol_id(MessageFactory(kAllTypes), blocks_only),
+            Connection::protocol_id(MessageFactory(kAllTypes), fitted_blocks));
+}
+
+// 16 channels of 64 MiB blocks pass the cap by their block state alone: sanitized() lowers the largest
+// contributor (one channel's blocks) and leaves every queue as the game asked. Halving every channel's
+// queues to their minimums first left channels that hold one message, and still lowered a block.
+TEST(ConnectionMemory, BlocksOverTheCapLowerTheBlocksNotTheQueues) {
+  ConnectionConfig config;
+  config.channel_count = 16;
+  for (ChannelConfig& c : config.channels) c.max_block_size = 64 << 20;
+  ASSERT_NE(config.check(), nullptr);
+  const ConnectionConfig fitted = config.sanitized();
+  EXPECT_EQ(fitted.check(), nullptr) << fitted.check();
+  const ChannelConfig defaults;
+  int lowered = 0;
+  for (int i = 0; i < 16; ++i) {
+    const ChannelConfig& c = fitted.channels[static_cast<size_t>(i)];
+    EXPECT_EQ(c.send_queue_size, defaults.send_queue_size) << i;
+    EXPECT_EQ(c.receive_queue_size, defaults.receive_queue_size) << i;
+    EXPECT_EQ(c.sent_packets_buffer_size, defaults.sent_packets_buffer_size) << i;
+    EXPECT_EQ(c.sent_message_ids, defaults.sent_message_ids) << i;
+    lowered += c.max_block_size < (64 << 20) ? 1 : 0;
+  }
+  EXPECT_EQ(lowered, 1) << "one 32 MiB halving closes the gap";
+}
+
+// The default config is far below the cap (and unchanged by it).
+TEST(ConnectionMemory, TheDefaultConfigIsUnchanged) {
+  const ConnectionConfig config;
+  EXPECT_LT(config.channels_memory(), kMaxConnectionChannelBytes / 64);
+  const ConnectionConfig fitted = config.sanitized();
+  EXPECT_EQ(fitted.channels[0].sent_message_ids, config.channels[0].sent_message_ids);
+  EXPECT_EQ(fitted.channels[0].send_queue_size, config.channels[0].send_queue_size);
+}
+
+// One server slot above the server's 4 GiB could not be repaired: sanitized() only lowers max_clients, to 1,
+// and check(sanitized(c)) still failed. With the connection's own caps one slot always fits.
+TEST(StackMemory, ASingleSlotAboveTheServerCapIsSanitizedIntoRange) {
+  StackConfig config;
+  config.max_clients = 1;
+  config.connection = largest_channels();
+  ASSERT_NE(config.check(), nullptr);
+  const StackConfig fitted = config.sanitized();
+  EXPECT_EQ(fitted.check(), nullptr) << fitted.check();
+  EXPECT_EQ(fitted.max_clients, 1);
+  EXPECT_LT(stack_slot_memory(fitted), kMaxStackServerMemoryBytes);
+}
+
+}  // namespace
+}  // namespace bitwire::test
