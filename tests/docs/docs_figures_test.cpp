@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cctype>
 #include <cstdint>
@@ -36,6 +37,7 @@
 #include "bitwire/packet/endpoint.hpp"
 #include "bitwire/packet/envelope.hpp"
 #include "bitwire/packet/reassembler.hpp"
+#include "bitwire/serialize/serialize.hpp"
 #include "bitwire/sim/simulator.hpp"
 #include "bitwire/stack/stack_config.hpp"
 #include "support/endpoint_harness.hpp"
@@ -349,6 +351,64 @@ TEST(DocsFigures, SimulatorBookkeepingPerSlot) {
   ASSERT_EQ(bookkeeping % capacity, 0u) << bookkeeping;
   expect_figure("docs/simulator.md", "Memory is `capacity * mtu` bytes plus ", bookkeeping / capacity,
                 "allocated by NetworkSimulator{} less capacity x mtu, per slot");
+}
+
+// ---- README.md -------------------------------------------------------------------------------------------
+
+// The README's hand-written message, line for line (the test below requires the README to quote these lines).
+// clang-format off
+// [readme PlayerInput]
+struct PlayerInput {
+  uint32_t tick = 0;
+  int32_t yaw = 0;       // [0, 1023]: 10 bits
+  bool jump = false;
+
+  template <typename Stream> bool serialize(Stream& stream) {
+    BITWIRE_TRY(bitwire::serialize_uint32(stream, tick));
+    BITWIRE_TRY(bitwire::serialize_int(stream, yaw, 0, 1023));
+    BITWIRE_TRY(bitwire::serialize_bool(stream, jump));
+    return true;
+  }
+};
+// [end readme PlayerInput]
+// clang-format on
+
+std::string trim(const std::string& line) {
+  const size_t begin = line.find_first_not_of(" \t\r");
+  if (begin == std::string::npos) return "";
+  return line.substr(begin, line.find_last_not_of(" \t\r") - begin + 1);
+}
+
+TEST(DocsFigures, ReadmeHandWrittenMessageSize) {
+  const std::string self = read_source("tests/docs/docs_figures_test.cpp");
+  const size_t begin = self.find("// [readme PlayerInput]\n");
+  const size_t end = self.find("// [end readme PlayerInput]");
+  ASSERT_TRUE(begin != std::string::npos && end != std::string::npos);
+  std::string readme_lines;
+  {
+    const std::string readme = read_source("README.md");
+    size_t at = 0;
+    while (at < readme.size()) {
+      const size_t next = std::min(readme.find('\n', at), readme.size());
+      readme_lines += trim(readme.substr(at, next - at)) + "\n";
+      at = next + 1;
+    }
+  }
+  std::string quoted;
+  size_t at = begin + std::string("// [readme PlayerInput]\n").size();
+  while (at < end) {
+    const size_t next = self.find('\n', at);
+    quoted += trim(self.substr(at, next - at)) + "\n";
+    at = next + 1;
+  }
+  EXPECT_NE(readme_lines.find(quoted), std::string::npos)
+      << "README.md's hand-written message is no longer this test's PlayerInput:\n"
+      << quoted;
+  PlayerInput input;
+  std::array<std::byte, 16> buffer{};
+  const size_t size = write_object(buffer, input);
+  expect_figure("README.md", "size_t size = bitwire::write_object(buffer, input); // ", size,
+                "write_object of the README's PlayerInput (32 + 10 + 1 bits)");
 }
 
 // ---- Every doc a source cites exists ------------------------------------------------------------------
