@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "../../generated/game.hpp"  // checked in, pinned to idlc's output by the generated/ golden check
 #include "bitwire/core/datagram.hpp"
 #include "bitwire/message/block.hpp"
 #include "bitwire/message/chunk.hpp"
@@ -351,6 +352,47 @@ TEST(DocsFigures, SimulatorBookkeepingPerSlot) {
   ASSERT_EQ(bookkeeping % capacity, 0u) << bookkeeping;
   expect_figure("docs/simulator.md", "Memory is `capacity * mtu` bytes plus ", bookkeeping / capacity,
                 "allocated by NetworkSimulator{} less capacity x mtu, per slot");
+}
+
+// ---- docs/schema-language.md --------------------------------------------------------------------------
+
+// The `idlc --layout schemas/game.net` example: its fingerprint and the worst cases of the messages it shows,
+// against the checked-in generated/game.hpp.
+template <typename Message>
+void expect_layout_row(const char* name) {
+  const char* doc = "docs/schema-language.md";
+  const std::string row = std::string("message ") + name + " (type id ";
+  expect_figure(doc, row, Message::kTypeId, "kTypeId in generated/game.hpp");
+  const std::string bits = row + std::to_string(Message::kTypeId) + ") MaxBits ";
+  expect_figure(doc, bits, Message::MaxBits, "MaxBits in generated/game.hpp");
+  expect_figure(doc, bits + std::to_string(Message::MaxBits) + ", MaxBytes ", Message::MaxBytes,
+                "MaxBytes in generated/game.hpp");
+}
+
+TEST(DocsFigures, SchemaLanguageLayoutExample) {
+  const std::string text = squeeze(read_source("docs/schema-language.md"));
+  char fingerprint[32];
+  std::snprintf(fingerprint, sizeof fingerprint, "0x%016llx",
+                static_cast<unsigned long long>(game::ProtocolId));
+  std::printf("docs/schema-language.md \"package game (schemas/game.net) ProtocolId \" %s\n", fingerprint);
+  EXPECT_NE(text.find(std::string("package game (schemas/game.net) ProtocolId ") + fingerprint),
+            std::string::npos)
+      << "docs/schema-language.md's --layout example should show ProtocolId " << fingerprint;
+  int shown = 0;
+  for (const char* name : {"PlayerInput", "Snapshot", "Events", "ScoreUpdate", "Chat", "LevelLoad"}) {
+    if (text.find(std::string("message ") + name + " (type id ") != std::string::npos) ++shown;
+  }
+  EXPECT_GE(shown, 2);
+  if (text.find("message PlayerInput (type id ") != std::string::npos)
+    expect_layout_row<game::PlayerInput>("PlayerInput");
+  if (text.find("message Snapshot (type id ") != std::string::npos)
+    expect_layout_row<game::Snapshot>("Snapshot");
+  if (text.find("message Events (type id ") != std::string::npos) expect_layout_row<game::Events>("Events");
+  if (text.find("message ScoreUpdate (type id ") != std::string::npos)
+    expect_layout_row<game::ScoreUpdate>("ScoreUpdate");
+  if (text.find("message Chat (type id ") != std::string::npos) expect_layout_row<game::Chat>("Chat");
+  if (text.find("message LevelLoad (type id ") != std::string::npos)
+    expect_layout_row<game::LevelLoad>("LevelLoad");
 }
 
 // ---- README.md -------------------------------------------------------------------------------------------
