@@ -13,6 +13,7 @@
 #include <array>
 #include <bit>
 #include <cctype>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -38,6 +39,7 @@
 #include "bitwire/packet/endpoint.hpp"
 #include "bitwire/packet/envelope.hpp"
 #include "bitwire/packet/reassembler.hpp"
+#include "bitwire/serialize/bits.hpp"
 #include "bitwire/serialize/serialize.hpp"
 #include "bitwire/sim/simulator.hpp"
 #include "bitwire/stack/stack_config.hpp"
@@ -339,6 +341,34 @@ TEST(DocsFigures, BlocksMemoryAndBudget) {
                 "ChunkReceiver{}.memory_bytes()");
   expect_figure("docs/blocks.md", "and a `ChunkSender` ", sender.memory_bytes(),
                 "ChunkSender{}.memory_bytes()");
+}
+
+TEST(DocsFigures, BlockReceiverAndChunkPacketSizes) {
+  const BlockConfig block;
+  expect_figure("docs/channels.md", "`BlockReceiver` (256 KiB + ",
+                BlockReceiver::memory_required(block) - static_cast<size_t>(block.max_block_size),
+                "BlockReceiver::memory_required(BlockConfig{}) less max_block_size");
+  const ChunkConfig chunk;
+  expect_figure("docs/blocks.md", "`5 + ceil(max_fragments / 8)` bytes (",
+                static_cast<uint64_t>(chunk.max_ack_packet_bytes()), "ChunkConfig{}.max_ack_packet_bytes()");
+  expect_figure("docs/blocks.md", "at the defaults), smaller than the ",
+                kChunkSliceHeaderBytes + static_cast<size_t>(chunk.block.fragment_size),
+                "a slice other than the last: header + fragment_size");
+  expect_figure("docs/blocks.md", "`config.max_slice_packet_bytes()` (",
+                static_cast<uint64_t>(chunk.max_slice_packet_bytes()),
+                "ChunkConfig{}.max_slice_packet_bytes()");
+}
+
+TEST(DocsFigures, WireFormatBitsRequired) {
+  const char* doc = "docs/wire-format.md";
+  expect_figure(doc, "[0, 7] takes ", static_cast<uint64_t>(bits_required<int64_t>(0, 7)),
+                "bits_required(0, 7)");
+  expect_figure(doc, "[0, 8] takes ", static_cast<uint64_t>(bits_required<int64_t>(0, 8)),
+                "bits_required(0, 8)");
+  EXPECT_EQ(bits_required<int64_t>(5, 5), 0) << "the doc says [5, 5] takes none";
+  expect_figure(doc, "[INT64_MIN, INT64_MAX] takes ",
+                static_cast<uint64_t>(bits_required<int64_t>(INT64_MIN, INT64_MAX)),
+                "bits_required over int64_t");
 }
 
 TEST(DocsFigures, SimulatorBookkeepingPerSlot) {
