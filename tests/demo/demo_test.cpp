@@ -100,6 +100,32 @@ TEST(Demo, ShortRunDeliversEverythingAndWritesOneSeriesPerConnection) {
   std::filesystem::remove_all(dir.parent_path());
 }
 
+// The README quotes a run of the demo at its defaults (4 clients). Memory is fixed at construction and the
+// level block's size is the demo's own, so those figures must be what the demo prints, whatever the run.
+TEST(Demo, ReadmeQuotesTheMemoryAndLevelFiguresItPrints) {
+  const Result r = run_demo("--fast --duration 1 --seed 1 --clients 4");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string readme = read_text(std::filesystem::path(BITWIRE_SOURCE_DIR) / "README.md");
+  const size_t memory = r.output.find("memory: server ");
+  ASSERT_NE(memory, std::string::npos) << r.output;
+  const std::string memory_line = r.output.substr(memory, r.output.find('\n', memory) - memory);
+  std::printf("%s\n", memory_line.c_str());
+  EXPECT_NE(readme.find(memory_line + "\n"), std::string::npos)
+      << "README.md's demo output should have the line the demo prints:\n"
+      << memory_line;
+  const size_t level = r.output.find("level block (");
+  ASSERT_NE(level, std::string::npos) << r.output;
+  const std::string level_words = r.output.substr(level, r.output.find(')', level) + 1 - level);
+  const std::string bytes = level_words.substr(13, level_words.find(' ', 13) - 13);
+  std::string with_commas = bytes;
+  for (int at = static_cast<int>(with_commas.size()) - 3; at > 0; at -= 3)
+    with_commas.insert(static_cast<size_t>(at), ",");
+  std::printf("%s, %s\n", level_words.c_str(), with_commas.c_str());
+  EXPECT_NE(readme.find(level_words), std::string::npos) << "README.md should say " << level_words;
+  EXPECT_NE(readme.find("a " + with_commas + "-byte level block"), std::string::npos)
+      << "README.md should say a " << with_commas << "-byte level block";
+}
+
 TEST(Demo, SameSeedSameChecks) {
   // The simulated network draws from the seed only: two runs agree on what was sent and delivered.
   const std::string args = "--fast --duration 2 --seed 11 --clients 2";

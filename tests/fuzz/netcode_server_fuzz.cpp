@@ -1,9 +1,9 @@
 // The netcode server's receive path under arbitrary datagrams. Input: records of
-// [source selector (1 byte)][length (2 bytes LE)][datagram]; each record is handed to Server::process_datagram
-// from one of eight source addresses, then the server's clock advances. The private key, protocol id and clock
-// are fixed, so seeds can hold connection requests that decrypt (the seed generator is described in
-// docs/netcode.md). Properties: no crash, no read or write out of bounds (ASan), no reply larger than the
-// datagram that caused it, never more connected clients than slots.
+// [source selector (1 byte)][length (2 bytes LE)][datagram]; each record is handed to
+// Server::process_datagram from one of eight source addresses, then the server's clock advances. The private
+// key, protocol id and clock are fixed, so seeds can hold connection requests that decrypt (the seed
+// generator is described in docs/transport.md, "Tests"). Properties: no crash, no read or write out of bounds
+// (ASan), no reply larger than the datagram that caused it, never more connected clients than slots.
 #include <array>
 #include <cstddef>
 #include <cstdint>

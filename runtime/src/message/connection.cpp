@@ -135,11 +135,12 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
   endpoint.protocol_id = protocol_id_;
   endpoint_ = std::make_unique<Endpoint>(endpoint, endpoint_callbacks(), now);
 
-  ack_records_ = endpoint_->config().sent_packets_buffer_size;
+  int ack_records = endpoint_->config().sent_packets_buffer_size;
   for (const ChannelConfig& c : layout_.channels) {
-    if (c.type == ChannelType::kReliableOrdered) ack_records_ = std::min(ack_records_, c.sent_packets_buffer_size);
+    if (c.type == ChannelType::kReliableOrdered)
+      ack_records = std::min(ack_records, c.sent_packets_buffer_size);
   }
-  max_packets_in_flight_ = std::max(1, ack_records_ - ack_records_ / 4);
+  flight_ = FlightLimit(ack_records);
 }
 
 Connection::~Connection() {
@@ -250,25 +251,27 @@ bool Connection::send_packet() {
   const size_t size = generate_packet(endpoint_->next_sequence(),
                                       std::span<std::byte>(packet_buffer_.get(), static_cast<size_t>(config_.max_packet_size)));
   if (!endpoint_->send_packet({packet_buffer_.get(), size})) return false;
-  last_sent_ = now_;
-  has_sent_ = true;
+  flight_.sent(now_);
   return true;
 }
 
 double Connection::probe_interval() const {
-  return std::clamp(endpoint_->rtt_ms() / 2000.0, 0.1, 1.0);
+  return FlightLimit::probe_interval(endpoint_->rtt_ms());
 }
 
 int Connection::send_packets() {
   // Every record in flight: the next packet would overwrite one whose ack may still come. Wait, but send
   // a probe now and then: when both ends have all records in flight (e.g. after an outage), only a
   // packet that reaches the peer makes its acks, and so both ends' windows, move again.
-  if (endpoint_->packets_in_flight() >= ack_records_) {
-    if (has_sent_ && now_ - last_sent_ < probe_interval()) {
+  switch (flight_.first_packet(endpoint_->packets_in_flight(), now_, endpoint_->rtt_ms())) {
+    case FlightLimit::kHold:
       ++counters_.packets_held_back;
       return 0;
-    }
-    ++counters_.probes_sent;
+    case FlightLimit::kProbe:
+      ++counters_.probes_sent;
+      break;
+    case FlightLimit::kSend:
+      break;
   }
   int sent = send_packet() ? 1 : 0;
   const size_t packet_bits = static_cast<size_t>(config_.max_packet_size) * 8;
@@ -282,7 +285,7 @@ int Connection::send_packets() {
       ready = channels_[i]->fragment_ready(now_, available);
     }
     if (!ready || (error_ != ConnectionError::kNone && error_ != ConnectionError::kConfigInvalid)) break;
-    if (endpoint_->packets_in_flight() >= max_packets_in_flight_) {
+    if (!flight_.extra_allowed(endpoint_->packets_in_flight())) {
       ++counters_.packets_held_back;
       break;
     }
@@ -400,7 +403,7 @@ void Connection::reset() {
   }
   packet_error_ = PacketError::kNone;
   packet_read_error_ = ReadError::kNone;
-  has_sent_ = false;
+  flight_.reset();
 }
 
 size_t Connection::memory_required(const MessageFactory& factory, const ConnectionConfig& raw) {

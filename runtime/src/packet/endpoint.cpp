@@ -15,14 +15,6 @@ namespace bitwire {
 
 using namespace endpoint_detail;
 
-namespace {
-
-// Seed of the generator that picks which received packet an ack delay report times. Any value works; a
-// fixed one keeps runs reproducible.
-constexpr uint64_t kReportSeed = 0x41636b44656c6179ull;
-
-}  // namespace
-
 ReassemblerConfig endpoint_reassembler_config(const EndpointConfig& c) {
   return ReassemblerConfig{c.fragment_reassembly_buffer_size, c.reassembly_slots, c.max_fragments,
                            c.fragment_size};
@@ -37,8 +29,9 @@ Endpoint::State::State(const EndpointConfig& c, const EndpointCallbacks& cb, dou
       time(now),
       previous_time(now),
       sent(static_cast<size_t>(c.sent_packets_buffer_size)),
-      received(static_cast<size_t>(c.received_packets_buffer_size)),
+      received(c.received_packets_buffer_size, c.max_sequence_jump, c.sequence_resync_packets),
       reassembly(endpoint_reassembler_config(c)),
+      acks(static_cast<size_t>(c.ack_buffer_size)),
       rtt(static_cast<size_t>(c.rtt_history_size), c.rtt_smoothing_factor, c.jitter_smoothing_factor),
       ack_wait(0, c.rtt_smoothing_factor, c.jitter_smoothing_factor),
       loss(static_cast<size_t>(c.packet_loss_window)),
@@ -60,7 +53,6 @@ Endpoint::State::State(const EndpointConfig& c, const EndpointCallbacks& cb, dou
   transmit_capacity = envelope_bytes + std::max(regular, fragment);
   transmit.reset(new std::byte[transmit_capacity]);
   max_datagram = envelope_bytes + std::max(max_header + static_cast<size_t>(c.max_packet_size), fragment);
-  acks.reset(new uint16_t[static_cast<size_t>(c.ack_buffer_size)]);
   reset();
 }
 
@@ -70,38 +62,22 @@ size_t Endpoint::State::memory_required(const EndpointConfig& c) {
   const size_t header = header_capacity(c);
   const size_t regular = header + static_cast<size_t>(c.fragment_above);
   const size_t fragment = kFragmentHeaderBytes + header + static_cast<size_t>(c.fragment_size);
-  return sizeof(State) + buffer_bytes<SentPacket>(c.sent_packets_buffer_size) +
-         buffer_bytes<ReceivedPacket>(c.received_packets_buffer_size) +
-         Reassembler::memory_required(endpoint_reassembler_config(c)) + envelope + std::max(regular, fragment) +
-         static_cast<size_t>(c.ack_buffer_size) * sizeof(uint16_t) +
+  return sizeof(State) + SendWindow::memory_required(static_cast<size_t>(c.sent_packets_buffer_size)) +
+         ReceiveWindow::memory_required(c.received_packets_buffer_size) +
+         Reassembler::memory_required(endpoint_reassembler_config(c)) + envelope +
+         std::max(regular, fragment) + AckTracker::memory_required(static_cast<size_t>(c.ack_buffer_size)) +
          RttEstimator::memory_required(static_cast<size_t>(c.rtt_history_size)) +
          LossWindow::memory_required(static_cast<size_t>(c.packet_loss_window));
 }
 
 void Endpoint::State::reset() {
-  sequence = 0;
   sent.reset();
   received.reset();
-  ack = 0xFFFF;
-  ack_bits = 0;
-  has_report = false;
-  report_sequence = 0;
-  report_arrival = 0.0;
-  report_candidates = 0;
-  report_random.reseed(kReportSeed);
+  report.reset();
   reassembly.reset();
-  horizon = 0xFFFF;
-  resync_count = 0;
-  has_resync_floor = false;
-  num_acks = 0;
-  has_processed_ack = false;
-  processed_ack = 0;
-  processed_ack_bits = 0;
-  processed_at_send = 0;
+  acks.reset();
   rtt.reset();
   ack_wait.reset();
-  judge_cursor = 0;
-  flight_floor = 0;
   loss.reset();
   sent_meter.reset(time);
   received_meter.reset(time);
@@ -233,10 +209,10 @@ void Endpoint::defer_packet() {
 }
 
 std::span<const uint16_t> Endpoint::acks() const {
-  return {state_->acks.get(), state_->num_acks};
+  return state_->acks.list();
 }
 void Endpoint::clear_acks() {
-  state_->num_acks = 0;
+  state_->acks.clear_list();
 }
 
 void Endpoint::reset() {
@@ -244,15 +220,15 @@ void Endpoint::reset() {
 }
 
 int Endpoint::packets_in_flight() const {
-  const State& s = *state_;
-  return static_cast<int>(s.counters.packets_sent - std::max(s.flight_floor, s.oldest_recorded()));
+  return state_->sent.in_flight();
 }
 
 uint16_t Endpoint::next_sequence() const {
-  return state_->sequence;
+  return state_->sent.next_sequence();
 }
 PacketHeader Endpoint::current_ack_state() const {
-  return PacketHeader{state_->sequence, state_->ack, state_->ack_bits};
+  const State& s = *state_;
+  return PacketHeader{s.sent.next_sequence(), s.received.ack(), s.received.ack_bits()};
 }
 
 double Endpoint::time() const {

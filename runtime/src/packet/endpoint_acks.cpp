@@ -19,31 +19,8 @@ double Endpoint::State::judging_age() const {
                   (ack_wait.smoothed_ms() + 4.0 * ack_wait.jitter_ms()) * 1.25 / 1000.0);
 }
 
-void Endpoint::State::judge(SentPacket& packet) {
-  packet.judge_index = loss.judge(!packet.acked);
-  packet.judged = true;
-  packet.judged_lost = !packet.acked;
-}
-
-// Judges the packets the next insert would evict (a packet whose ack can no longer be reported is lost).
-void Endpoint::State::judge_before_send() {
-  const uint32_t capacity = static_cast<uint32_t>(sent.capacity());
-  while (static_cast<uint16_t>(sequence - judge_cursor) >= capacity) {
-    if (SentPacket* packet = sent.find(judge_cursor); packet != nullptr && !packet->judged) judge(*packet);
-    ++judge_cursor;
-  }
-}
-
 void Endpoint::State::judge_old_packets() {
-  const double age = judging_age();
-  while (judge_cursor != sequence) {
-    SentPacket* packet = sent.find(judge_cursor);
-    if (packet != nullptr) {
-      if (time - packet->time < age) break;
-      if (!packet->judged) judge(*packet);
-    }
-    ++judge_cursor;
-  }
+  sent.judge_old(time, judging_age(), loss);
 }
 
 // RTT samples. Without the ack delay extension every newly acked packet gives (arrival - sent), which
@@ -52,7 +29,7 @@ void Endpoint::State::judge_old_packets() {
 // or earlier), and acks give none.
 void Endpoint::State::sample_reported_delay(const AckInfo& info) {
   const uint16_t timed = static_cast<uint16_t>(info.ack - info.ack_delay_offset);
-  const SentPacket* packet = sent.find(timed);
+  const SendWindow::Record* packet = sent.find(timed);
   if (packet == nullptr) {
     unusable_delay("the packet it names is not in the sent window", timed);
     return;
@@ -76,30 +53,16 @@ void Endpoint::State::unusable_delay(const char* why, uint16_t timed) {
               static_cast<unsigned>(timed), why);
 }
 
-// Offers an accepted packet to the next report (reservoir sampling over the packets since the last send).
+// Offers an accepted packet to the next report.
 void Endpoint::State::offer_report(uint16_t packet_sequence) {
-  ++report_candidates;
-  if (report_candidates == 1 || report_random.next() % report_candidates == 0) {
-    has_report = true;
-    report_sequence = packet_sequence;
-    report_arrival = receive_time;
-  }
+  report.offer(packet_sequence, receive_time);
 }
 
-void Endpoint::State::on_acked(uint16_t sequence_acked, SentPacket& packet) {
-  packet.acked = true;
+void Endpoint::State::on_acked(uint16_t sequence_acked, SendWindow::Record& packet) {
+  SendWindow::mark_acked(packet, loss);
   ++counters.packets_acked;
-  if (num_acks < static_cast<size_t>(config.ack_buffer_size)) {
-    acks[num_acks++] = sequence_acked;
-  } else {
-    ++counters.acks_overflowed;
-  }
+  if (!acks.push(sequence_acked)) ++counters.acks_overflowed;
   acked_meter.add(packet.wire_bytes);
-  if (packet.judged_lost) {
-    // A late ack: take the packet back out of the lost count while it is still in the window.
-    packet.judged_lost = false;
-    loss.take_back(packet.judge_index);
-  }
   ack_wait.add_sample((time - packet.time) * 1000.0);
   if (!ack_delay_on) rtt.add_sample((receive_time - packet.time) * 1000.0);
   if (callbacks.on_ack != nullptr) callbacks.on_ack(callbacks.context, sequence_acked);
@@ -108,62 +71,27 @@ void Endpoint::State::on_acked(uint16_t sequence_acked, SentPacket& packet) {
 void Endpoint::State::process_acks(const AckInfo& info) {
   const uint16_t peer_ack = info.ack;
   const uint32_t peer_ack_bits = info.ack_bits;
-  const uint16_t last_sent = static_cast<uint16_t>(sequence - 1);
-  if (sequence_greater_than(peer_ack, last_sent)) {
+  if (sent.is_ahead(peer_ack)) {
     // Acks for packets never sent (or sent more than 32768 packets ago): none can be trusted.
     ++counters.acks_ahead;
     BITWIRE_LOG(LogLevel::kDebug, "[%s] ignoring acks: ack %u is ahead of the last sent sequence %u",
-                config.name, static_cast<unsigned>(peer_ack), static_cast<unsigned>(last_sent));
+                config.name, static_cast<unsigned>(peer_ack), static_cast<unsigned>(sent.last_sent()));
     return;
   }
   // The peer reports nothing more than 31 before its newest ack again.
-  const auto behind = static_cast<uint16_t>(last_sent - peer_ack);
-  if (behind < counters.packets_sent) {
-    const uint64_t ack_index = counters.packets_sent - 1 - behind;
-    if (ack_index >= 31) flight_floor = std::max(flight_floor, ack_index - 31);
-  }
-  // Bits already processed under an earlier ack need no second look: such a sequence was either acked
-  // then, or had already left the sent window for good. Track the processed set relative to the newest
-  // ack seen; an older ack (reordering) is processed in full.
-  uint32_t bits = peer_ack_bits;
-  // After 32768 sends the sequence numbers in that window may name new packets: forget it.
-  if (has_processed_ack && counters.packets_sent - processed_at_send >= 32768) has_processed_ack = false;
-  if (has_processed_ack) {
-    const int advance = sequence_difference(peer_ack, processed_ack);
-    if (advance >= 0) {
-      const uint32_t known = advance >= 32 ? 0u : processed_ack_bits << advance;
-      bits &= ~known;
-      processed_ack = peer_ack;
-      processed_ack_bits = known | peer_ack_bits;
-      processed_at_send = counters.packets_sent;
-    }
-  } else {
-    has_processed_ack = true;
-    processed_ack = peer_ack;
-    processed_ack_bits = peer_ack_bits;
-    processed_at_send = counters.packets_sent;
-  }
+  sent.peer_reported(peer_ack);
+  // Bits already processed under an earlier ack need no second look.
+  uint32_t bits = acks.unseen(peer_ack, peer_ack_bits, sent.packets_sent());
   // Oldest first: highest bit first.
   while (bits != 0) {
     const int n = 31 - std::countl_zero(bits);
     bits &= ~(1u << n);
     const uint16_t acked = static_cast<uint16_t>(peer_ack - n);
-    SentPacket* packet = sent.find(acked);
+    SendWindow::Record* packet = sent.find(acked);
     if (packet != nullptr && !packet->acked) on_acked(acked, *packet);
   }
-  advance_flight_floor();
+  sent.advance_flight_floor();
   if (info.has_ack_delay) sample_reported_delay(info);
-}
-
-// Past acked packets and records already overwritten: amortized O(1) per packet sent.
-void Endpoint::State::advance_flight_floor() {
-  flight_floor = std::max(flight_floor, oldest_recorded());
-  while (flight_floor < counters.packets_sent) {
-    const auto packet_sequence = static_cast<uint16_t>(sequence - (counters.packets_sent - flight_floor));
-    const SentPacket* packet = sent.find(packet_sequence);
-    if (packet != nullptr && !packet->acked) break;
-    ++flight_floor;
-  }
 }
 
 }  // namespace bitwire

@@ -53,10 +53,10 @@ ReceiveResult Endpoint::State::receive_fragment(std::span<const std::byte> fragm
     return drop(ReceiveResult::kFragmentInvalid, counters.fragments_invalid,
                 "final fragment carries no data");
   }
-  const Range range = classify(packet_sequence, fragment_margin);
+  const Range range = received.classify(packet_sequence, fragment_margin);
   if (range != Range::kInRange) {
     // Only fragment 0 carries an ack: another fragment never completes a backward run.
-    if (!resync_observe(packet_sequence) ||
+    if (!received.observe_out_of_range(packet_sequence) ||
         (range == Range::kBehind && (fragment_id != 0 || !acks_something_new(header.ack)))) {
       if (range == Range::kAhead) {
         return drop(ReceiveResult::kFragmentTooFarAhead, counters.fragments_too_far_ahead,
@@ -92,14 +92,14 @@ ReceiveResult Endpoint::State::receive_fragment(std::span<const std::byte> fragm
                   "fragment outside the reassembler's config");
     case PacketFragmentResult::kStored:
       ++counters.fragments_received;
-      resync_count = 0;
+      received.in_range_seen();
       return ReceiveResult::kFragmentStored;
     case PacketFragmentResult::kComplete:
       break;
   }
   ++counters.fragments_received;
   ++counters.reassemblies_completed;
-  resync_count = 0;
+  received.in_range_seen();
   const ReassembledPacket& packet = reassembly.completed();
   if (packet.data.size() > static_cast<size_t>(config.max_packet_size)) {
     return drop(ReceiveResult::kReassembledTooLarge, counters.packets_too_large_to_receive,

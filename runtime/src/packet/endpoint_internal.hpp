@@ -1,6 +1,10 @@
 // Private to the endpoint sources (endpoint*.cpp): the reliable 1.0 prefix bits, byte access, and the
 // endpoint's state, whose methods are defined by concept across endpoint.cpp (construction, reset, the
-// public API), endpoint_send.cpp, endpoint_receive.cpp, endpoint_fragment.cpp and endpoint_acks.cpp.
+// public API), endpoint_send.cpp, endpoint_receive.cpp, endpoint_fragment.cpp and endpoint_acks.cpp. The
+// state is assembled from parts that each keep their own contract and tests (bitwire/packet/detail/):
+// SendWindow (sequences, sent records, loss judging, in flight), ReceiveWindow (received sequences, ack
+// state, range and resync), AckTracker (the peer's acks), AckDelayReport and the estimators; the state
+// joins them and owns the config, the callbacks, the time, the envelope and the counters.
 #pragma once
 
 #include <cstddef>
@@ -8,13 +12,16 @@
 #include <memory>
 #include <span>
 
+#include "bitwire/packet/detail/ack_delay_report.hpp"
+#include "bitwire/packet/detail/ack_tracker.hpp"
 #include "bitwire/packet/detail/bandwidth_meter.hpp"
+#include "bitwire/packet/detail/loss_window.hpp"
+#include "bitwire/packet/detail/receive_window.hpp"
+#include "bitwire/packet/detail/rtt_estimator.hpp"
+#include "bitwire/packet/detail/send_window.hpp"
 #include "bitwire/packet/endpoint.hpp"
 #include "bitwire/packet/envelope.hpp"
-#include "bitwire/packet/detail/loss_window.hpp"
-#include "bitwire/core/random.hpp"
 #include "bitwire/packet/reassembler.hpp"
-#include "bitwire/packet/detail/rtt_estimator.hpp"
 #include "bitwire/packet/sequence.hpp"
 
 namespace bitwire::endpoint_detail {
@@ -36,15 +43,6 @@ inline void store_le16(std::byte* p, uint16_t value) {
   p[1] = static_cast<std::byte>(value >> 8);
 }
 
-struct SentPacket {
-  double time = 0.0;         // when send_packet ran
-  uint32_t wire_bytes = 0;   // every datagram of the packet, plus packet_header_size each
-  uint64_t judge_index = 0;  // position in the loss ring when judged
-  bool acked = false;
-  bool judged = false;  // counted in the loss window (as lost or received)
-  bool judged_lost = false;
-};
-
 // The acknowledgment part of a received packet's header: the fields fragment 0 embeds for a fragmented
 // packet, so one type serves both paths.
 using AckInfo = EmbeddedAck;
@@ -54,18 +52,12 @@ inline AckInfo ack_info_of(const PacketHeader& header) {
   return AckInfo{header.ack, header.ack_bits, header.has_ack_delay, header.ack_delay_offset, header.ack_delay};
 }
 
-struct ReceivedPacket {
-  uint8_t unused = 0;  // the tag alone records the sequence
-};
-
 }  // namespace bitwire::endpoint_detail
 
 namespace bitwire {
 
 using endpoint_detail::ack_info_of;
 using endpoint_detail::AckInfo;
-using endpoint_detail::ReceivedPacket;
-using endpoint_detail::SentPacket;
 
 struct Endpoint::State {
   EndpointConfig config;
@@ -83,62 +75,26 @@ struct Endpoint::State {
   double receive_time = 0.0;   // arrival time of the datagram being received (<= time)
 
   // Sending.
-  uint16_t sequence = 0;
-  SequenceBuffer<SentPacket> sent;
+  SendWindow sent;
   std::unique_ptr<std::byte[]> transmit;
   size_t transmit_capacity = 0;
 
   // Receiving.
-  SequenceBuffer<ReceivedPacket> received;
-  uint16_t ack = 0xFFFF;  // newest received (65535 before anything, as reliable 1.0 does)
-  uint32_t ack_bits = 0;
-
-  // The received packet the next ack delay report times: one chosen uniformly among the packets accepted
-  // since the last send (reservoir sampling), so that which packet is timed does not depend on its
-  // latency (the newest or the first arrival would favour fast packets and read the RTT low).
-  bool has_report = false;
-  uint16_t report_sequence = 0;
-  double report_arrival = 0.0;
-  uint32_t report_candidates = 0;
-  Random report_random;
+  ReceiveWindow received;
+  AckDelayReport report;  // what the next ack delay extension times (when ack_delay_on)
   Reassembler reassembly;
-  // The newest sequence accepted: new sequences are measured from here. 65535 on a fresh session (the
-  // peer's first packet is expected at 0, as reliable 1.0's ack starts); moved by every newer packet
-  // delivered and by a resync.
-  uint16_t horizon = 0xFFFF;
-  // Resync: datagrams out of range (too far ahead, or behind the received window) that follow one
-  // another in increasing sequence order, with no datagram accepted in range in between.
-  int resync_count = 0;
-  uint16_t resync_newest = 0;
-  // After a backward resync the received window restarts empty: sequences not newer than resync_floor
-  // may have been delivered before it and are refused until the window has moved a whole capacity past.
-  bool has_resync_floor = false;
-  uint16_t resync_floor = 0;
   int fragment_margin = 1;  // how far after the newest received a fragment may be (see the constructor)
   bool deferred = false;    // the process callback running now called defer_packet()
 
-  // Acks.
-  std::unique_ptr<uint16_t[]> acks;
-  size_t num_acks = 0;
-  bool has_processed_ack = false;  // the peer acks already looked at: ack_bits relative to processed_ack
-  uint16_t processed_ack = 0;
-  uint32_t processed_ack_bits = 0;
-  uint64_t processed_at_send = 0;  // packets_sent when the processed window was last updated
+  // The peer's acks.
+  AckTracker acks;
 
+  // Estimators.
   RttEstimator rtt;
   // How long acks take to come back: (time the first ack was seen - sent), the peer's hold and lost acks
   // included. Not the RTT; it sets the age at which an unacked packet is judged lost.
   RttEstimator ack_wait;
-
-  // Loss: each sent packet is judged once, in sequence order, when old enough or about to be evicted.
-  uint16_t judge_cursor = 0;  // oldest sent sequence not yet judged
-
-  // In flight, by send index (packets_sent when sent): the oldest packet neither acked nor more than 31
-  // before the newest ack the peer reported. No later packet of the peer can report those (its ack only
-  // moves forward and its ack_bits reach 31 back); a delayed earlier one still may.
-  uint64_t flight_floor = 0;
   LossWindow loss;
-
   BandwidthMeter sent_meter, received_meter, acked_meter;
 
   EndpointCounters counters;
@@ -155,43 +111,23 @@ struct Endpoint::State {
   }
   static size_t memory_required(const EndpointConfig& c);
 
-  template <typename T>
-  static size_t buffer_bytes(int capacity) {
-    size_t rounded = 1;
-    while (rounded < static_cast<size_t>(capacity)) rounded <<= 1;
-    return rounded * (sizeof(uint32_t) + sizeof(T));
-  }
-
   void reset();
   void update_statistics();
 
   // ---- Loss and acks (endpoint_acks.cpp) ----
 
   double judging_age() const;
-  void judge(SentPacket& packet);
-  void judge_before_send();
   void judge_old_packets();
   void sample_reported_delay(const AckInfo& info);
   void unusable_delay(const char* why, uint16_t timed);
   void offer_report(uint16_t packet_sequence);
-  void on_acked(uint16_t sequence_acked, SentPacket& packet);
+  void on_acked(uint16_t sequence_acked, SendWindow::Record& packet);
   void process_acks(const AckInfo& info);
-  void advance_flight_floor();
-
-  // The send index of the oldest packet whose record the sent buffer still holds.
-  uint64_t oldest_recorded() const {
-    const uint64_t capacity = sent.capacity();
-    return counters.packets_sent > capacity ? counters.packets_sent - capacity : 0;
-  }
 
   // ---- Sequence range and resync (endpoint_receive.cpp) ----
 
-  // Where a received sequence falls: in range (it may move the window), too far ahead of the newest
-  // received, or behind the received window.
-  enum class Range : uint8_t { kInRange, kAhead, kBehind };
+  using Range = ReceiveWindow::Range;
 
-  Range classify(uint16_t packet_sequence, int limit) const;
-  bool resync_observe(uint16_t packet_sequence);
   bool acks_something_new(uint16_t peer_ack) const;
   void resync(uint16_t packet_sequence, Range range);
 

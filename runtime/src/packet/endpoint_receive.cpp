@@ -10,47 +10,13 @@ namespace bitwire {
 
 using namespace endpoint_detail;
 
-// `limit`: how far after the horizon a sequence may be (max_sequence_jump for packets, the fragment
-// margin for fragments).
-Endpoint::State::Range Endpoint::State::classify(uint16_t packet_sequence, int limit) const {
-  const uint16_t steps = static_cast<uint16_t>(packet_sequence - horizon);
-  if (steps != 0 && steps < 32768)
-    return steps <= static_cast<uint32_t>(limit) ? Range::kInRange : Range::kAhead;
-  if (has_resync_floor && !sequence_greater_than(packet_sequence, resync_floor)) return Range::kBehind;
-  if (!received.has_newest()) return steps == 0 ? Range::kInRange : Range::kAhead;
-  return received.can_insert(packet_sequence) ? Range::kInRange : Range::kBehind;
-}
-
-// Records an out-of-range sequence. Returns true when it completes a run of sequence_resync_packets
-// out-of-range sequences, each newer than the one before and at most max_sequence_jump after it, with
-// nothing accepted in range in between: the peer's sequence really moved, and the receive side follows.
-// Older sequences close to the run (reordering) and repeats (fragments of one packet) neither count nor
-// break it.
-bool Endpoint::State::resync_observe(uint16_t packet_sequence) {
-  const uint32_t jump = static_cast<uint32_t>(config.max_sequence_jump);
-  if (resync_count > 0) {
-    const uint16_t steps = static_cast<uint16_t>(packet_sequence - resync_newest);
-    if (steps == 0) return false;
-    if (steps < 32768 && steps <= jump) {
-      resync_newest = packet_sequence;
-      return ++resync_count >= config.sequence_resync_packets;
-    }
-    if (steps >= 32768 && 65536u - steps <= jump) return false;
-  }
-  resync_newest = packet_sequence;
-  resync_count = 1;
-  return resync_count >= config.sequence_resync_packets;
-}
-
 // Evidence that a run behind the received window is the peer's current stream, not datagrams the link
 // delayed or duplicated: its completing packet acks one of this side's packets newer than every ack
 // accepted so far. A stale datagram was sent before the newest packet accepted from the peer, so its ack
 // is never newer (the peer's ack only moves forward); the genuine peer acks each packet this side sends.
 // Nothing accepted yet: no evidence is needed. An ack ahead of what this side sent is no evidence.
 bool Endpoint::State::acks_something_new(uint16_t peer_ack) const {
-  if (!has_processed_ack) return true;
-  return sequence_greater_than(peer_ack, processed_ack) &&
-         !sequence_greater_than(peer_ack, static_cast<uint16_t>(sequence - 1));
+  return acks.newer_than_processed(peer_ack, sent.last_sent());
 }
 
 // The receive side follows the peer to `packet_sequence`. Forward (the peer ran ahead), the windows
@@ -60,19 +26,9 @@ bool Endpoint::State::acks_something_new(uint16_t peer_ack) const {
 void Endpoint::State::resync(uint16_t packet_sequence, Range range) {
   ++counters.sequence_resyncs;
   BITWIRE_LOG(LogLevel::kInfo, "[%s] peer sequence moved from %u to %u: receive window resynchronized",
-              config.name, static_cast<unsigned>(horizon), static_cast<unsigned>(packet_sequence));
-  if (range == Range::kBehind) {
-    received.reset();
-    ack = 0xFFFF;
-    ack_bits = 0;
-    reassembly.reset();
-    horizon = static_cast<uint16_t>(packet_sequence - 1);
-    has_resync_floor = true;
-    resync_floor = horizon;
-  } else {
-    horizon = packet_sequence;
-  }
-  resync_count = 0;
+              config.name, static_cast<unsigned>(received.horizon()), static_cast<unsigned>(packet_sequence));
+  if (range == Range::kBehind) reassembly.reset();
+  received.resync(packet_sequence, range);
 }
 
 ReceiveResult Endpoint::State::drop(ReceiveResult result, uint64_t& counter, const char* detail) {
@@ -95,28 +51,7 @@ ReceiveResult Endpoint::State::process_packet(uint16_t packet_sequence, const Ac
     if (deferred) return defer(packet_sequence, info);
     return drop(ReceiveResult::kRefused, counters.packets_refused, "the process callback returned false");
   }
-  const bool first = !received.has_newest();
-  const uint16_t previous = ack;
-  received.insert(packet_sequence);
-  resync_count = 0;
-  if (has_resync_floor && static_cast<uint16_t>(received.newest() - resync_floor) >=
-                              static_cast<uint32_t>(config.received_packets_buffer_size)) {
-    has_resync_floor = false;  // the window itself now refuses everything up to the floor
-  }
-  if (const uint16_t steps = static_cast<uint16_t>(packet_sequence - horizon); steps != 0 && steps < 32768) {
-    horizon = packet_sequence;
-  }
-  if (first) {
-    ack = packet_sequence;
-    ack_bits = 1;
-  } else if (sequence_greater_than(packet_sequence, previous)) {
-    const uint32_t shift = static_cast<uint16_t>(packet_sequence - previous);
-    ack_bits = (shift >= 32 ? 0u : (ack_bits << shift)) | 1u;
-    ack = packet_sequence;
-  } else {
-    const uint32_t back = static_cast<uint16_t>(previous - packet_sequence);
-    if (back < 32) ack_bits |= 1u << back;
-  }
+  received.record(packet_sequence);
   ++counters.packets_received;
   received_meter.add(wire_bytes);
   if (ack_delay_on) offer_report(packet_sequence);
@@ -132,10 +67,7 @@ ReceiveResult Endpoint::State::defer(uint16_t packet_sequence, const AckInfo& in
   ++counters.packets_deferred;
   BITWIRE_LOG(LogLevel::kDebug, "[%s] packet %u deferred: the receiver is busy; its acks are processed",
               config.name, static_cast<unsigned>(packet_sequence));
-  resync_count = 0;
-  if (const uint16_t steps = static_cast<uint16_t>(packet_sequence - horizon); steps != 0 && steps < 32768) {
-    horizon = packet_sequence;
-  }
+  received.accept_unrecorded(packet_sequence);
   process_acks(info);
   return ReceiveResult::kDeferred;
 }
@@ -177,9 +109,10 @@ ReceiveResult Endpoint::State::receive(std::span<const std::byte> datagram, doub
     return drop(ReceiveResult::kTooLarge, counters.packets_too_large_to_receive,
                 "payload above max_packet_size");
   }
-  const Range range = classify(header.sequence, config.max_sequence_jump);
+  const Range range = received.classify(header.sequence, config.max_sequence_jump);
   if (range != Range::kInRange) {
-    if (!resync_observe(header.sequence) || (range == Range::kBehind && !acks_something_new(header.ack))) {
+    if (!received.observe_out_of_range(header.sequence) ||
+        (range == Range::kBehind && !acks_something_new(header.ack))) {
       if (range == Range::kAhead) {
         return drop(ReceiveResult::kTooFarAhead, counters.packets_too_far_ahead,
                     "more than max_sequence_jump ahead of the newest received packet");

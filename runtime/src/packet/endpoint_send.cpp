@@ -27,26 +27,13 @@ bool Endpoint::State::send(std::span<const std::byte> payload) {
                 size, config.max_packet_size);
     return false;
   }
-  const uint16_t packet_sequence = sequence;
-  judge_before_send();
-  sequence = static_cast<uint16_t>(sequence + 1);
-  SentPacket* record = sent.insert(packet_sequence);
-  record->time = time;
+  SendWindow::Record& record = sent.begin(time, loss);
+  const uint16_t packet_sequence = sent.last_sent();
 
-  PacketHeader header{packet_sequence, ack, ack_bits};
-  if (ack_delay_on && has_report) {
-    // How long the chosen packet waited for this one; left out when it does not fit the code, or is
-    // more than 255 behind `ack`. Each packet is reported once at most.
-    const uint16_t offset = static_cast<uint16_t>(ack - report_sequence);
-    const int code = ack_delay_code((time - report_arrival) * 1000.0);
-    if (offset <= 255 && code >= 0) {
-      header.has_ack_delay = true;
-      header.ack_delay_offset = static_cast<uint8_t>(offset);
-      header.ack_delay = static_cast<uint8_t>(code);
-    }
-    has_report = false;
-    report_candidates = 0;
-  }
+  PacketHeader header{packet_sequence, received.ack(), received.ack_bits()};
+  // How long the chosen packet waited for this one; left out when it does not fit the code, or is more
+  // than 255 behind `ack`. Each packet is reported once at most.
+  if (ack_delay_on) report.take(header, time);
   const std::span<std::byte> packet(transmit.get() + envelope_bytes, transmit_capacity - envelope_bytes);
   uint32_t wire_bytes = 0;
   if (size <= static_cast<size_t>(config.fragment_above)) {
@@ -74,8 +61,9 @@ bool Endpoint::State::send(std::span<const std::byte> payload) {
       ++counters.fragments_sent;
     }
   }
-  record->wire_bytes = wire_bytes;
+  record.wire_bytes = wire_bytes;
   sent_meter.add(wire_bytes);
+  sent.commit();
   ++counters.packets_sent;
   return true;
 }

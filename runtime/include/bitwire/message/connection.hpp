@@ -56,8 +56,9 @@
 #include "bitwire/message/channel.hpp"
 #include "bitwire/message/channel_config.hpp"
 #include "bitwire/message/connection_packet.hpp"
-#include "bitwire/packet/endpoint.hpp"
+#include "bitwire/message/detail/flight_limit.hpp"
 #include "bitwire/message/message.hpp"
+#include "bitwire/packet/endpoint.hpp"
 
 namespace bitwire {
 
@@ -230,10 +231,10 @@ class Connection {
   // probes, each refused, for good.
   int send_packets();
   // The smallest sent-packet record buffer: the endpoint's, and each reliable channel's.
-  int ack_records() const { return ack_records_; }
+  int ack_records() const { return flight_.ack_records(); }
   // 3/4 of ack_records(): the quarter left over absorbs the peer's delayed packets, whose acks reach
   // below its newest ack window, and the first packets of the updates a round trip spans.
-  int max_packets_in_flight() const { return max_packets_in_flight_; }
+  int max_packets_in_flight() const { return flight_.max_packets_in_flight(); }
   // Seconds between probes while every record is in flight: half the smoothed RTT, within [0.1, 1].
   double probe_interval() const;
   // One datagram from the transport.
@@ -311,10 +312,7 @@ class Connection {
   PacketError packet_error_ = PacketError::kNone;
   ReadError packet_read_error_ = ReadError::kNone;
   ConnectionCounters counters_;
-  int ack_records_ = 1;
-  int max_packets_in_flight_ = 1;
-  double last_sent_ = 0.0;  // when send_packet() last sent
-  bool has_sent_ = false;
+  FlightLimit flight_;  // when send_packets() may send (the in-flight limit and its probes)
 };
 
 }  // namespace bitwire

@@ -1,4 +1,5 @@
-// netcode 1.02 connect tokens and challenge tokens (wire-format.md section 4; docs/netcode.md has every byte).
+// netcode 1.02 connect tokens and challenge tokens (wire-format.md section 4; docs/transport.md,
+// "netcode 1.02", has every byte).
 //
 // A connect token is made by the backend with the private key it shares with the dedicated servers, and
 // handed to a client over a secure channel (HTTPS). Its private part, sealed with XChaCha20-Poly1305, is what
@@ -11,7 +12,8 @@
 // - Crypto is libsodium only: crypto_aead_xchacha20poly1305_ietf (token private part),
 //   crypto_aead_chacha20poly1305_ietf (challenge tokens), randombytes_buf (keys, nonces).
 // - Readers take untrusted bytes: they return false with a static reason and never read past the buffer.
-// - Writers refuse (return false with a reason) what the standard forbids: 0 or more than 32 server addresses,
+// - Writers refuse (return false with a reason) what the standard forbids: 0 or more than 32 server
+// addresses,
 //   an empty address or port 0, create timestamp after expiry.
 #pragma once
 
