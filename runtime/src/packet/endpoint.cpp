@@ -98,6 +98,7 @@ void Endpoint::State::reset() {
   processed_ack = 0;
   processed_ack_bits = 0;
   processed_at_send = 0;
+  peer_sent_ack_delay = false;
   rtt.reset();
   ack_wait.reset();
   judge_cursor = 0;

@@ -125,6 +125,9 @@ struct Endpoint::State {
   uint32_t processed_ack_bits = 0;
   uint64_t processed_at_send = 0;  // packets_sent when the processed window was last updated
 
+  // A peer that never sends the ack delay extension while this end does (acks_without_ack_delay).
+  bool peer_sent_ack_delay = false;  // an extension arrived since the last reset
+
   RttEstimator rtt;
   // How long acks take to come back: (time the first ack was seen - sent), the peer's hold and lost acks
   // included. Not the RTT; it sets the age at which an unacked packet is judged lost.
@@ -176,6 +179,12 @@ struct Endpoint::State {
   void offer_report(uint16_t packet_sequence);
   void on_acked(uint16_t sequence_acked, SentPacket& packet);
   void process_acks(const AckInfo& info);
+  void note_ack_without_delay();
+  // RTT samples from plain acks: with the extension off, or with a peer that has shown it never sends it.
+  bool plain_rtt_samples() const {
+    return !ack_delay_on || (!peer_sent_ack_delay && counters.acks_without_ack_delay >=
+                                                         static_cast<uint64_t>(kAckDelayMismatchPackets));
+  }
   void advance_flight_floor();
 
   // The send index of the oldest packet whose record the sent buffer still holds.
