@@ -33,16 +33,12 @@ EndpointConfig plain_config() {
   return config;
 }
 
-// What reliable.c does with a bitwire packet that carries the extension: it ignores prefix bit 6 (in a
-// regular header, and in the header fragment 0 embeds) and reads the two extension bytes as the start of the
-// payload. Clearing the bit hands a kOff endpoint exactly that reading.
+// What reliable.c does with a regular bitwire packet that carries the extension: it ignores prefix bit 6 and
+// reads the two extension bytes as the start of the payload. Clearing the bit hands a kOff endpoint exactly
+// that reading. (A fragment 0 whose embedded header has bit 6 it refuses as non-canonical; the payloads
+// here are never fragmented.)
 Bytes as_read_by_reliable_c(Bytes datagram) {
-  if (datagram.empty()) return datagram;
-  if ((datagram[0] & 0x01) == 0) {
-    datagram[0] &= static_cast<uint8_t>(~0x40);
-  } else if (datagram.size() > 5 && datagram[3] == 0) {
-    datagram[5] &= static_cast<uint8_t>(~0x40);
-  }
+  if (!datagram.empty() && (datagram[0] & 0x01) == 0) datagram[0] &= static_cast<uint8_t>(~0x40);
   return datagram;
 }
 
