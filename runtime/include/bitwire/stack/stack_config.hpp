@@ -95,7 +95,8 @@ inline constexpr auto kStackConfigLimits = config_table(
                             .min = 0,
                             .max = 1 << 20});
 
-// netcode's protocol id for this layout: tokens for this server must carry it.
+// netcode's protocol id for this layout: tokens for this server must carry it. With
+// netcode_protocol_id_as_is it is config.protocol_id itself.
 uint64_t stack_protocol_id(const MessageFactory& factory, const StackConfig& config);
 
 // Per-slot (server) or per-connection (client) statistics, read at any time.
