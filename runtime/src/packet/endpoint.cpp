@@ -76,6 +76,7 @@ void Endpoint::State::reset() {
   report.reset();
   reassembly.reset();
   acks.reset();
+  peer_sent_ack_delay = false;
   rtt.reset();
   ack_wait.reset();
   loss.reset();

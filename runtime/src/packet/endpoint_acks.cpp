@@ -64,7 +64,7 @@ void Endpoint::State::on_acked(uint16_t sequence_acked, SendWindow::Record& pack
   if (!acks.push(sequence_acked)) ++counters.acks_overflowed;
   acked_meter.add(packet.wire_bytes);
   ack_wait.add_sample((time - packet.time) * 1000.0);
-  if (!ack_delay_on) rtt.add_sample((receive_time - packet.time) * 1000.0);
+  if (plain_rtt_samples()) rtt.add_sample((receive_time - packet.time) * 1000.0);
   if (callbacks.on_ack != nullptr) callbacks.on_ack(callbacks.context, sequence_acked);
 }
 
@@ -82,6 +82,8 @@ void Endpoint::State::process_acks(const AckInfo& info) {
   sent.peer_reported(peer_ack);
   // Bits already processed under an earlier ack need no second look.
   uint32_t bits = acks.unseen(peer_ack, peer_ack_bits, sent.packets_sent());
+  if (info.has_ack_delay) peer_sent_ack_delay = true;
+  const uint64_t acked_before = counters.packets_acked;
   // Oldest first: highest bit first.
   while (bits != 0) {
     const int n = 31 - std::countl_zero(bits);
@@ -92,6 +94,23 @@ void Endpoint::State::process_acks(const AckInfo& info) {
   }
   sent.advance_flight_floor();
   if (info.has_ack_delay) sample_reported_delay(info);
+  if (ack_delay_on && !peer_sent_ack_delay && counters.packets_acked != acked_before)
+    note_ack_without_delay();
+}
+
+// A peer packet that acked packets of ours without the extension, and none has ever come. A genuine peer
+// sends its report with the first packet after receiving ours, so this is a lost packet of its own -- or a
+// peer that runs without the extension and reads ours as payload (reliable.c ignores prefix bit 6): every
+// packet of ours it acks was then misread, and nothing else on either side says so.
+void Endpoint::State::note_ack_without_delay() {
+  ++counters.acks_without_ack_delay;
+  if (counters.acks_without_ack_delay != static_cast<uint64_t>(kAckDelayMismatchPackets)) return;
+  BITWIRE_LOG(LogLevel::kWarning,
+              "[%s] the peer acked our packets in %d of its packets without ever sending the ack delay "
+              "extension, which ours carry: it runs without it (raw reliable 1.0, yojimbo, ack_delay = kOff) "
+              "and may read it as payload. Set ack_delay = kOff on both ends for such a peer "
+              "(docs/interop.md); RTT now comes from plain acks",
+              config.name, kAckDelayMismatchPackets);
 }
 
 }  // namespace bitwire

@@ -89,6 +89,9 @@ struct Endpoint::State {
   // The peer's acks.
   AckTracker acks;
 
+  // A peer that never sends the ack delay extension while this end does (acks_without_ack_delay).
+  bool peer_sent_ack_delay = false;  // an extension arrived since the last reset
+
   // Estimators.
   RttEstimator rtt;
   // How long acks take to come back: (time the first ack was seen - sent), the peer's hold and lost acks
@@ -123,6 +126,12 @@ struct Endpoint::State {
   void offer_report(uint16_t packet_sequence);
   void on_acked(uint16_t sequence_acked, SendWindow::Record& packet);
   void process_acks(const AckInfo& info);
+  void note_ack_without_delay();
+  // RTT samples from plain acks: with the extension off, or with a peer that has shown it never sends it.
+  bool plain_rtt_samples() const {
+    return !ack_delay_on || (!peer_sent_ack_delay && counters.acks_without_ack_delay >=
+                                                         static_cast<uint64_t>(kAckDelayMismatchPackets));
+  }
 
   // ---- Sequence range and resync (endpoint_receive.cpp) ----
 

@@ -158,6 +158,7 @@ size_t stack_slot_memory(const StackConfig& config, const MessageFactory& factor
 size_t stack_slot_memory(const StackConfig& config) { return stack_slot_memory(config, kSmallestFactory); }
 
 uint64_t stack_protocol_id(const MessageFactory& factory, const StackConfig& config) {
+  if (config.netcode_protocol_id_as_is) return config.protocol_id;
   const StackConfig c = config.sanitized();
   const uint64_t id = Connection::protocol_id(factory, c.connection);
   // Both ends must agree on the ack delay extension (a header with it is refused by an end without it): a
@@ -165,6 +166,37 @@ uint64_t stack_protocol_id(const MessageFactory& factory, const StackConfig& con
   // keeps the connection's id.
   constexpr uint64_t kAckDelayOff = 0x61636b64656c6179ull;  // "ackdelay"
   return c.connection.endpoint.ack_delay == AckDelayMode::kOff ? id ^ kAckDelayOff : id;
+}
+
+// yojimbo's ClientServerConfig defaults, field by field (yojimbo_config.h); docs/interop.md has the table.
+StackConfig StackConfig::yojimbo_compatible(uint64_t yojimbo_protocol_id) {
+  StackConfig c;
+  c.protocol_id = yojimbo_protocol_id;
+  c.netcode_protocol_id_as_is = true;
+  ConnectionConfig& connection = c.connection;
+  connection.max_packet_size = 8 * 1024;  // maxPacketSize
+  connection.channel_count = 2;           // numChannels
+  for (int i = 0; i < connection.channel_count; ++i) {
+    // ChannelConfig(): reliable-ordered (channel 1 too: yojimbo sets only channel 0's type, to the same).
+    ChannelConfig& channel = connection.channels[static_cast<size_t>(i)];
+    channel.type = ChannelType::kReliableOrdered;
+    channel.disable_blocks = false;
+    channel.max_messages_per_packet = 256;
+    channel.max_block_size = 256 * 1024;
+    channel.block_fragment_size = 1024;
+    channel.send_queue_size = 1024;
+    channel.receive_queue_size = 1024;
+    channel.sent_packets_buffer_size = 1024;
+    channel.packet_budget_bytes = 0;  // packetBudget -1: the rest of the packet
+    channel.message_resend_time = 0.1;
+  }
+  EndpointConfig& endpoint = connection.endpoint;
+  endpoint.ack_delay = AckDelayMode::kOff;  // reliable 1.0 has no extension
+  endpoint.fragment_above = 1024;           // fragmentPacketsAbove
+  endpoint.fragment_size = 1024;            // packetFragmentSize
+  endpoint.max_packet_size = 8 * 1024;      // the reliable endpoint's max_packet_size is maxPacketSize
+  endpoint.max_fragments = 8;               // maxPacketFragments: ceil(maxPacketSize / packetFragmentSize)
+  return c;
 }
 
 }  // namespace bitwire

@@ -87,6 +87,13 @@ inline constexpr size_t kFragmentHeaderBytes = 5;   // prefix (= 1), sequence (2
 inline constexpr int kMaxFragmentsLimit = 256;      // the count byte stores count - 1
 inline constexpr size_t kAckDelayBytes = 2;         // the ack delay extension (not reliable 1.0)
 
+// An endpoint that sends the ack delay extension and has received none from its peer, after this many
+// peer packets that acked packets of ours without it, takes the peer to run without the extension (raw
+// reliable 1.0, yojimbo, ack_delay = kOff; such a peer may read the extension as payload): it logs one
+// warning and takes RTT samples from plain acks until an extension arrives (docs/packets.md section 1.6).
+// A genuine peer omits it from such a packet only after losing the packet that carried its report.
+inline constexpr int kAckDelayMismatchPackets = 8;
+
 // The acknowledgment state a packet carries. ack_bits bit n set means sequence (ack - n) mod 65536 was
 // received (bit 0 is `ack` itself), as reliable 1.0 defines it.
 //
@@ -399,6 +406,10 @@ struct EndpointCounters {
   uint64_t calls_refused = 0;                 // calls refused because the endpoint failed() at construction
   uint64_t ack_delays_unusable = 0;  // ack delay reports that gave no RTT sample: the packet named is not
                                      // in the sent window, or the delay exceeds the time since it was sent
+  uint64_t acks_without_ack_delay = 0;  // with the extension on: peer packets that acked packets of ours
+                                        // without it while no extension has come from the peer (since
+                                        // reset); at kAckDelayMismatchPackets the peer is taken to run
+                                        // without it (docs/packets.md section 1.6)
   friend bool operator==(const EndpointCounters&, const EndpointCounters&) = default;
 };
 

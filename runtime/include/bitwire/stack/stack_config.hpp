@@ -61,6 +61,20 @@ struct StackConfig {
   // forced fields above applied); sanitized(factory) counts the slots for `factory`.
   StackConfig sanitized() const;
   StackConfig sanitized(const MessageFactory& factory) const;
+
+  // Interop with another implementation of the same stack (yojimbo over reliable.c and netcode.c;
+  // docs/interop.md). netcode's protocol id is then protocol_id itself, not stack_protocol_id's fold of the
+  // layout: nothing refuses a peer with another channel layout, message types or ack delay mode at connect
+  // time, so both ends must be configured alike by hand.
+  bool netcode_protocol_id_as_is = false;
+  // The wire of yojimbo 1.0 / reliable 1.0 / netcode 1.02 as yojimbo's default ClientServerConfig speaks
+  // it, for a yojimbo peer whose protocolId is `yojimbo_protocol_id`: netcode_protocol_id_as_is, no ack
+  // delay extension (kOff: reliable.c would read it as payload), connection packets up to 8 KiB (yojimbo's
+  // maxPacketSize) sent whole up to 1024 bytes and in 1024-byte fragments above (8 at most), and yojimbo's
+  // two default channels: both reliable-ordered, 256 messages per packet, blocks up to 256 KiB in 1 KiB
+  // fragments, 1024-message queues. Change channels and packet sizes only to what the yojimbo peer's config
+  // says (the table in docs/interop.md); the message factory must list yojimbo's message types in its order.
+  static StackConfig yojimbo_compatible(uint64_t yojimbo_protocol_id);
 };
 
 // The bytes one server slot of `config` (sanitized for `factory`) allocates: Connection::memory_required
@@ -81,7 +95,8 @@ inline constexpr auto kStackConfigLimits = config_table(
                             .min = 0,
                             .max = 1 << 20});
 
-// netcode's protocol id for this layout: tokens for this server must carry it.
+// netcode's protocol id for this layout: tokens for this server must carry it. With
+// netcode_protocol_id_as_is it is config.protocol_id itself.
 uint64_t stack_protocol_id(const MessageFactory& factory, const StackConfig& config);
 
 // Per-slot (server) or per-connection (client) statistics, read at any time.
