@@ -84,14 +84,14 @@ void print_summary(std::FILE* out, const Session& session) {
   // are compared with.
   uint64_t sent = 0, lost = 0, duplicated = 0, queue_full = 0, dropped = 0;
   for (int c = 0; c < session.clients(); ++c) {
-    for (const bitwire::NetworkSimulator* sim : {&session.link(c).up(), &session.link(c).down()}) {
+    for (const bitwire::NetworkSimulator* sim : {&session.link(c).outgoing(), &session.link(c).incoming()}) {
       sent += sim->stats().sent;
       lost += sim->stats().lost + sim->stats().burst_lost;
       duplicated += sim->stats().duplicated;
       queue_full += sim->stats().queue_full;
       dropped += sim->stats().overflow + sim->stats().too_large;
     }
-    dropped += session.link(c).ring_dropped();
+    dropped += session.link(c).stats().ring_dropped + session.link(c).stats().too_large;
   }
   std::fprintf(out,
                "\nsimulated network, all links both ways: %" PRIu64 " packets, %" PRIu64 " lost (%.1f%%), %" PRIu64
