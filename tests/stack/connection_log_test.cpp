@@ -75,6 +75,18 @@ TEST(ConnectionLog, ConnectAndDisconnectNameTheConnection) {
       << log.all();
 }
 
+TEST(ConnectionLog, ServerStartSaysWhichProtocolIdTokensNeed) {
+  LogCapture log;
+  StackHarness h(2);
+  char expected[160];
+  std::snprintf(expected, sizeof expected,
+                "info: server 10.0.0.1:40000: 2 slots, protocol id 0x%016llx: connect tokens "
+                "must carry this id",
+                static_cast<unsigned long long>(h.server->protocol_id()));
+  EXPECT_NE(log.find({expected}), "") << log.all();
+  EXPECT_EQ(h.server->protocol_id(), stack_protocol_id(h.factory, h.config));
+}
+
 TEST(ConnectionLog, TimeoutsNameTheSlotAndTheServer) {
   LogCapture log;
   StackHarness h(2);

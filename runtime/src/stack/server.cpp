@@ -64,6 +64,15 @@ Server::Server(const StackConfig& config, const MessageFactory& factory, const n
   memory_bytes_ = sizeof(Server) + netcode_->memory_bytes() +
                   count * (sizeof(Slot) + sizeof(std::unique_ptr<Slot>) + first.memory_bytes()) +
                   static_cast<size_t>(event_capacity_) * sizeof(ServerEvent) + netcode::kMaxPayloadBytes;
+  if (log_enabled(LogLevel::kInfo)) {
+    char address[kMaxAddressText];
+    public_address.print(address);
+    BITWIRE_LOG(LogLevel::kInfo,
+                "server %s: %d slots, protocol id 0x%016llx: connect tokens must carry this id "
+                "(stack_protocol_id: StackConfig.protocol_id 0x%016llx with the channel layout folded in)",
+                address, config_.max_clients, static_cast<unsigned long long>(protocol_id_),
+                static_cast<unsigned long long>(config_.protocol_id));
+  }
 }
 
 Server::~Server() {
