@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "bitwire/core/crc32.hpp"
 #include "bitwire/netcode/token.hpp"
@@ -410,7 +411,8 @@ ConnectionView Session::view(int c) const {
   const bitwire::Client& client = *end.client;
   v.connected = client.is_connected();
   const bitwire::StackStats stats = client.stats();
-  v.rtt_ms = stats.rtt_ms;
+  v.rtt_ms = client.connection().endpoint().rtt_samples() > 0 ? stats.rtt_ms
+                                                              : std::numeric_limits<double>::quiet_NaN();
   v.jitter_ms = stats.jitter_ms;
   v.loss_percent = stats.packet_loss_percent;
   v.up_kbps = stats.sent_kbps;

@@ -32,7 +32,7 @@ inline constexpr size_t kLevelBytes = 256 * 1024 - 3000;
 // What one connection looks like now (for the status view and the per-second samples).
 struct ConnectionView {
   bool connected = false;
-  double rtt_ms = 0.0;
+  double rtt_ms = 0.0;  // NaN until the client's endpoint has an RTT sample (0 ms is a measurement)
   double jitter_ms = 0.0;
   double loss_percent = 0.0;
   double up_kbps = 0.0;

@@ -280,6 +280,7 @@ class Connection {
   Channel& channel(int index) { return *channels_[index]; }
   MessagePool& pool() { return *pool_; }
   Endpoint& endpoint() { return *endpoint_; }
+  const Endpoint& endpoint() const { return *endpoint_; }
   // The callbacks the connection gave its endpoint (to wrap, e.g. by a Link, and set back).
   EndpointCallbacks endpoint_callbacks();
   // Bytes allocated at construction (pool, channels, buffers, endpoint).
