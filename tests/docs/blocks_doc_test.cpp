@@ -1,7 +1,8 @@
-// docs/blocks.md section 9 quotes examples/block_session.cpp; this test keeps it that way: every ```cpp block
-// of that section is a run of consecutive lines of the program (leading and trailing whitespace trimmed),
-// and every `// [name]` region of the program is quoted whole. ctest runs the program itself
-// (block_session), so the example compiles and works in CI.
+// docs/blocks.md section 9 quotes examples/block_session.cpp (and docs/deployment.md
+// examples/fleet/fleet.cpp); this test keeps it that way: every ```cpp block of that section is a run of
+// consecutive lines of the program (leading and trailing whitespace trimmed), and every `// [name]` region of
+// the program is quoted whole. ctest runs the program itself (block_session), so the example compiles and
+// works in CI.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -105,6 +106,28 @@ TEST(BlocksDoc, EveryMarkedStepOfTheProgramIsInTheDoc) {
   for (const auto& [name, lines] : regions) {
     EXPECT_TRUE(std::find(blocks.begin(), blocks.end(), lines) != blocks.end())
         << "region [" << name << "] of examples/block_session.cpp is not quoted whole in docs/blocks.md";
+  }
+}
+
+// docs/deployment.md quotes examples/fleet/fleet.cpp (ctest `fleet` runs it): every marked region of the
+// program is quoted whole, and every ```cpp block of the doc is a run of the program's lines.
+TEST(DeploymentDoc, QuotesTheFleetExample) {
+  const std::vector<std::string> program = trimmed_lines(read_file("examples/fleet/fleet.cpp"));
+  const auto regions = marked_regions(program);
+  ASSERT_EQ(regions.size(), 4u);  // config, mint, place, report
+  std::vector<std::vector<std::string>> blocks;
+  for (const char* section : {"## 2.", "## 3."}) {
+    for (auto& block : cpp_blocks_of_section(read_file("docs/deployment.md"), section))
+      blocks.push_back(block);
+  }
+  ASSERT_EQ(blocks.size(), 3u);
+  for (const auto& block : blocks) {
+    EXPECT_TRUE(contains_run(program, block)) << "a ```cpp block of docs/deployment.md is not in fleet.cpp";
+  }
+  for (const char* name : {"mint", "place", "report"}) {
+    ASSERT_EQ(regions.count(name), 1u) << name;
+    EXPECT_TRUE(std::find(blocks.begin(), blocks.end(), regions.at(name)) != blocks.end())
+        << "region [" << name << "] of examples/fleet/fleet.cpp is not quoted whole in docs/deployment.md";
   }
 }
 
