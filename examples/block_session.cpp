@@ -54,15 +54,18 @@ int main() {
   const bitwire::Address server_address = bitwire::Address::ipv4(127, 0, 0, 1, 40000);
   bitwire::LoopbackTransport server_transport(network, server_address);
   bitwire::LoopbackTransport client_wire(network, bitwire::Address::ipv4(127, 0, 0, 1, 50000));
+  // [simulate]
+  // The client's transport, wrapped: 50 ms and 5% loss each way. Pass the wrapper where the transport went.
   bitwire::NetworkConditions conditions;
   conditions.latency_ms = 50;
   conditions.loss_percent = 5;
   bitwire::SimulatedTransport client_transport(client_wire, conditions, /*seed=*/1);
-  client_transport.set_clock([&] { return now; });
+  client_transport.set_clock([&] { return now; });  // the clock update() is given
+  // [simulate]
   server_transport.set_clock([&] { return now; });
 
   bitwire::Server server(config, factory, key, server_transport, server_address, now);
-  bitwire::Client client(config, factory, client_transport, now);
+  bitwire::Client client(config, factory, client_transport, now);  // over the simulated network
   if (!server.is_ok() || !client.is_ok()) {
     std::fprintf(stderr, "block_session: %s\n", !server.is_ok() ? server.error() : client.error());
     return 1;
