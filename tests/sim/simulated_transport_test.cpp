@@ -153,6 +153,12 @@ TEST(SimulatedTransport, RefusedConfigNamesTheField) {
   config.incoming.conditions.loss_percent = 101.0;
   EXPECT_NE(std::string(config.check()).find("SimulatedTransportConfig.incoming: "), std::string::npos)
       << config.check();
+  config = SimulatedTransportConfig::symmetric(latency(1.0), 1);
+  config.max_datagram = 65000;
+  config.ring_size = 65536;  // 4 GiB of ring: refused (the transport would allocate the bounded 1 GiB)
+  ASSERT_NE(config.check(), nullptr);
+  EXPECT_NE(std::string(config.check()).find("(max: 2^30 / max_datagram)"), std::string::npos)
+      << config.check();
   EXPECT_EQ(SimulatedTransportConfig::symmetric(latency(1.0), 1).check(), nullptr);
 }
 

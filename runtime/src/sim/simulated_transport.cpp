@@ -13,6 +13,8 @@ namespace {
 constexpr size_t kAddressBytes = 1 + 2 + 16;
 // Written twice: a corruption that hits it shows as two copies that differ.
 constexpr size_t kHeaderBytes = 2 * kAddressBytes;
+// The receive ring's bytes (ring_size * max_datagram) are bounded like a simulator's slots.
+constexpr int64_t kMaxRingBytes = int64_t{1} << 30;
 
 void put_address(std::byte* out, const Address& address) {
   out[0] = static_cast<std::byte>(address.family());
@@ -50,8 +52,15 @@ constexpr auto kSimulatedTransportLimits = config_table(
                                          .min = 1,
                                          .max = static_cast<int>(kMaxUdpPayloadBytes - kHeaderBytes),
                                          .unit = "bytes"},
-    Field<SimulatedTransportConfig, int>{
-        .name = "ring_size", .member = &SimulatedTransportConfig::ring_size, .min = 1, .max = 1 << 16});
+    Field<SimulatedTransportConfig, int>{.name = "ring_size",
+                                         .member = &SimulatedTransportConfig::ring_size,
+                                         .min = 1,
+                                         .max = 1 << 16,
+                                         .upper =
+                                             [](const SimulatedTransportConfig& c) {
+                                               return static_cast<int>(kMaxRingBytes / c.max_datagram);
+                                             },
+                                         .upper_text = "2^30 / max_datagram"});
 
 // A direction's simulator config with its mtu widened to carry the address header.
 NetworkSimulatorConfig direction(NetworkSimulatorConfig config, int max_datagram) {

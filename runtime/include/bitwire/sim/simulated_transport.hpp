@@ -45,7 +45,7 @@ struct SimulatedTransportConfig {
   NetworkSimulatorConfig outgoing;  // what this end sends; its mtu is set from max_datagram
   NetworkSimulatorConfig incoming;  // what this end receives; its mtu is set from max_datagram
   int max_datagram = 1500;          // largest datagram carried, in bytes (larger: dropped, `too_large`)
-  int ring_size = 1024;             // delivered datagrams waiting for receive()
+  int ring_size = 1024;  // delivered datagrams waiting for receive(); ring_size * max_datagram <= 2^30
 
   // The same conditions both ways; the directions get different generator streams from `seed`.
   static SimulatedTransportConfig symmetric(const NetworkConditions& conditions, uint64_t seed = 1);
