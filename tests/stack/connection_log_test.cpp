@@ -139,6 +139,21 @@ TEST(ConnectionLog, RequestForAnotherProtocolIdIsNamedOnBothEnds) {
       << log.all();
 }
 
+TEST(ConnectionLog, ClientRefusesATokenMadeWithTheSchemasId) {
+  LogCapture log;
+  StackHarness h(2);
+  Client& client = h.add_client();
+  const char* reason = nullptr;
+  EXPECT_FALSE(client.connect(h.token(1000, 5, kStackProtocolId), h.now, &reason));
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "warning: client: connect token refused: it is for protocol id 0x%016llx, this client's "
+                "stack_protocol_id is 0x%016llx",
+                static_cast<unsigned long long>(kStackProtocolId),
+                static_cast<unsigned long long>(stack_protocol_id(h.factory, h.config)));
+  EXPECT_NE(log.find({line}), "") << log.all();
+}
+
 TEST(ConnectionLog, ExpiredTokenIsNamedByTheServer) {
   LogCapture log;
   StackHarness h(2);

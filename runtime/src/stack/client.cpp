@@ -80,6 +80,11 @@ bool Client::connect(std::span<const std::byte> token_bytes, double now, const c
   if (token_bytes.size() == netcode::kConnectTokenBytes && netcode::read_connect_token(token_bytes, token) &&
       token.protocol_id != protocol_id_) {
     if (reason != nullptr) *reason = "the connect token's protocol id is not this client's stack_protocol_id";
+    BITWIRE_LOG(
+        LogLevel::kWarning,
+        "client: connect token refused: it is for protocol id 0x%016llx, this client's stack_protocol_id is "
+        "0x%016llx (a token made with the schema's id, or for another schema or channel layout)",
+        static_cast<unsigned long long>(token.protocol_id), static_cast<unsigned long long>(protocol_id_));
     return false;
   }
   netcode_.connect(token_bytes, now);
