@@ -149,6 +149,14 @@ TEST(SimulatedTransport, RefusedConfigNamesTheField) {
       << config.check();
   SimulatedTransport refused(inner, config);
   EXPECT_TRUE(refused.failed());
+  EXPECT_NE(std::string(refused.error_reason()).find("ring_size"), std::string::npos);
+  const std::array<std::byte, 4> payload{};
+  refused.send(Address::ipv4(10, 0, 0, 2, 2), payload);
+  LoopbackTransport peer(network, Address::ipv4(10, 0, 0, 2, 2));
+  peer.send(inner.local_address(), payload);
+  EXPECT_FALSE(receive(refused).got) << "a refused link carries nothing";
+  EXPECT_EQ(network.sent(), 1u) << "only the peer's datagram reached the network";
+  EXPECT_EQ(refused.stats().refused, 2u);
   config = SimulatedTransportConfig::symmetric(latency(1.0), 1);
   config.incoming.conditions.loss_percent = 101.0;
   EXPECT_NE(std::string(config.check()).find("SimulatedTransportConfig.incoming: "), std::string::npos)

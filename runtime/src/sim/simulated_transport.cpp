@@ -145,6 +145,10 @@ bool SimulatedTransport::set_conditions(const NetworkConditions& conditions) {
 }
 
 void SimulatedTransport::send(const Address& to, std::span<const std::byte> datagram) {
+  if (failed()) {
+    ++stats_.refused;
+    return;
+  }
   const double time = now();
   if (datagram.size() > static_cast<size_t>(max_datagram_)) {
     ++stats_.too_large;
@@ -224,6 +228,14 @@ void SimulatedTransport::pump() {
 
 bool SimulatedTransport::receive(std::span<std::byte> buffer, Address& from, size_t& size,
                                  double& arrival_time) {
+  if (failed()) {
+    // Read the inner transport dry and drop what it holds: nothing crosses a refused link.
+    while (inner_.receive(std::span(scratch_.get(), static_cast<size_t>(max_datagram_)), from, size,
+                          arrival_time)) {
+      ++stats_.refused;
+    }
+    return false;
+  }
   if (ring_count_ == 0) pump();
   if (ring_count_ == 0) return false;
   const size_t slot = static_cast<size_t>(ring_head_);

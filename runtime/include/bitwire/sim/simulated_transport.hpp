@@ -26,7 +26,8 @@
 //   ring drops the datagram and counts it (`ring_dropped`), as a full socket buffer would; a datagram larger
 //   than `max_datagram` is dropped and counted (`too_large`).
 // - Config: SimulatedTransportConfig::check() names the refused field; a refused config leaves the
-//   transport failed() (error_reason() says why) and every datagram is dropped by the refusing simulator.
+//   transport failed() (error_reason() says why): it allocates the nearest legal sizes and drops every
+//   datagram both ways (counted `refused`), as a network that is down.
 // - Reproducible: the same seed, conditions and sequence of calls and times give the same network.
 #pragma once
 
@@ -60,6 +61,7 @@ struct SimulatedTransportStats {
   uint64_t ring_dropped = 0;     // dropped: the receive ring was full
   uint64_t too_large = 0;        // dropped: larger than max_datagram
   uint64_t inner_oversized = 0;  // datagrams the inner transport reported with size 0 (passed on as such)
+  uint64_t refused = 0;          // dropped: the config was refused (failed())
 };
 
 class SimulatedTransport final : public Transport {
