@@ -1,12 +1,19 @@
 // bitwire_token: makes a netcode 1.02 connect token for development, as a backend would.
 //
 //   bitwire_token --new-key > dev.key                      # 32 random bytes as 64 hex digits
-//   bitwire_token --key-file dev.key --protocol-id 0x1234 --client-id 7 --server 127.0.0.1:40000 --out token.bin
-//   BITWIRE_PRIVATE_KEY=$(cat dev.key) bitwire_token --protocol-id 0x1234 --client-id 7 --server [::1]:40000 --hex
+//   bitwire_token --key-file dev.key --protocol-id 0x1234 --client-id 7 --server 127.0.0.1:40000 --out
+//   token.bin BITWIRE_PRIVATE_KEY=$(cat dev.key) bitwire_token --protocol-id 0x1234 --client-id 7 --server
+//   [::1]:40000 --hex
 //
 // The private key comes from --key-file or from the environment variable named by --key-env (default
-// BITWIRE_PRIVATE_KEY); there is no built-in key in any build. The token is written raw (2048 bytes) to --out,
-// or as hex to stdout with --hex. Exit codes: 0 ok, 1 a refused input, 2 usage.
+// BITWIRE_PRIVATE_KEY); there is no built-in key in any build. The token is written raw (2048 bytes) to
+// --out, or as hex to stdout with --hex. --help prints the usage and which protocol id a token needs. Exit
+// codes: 0 ok (and --help), 1 a refused input, 2 usage.
+//
+// The protocol id: a bitwire Server accepts tokens for stack_protocol_id(factory, config) -- the schema's id
+// (`idlc --layout` prints it) folded with the StackConfig's channel layout -- which only the game's binary
+// knows. The server reports it as Server::protocol_id() and logs it at kInfo when it starts; a token made
+// with the schema's id is refused ("request for another protocol id" in the server's log).
 #include <cerrno>
 #include <cinttypes>
 #include <cstddef>
@@ -26,14 +33,47 @@ namespace {
 
 using bitwire::netcode::Key;
 
+constexpr const char* kUsage =
+    "usage: bitwire_token --new-key\n"
+    "       bitwire_token [--key-file FILE | --key-env NAME] --protocol-id N --client-id N\n"
+    "                     --server ADDRESS [--server ADDRESS ...] [--expire SECONDS] [--timeout SECONDS]\n"
+    "                     [--user-data HEX] [--now UNIX_SECONDS] (--out FILE | --hex)\n"
+    "       bitwire_token --help\n";
+
 int usage(const char* message) {
   if (message != nullptr) std::fprintf(stderr, "bitwire_token: %s\n", message);
-  std::fprintf(stderr,
-               "usage: bitwire_token --new-key\n"
-               "       bitwire_token [--key-file FILE | --key-env NAME] --protocol-id N --client-id N\n"
-               "                     --server ADDRESS [--server ADDRESS ...] [--expire SECONDS] [--timeout SECONDS]\n"
-               "                     [--user-data HEX] [--now UNIX_SECONDS] (--out FILE | --hex)\n");
+  std::fprintf(stderr, "%s(see --help)\n", kUsage);
   return 2;
+}
+
+int help() {
+  std::printf(
+      "bitwire_token: makes a netcode 1.02 connect token for development, as a game's backend would.\n\n%s\n"
+      "options:\n"
+      "  --new-key            print a new random private key (64 hex digits) and exit\n"
+      "  --key-file FILE      the server's private key, 64 hex digits\n"
+      "  --key-env NAME       ... or from this environment variable (default BITWIRE_PRIVATE_KEY)\n"
+      "  --protocol-id N      the id the server accepts: for a bitwire Server, its stack protocol id\n"
+      "                       (Server::protocol_id() = stack_protocol_id(factory, config), which the server\n"
+      "                       logs at start: 'server ... protocol id 0x...'), NOT the schema's ProtocolId "
+      "that\n"
+      "                       `idlc --layout` prints: the stack folds the channel layout into it. A token "
+      "for\n"
+      "                       another id is refused (the server logs 'request for another protocol id')\n"
+      "  --client-id N        the client's unique id (64 bits)\n"
+      "  --server ADDRESS     a server the client may connect to (1..32, tried in order): 127.0.0.1:40000,\n"
+      "                       [::1]:40000\n"
+      "  --expire SECONDS     token lifetime (default 30)\n"
+      "  --timeout SECONDS    seconds of silence before either end drops the connection (default 10; -1: "
+      "never)\n"
+      "  --user-data HEX      up to 256 bytes handed to the server with the connection\n"
+      "  --now UNIX_SECONDS   creation time (default: now)\n"
+      "  --out FILE           write the 2048-byte token to FILE\n"
+      "  --hex                print the token as hex to stdout\n"
+      "  --help, -h           this text\n\n"
+      "exit status: 0 success, 1 a refused input (key, address, token), 2 usage errors\n",
+      kUsage);
+  return 0;
 }
 
 bool parse_u64(const char* text, uint64_t& out) {
@@ -95,7 +135,9 @@ int main(int argc, char** argv) {
       return true;
     };
     uint64_t number = 0;
-    if (arg == "--new-key") {
+    if (arg == "--help" || arg == "-h") {
+      return help();
+    } else if (arg == "--new-key") {
       const Key key = bitwire::netcode::random_key();
       print_hex(key);
       return 0;

@@ -10,10 +10,12 @@
 #include <ctime>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "bitwire/core/monotonic_time.hpp"
 #include "options.hpp"
+#include "plot.hpp"
 #include "run.hpp"
 #include "session.hpp"
 #include "status.hpp"
@@ -67,6 +69,16 @@ class Clock {
 };
 
 int run(const Options& options) {
+  // Output files are checked now, so a bad path costs nothing but this message (not the whole run).
+  for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--csv", options.csv_path},
+                                   std::pair<const char*, const std::string&>{"--svg", options.svg_path}}) {
+    std::string problem;
+    if (!path.empty() && !check_writable(path, problem)) {
+      std::fprintf(stderr, "bitwire_demo: %s: cannot write %s (checked before the run)\n", flag,
+                   problem.c_str());
+      return 2;
+    }
+  }
   const std::vector<RunPhase> phases = make_phases(options);
   Session session(options);
   const uint64_t unix_start = static_cast<uint64_t>(std::time(nullptr));
@@ -121,7 +133,8 @@ int run(const Options& options) {
       PhaseTotals& t = totals[phase][static_cast<size_t>(c)];
       if (v.connected) ++t.connected_ticks;
       const double rtt_settle = kSettleSeconds + 2.0 * phases[phase].conditions.latency_ms / 1000.0;
-      if (v.connected && v.rtt_ms > 0.0 && now >= phases[phase].start_s + rtt_settle) {
+      // A measured RTT, whatever its value: a zero-latency link measures 0 ms.
+      if (v.connected && std::isfinite(v.rtt_ms) && now >= phases[phase].start_s + rtt_settle) {
         if (now >= phases[phase].start_s + loss_settle) {
           t.loss_sum += v.loss_percent;
           ++t.loss_count;

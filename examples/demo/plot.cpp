@@ -217,6 +217,7 @@ std::string series_colour(int connection) {
 constexpr double kWidth = 1000.0;
 constexpr double kLeft = 84.0;    // room for the y tick labels and the rotated axis title
 constexpr double kRight = 24.0;
+constexpr double kLabelCharWidth = 0.62;  // em per character, for fitting phase labels
 constexpr double kPlotWidth = kWidth - kLeft - kRight;
 constexpr double kChartHeight = 170.0;
 constexpr double kChartGap = 46.0;  // x tick labels of the chart above, and air
@@ -483,7 +484,9 @@ class SvgWriter {
 
   static const char* phase_fill(size_t index) { return index % 2 == 0 ? "#eef3fa" : "#faf1e6"; }
 
-  // The phase numbers and conditions above the first chart, each clipped to its phase's width.
+  // The phase numbers and conditions above the first chart. A label wider than its phase (at a generous
+  // kLabelCharWidth per character) shrinks to the phase number alone (the list under the legend names the
+  // conditions), so no label is cut mid-word; each is still clipped to its phase as a last resort.
   void phase_band(double top) {
     if (p_.phases.empty()) return;
     out_ += "<defs>\n";
@@ -502,14 +505,24 @@ class SvgWriter {
       rect(x, top, x_of(phase.end_s) - x, 20.0, phase_fill(i));
       std::string label;
       append_uint(label, i + 1);
+      const std::string number = label;
       label += ": ";
       label += phase.label;
+      if (text_width(label, 11) + 8.0 > x_of(phase.end_s) - x) label = number;
       std::string clip = "clip-path=\"url(#phase-clip-";
       append_uint(clip, i);
       clip += ")\"";
       text(x + 4.0, top + 14.5, label, 11, "start", clip.c_str());
     }
     out_ += "</g>\n";
+  }
+
+  // Width of `content` at `size` px, rounded up: kLabelCharWidth em per UTF-8 character (wider than the
+  // average glyph of a sans-serif font).
+  static double text_width(std::string_view content, int size) {
+    size_t characters = 0;
+    for (const char c : content) characters += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+    return static_cast<double>(characters) * kLabelCharWidth * size;
   }
 
   void phase_list(double top) {
@@ -696,6 +709,20 @@ std::string csv_text(const PlotData& data) {
 }
 
 std::string svg_text(const PlotData& data) { return SvgWriter(data, prepare(data)).write(); }
+
+bool check_writable(const std::string& path, std::string& error) {
+  std::FILE* probe = std::fopen(path.c_str(), "rb");
+  const bool existed = probe != nullptr;
+  if (probe != nullptr) std::fclose(probe);
+  std::FILE* file = std::fopen(path.c_str(), "ab");
+  if (file == nullptr) {
+    error = path + ": " + std::strerror(errno);
+    return false;
+  }
+  std::fclose(file);
+  if (!existed) std::remove(path.c_str());
+  return true;
+}
 
 bool write_csv(const std::string& path, const PlotData& data, std::string& error) {
   return write_file(path, csv_text(data), error);

@@ -72,5 +72,9 @@ std::string svg_text(const PlotData& data);
 // Write the texts to a file; false with `error` set (the path and strerror) when it cannot be written.
 bool write_csv(const std::string& path, const PlotData& data, std::string& error);
 bool write_svg(const std::string& path, const PlotData& data, std::string& error);
+// Whether `path` can be written, checked before a run so a bad path is reported at once, not after it: the
+// file is opened for appending (its contents untouched) and, when it did not exist, removed again. False
+// with `error` set (the path and strerror) when it cannot be opened.
+bool check_writable(const std::string& path, std::string& error);
 
 }  // namespace demo

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "bitwire/core/crc32.hpp"
 #include "bitwire/netcode/token.hpp"
@@ -159,20 +160,23 @@ void fill_level(uint64_t seed, uint64_t client_id, uint8_t* out, size_t size) {
 
 struct Session::ClientEnd {
   bitwire::UdpSocket socket;
-  std::unique_ptr<SimulatedTransport> transport;
+  std::unique_ptr<SocketTransport> socket_transport;       // the socket, dated on the demo's clock
+  std::unique_ptr<bitwire::SimulatedTransport> transport;  // the simulated network around it
   std::unique_ptr<bitwire::Client> client;
   bitwire::Random random{0};
   uint32_t input_tick = 0;
 };
 
 Session::Session(const Options& options) : options_(options), config_(make_config(options.clients, options.rate_hz)) {
-  simulator_config_.capacity = 2048;
-  simulator_config_.mtu = static_cast<int>(SimulatedTransport::kMaxDatagram);
-  simulator_config_.conditions.latency_ms = options.latency_ms;
-  simulator_config_.conditions.jitter_ms = options.jitter_ms;
-  simulator_config_.conditions.loss_percent = options.loss_percent;
-  simulator_config_.conditions.duplicate_percent = options.dup_percent;
-  simulator_config_.conditions.bandwidth_kbps = options.bandwidth_kbps;
+  bitwire::NetworkConditions conditions;
+  conditions.latency_ms = options.latency_ms;
+  conditions.jitter_ms = options.jitter_ms;
+  conditions.loss_percent = options.loss_percent;
+  conditions.duplicate_percent = options.dup_percent;
+  conditions.bandwidth_kbps = options.bandwidth_kbps;
+  simulator_config_ = bitwire::SimulatedTransportConfig::symmetric(conditions);
+  simulator_config_.outgoing.capacity = 2048;
+  simulator_config_.incoming.capacity = 2048;
   level_.resize(kLevelBytes);
 }
 
@@ -212,12 +216,12 @@ bool Session::start(double now, uint64_t unix_now, std::string& error) {
       error = std::string("client socket: ") + bitwire::to_string(status) + " " + end->socket.system_error();
       return false;
     }
-    bitwire::NetworkSimulatorConfig up = simulator_config_;
-    bitwire::NetworkSimulatorConfig down = simulator_config_;
-    up.seed = options_.seed * 1000 + static_cast<uint64_t>(c) * 2;
-    down.seed = up.seed + 1;
-    end->transport = std::make_unique<SimulatedTransport>(end->socket, server_socket_.local_address(), up, down,
-                                                          clock_);
+    bitwire::SimulatedTransportConfig link = simulator_config_;
+    link.outgoing.seed = options_.seed * 1000 + static_cast<uint64_t>(c) * 2;
+    link.incoming.seed = link.outgoing.seed + 1;
+    end->socket_transport = std::make_unique<SocketTransport>(end->socket, clock_);
+    end->transport = std::make_unique<bitwire::SimulatedTransport>(*end->socket_transport, link);
+    end->transport->set_clock([this] { return clock_.now(); });
     end->client = std::make_unique<bitwire::Client>(config_, factory(), *end->transport, now);
     end->random.reseed(options_.seed * 7919 + static_cast<uint64_t>(c));
     if (!end->client->is_ok()) {
@@ -275,8 +279,7 @@ void Session::client_tick(int c, double now, bool send_reliable) {
   ClientEnd& end = *clients_[static_cast<size_t>(c)];
   ConnectionTally& t = tallies_[static_cast<size_t>(c)];
   bitwire::Client& client = *end.client;
-  end.transport->pump(now);
-  client.update(now);
+  client.update(now);  // the simulated transport moves what is due as the client reads it
   bitwire::ClientEvent event;
   while (client.next_event(event)) {
     if (event.kind == bitwire::ClientEvent::Kind::kConnected) {
@@ -331,7 +334,6 @@ void Session::client_tick(int c, double now, bool send_reliable) {
     }
   }
   client.send_packets();
-  end.transport->pump(now);
 }
 
 void Session::server_tick(double now, uint64_t unix_now, bool send_reliable) {
@@ -409,7 +411,8 @@ ConnectionView Session::view(int c) const {
   const bitwire::Client& client = *end.client;
   v.connected = client.is_connected();
   const bitwire::StackStats stats = client.stats();
-  v.rtt_ms = stats.rtt_ms;
+  v.rtt_ms = client.connection().endpoint().rtt_samples() > 0 ? stats.rtt_ms
+                                                              : std::numeric_limits<double>::quiet_NaN();
   v.jitter_ms = stats.jitter_ms;
   v.loss_percent = stats.packet_loss_percent;
   v.up_kbps = stats.sent_kbps;
@@ -454,7 +457,9 @@ uint64_t Session::payloads_refused(int c) const {
   return refused;
 }
 
-const SimulatedTransport& Session::link(int c) const { return *clients_[static_cast<size_t>(c)]->transport; }
+const bitwire::SimulatedTransport& Session::link(int c) const {
+  return *clients_[static_cast<size_t>(c)]->transport;
+}
 
 size_t Session::server_memory_bytes() const { return server_ ? server_->memory_bytes() : 0; }
 size_t Session::client_memory_bytes() const { return clients_.empty() ? 0 : clients_.front()->client->memory_bytes(); }

@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "bitwire/sim/simulated_transport.hpp"
+#include "bitwire/sim/simulator.hpp"
 #include "bitwire/stack/client.hpp"
 #include "bitwire/stack/server.hpp"
-#include "bitwire/sim/simulator.hpp"
 #include "bitwire/transport/udp_socket.hpp"
 #include "options.hpp"
-#include "simulated_transport.hpp"
 #include "socket_transport.hpp"
 #include "tick_clock.hpp"
 
@@ -32,7 +32,7 @@ inline constexpr size_t kLevelBytes = 256 * 1024 - 3000;
 // What one connection looks like now (for the status view and the per-second samples).
 struct ConnectionView {
   bool connected = false;
-  double rtt_ms = 0.0;
+  double rtt_ms = 0.0;  // NaN until the client's endpoint has an RTT sample (0 ms is a measurement)
   double jitter_ms = 0.0;
   double loss_percent = 0.0;
   double up_kbps = 0.0;
@@ -92,7 +92,7 @@ class Session {
   uint64_t invalid_packets(int client) const;
   // Packets the connection built that netcode would not send (both ends of the client's connection).
   uint64_t payloads_refused(int client) const;
-  const SimulatedTransport& link(int client) const;
+  const bitwire::SimulatedTransport& link(int client) const;
   const bitwire::StackConfig& config() const { return config_; }
   size_t server_memory_bytes() const;
   size_t client_memory_bytes() const;
@@ -108,7 +108,7 @@ class Session {
 
   Options options_;
   bitwire::StackConfig config_;
-  bitwire::NetworkSimulatorConfig simulator_config_;
+  bitwire::SimulatedTransportConfig simulator_config_;
   bitwire::UdpSocket server_socket_;
   TickClock clock_;  // the demo's clock, stepped per tick; dates what the sockets receive
   std::unique_ptr<SocketTransport> server_transport_;

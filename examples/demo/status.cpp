@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 
 namespace demo {
 namespace {
@@ -27,6 +28,17 @@ std::string status_header() {
   return "  client  rtt ms  jitter  loss %  up kbps  down kbps  level              congestion    sent    recv  resent";
 }
 
+// The RTT in a 6-wide column: "-" before the first sample.
+std::string rtt_text(double rtt_ms) {
+  char text[32];
+  if (std::isfinite(rtt_ms)) {
+    std::snprintf(text, sizeof text, "%6.1f", rtt_ms);
+  } else {
+    std::snprintf(text, sizeof text, "%6s", "-");
+  }
+  return text;
+}
+
 std::string status_line(int client, const ConnectionView& v) {
   char line[256];
   if (!v.connected) {
@@ -34,10 +46,11 @@ std::string status_line(int client, const ConnectionView& v) {
     return line;
   }
   std::snprintf(line, sizeof line,
-                "  %6d  %6.1f  %6.1f  %6.1f  %7.0f  %9.0f  %s %3.0f%%  %-10s  %6" PRIu64 "  %6" PRIu64 "  %6" PRIu64,
-                client, v.rtt_ms, v.jitter_ms, v.loss_percent, v.up_kbps, v.down_kbps,
-                progress_bar(v.block_percent, 10).c_str(), v.block_percent, v.congestion_good ? "good" : "bad",
-                v.messages_sent, v.messages_received, v.messages_resent);
+                "  %6d  %s  %6.1f  %6.1f  %7.0f  %9.0f  %s %3.0f%%  %-10s  %6" PRIu64 "  %6" PRIu64
+                "  %6" PRIu64,
+                client, rtt_text(v.rtt_ms).c_str(), v.jitter_ms, v.loss_percent, v.up_kbps, v.down_kbps,
+                progress_bar(v.block_percent, 10).c_str(), v.block_percent,
+                v.congestion_good ? "good" : "bad", v.messages_sent, v.messages_received, v.messages_resent);
   return line;
 }
 
@@ -74,24 +87,24 @@ void print_summary(std::FILE* out, const Session& session) {
       std::snprintf(level, sizeof level, "%.0f%%", v.block_percent);
     }
     std::fprintf(out,
-                 "%6d  %6.1f  %9.1f  %6.1f  %7.0f  %9.0f  %9" PRIu64 "  %4" PRIu64 "  %6" PRIu64
+                 "%6d  %s  %9.1f  %6.1f  %7.0f  %9.0f  %9" PRIu64 "  %4" PRIu64 "  %6" PRIu64
                  "  %5u / %-5u  %6u / %-6u  %6" PRIu64 "  %9" PRIu64 "  %s\n",
-                 c, v.rtt_ms, v.jitter_ms, v.loss_percent, v.up_kbps, v.down_kbps, v.messages_sent,
-                 v.messages_received, v.messages_resent, t.up_received, t.up_sent, t.down_received, t.down_sent,
-                 t.inputs_received, t.snapshots_received, level);
+                 c, rtt_text(v.rtt_ms).c_str(), v.jitter_ms, v.loss_percent, v.up_kbps, v.down_kbps,
+                 v.messages_sent, v.messages_received, v.messages_resent, t.up_received, t.up_sent,
+                 t.down_received, t.down_sent, t.inputs_received, t.snapshots_received, level);
   }
   // What the simulated network did, over every link and both directions: the truth the estimates above
   // are compared with.
   uint64_t sent = 0, lost = 0, duplicated = 0, queue_full = 0, dropped = 0;
   for (int c = 0; c < session.clients(); ++c) {
-    for (const bitwire::NetworkSimulator* sim : {&session.link(c).up(), &session.link(c).down()}) {
+    for (const bitwire::NetworkSimulator* sim : {&session.link(c).outgoing(), &session.link(c).incoming()}) {
       sent += sim->stats().sent;
       lost += sim->stats().lost + sim->stats().burst_lost;
       duplicated += sim->stats().duplicated;
       queue_full += sim->stats().queue_full;
       dropped += sim->stats().overflow + sim->stats().too_large;
     }
-    dropped += session.link(c).ring_dropped();
+    dropped += session.link(c).stats().ring_dropped + session.link(c).stats().too_large;
   }
   std::fprintf(out,
                "\nsimulated network, all links both ways: %" PRIu64 " packets, %" PRIu64 " lost (%.1f%%), %" PRIu64

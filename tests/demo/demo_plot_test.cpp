@@ -426,6 +426,9 @@ TEST(DemoPlotSvg, HostileTextIsEscaped) {
   const std::string hostile = "</text><script>alert(\"x\")</script> & 'q' <!-- ]]> \x01\x1f";
   data.title = hostile;
   data.phases[0].label = hostile + " \xff\xc0\xaf bad utf-8 \xe2\x82\xac";
+  // Wide enough for the whole label in the band (a narrow phase shows its number alone).
+  data.phases[0].end_s = data.phases[1].start_s = 4.0;
+  data.phases[1].end_s = data.phases[2].start_s = 4.5;
   data.samples[0].congestion = hostile;
   const std::string svg = demo::svg_text(data);
   const XmlCheck xml = check_svg(data, 1);
@@ -435,6 +438,26 @@ TEST(DemoPlotSvg, HostileTextIsEscaped) {
   EXPECT_TRUE(has_text(xml, decoded));
   // Invalid UTF-8 became U+FFFD per byte; the valid euro sign survived.
   EXPECT_TRUE(has_text(xml, "1: " + decoded + " \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd bad utf-8 \xe2\x82\xac"));
+}
+
+// A phase narrower than its label shows its number alone in the band above the charts (the list under the
+// legend names its conditions), instead of the first letters of the label cut off at the phase's edge.
+TEST(DemoPlotSvg, ANarrowPhaseShowsItsNumberNotACutLabel) {
+  demo::PlotData data = make_run(2, 30);
+  data.phases = {{0.0, 28.0, "100 ms +-20 ms, 5% loss, 1% dup", 100.0, 20.0, 5.0},
+                 {28.0, 29.0, "loss burst: 100 ms, 25% loss", 100.0, 20.0, 25.0},
+                 {29.0, 30.0, "normal", 100.0, 20.0, 5.0}};
+  const XmlCheck xml = check_svg(data, 2);
+  ASSERT_TRUE(xml.ok);
+  const XmlElement* band = by_id(xml, "phase-labels");
+  ASSERT_NE(band, nullptr);
+  const int band_index = static_cast<int>(band - xml.elements.data());
+  std::vector<std::string> labels;
+  for (const XmlElement& e : xml.elements) {
+    if (e.name == "text" && e.parent == band_index) labels.push_back(e.text);
+  }
+  EXPECT_EQ(labels, (std::vector<std::string>{"1: 100 ms +-20 ms, 5% loss, 1% dup", "2", "3"}));
+  EXPECT_TRUE(has_text(xml, "phase 2 (28-29 s): loss burst: 100 ms, 25% loss")) << "the list still names it";
 }
 
 TEST(DemoPlotSvg, SameDataSameBytes) {
@@ -460,6 +483,26 @@ TEST(DemoPlotFiles, WritesWhatTheTextFunctionsReturn) {
   EXPECT_EQ(read(base + ".csv"), demo::csv_text(data));
   std::remove((base + ".svg").c_str());
   std::remove((base + ".csv").c_str());
+}
+
+TEST(DemoPlotFiles, CheckWritableRefusesABadPathAndLeavesNoTrace) {
+  std::string error;
+  EXPECT_FALSE(demo::check_writable("/nonexistent-directory-for-bitwire/plot.svg", error));
+  EXPECT_NE(error.find("/nonexistent-directory-for-bitwire/plot.svg: No such file"), std::string::npos)
+      << error;
+  const std::string fresh = ::testing::TempDir() + "demo_check_" + std::to_string(::getpid()) + ".svg";
+  std::remove(fresh.c_str());
+  EXPECT_TRUE(demo::check_writable(fresh, error)) << error;
+  EXPECT_FALSE(std::ifstream(fresh).good()) << "a file that did not exist is removed again";
+  {
+    std::ofstream out(fresh);
+    out << "kept";
+  }
+  EXPECT_TRUE(demo::check_writable(fresh, error)) << error;
+  std::ifstream in(fresh);
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, "kept") << "an existing file is left as it was";
+  std::remove(fresh.c_str());
 }
 
 TEST(DemoPlotFiles, UnwritablePathIsAnErrorNamingThePath) {

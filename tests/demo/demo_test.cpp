@@ -155,6 +155,57 @@ TEST(Demo, AFailedCheckExitsOne) {
   EXPECT_NE(r.output.find("SOME CHECKS FAILED"), std::string::npos) << r.output;
 }
 
+TEST(Demo, BadOutputPathIsRefusedBeforeTheRun) {
+  // A 30 s run would print its status and checks first; the path is refused before the session starts.
+  const Result r = run_demo("--duration 30 --svg /nonexistent-directory-for-bitwire/plot.svg");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("bitwire_demo: --svg: cannot write /nonexistent-directory-for-bitwire/plot.svg"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("checks:"), std::string::npos) << "the run started: " << r.output;
+  const Result csv = run_demo("--duration 30 --csv /nonexistent-directory-for-bitwire/stats.csv");
+  EXPECT_EQ(csv.exit_code, 2) << csv.output;
+  EXPECT_NE(csv.output.find("--csv: cannot write"), std::string::npos) << csv.output;
+}
+
+TEST(Demo, ZeroLatencyRunComparesItsRtt) {
+  // On a zero-latency link the RTT measures 0 ms: a measurement, so the phase is compared, not "too short".
+  const Result r =
+      run_demo("--fast --duration 3 --seed 2 --clients 2 --latency 0 --jitter 0 --loss 0 --dup 0");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("too short to settle"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("[ ok ] RTT: furthest client"), std::string::npos) << r.output;
+}
+
+TEST(Demo, RttIsLeftOutBeforeTheFirstSample) {
+  // 600 ms round trips: at the first second no RTT has been measured (the handshake alone takes two round
+  // trips); the CSV leaves the field empty (the plot leaves the point out) instead of drawing 0 ms.
+  const auto dir = scratch_dir("rtt");
+  const auto csv = dir / "stats.csv";
+  const Result r = run_demo("--fast --duration 4 --seed 1 --clients 1 --latency 300 --jitter 0 --csv \"" +
+                            csv.string() + "\"");
+  ASSERT_TRUE(std::filesystem::exists(csv)) << r.output;
+  std::istringstream lines(read_text(csv));
+  std::string line;
+  std::getline(lines, line);  // header
+  int rows = 0, empty_rtt = 0, measured_rtt = 0;
+  while (std::getline(lines, line)) {
+    ++rows;
+    const size_t first = line.find(',');
+    const size_t second = line.find(',', first + 1);
+    const size_t third = line.find(',', second + 1);
+    const std::string rtt = line.substr(second + 1, third - second - 1);
+    if (rows == 1) {
+      EXPECT_EQ(rtt, "") << "second 1: no RTT sample yet: " << line;
+    }
+    (rtt.empty() ? empty_rtt : measured_rtt) += 1;
+  }
+  EXPECT_EQ(rows, 4);
+  EXPECT_GE(empty_rtt, 1);
+  EXPECT_GE(measured_rtt, 1) << "an RTT is measured once the first round trip is done";
+  std::filesystem::remove_all(dir.parent_path());
+}
+
 TEST(Demo, HelpDocumentsEveryOptionWithItsDefault) {
   const Result r = run_demo("--help");
   EXPECT_EQ(r.exit_code, 0);

@@ -1,5 +1,7 @@
-// The demo's transports date each datagram on the demo's stepped clock by when it reached the host
+// The demo's socket transport dates each datagram on the demo's stepped clock by when it reached the host
 // (examples/demo/tick_clock.hpp), so the RTT the demo reports leaves out the ticks that read the sockets.
+// The simulated link around each client's socket is the public bitwire::SimulatedTransport; its check that
+// the link starts when the datagram reached the host is tests/sim/simulated_transport_test.cpp.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -7,7 +9,6 @@
 #include <cmath>
 #include <thread>
 
-#include "simulated_transport.hpp"
 #include "socket_transport.hpp"
 #include "tick_clock.hpp"
 
@@ -63,40 +64,6 @@ TEST(DemoTransport, ServerDatesADatagramByTheTickItArrivedIn) {
   ASSERT_TRUE(got);
   EXPECT_EQ(size, payload.size());
   EXPECT_EQ(arrival, 1.0);
-}
-
-TEST(DemoTransport, ClientLinkStartsWhenTheDatagramReachedTheHost) {
-  UdpSocket server_socket, client_socket;
-  ASSERT_EQ(server_socket.open(Address::ipv4(127, 0, 0, 1, 0)), SocketStatus::kOk);
-  ASSERT_EQ(client_socket.open(Address::ipv4(127, 0, 0, 1, 0)), SocketStatus::kOk);
-  bitwire::NetworkSimulatorConfig link;
-  link.mtu = static_cast<int>(demo::SimulatedTransport::kMaxDatagram);
-  link.conditions.latency_ms = 100.0;
-  link.conditions.jitter_ms = 0.0;
-  link.conditions.loss_percent = 0.0;
-  link.conditions.duplicate_percent = 0.0;
-  ASSERT_EQ(link.check(), nullptr);
-  demo::TickClock clock;
-  demo::SimulatedTransport client(client_socket, server_socket.local_address(), link, link, clock);
-  // The server sends during the tick at 1.0; the client reads its socket at the next tick, 1.05.
-  clock.begin_tick(1.0);
-  client.pump(1.0);
-  pause();
-  const std::array<std::byte, 8> payload{};
-  ASSERT_EQ(server_socket.send(client_socket.local_address(), payload), SocketStatus::kOk);
-  pause();
-  clock.begin_tick(1.05);
-  client.pump(1.05);
-  // Due 100 ms after it reached the client's host: at 1.1, not 1.15.
-  clock.begin_tick(1.1);
-  client.pump(1.1);
-  std::array<std::byte, 64> buffer{};
-  Address from;
-  size_t size = 0;
-  double arrival = 0.0;
-  ASSERT_TRUE(client.receive(buffer, from, size, arrival));
-  EXPECT_EQ(size, payload.size());
-  EXPECT_NEAR(arrival, 1.1, 1e-9);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 cmake_minimum_required(VERSION 3.25)
-# ctest driver: install the current build into a scratch prefix, then configure, build and run a copy of
+# ctest driver: install the current build into a scratch prefix, check the installed bitwire_token
+# (tests/tools/token_tool.cmake), then configure, build and run a copy of
 # the downstream project against it, and check that the build integration is incremental:
 #   - a second build does nothing;
 #   - touching an imported schema regenerates exactly the targets whose schemas import it;
@@ -32,6 +33,12 @@ function(expect_generated what)  # expect_generated("game_protocol;..." ) after 
 endfunction()
 
 run_step(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${WORK_DIR}/prefix")
+# The installed token tool: present in bin/ beside idlc, with its --help and a token it mints.
+if(NOT EXISTS "${WORK_DIR}/prefix/bin/bitwire_token")
+  message(FATAL_ERROR "downstream: cmake --install did not install bin/bitwire_token")
+endif()
+run_step(${CMAKE_COMMAND} -DTOOL=${WORK_DIR}/prefix/bin/bitwire_token -DWORK_DIR=${WORK_DIR}/token_tool
+         -P "${CMAKE_CURRENT_LIST_DIR}/../tools/token_tool.cmake")
 run_step(${CMAKE_COMMAND} -S "${src}" -B "${build}" -G Ninja "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix"
          "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}")
 run_step(${CMAKE_COMMAND} --build "${build}")

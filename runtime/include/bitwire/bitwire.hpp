@@ -5,7 +5,8 @@
 //   - netcode/    connect tokens (a game's backend mints them: generate_connect_token);
 //   - message/    Message, MessageFactory, channel and block configs a StackConfig is made of;
 //   - transport/  Address, Transport and UdpSocket (a game may pass its own Transport);
-//   - sim/        NetworkSimulator, the latency/jitter/loss/duplicate model tests and demos put on a link;
+//   - sim/        NetworkSimulator (latency/jitter/loss/duplicates on a link) and SimulatedTransport, the
+//                 decorator that puts it between a Client or Server and its Transport;
 //   - serialize/  the streams and serialize functions idlc's generated code calls;
 //   - core/       the monotonic clock, the random generator and CRC32 a game may use for its own checks.
 // Lower-level pieces a game builds on directly (the packet Endpoint without channels, the Connection
@@ -19,6 +20,7 @@
 #include "bitwire/message/message.hpp"
 #include "bitwire/netcode/token.hpp"
 #include "bitwire/serialize/serialize.hpp"
+#include "bitwire/sim/simulated_transport.hpp"
 #include "bitwire/sim/simulator.hpp"
 #include "bitwire/stack/client.hpp"
 #include "bitwire/stack/server.hpp"

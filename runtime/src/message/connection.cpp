@@ -21,6 +21,8 @@ const char* to_string(SendResult result) {
     case SendResult::kBlocksDisabled: return "blocks are disabled on this channel";
     case SendResult::kBlockMissing: return "block message without a block";
     case SendResult::kConnectionError: return "connection is in its error state";
+    case SendResult::kNotConnected:
+      return "not connected: send after the session is connected";
   }
   return "unknown send result";
 }
@@ -182,9 +184,10 @@ void Connection::fail(ConnectionError error, const char* reason) {
 
 SendStatus Connection::send(int channel_index, MessageHandle&& message) {
   SendStatus status;
-  const auto refuse = [&](SendResult result) {
+  const auto refuse = [&](SendResult result, const char* limit = nullptr) {
     ++counters_.sends_refused;
     status.result = result;
+    status.limit = limit;
     return status;
   };
   if (!message) return refuse(SendResult::kEmptyMessage);
@@ -206,19 +209,25 @@ SendStatus Connection::send(int channel_index, MessageHandle&& message) {
   size_t bits = static_cast<size_t>(layout_.type_bits()) + validate.bits_processed();
   // The most this message's entry can ever have: the whole packet, or the channel's own budget.
   size_t budget_bytes = static_cast<size_t>(config_.max_packet_size);
-  if (c.packet_budget_bytes > 0) budget_bytes = std::min(budget_bytes, static_cast<size_t>(c.packet_budget_bytes));
+  const char* budget_limit = "ConnectionConfig.max_packet_size";
+  if (c.packet_budget_bytes > 0 && static_cast<size_t>(c.packet_budget_bytes) < budget_bytes) {
+    budget_bytes = static_cast<size_t>(c.packet_budget_bytes);
+    budget_limit = "ChannelConfig.packet_budget_bytes";
+  }
   const size_t budget_bits = budget_bytes * 8 - std::min(budget_bytes * 8, static_cast<size_t>(layout_.packet_header_bits()));
   if (info.has_block) {
     if (c.disable_blocks) return refuse(SendResult::kBlocksDisabled);
     const std::span<const std::byte> block = message.block();
     if (block.empty()) return refuse(SendResult::kBlockMissing);
-    if (block.size() > static_cast<size_t>(c.max_block_size)) return refuse(SendResult::kTooLarge);
+    if (block.size() > static_cast<size_t>(c.max_block_size)) {
+      return refuse(SendResult::kTooLarge, "ChannelConfig.max_block_size");
+    }
     if (c.type == ChannelType::kReliableOrdered) {
       BITWIRE_ASSERT(channel.block_capable());  // a block type exists and the channel allows blocks
       // Sent as fragments: fragment 0's entry (header, a whole fragment, type and body) must fit.
       status.bits = bits;
       if (channel.fragment_entry_bits(bits) + static_cast<size_t>(c.block_fragment_size) * 8 > budget_bits) {
-        return refuse(SendResult::kTooLarge);
+        return refuse(SendResult::kTooLarge, budget_limit);
       }
       if (!channel.can_send()) return refuse(SendResult::kQueueFull);
       channel.send(std::move(message), static_cast<uint32_t>(bits));
@@ -231,7 +240,7 @@ SendStatus Connection::send(int channel_index, MessageHandle&& message) {
   const size_t overhead = static_cast<size_t>(layout_.entry_header_bits()) + 1 +
                           static_cast<size_t>(bits_required(1u, static_cast<uint32_t>(c.max_messages_per_packet))) +
                           (c.type == ChannelType::kReliableOrdered ? 16 : 0);
-  if (overhead + bits > budget_bits) return refuse(SendResult::kTooLarge);
+  if (overhead + bits > budget_bits) return refuse(SendResult::kTooLarge, budget_limit);
   if (!channel.can_send()) return refuse(SendResult::kQueueFull);
   channel.send(std::move(message), static_cast<uint32_t>(bits));
   return status;

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <limits>
 
+#include "bitwire/core/log.hpp"
+
 namespace bitwire::netcode {
 
 namespace {
@@ -80,14 +82,22 @@ void Client::connect(std::span<const std::byte> token_bytes, double now) {
   if (token_bytes.size() != kConnectTokenBytes) {
     token_error_ = "a connect token is 2048 bytes";
     state_ = ClientState::kInvalidConnectToken;
+    BITWIRE_LOG(LogLevel::kWarning, "netcode client: connect token refused: %s", token_error_);
     return;
   }
   if (!read_connect_token(token_bytes, token_, &token_error_)) {
     state_ = ClientState::kInvalidConnectToken;
+    BITWIRE_LOG(LogLevel::kWarning, "netcode client: connect token refused: %s", token_error_);
     return;
   }
   connect_start_ = now;
   start_server(0, now);
+  if (log_enabled(LogLevel::kInfo)) {
+    char address[kMaxAddressText];
+    server_address().print(address);
+    BITWIRE_LOG(LogLevel::kInfo, "netcode client: connecting to %s (server 1 of %d, protocol id 0x%016llx)",
+                address, token_.server_addresses.count, static_cast<unsigned long long>(token_.protocol_id));
+  }
 }
 
 namespace {
@@ -158,6 +168,83 @@ void Client::send_packet(PacketType type, std::span<const std::byte> body) {
 }
 
 void Client::update(double now) {
+  const ClientState before = state_;
+  const int before_index = server_index_;
+  step(now);
+  if ((state_ != before || server_index_ != before_index) && log_enabled(LogLevel::kWarning)) {
+    log_change(before, before_index);
+  }
+}
+
+void Client::log_change(ClientState before, int before_index) const {
+  char address[kMaxAddressText];
+  const int count = token_.server_addresses.count;
+  const int index = server_index_ >= 0 && server_index_ < count ? server_index_ : 0;
+  token_.server_addresses.items[index].print(address);
+  if (state_ == ClientState::kSendingConnectionRequest && server_index_ != before_index) {
+    char previous[kMaxAddressText];
+    const int p = before_index >= 0 && before_index < count ? before_index : 0;
+    token_.server_addresses.items[p].print(previous);
+    BITWIRE_LOG(LogLevel::kInfo,
+                "netcode client: server %s did not take the connection (%s); trying %s (%d of %d)", previous,
+                before == ClientState::kSendingConnectionResponse ? "no answer to the response"
+                                                                  : "no answer or denied",
+                address, server_index_ + 1, count);
+    return;
+  }
+  const long long timeout = token_.timeout_seconds;
+  const unsigned long long protocol_id = token_.protocol_id;
+  switch (state_) {
+    case ClientState::kConnected:
+      BITWIRE_LOG(LogLevel::kInfo, "netcode client: connected to %s as client index %d of %d", address,
+                  client_index_, max_clients_);
+      return;
+    case ClientState::kConnectionDenied:
+      BITWIRE_LOG(LogLevel::kWarning,
+                  "netcode client: connection denied by %s: the server has no free slot (netcode's denial "
+                  "carries no other reason)",
+                  address);
+      return;
+    case ClientState::kConnectionRequestTimedOut:
+      BITWIRE_LOG(
+          LogLevel::kWarning,
+          "netcode client: connection request to %s timed out: no answer in %lld s. A server ignores a "
+          "request it refuses; likely causes: the token was minted for another protocol id (this one's "
+          "is 0x%016llx; a bitwire Server expects stack_protocol_id(factory, config), which "
+          "`bitwire_token --protocol-id` prints), the token expired on the server's clock, the token "
+          "does not list this server, or no server listens at that address",
+          address, timeout, protocol_id);
+      return;
+    case ClientState::kConnectionResponseTimedOut:
+      BITWIRE_LOG(
+          LogLevel::kWarning,
+          "netcode client: connection response to %s timed out after %lld s: the server challenged this "
+          "client but never confirmed it",
+          address, timeout);
+      return;
+    case ClientState::kConnectionTimedOut:
+      BITWIRE_LOG(LogLevel::kWarning,
+                  "netcode client: connection to %s timed out: nothing received for %lld s", address,
+                  timeout);
+      return;
+    case ClientState::kConnectTokenExpired:
+      BITWIRE_LOG(LogLevel::kWarning,
+                  "netcode client: connect token expired (%llu s after it was created) before %s took the "
+                  "connection",
+                  static_cast<unsigned long long>(token_.expire_timestamp - token_.create_timestamp),
+                  address);
+      return;
+    case ClientState::kDisconnected:
+      if (before == ClientState::kConnected) {
+        BITWIRE_LOG(LogLevel::kInfo, "netcode client: disconnected by the server %s", address);
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+void Client::step(double now) {
   now_ = now;
   if (error_ != nullptr) return;
   for (int i = 0; i < config_.max_receive_per_update; ++i) {
@@ -220,6 +307,12 @@ void Client::update(double now) {
 
 void Client::disconnect(double now) {
   now_ = now;
+  if (state_ >= ClientState::kSendingConnectionRequest && log_enabled(LogLevel::kInfo)) {
+    char address[kMaxAddressText];
+    server_address().print(address);
+    BITWIRE_LOG(LogLevel::kInfo, "netcode client: disconnecting from %s (client index %d)", address,
+                client_index_);
+  }
   if (state_ >= ClientState::kSendingConnectionResponse) {
     for (int i = 0; i < config_.disconnect_packets; ++i) send_packet(PacketType::kDisconnect, {});
   }

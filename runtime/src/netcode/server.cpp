@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "address_map.hpp"
+#include "bitwire/core/log.hpp"
 
 namespace bitwire::netcode {
 
@@ -254,6 +255,7 @@ struct ServerInternals {
     if (!token_use_allowed(mac, from)) return s.drop(PacketError::kRequestTokenReused);
     if (s.connected_count_ == s.config_.max_clients) {
       ++s.denied_sent_;
+      log_denied(from, token.client_id);
       return send_reply(from, PacketType::kConnectionDenied, {}, token.server_to_client_key);
     }
     if (!add_pending(from, token)) return s.drop(PacketError::kRequestNoMapping);
@@ -267,6 +269,23 @@ struct ServerInternals {
     ++s.challenges_sent_;
     send_reply(from, PacketType::kConnectionChallenge, std::span(st.body).first<kChallengeBodyBytes>(),
                token.server_to_client_key);
+  }
+
+  void log_denied(const Address& from, uint64_t client_id) const {
+    if (!log_enabled(LogLevel::kWarning)) return;
+    char address[kMaxAddressText];
+    from.print(address);
+    BITWIRE_LOG(LogLevel::kWarning, "netcode server: denied client id %llu from %s: all %d slots are in use",
+                static_cast<unsigned long long>(client_id), address, s.config_.max_clients);
+  }
+
+  void log_slot(LogLevel level, int index, const char* what) const {
+    if (!log_enabled(level)) return;
+    const Slot& slot = st.slots[static_cast<size_t>(index)];
+    char address[kMaxAddressText];
+    slot.address.print(address);
+    BITWIRE_LOG(level, "netcode server: slot %d (client id %llu, %s): %s", index,
+                static_cast<unsigned long long>(slot.client_id), address, what);
   }
 
   void connect_slot(int index, int pending_index, const ChallengeToken& challenge) {
@@ -289,6 +308,7 @@ struct ServerInternals {
     st.slot_by_address.insert(slot.address, index);
     ++s.connected_count_;
     push_event({ServerEvent::Kind::kConnected, index, slot.client_id, DisconnectReason::kNone});
+    log_slot(LogLevel::kInfo, index, "connected");
     send_keep_alive(index);
   }
 
@@ -306,6 +326,7 @@ struct ServerInternals {
     if (find_client_id(challenge.client_id) >= 0) return s.drop(PacketError::kResponseClientIdConnected);
     if (s.connected_count_ == s.config_.max_clients) {
       ++s.denied_sent_;
+      log_denied(from, challenge.client_id);
       return send_reply(from, PacketType::kConnectionDenied, {},
                         st.pending[static_cast<size_t>(pending_index)].send_key);
     }
@@ -326,6 +347,8 @@ struct ServerInternals {
       for (int i = 0; i < s.config_.disconnect_packets; ++i) send_to_slot(index, PacketType::kDisconnect, {});
     }
     push_event({ServerEvent::Kind::kDisconnected, index, slot.client_id, reason});
+    log_slot(reason == DisconnectReason::kTimedOut ? LogLevel::kWarning : LogLevel::kInfo, index,
+             to_string(reason));
     st.slot_by_address.erase(slot.address);
     slot.connected = false;
     slot.confirmed = false;
@@ -505,11 +528,54 @@ void Server::process_datagram(const Address& from, std::span<std::byte> datagram
   if (datagram.empty()) return drop(PacketError::kTooSmall);
   if (datagram[0] == std::byte{0}) {
     state_->reply_budget = datagram.size();
+    last_drop_ = PacketError::kNone;
     in.process_request(from, datagram);
+    if (last_drop_ != PacketError::kNone && log_enabled(LogLevel::kWarning)) {
+      log_refused_request(from, datagram, last_drop_);
+    }
   } else {
     in.process_encrypted(from, datagram);
   }
   state_->reply_budget = 0;
+}
+
+void Server::log_refused_request(const Address& from, std::span<const std::byte> datagram,
+                                 PacketError error) const {
+  char address[kMaxAddressText];
+  from.print(address);
+  // The request's public fields (prefix, 13 bytes of version, protocol id, expire timestamp), read only
+  // to explain the refusal; the packet was refused whatever they hold.
+  uint64_t fields[2] = {0, 0};
+  if (datagram.size() >= 1 + kVersionInfoBytes + 16) {
+    for (int f = 0; f < 2; ++f) {
+      for (int i = 7; i >= 0; --i) {
+        fields[f] = (fields[f] << 8) | std::to_integer<uint64_t>(
+                                           datagram[1 + kVersionInfoBytes + static_cast<size_t>(8 * f + i)]);
+      }
+    }
+  }
+  const auto id = static_cast<unsigned long long>(fields[0]);
+  const auto expire = static_cast<unsigned long long>(fields[1]);
+  switch (error) {
+    case PacketError::kRequestProtocolId:
+      BITWIRE_LOG(
+          LogLevel::kWarning,
+          "netcode server: refused a connection request from %s: request for another protocol id "
+          "(the token's is 0x%016llx, this server's 0x%016llx: mint tokens with the server's id; for a "
+          "bitwire Server that is stack_protocol_id, not the schema's id)",
+          address, id, static_cast<unsigned long long>(config_.protocol_id));
+      return;
+    case PacketError::kRequestTokenExpired:
+      BITWIRE_LOG(LogLevel::kWarning,
+                  "netcode server: refused a connection request from %s: token expired (at unix time %llu; "
+                  "this server's time is %llu: check the backend's expire_seconds and both clocks)",
+                  address, expire, static_cast<unsigned long long>(state_ ? state_->unix_now : 0));
+      return;
+    default:
+      BITWIRE_LOG(LogLevel::kWarning, "netcode server: refused a connection request from %s: %s", address,
+                  to_string(error));
+      return;
+  }
 }
 
 bool Server::is_connected(int slot) const {

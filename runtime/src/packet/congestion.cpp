@@ -77,8 +77,8 @@ void BinaryCongestionController::update(double now, const CongestionSignal& sign
       good_streak_ = false;
       ++drops_;
       BITWIRE_LOG(LogLevel::kInfo,
-                  "congestion: bad mode at %.3f s (rtt %.1f ms, loss %.1f%%), recover time %.3f s", now,
-                  signal.rtt_ms, signal.packet_loss_percent, recover_time_);
+                  "congestion [%s]: bad mode at %.3f s (rtt %.1f ms, loss %.1f%%), recover time %.3f s",
+                  log_name_, now, signal.rtt_ms, signal.packet_loss_percent, recover_time_);
     }
     return;
   }
@@ -98,9 +98,13 @@ void BinaryCongestionController::update(double now, const CongestionSignal& sign
     halving_anchor_ = now;
     good_streak_ = false;
     ++recoveries_;
-    BITWIRE_LOG(LogLevel::kInfo, "congestion: good mode at %.3f s after %.3f s of good conditions", now,
-                now - good_since_);
+    BITWIRE_LOG(LogLevel::kInfo, "congestion [%s]: good mode at %.3f s after %.3f s of good conditions",
+                log_name_, now, now - good_since_);
   }
+}
+
+void BinaryCongestionController::set_log_name(const char* name) {
+  std::snprintf(log_name_, sizeof log_name_, "%s", name != nullptr ? name : "unnamed connection");
 }
 
 bool SendPacer::due(double now, double packets_per_second) {

@@ -238,6 +238,9 @@ double Endpoint::time() const {
 double Endpoint::rtt_ms() const {
   return state_->rtt.smoothed_ms();
 }
+uint64_t Endpoint::rtt_samples() const {
+  return state_->rtt.samples();
+}
 double Endpoint::rtt_min_ms() const {
   return state_->rtt.min_ms();
 }

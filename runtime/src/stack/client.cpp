@@ -1,6 +1,9 @@
 // bitwire::Client: netcode::Client carrying one Connection (and its Endpoint), plus a congestion controller.
 #include "bitwire/stack/client.hpp"
 
+#include <cstdio>
+
+#include "bitwire/core/log.hpp"
 #include "bitwire/netcode/token.hpp"
 
 namespace bitwire {
@@ -77,6 +80,11 @@ bool Client::connect(std::span<const std::byte> token_bytes, double now, const c
   if (token_bytes.size() == netcode::kConnectTokenBytes && netcode::read_connect_token(token_bytes, token) &&
       token.protocol_id != protocol_id_) {
     if (reason != nullptr) *reason = "the connect token's protocol id is not this client's stack_protocol_id";
+    BITWIRE_LOG(
+        LogLevel::kWarning,
+        "client: connect token refused: it is for protocol id 0x%016llx, this client's stack_protocol_id is "
+        "0x%016llx (a token made with the schema's id, or for another schema or channel layout)",
+        static_cast<unsigned long long>(token.protocol_id), static_cast<unsigned long long>(protocol_id_));
     return false;
   }
   netcode_.connect(token_bytes, now);
@@ -112,6 +120,10 @@ void Client::update(double now) {
     connection_.reset();
     congestion_.reset();
     was_connected_ = true;
+    char address[kMaxAddressText], name[BinaryCongestionController::kLogNameBytes];
+    netcode_.server_address().print(address);
+    std::snprintf(name, sizeof name, "client index %d, server %s", netcode_.client_index(), address);
+    congestion_.set_log_name(name);
     push_event(ClientEvent{ClientEvent::Kind::kConnected, netcode_.state(), nullptr});
   } else if (!connected && was_connected_) {
     session_ended(nullptr);
@@ -128,10 +140,17 @@ void Client::update(double now) {
   }
   if (connected && connection_.error() != ConnectionError::kNone) {
     const char* reason = connection_.error_reason();
+    if (log_enabled(LogLevel::kWarning)) {
+      char address[kMaxAddressText];
+      netcode_.server_address().print(address);
+      BITWIRE_LOG(LogLevel::kWarning, "client index %d, server %s: protocol error: %s; disconnecting",
+                  netcode_.client_index(), address, reason);
+    }
     netcode_.disconnect(now);
     session_ended(reason);
     return;
   }
+  if (!connected) return;  // no session, no congestion to judge (nor to log)
   const Endpoint& endpoint = connection_.endpoint();
   congestion_.update(
       now, CongestionSignal{endpoint.rtt_ms(), endpoint.packet_loss_percent(), endpoint.jitter_ms()});
@@ -156,7 +175,7 @@ MessageHandle Client::create(uint32_t type_id) {
 SendStatus Client::send(int channel, MessageHandle&& message) {
   if (!is_ok() || !was_connected_) {
     SendStatus status;
-    status.result = SendResult::kConnectionError;
+    status.result = is_ok() ? SendResult::kNotConnected : SendResult::kConnectionError;
     return status;
   }
   return connection_.send(channel, std::move(message));

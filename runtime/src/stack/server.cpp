@@ -1,7 +1,10 @@
 // bitwire::Server: netcode slots, each with one Connection (and its Endpoint) and a congestion controller.
 #include "bitwire/stack/server.hpp"
 
+#include <cstdio>
 #include <new>
+
+#include "bitwire/core/log.hpp"
 
 namespace bitwire {
 
@@ -61,6 +64,15 @@ Server::Server(const StackConfig& config, const MessageFactory& factory, const n
   memory_bytes_ = sizeof(Server) + netcode_->memory_bytes() +
                   count * (sizeof(Slot) + sizeof(std::unique_ptr<Slot>) + first.memory_bytes()) +
                   static_cast<size_t>(event_capacity_) * sizeof(ServerEvent) + netcode::kMaxPayloadBytes;
+  if (log_enabled(LogLevel::kInfo)) {
+    char address[kMaxAddressText];
+    public_address.print(address);
+    BITWIRE_LOG(LogLevel::kInfo,
+                "server %s: %d slots, protocol id 0x%016llx: connect tokens must carry this id "
+                "(stack_protocol_id: StackConfig.protocol_id 0x%016llx with the channel layout folded in)",
+                address, config_.max_clients, static_cast<unsigned long long>(protocol_id_),
+                static_cast<unsigned long long>(config_.protocol_id));
+  }
 }
 
 Server::~Server() {
@@ -107,6 +119,22 @@ bool Server::next_event(ServerEvent& event) {
   return true;
 }
 
+void Server::name_slot(int index) {
+  char address[kMaxAddressText], name[BinaryCongestionController::kLogNameBytes];
+  netcode_->client_address(index).print(address);
+  std::snprintf(name, sizeof name, "server slot %d, client id %llu, %s", index,
+                static_cast<unsigned long long>(netcode_->client_id(index)), address);
+  slots_[static_cast<size_t>(index)]->congestion.set_log_name(name);
+}
+
+void Server::log_protocol_error(int index, const char* reason) const {
+  if (!log_enabled(LogLevel::kWarning)) return;
+  char address[kMaxAddressText];
+  netcode_->client_address(index).print(address);
+  BITWIRE_LOG(LogLevel::kWarning, "server slot %d (client id %llu, %s): protocol error: %s; disconnecting",
+              index, static_cast<unsigned long long>(netcode_->client_id(index)), address, reason);
+}
+
 void Server::drain_netcode_events() {
   netcode::ServerEvent e;
   while (netcode_->next_event(e)) {
@@ -116,6 +144,7 @@ void Server::drain_netcode_events() {
     event.client_id = e.client_id;
     if (e.kind == netcode::ServerEvent::Kind::kConnected) {
       event.kind = ServerEvent::Kind::kConnected;
+      name_slot(e.slot);
     } else {
       event.kind = ServerEvent::Kind::kDisconnected;
       event.reason = e.reason;
@@ -148,6 +177,7 @@ void Server::update(double now, uint64_t unix_now) {
     }
     if (connection.error() != ConnectionError::kNone) {
       slot.protocol_error = connection.error_reason();
+      log_protocol_error(i, slot.protocol_error);
       netcode_->disconnect(i);
       drain_netcode_events();
       continue;
@@ -173,7 +203,7 @@ MessageHandle Server::create(int client_index, uint32_t type_id) {
 SendStatus Server::send(int client_index, int channel, MessageHandle&& message) {
   if (!valid(client_index) || !netcode_->is_connected(client_index)) {
     SendStatus status;
-    status.result = SendResult::kConnectionError;
+    status.result = SendResult::kNotConnected;
     return status;
   }
   return slots_[static_cast<size_t>(client_index)]->connection.send(channel, std::move(message));

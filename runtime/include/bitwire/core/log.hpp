@@ -8,10 +8,20 @@
 // - The default sink writes "bitwire: <level>: <message>\n" to stderr. set_log_sink replaces it; pass
 //   nullptr to restore the default. The level may be changed from any thread; replace the sink before
 //   other threads log.
+// - The default level is kError: misuse only. The connection lines (connects, denials, refused requests,
+//   timeouts, disconnects, protocol errors in netcode::Client/Server and bitwire::Client/Server) are kInfo
+//   and kWarning, so they are off until a game raises the level. Each names the connection (client index
+//   or slot, client id, address) and the reason.
+// - The sink is called with the log's mutex held: it must not log.
+// - Rate limit: at most `burst` lines at once and `lines_per_second` on average reach the sink (a token
+//   bucket on the steady clock; default 20 lines a second, bursts of 100), so a flood of hostile packets
+//   cannot flood the log. Lines over the limit are counted, not formatted; the next line that passes is
+//   preceded by one saying how many were suppressed. Emission is serialized by a mutex (no allocation).
 #pragma once
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 
 namespace bitwire {
 
@@ -31,6 +41,11 @@ const char* to_string(LogLevel level);
 using LogSink = void (*)(void* context, LogLevel level, const char* message);
 
 void set_log_sink(LogSink sink, void* context = nullptr);
+
+// lines_per_second <= 0: no limit. Resets the bucket to full and the suppressed count to zero.
+void set_log_rate_limit(double lines_per_second, int burst);
+// Lines dropped by the rate limit since the last set_log_rate_limit.
+uint64_t log_lines_suppressed();
 
 namespace detail {
 inline std::atomic<int> log_level{static_cast<int>(LogLevel::kError)};

@@ -147,15 +147,16 @@ struct ConnectionCallbacks {
 
 enum class SendResult : uint8_t {
   kQueued,
-  kEmptyMessage,       // the handle holds no message
-  kWrongPool,          // the message was created by another connection's pool
-  kBadChannel,         // channel index out of range
-  kInvalidMessage,     // a write contract is broken (SendStatus::write_error says which)
-  kTooLarge,           // can never fit the channel's share of a packet
-  kQueueFull,          // the channel's send queue is full
-  kBlocksDisabled,     // a block message on a channel with blocks disabled
-  kBlockMissing,       // a block message without its block
-  kConnectionError,    // the connection is in its error state
+  kEmptyMessage,     // the handle holds no message
+  kWrongPool,        // the message was created by another connection's pool
+  kBadChannel,       // channel index out of range
+  kInvalidMessage,   // a write contract is broken (SendStatus::write_error says which)
+  kTooLarge,         // can never fit the channel's share of a packet
+  kQueueFull,        // the channel's send queue is full
+  kBlocksDisabled,   // a block message on a channel with blocks disabled
+  kBlockMissing,     // a block message without its block
+  kConnectionError,  // the connection is in its error state
+  kNotConnected,     // Client / Server: no session yet (or any more) on this end or slot
 };
 const char* to_string(SendResult result);
 
@@ -163,6 +164,8 @@ struct SendStatus {
   SendResult result = SendResult::kQueued;
   WriteError write_error = WriteError::kNone;  // for kInvalidMessage
   size_t bits = 0;                             // the message's measured cost (type + body + block)
+  // For kTooLarge: the config field that limits the size ("ChannelConfig.max_block_size", ...); else nullptr.
+  const char* limit = nullptr;
   explicit operator bool() const { return result == SendResult::kQueued; }
 };
 
@@ -278,6 +281,7 @@ class Connection {
   Channel& channel(int index) { return *channels_[index]; }
   MessagePool& pool() { return *pool_; }
   Endpoint& endpoint() { return *endpoint_; }
+  const Endpoint& endpoint() const { return *endpoint_; }
   // The callbacks the connection gave its endpoint (to wrap, e.g. by a Link, and set back).
   EndpointCallbacks endpoint_callbacks();
   // Bytes allocated at construction (pool, channels, buffers, endpoint).

@@ -131,6 +131,10 @@ class Client {
 
  private:
   void reset_connection();
+  void step(double now);  // update() without its log line
+  // Logs the change from `before` (state and server index) to now: a connect, a move to the next server,
+  // a denial, a timeout or a disconnect, naming the server and the likely causes.
+  void log_change(ClientState before, int before_index) const;
   void start_server(int index, double now);
   void fail_or_next(ClientState failure, double now);
   void send_packet(PacketType type, std::span<const std::byte> body);

@@ -179,7 +179,12 @@ class Server {
 
  private:
   struct State;
-  void drop(PacketError error) { ++drops_[static_cast<int>(error)]; }
+  void drop(PacketError error) {
+    ++drops_[static_cast<int>(error)];
+    last_drop_ = error;
+  }
+  // Logs why a connection request from `from` was refused (rate-limited with every log line).
+  void log_refused_request(const Address& from, std::span<const std::byte> datagram, PacketError error) const;
 
   ServerConfig config_;
   Transport& transport_;
@@ -188,6 +193,7 @@ class Server {
   char error_text_[kConfigReasonBytes] = {};  // a config reason, copied (check() returns a per-thread buffer)
   int connected_count_ = 0;
   uint64_t drops_[kPacketErrorCount] = {};
+  PacketError last_drop_ = PacketError::kNone;
   uint64_t denied_sent_ = 0;
   uint64_t challenges_sent_ = 0;
   uint64_t amplification_violations_ = 0;

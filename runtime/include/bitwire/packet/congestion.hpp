@@ -155,6 +155,10 @@ class BinaryCongestionController final : public CongestionController {
   // Times update() ignored (non-finite or out of range) or clamped (a step back), since creation or reset.
   uint64_t time_invalid() const { return clock_.ignored(); }
   uint64_t time_backwards() const { return clock_.backwards(); }
+  // The connection its log lines name ("client 3 -> 127.0.0.1:40000"); copied, cut at kLogNameBytes - 1.
+  // Kept across reset().
+  static constexpr size_t kLogNameBytes = 96;
+  void set_log_name(const char* name);
 
  private:
   bool conditions_bad(const CongestionSignal& signal) const;
@@ -171,6 +175,7 @@ class BinaryCongestionController final : public CongestionController {
   double halving_anchor_ = 0.0;  // good mode: the last halving (or entering good mode)
   uint64_t drops_ = 0;
   uint64_t recoveries_ = 0;
+  char log_name_[kLogNameBytes] = "unnamed connection";
 };
 
 // Turns a rate into send decisions at tick granularity: due() says whether to send a packet now, and

@@ -498,6 +498,8 @@ class Endpoint {
   double rtt_min_ms() const;  // over the last rtt_history_size samples; 0 when there are none
   double rtt_max_ms() const;
   double rtt_avg_ms() const;
+  // RTT samples taken since creation or reset: 0 means rtt_ms() is no measurement yet (it reads 0).
+  uint64_t rtt_samples() const;
   double jitter_ms() const;            // smoothed |RTT sample - smoothed RTT|: ~0 on a steady link
   double packet_loss_percent() const;  // lost / judged over the loss window, 0..100
   double sent_kbps() const;            // datagram bytes sent (+ packet_header_size each), smoothed

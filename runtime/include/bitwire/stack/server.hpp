@@ -113,6 +113,8 @@ class Server {
   void reset_slot(int index);
   void push_event(const ServerEvent& event);
   void drain_netcode_events();
+  void name_slot(int index);  // names the slot's congestion log lines after its client
+  void log_protocol_error(int index, const char* reason) const;
   bool valid(int client_index) const;
   static void transmit(void* context, std::span<const std::byte> datagram);
 
