@@ -127,10 +127,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (event.kind == ServerEvent::Kind::kDisconnected) {
       if (event.reason == netcode::DisconnectReason::kServerDisconnected && event.protocol_error == nullptr)
         std::abort();
-      if (const_cast<Connection&>(server.connection(0)).pool().live() != 0) std::abort();
+      if (server.connection(0).pool().live() != 0) std::abort();
     }
   }
-  if (!server.is_connected(0) && const_cast<Connection&>(server.connection(0)).pool().live() != 0)
+  if (!server.is_connected(0) && server.connection(0).pool().live() != 0)
     std::abort();
   return 0;
 }

@@ -101,7 +101,7 @@ RttReading run_stack(const RttCase& c, uint64_t seed) {
     }
   }
   r.connected = client.is_connected() && readings > 0;
-  r.stale_arrivals = const_cast<Connection&>(client.connection()).endpoint().counters().arrival_times_stale;
+  r.stale_arrivals = client.connection().endpoint().counters().arrival_times_stale;
   for (int i = 0; i < 2; ++i) {
     r.rtt[i] /= static_cast<double>(std::max(readings, 1L));
     r.jitter[i] /= static_cast<double>(std::max(readings, 1L));

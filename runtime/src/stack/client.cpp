@@ -169,7 +169,7 @@ MessageHandle Client::receive(int channel) {
 
 StackStats Client::stats() const {
   StackStats stats;
-  const Endpoint& endpoint = const_cast<Connection&>(connection_).endpoint();
+  const Endpoint& endpoint = connection_.endpoint();
   stats.rtt_ms = endpoint.rtt_ms();
   stats.jitter_ms = endpoint.jitter_ms();
   stats.packet_loss_percent = endpoint.packet_loss_percent();

@@ -223,7 +223,7 @@ StackStats Server::stats(int client_index) const {
   StackStats stats;
   if (!valid(client_index)) return stats;
   const Slot& slot = *slots_[static_cast<size_t>(client_index)];
-  const Endpoint& endpoint = const_cast<Connection&>(slot.connection).endpoint();
+  const Endpoint& endpoint = slot.connection.endpoint();
   stats.rtt_ms = endpoint.rtt_ms();
   stats.jitter_ms = endpoint.jitter_ms();
   stats.packet_loss_percent = endpoint.packet_loss_percent();

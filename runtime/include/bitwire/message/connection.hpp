@@ -278,7 +278,9 @@ class Connection {
   MessagePool& pool() { return *pool_; }
   Endpoint& endpoint() { return *endpoint_; }
   // The callbacks the connection gave its endpoint (to wrap, e.g. by a Link, and set back).
+  const MessagePool& pool() const { return *pool_; }
   EndpointCallbacks endpoint_callbacks();
+  const Endpoint& endpoint() const { return *endpoint_; }
   // Bytes allocated at construction (pool, channels, buffers, endpoint).
   size_t memory_bytes() const;
   // What a connection of `config` (sanitized) and `factory` allocates: memory_bytes() of one built from
