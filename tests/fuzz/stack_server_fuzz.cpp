@@ -74,7 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   config.connection.endpoint.packet_loss_window = 64;
   double now = 1.0;
   Server server(config, kFactory, fuzz_key(), server_transport, server_address, now);
-  if (!server.is_ok()) std::abort();
+  if (!server.ok()) std::abort();
 
   netcode::ConnectTokenParams params;
   params.protocol_id = server.protocol_id();

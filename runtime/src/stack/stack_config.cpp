@@ -91,13 +91,13 @@ bool memory_fits(const StackConfig& c, const MessageFactory& factory = kSmallest
   return static_cast<size_t>(c.max_clients) * slot_bytes(c, factory) <= kMaxStackServerMemoryBytes;
 }
 
-const char* memory_reason(const StackConfig& c, const MessageFactory& factory) {
-  char* out = detail::config_reason_buffer();
+ConfigCheck memory_refusal(const StackConfig& c, const MessageFactory& factory) {
+  char out[kConfigReasonBytes];
   std::snprintf(out, kConfigReasonBytes,
                 "StackConfig.max_clients = %d: %d slots of %zu bytes (connection: message pool, channels, "
                 "endpoint; netcode slot) pass the server's %zu MiB cap (kMaxStackServerMemoryBytes)",
                 c.max_clients, c.max_clients, slot_bytes(c, factory), kMaxStackServerMemoryBytes >> 20);
-  return out;
+  return ConfigCheck::failure(out);
 }
 
 constexpr const char* kFitsNetcodeReason =
@@ -107,15 +107,23 @@ constexpr const char* kFitsNetcodeReason =
 
 }  // namespace
 
-const char* StackConfig::check() const {
-  if (const char* reason = check_config("StackConfig", *this, kStackConfigLimits)) return reason;
-  if (const char* problem = connection.check()) return config_part_reason("StackConfig.connection", problem);
-  if (const char* problem = stacked_server(*this).check()) return config_part_reason("StackConfig.server", problem);
-  if (const char* problem = client.check()) return config_part_reason("StackConfig.client", problem);
-  if (const char* problem = congestion.check()) return config_part_reason("StackConfig.congestion", problem);
-  if (!endpoint_fits_netcode(*this)) return kFitsNetcodeReason;
-  if (!memory_fits(*this)) return memory_reason(*this, kSmallestFactory);
-  return nullptr;
+ConfigCheck StackConfig::check() const {
+  if (ConfigCheck own = check_config("StackConfig", *this, kStackConfigLimits); !own) return own;
+  if (const ConfigCheck problem = connection.check(); !problem) {
+    return config_part_check("StackConfig.connection", problem);
+  }
+  if (const ConfigCheck problem = stacked_server(*this).check(); !problem) {
+    return config_part_check("StackConfig.server", problem);
+  }
+  if (const ConfigCheck problem = client.check(); !problem) {
+    return config_part_check("StackConfig.client", problem);
+  }
+  if (const ConfigCheck problem = congestion.check(); !problem) {
+    return config_part_check("StackConfig.congestion", problem);
+  }
+  if (!endpoint_fits_netcode(*this)) return ConfigCheck::failure(kFitsNetcodeReason);
+  if (!memory_fits(*this)) return memory_refusal(*this, kSmallestFactory);
+  return {};
 }
 
 StackConfig StackConfig::sanitized() const {
@@ -136,10 +144,10 @@ StackConfig StackConfig::sanitized() const {
 }
 
 // check() counted the slots for the smallest factory; `factory`'s can only be larger.
-const char* StackConfig::check(const MessageFactory& factory) const {
-  if (const char* reason = check()) return reason;
-  if (!memory_fits(*this, factory)) return memory_reason(*this, factory);
-  return nullptr;
+ConfigCheck StackConfig::check(const MessageFactory& factory) const {
+  if (ConfigCheck own = check(); !own) return own;
+  if (!memory_fits(*this, factory)) return memory_refusal(*this, factory);
+  return {};
 }
 
 StackConfig StackConfig::sanitized(const MessageFactory& factory) const {

@@ -55,9 +55,9 @@ struct ServerConfig {
   int disconnect_packets = 10;          // redundant disconnect packets sent when a slot is disconnected
   int max_receive_per_update = 0;       // datagrams handled per update(); 0: 64 * max_clients (bounds one tick)
 
-  // nullptr when every field is within kServerConfigLimits, else the reason naming the field, its value and
-  // its legal range (a per-thread buffer; see config_table.hpp).
-  const char* check() const;
+  // Passes when every field is within kServerConfigLimits, else the reason naming the field, its value and
+  // its legal range (held in the ConfigCheck; see config_table.hpp).
+  ConfigCheck check() const;
   // This config with every field clamped into kServerConfigLimits; check() accepts the result. The "0: ..."
   // defaults stay 0 here; the server resolves them when it is constructed (config() shows the result).
   ServerConfig sanitized() const;
@@ -128,14 +128,15 @@ struct SlotStats {
 
 class Server {
  public:
-  // Refuses (is_ok() false, error() says why) a config that fails check() or a public address that is empty.
+  // Refuses (ok() false, error_reason() says why) a config that fails check() or a public address that is
+  // empty.
   Server(const ServerConfig& config, Transport& transport, const Address& public_address);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  bool is_ok() const { return error_ == nullptr; }
-  const char* error() const { return error_; }
+  bool ok() const { return error_ == nullptr; }
+  const char* error_reason() const { return error_; }
   const ServerConfig& config() const { return config_; }
 
   void update(double now, uint64_t unix_now);
@@ -185,7 +186,7 @@ class Server {
   Transport& transport_;
   Address public_address_;
   const char* error_ = nullptr;
-  char error_text_[kConfigReasonBytes] = {};  // a config reason, copied (check() returns a per-thread buffer)
+  char error_text_[kConfigReasonBytes] = {};  // the reason, owned: error_reason() points here or to a literal
   int connected_count_ = 0;
   uint64_t drops_[kPacketErrorCount] = {};
   uint64_t denied_sent_ = 0;

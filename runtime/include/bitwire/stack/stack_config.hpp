@@ -54,8 +54,8 @@ struct StackConfig {
   // Without a factory the slots are counted for the smallest package (one 1-byte type, no blocks): a lower
   // bound. check(factory) counts them for `factory` (its largest type fills every pool slot, its block
   // types bring block buffers and block transfer state): what Server checks.
-  const char* check() const;
-  const char* check(const MessageFactory& factory) const;
+  ConfigCheck check() const;
+  ConfigCheck check(const MessageFactory& factory) const;
   // This config with every field clamped into range, every nested config sanitized, the endpoint fitted
   // to netcode's payload and max_clients lowered to the memory cap (what Client and Server use, with the
   // forced fields above applied); sanitized(factory) counts the slots for `factory`.
