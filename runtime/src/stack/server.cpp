@@ -35,7 +35,8 @@ Server::Server(const StackConfig& config, const MessageFactory& factory, const n
     return;
   }
   protocol_id_ = stack_protocol_id(factory, config_);
-  netcode::ServerConfig netcode_config = config_.server;
+  netcode::ServerConfig netcode_config;
+  static_cast<netcode::ServerSettings&>(netcode_config) = config_.server;
   netcode_config.protocol_id = protocol_id_;
   netcode_config.private_key = private_key;
   netcode_config.max_clients = config_.max_clients;

@@ -33,6 +33,7 @@ int whole_packet_room(const EndpointConfig& e) {
 ConnectionConfig stacked_connection(const StackConfig& c) {
   ConnectionConfig connection = c.connection;
   connection.protocol_id = c.protocol_id;
+  connection.endpoint.protocol_id = c.protocol_id;  // the Connection replaces it; the same value is legal
   connection.endpoint.envelope = false;
   connection.endpoint.ack_delay = stacked_ack_delay(connection.endpoint.ack_delay);
   const int room = whole_packet_room(connection.endpoint);
@@ -61,9 +62,19 @@ void fit_endpoint_to_netcode(StackConfig& c) {
 }
 
 netcode::ServerConfig stacked_server(const StackConfig& c) {
-  netcode::ServerConfig server = c.server;
+  netcode::ServerConfig server;
+  static_cast<netcode::ServerSettings&>(server) = c.server;
   server.max_clients = c.max_clients;
   return server;
+}
+
+// A protocol id the stack sets, given as something else: refused, not overwritten.
+ConfigCheck protocol_id_refusal(const char* field, uint64_t value, uint64_t protocol_id) {
+  char out[kConfigReasonBytes];
+  std::snprintf(out, sizeof out,
+                "StackConfig.%s = %llu is not StackConfig.protocol_id = %llu (the stack sets it: leave it 0)",
+                field, static_cast<unsigned long long>(value), static_cast<unsigned long long>(protocol_id));
+  return ConfigCheck::failure(out);
 }
 
 // The smallest message package: one 1-byte type, no blocks. check() without a factory counts a slot for it
@@ -109,6 +120,13 @@ constexpr const char* kFitsNetcodeReason =
 
 ConfigCheck StackConfig::check() const {
   if (ConfigCheck own = check_config("StackConfig", *this, kStackConfigLimits); !own) return own;
+  if (connection.protocol_id != 0 && connection.protocol_id != protocol_id) {
+    return protocol_id_refusal("connection.protocol_id", connection.protocol_id, protocol_id);
+  }
+  if (connection.endpoint.protocol_id != 0 && connection.endpoint.protocol_id != protocol_id) {
+    return protocol_id_refusal("connection.endpoint.protocol_id", connection.endpoint.protocol_id,
+                               protocol_id);
+  }
   if (const ConfigCheck problem = connection.check(); !problem) {
     return config_part_check("StackConfig.connection", problem);
   }
@@ -138,7 +156,6 @@ StackConfig StackConfig::sanitized() const {
   if (!memory_fits(c)) {
     c.max_clients = static_cast<int>(std::max<size_t>(kMaxStackServerMemoryBytes / slot_bytes(c), 1));
   }
-  c.server.max_clients = c.max_clients;
   c.connection = stacked_connection(c);
   return c;
 }
@@ -153,8 +170,8 @@ ConfigCheck StackConfig::check(const MessageFactory& factory) const {
 StackConfig StackConfig::sanitized(const MessageFactory& factory) const {
   StackConfig c = sanitized();
   if (!memory_fits(c, factory)) {
-    c.max_clients = static_cast<int>(std::max<size_t>(kMaxStackServerMemoryBytes / slot_bytes(c, factory), 1));
-    c.server.max_clients = c.max_clients;
+    c.max_clients =
+        static_cast<int>(std::max<size_t>(kMaxStackServerMemoryBytes / slot_bytes(c, factory), 1));
   }
   return c;
 }

@@ -43,10 +43,10 @@ namespace bitwire::netcode {
 // above it is refused. 512 MiB: 4096 slots with 100 queued payloads each, or 64 slots with 1024.
 inline constexpr size_t kMaxServerMemoryBytes = size_t{512} << 20;
 
-struct ServerConfig {
-  uint64_t protocol_id = 0;             // must equal the tokens' protocol id
-  Key private_key{};                    // shared with the backend that makes connect tokens
-  int max_clients = 64;                 // client slots, [1, 4096]
+// The server's tunables: a ServerConfig without what identifies and sizes the server (protocol id, private
+// key, slot count). bitwire::StackConfig embeds these alone and sets the other three itself, so a stack
+// config cannot carry a second, contradicting copy of them.
+struct ServerSettings {
   int pending_per_slot = 4;             // encryption mappings for clients between request and connect, per slot
   int token_history_per_slot = 8;       // remembered connect-token uses (MAC + address), per slot
   int payload_queue_per_slot = 16;      // received payloads buffered per slot until receive_payload()
@@ -54,6 +54,12 @@ struct ServerConfig {
   double keep_alive_interval = 0.1;     // seconds without a packet sent to a client before a keep-alive
   int disconnect_packets = 10;          // redundant disconnect packets sent when a slot is disconnected
   int max_receive_per_update = 0;       // datagrams handled per update(); 0: 64 * max_clients (bounds one tick)
+};
+
+struct ServerConfig : ServerSettings {
+  uint64_t protocol_id = 0;  // must equal the tokens' protocol id
+  Key private_key{};         // shared with the backend that makes connect tokens
+  int max_clients = 64;      // client slots, [1, 4096]
 
   // Passes when every field is within kServerConfigLimits, else the reason naming the field, its value and
   // its legal range (held in the ConfigCheck; see config_table.hpp).
