@@ -298,8 +298,8 @@ Result run(bool udp, int client_count, int ticks) {
   const Address server_address = transports[0]->local_address();
   double now = 1.0;
   Server server(config, kFactory, key, server_transport, server_address, now);
-  if (!server.is_ok()) {
-    std::fprintf(stderr, "server: %s\n", server.error());
+  if (!server.ok()) {
+    std::fprintf(stderr, "server: %s\n", server.error_reason());
     std::exit(1);
   }
   result.memory_per_slot = server.memory_per_slot();

@@ -70,8 +70,8 @@ int main() {
   server_transport.set_clock(now);  // arrival times on the clock update() gets: honest RTT at any tick rate
   const bitwire::Address server_address = server_socket.local_address();  // the port the OS chose
   bitwire::Server server(config, hello::message_factory(), private_key, server_transport, server_address, now());
-  if (!server.is_ok()) {
-    std::fprintf(stderr, "hello_session: server refused: %s\n", server.error());
+  if (!server.ok()) {
+    std::fprintf(stderr, "hello_session: server refused: %s\n", server.error_reason());
     return 1;
   }
   // [server]

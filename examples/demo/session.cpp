@@ -184,12 +184,12 @@ Session::~Session() = default;
 
 bool Session::start(double now, uint64_t unix_now, std::string& error) {
   start_ = now;
-  if (const char* reason = config_.check()) {
-    error = std::string("stack config: ") + reason;
+  if (const bitwire::ConfigCheck check = config_.check(); !check) {
+    error = std::string("stack config: ") + check.reason();
     return false;
   }
-  if (const char* reason = simulator_config_.check()) {
-    error = std::string("simulator config: ") + reason;
+  if (const bitwire::ConfigCheck check = simulator_config_.check(); !check) {
+    error = std::string("simulator config: ") + check.reason();
     return false;
   }
   const bitwire::Address loopback = bitwire::Address::ipv4(127, 0, 0, 1, 0);
@@ -203,8 +203,8 @@ bool Session::start(double now, uint64_t unix_now, std::string& error) {
   server_transport_ = std::make_unique<SocketTransport>(server_socket_, clock_);
   server_ = std::make_unique<bitwire::Server>(config_, factory(), key, *server_transport_,
                                               server_socket_.local_address(), now);
-  if (!server_->is_ok()) {
-    error = std::string("server: ") + server_->error();
+  if (!server_->ok()) {
+    error = std::string("server: ") + server_->error_reason();
     return false;
   }
   slot_client_.assign(static_cast<size_t>(options_.clients), -1);
@@ -224,8 +224,8 @@ bool Session::start(double now, uint64_t unix_now, std::string& error) {
     end->transport->set_clock([this] { return clock_.now(); });
     end->client = std::make_unique<bitwire::Client>(config_, factory(), *end->transport, now);
     end->random.reseed(options_.seed * 7919 + static_cast<uint64_t>(c));
-    if (!end->client->is_ok()) {
-      error = std::string("client: ") + end->client->error();
+    if (!end->client->ok()) {
+      error = std::string("client: ") + end->client->error_reason();
       return false;
     }
     const uint64_t client_id = kFirstClientId + static_cast<uint64_t>(c);

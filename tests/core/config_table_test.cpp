@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "bitwire/message/block.hpp"
 #include "bitwire/message/chunk.hpp"
@@ -23,6 +25,57 @@
 
 namespace bitwire::test {
 namespace {
+
+// The text of a check's reason, whatever check() returns (a pointer or a ConfigCheck).
+template <typename Check>
+const char* reason_text(const Check& check) {
+  if constexpr (std::is_pointer_v<Check>) {
+    return check;
+  } else {
+    return check.reason();
+  }
+}
+
+// check() used to return a per-thread buffer: a second check on the same thread rewrote the first reason
+// (here the nested EndpointConfig reason of the StackConfig check landed in the first check's text).
+TEST(ConfigCheck, ASecondCheckKeepsTheFirstReason) {
+  EndpointConfig endpoint;
+  endpoint.sent_packets_buffer_size = 1;
+  StackConfig stack;
+  stack.connection.endpoint.fragment_size = 0;
+  const auto first = endpoint.check();
+  const auto second = stack.check();
+  EXPECT_STREQ(reason_text(first), "EndpointConfig.sent_packets_buffer_size = 1 is outside [2, 32768]");
+  EXPECT_STREQ(
+      reason_text(second),
+      "StackConfig.connection: ConnectionConfig.endpoint: EndpointConfig.fragment_size = 0 is outside "
+      "[1, 65487]");
+}
+
+// The value a check returns: a pass has no reason and converts to true; a failure converts to false and
+// keeps its reason, also through copies and a nested part's prefix.
+TEST(ConfigCheck, PassHasNoReasonAndFailureOwnsIt) {
+  const ConfigCheck pass = EndpointConfig{}.check();
+  EXPECT_TRUE(pass.ok());
+  EXPECT_TRUE(static_cast<bool>(pass));
+  EXPECT_EQ(pass.reason(), nullptr);
+  EXPECT_TRUE(config_part_check("Outer.part", pass).ok()) << "a pass stays a pass";
+  EXPECT_TRUE(ConfigCheck::failure(nullptr).ok());
+
+  EndpointConfig bad;
+  bad.sent_packets_buffer_size = 1;
+  ConfigCheck failure = bad.check();
+  EXPECT_FALSE(failure.ok());
+  EXPECT_FALSE(static_cast<bool>(failure));
+  const ConfigCheck copy = failure;
+  failure = pass;
+  EXPECT_STREQ(copy.reason(), "EndpointConfig.sent_packets_buffer_size = 1 is outside [2, 32768]");
+  EXPECT_STREQ(config_part_check("Outer.part", copy).reason(),
+               "Outer.part: EndpointConfig.sent_packets_buffer_size = 1 is outside [2, 32768]");
+  const std::string long_part(400, 'x');
+  const ConfigCheck cut = config_part_check(long_part.c_str(), copy);
+  EXPECT_EQ(std::strlen(cut.reason()), kConfigReasonBytes - 1) << "a long reason is cut, not overrun";
+}
 
 TEST(ConfigTable, EndpointConfigEveryFieldAtAndPastBothEnds) {
   exercise_table("EndpointConfig", kEndpointConfigLimits, EndpointConfig{});
@@ -122,23 +175,25 @@ TEST(ConfigTable, NetcodeServerMemoryAboveTheCapIsRefused) {
   netcode::ServerConfig config;
   config.max_clients = 4096;
   config.payload_queue_per_slot = 1024;
-  ASSERT_NE(config.check(), nullptr);
-  EXPECT_NE(std::string(config.check()).find("ServerConfig.payload_queue_per_slot = 1024 is outside [1, "),
-            std::string::npos)
-      << config.check();
-  EXPECT_NE(std::string(config.check()).find("512 MiB"), std::string::npos) << config.check();
+  ASSERT_FALSE(config.check().ok());
+  EXPECT_NE(
+      std::string(config.check().reason()).find("ServerConfig.payload_queue_per_slot = 1024 is outside [1, "),
+      std::string::npos)
+      << config.check().reason();
+  EXPECT_NE(std::string(config.check().reason()).find("512 MiB"), std::string::npos)
+      << config.check().reason();
   const netcode::ServerConfig fitted = config.sanitized();
-  EXPECT_EQ(fitted.check(), nullptr);
+  EXPECT_TRUE(fitted.check().ok());
   EXPECT_LT(fitted.payload_queue_per_slot, 1024);
   EXPECT_LE(4096 * netcode::Server::memory_per_slot(fitted), netcode::kMaxServerMemoryBytes);
   netcode::ServerConfig one_more = fitted;
   one_more.payload_queue_per_slot += 1;
-  EXPECT_NE(one_more.check(), nullptr) << "the bound is the largest queue that fits";
+  EXPECT_FALSE(one_more.check().ok()) << "the bound is the largest queue that fits";
   // (memory_per_slot sanitizes its argument, so one more queue entry is added by hand.)
   const size_t entry = netcode::kMaxPayloadBytes + sizeof(uint16_t) + sizeof(uint64_t);
   EXPECT_GT(4096 * (netcode::Server::memory_per_slot(fitted) + entry), netcode::kMaxServerMemoryBytes);
   config.max_clients = 64;  // the same queue on 64 slots fits
-  EXPECT_EQ(config.check(), nullptr);
+  EXPECT_TRUE(config.check().ok());
 }
 
 // A composite config names the part that failed, at every level, and the nested reason keeps its field,
@@ -146,25 +201,28 @@ TEST(ConfigTable, NetcodeServerMemoryAboveTheCapIsRefused) {
 TEST(ConfigTable, CompositeReasonsNameThePart) {
   StackConfig stack;
   stack.connection.endpoint.fragment_size = 0;
-  EXPECT_STREQ(stack.check(),
-               "StackConfig.connection: ConnectionConfig.endpoint: EndpointConfig.fragment_size = 0 is outside "
-               "[1, 65487]");
+  EXPECT_STREQ(
+      stack.check().reason(),
+      "StackConfig.connection: ConnectionConfig.endpoint: EndpointConfig.fragment_size = 0 is outside "
+      "[1, 65487]");
   stack = StackConfig{};
   stack.connection.channel_count = 3;
   stack.connection.channels[2].receive_queue_size = 3;
-  EXPECT_STREQ(stack.check(),
-               "StackConfig.connection: ConnectionConfig.channels[2]: ChannelConfig.receive_queue_size = 3 must "
-               "be a power of two in [1, 32768]");
+  EXPECT_STREQ(
+      stack.check().reason(),
+      "StackConfig.connection: ConnectionConfig.channels[2]: ChannelConfig.receive_queue_size = 3 must "
+      "be a power of two in [1, 32768]");
   stack = StackConfig{};
   stack.server.keep_alive_interval = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_STREQ(stack.check(),
+  EXPECT_STREQ(stack.check().reason(),
                "StackConfig.server: ServerConfig.keep_alive_interval = nan is outside [0.001, 10]");
   EXPECT_EQ(stack.sanitized().server.keep_alive_interval, 0.1);
   stack = StackConfig{};
   stack.client.send_interval = std::numeric_limits<double>::infinity();
-  EXPECT_STREQ(stack.check(), "StackConfig.client: ClientConfig.send_interval = inf is outside [0.001, 10]");
+  EXPECT_STREQ(stack.check().reason(),
+               "StackConfig.client: ClientConfig.send_interval = inf is outside [0.001, 10]");
   EXPECT_EQ(stack.sanitized().client.send_interval, 10.0);
-  EXPECT_EQ(config_part_reason("Any.part", nullptr), nullptr);
+  EXPECT_TRUE(config_part_check("Any.part", ConfigCheck{}).ok());
 }
 
 // The stack checks the congestion controller it builds for every slot (it was neither checked nor
@@ -172,10 +230,10 @@ TEST(ConfigTable, CompositeReasonsNameThePart) {
 TEST(ConfigTable, StackConfigChecksItsCongestionConfig) {
   StackConfig stack;
   stack.congestion.halving_period = 0.0;
-  EXPECT_STREQ(stack.check(),
+  EXPECT_STREQ(stack.check().reason(),
                "StackConfig.congestion: BinaryCongestionConfig.halving_period = 0 is outside [0.001, 3600]");
   EXPECT_EQ(stack.sanitized().congestion.halving_period, 0.001);
-  EXPECT_EQ(stack.sanitized().check(), nullptr);
+  EXPECT_TRUE(stack.sanitized().check().ok());
 }
 
 // max_clients x stack_slot_memory (connection + netcode slot) above kMaxStackServerMemoryBytes is refused;
@@ -187,21 +245,23 @@ TEST(ConfigTable, StackConfigMemoryAboveTheCapIsRefused) {
   stack.connection.endpoint.max_packet_size = 4096;
   stack.connection.endpoint.max_fragments = 4;
   const size_t slot = stack_slot_memory(stack);  // for the smallest factory: what check() counts
-  EXPECT_GT(slot, Endpoint::memory_required(stack.connection.endpoint) +
-                      netcode::Server::memory_per_slot(stack.server))
+  netcode::ServerConfig server;
+  static_cast<netcode::ServerSettings&>(server) = stack.server;
+  EXPECT_GT(slot,
+            Endpoint::memory_required(stack.connection.endpoint) + netcode::Server::memory_per_slot(server))
       << "the connection's pool and channels count too";
   ASSERT_GT(4096 * slot, kMaxStackServerMemoryBytes) << "the probe must pass the cap";
-  ASSERT_NE(stack.check(), nullptr);
-  EXPECT_NE(std::string(stack.check()).find("StackConfig.max_clients = 4096"), std::string::npos)
-      << stack.check();
-  EXPECT_NE(std::string(stack.check()).find("4096 MiB"), std::string::npos) << stack.check();
+  ASSERT_FALSE(stack.check().ok());
+  EXPECT_NE(std::string(stack.check().reason()).find("StackConfig.max_clients = 4096"), std::string::npos)
+      << stack.check().reason();
+  EXPECT_NE(std::string(stack.check().reason()).find("4096 MiB"), std::string::npos)
+      << stack.check().reason();
   const StackConfig fitted = stack.sanitized();
-  EXPECT_EQ(fitted.check(), nullptr);
+  EXPECT_TRUE(fitted.check().ok());
   EXPECT_EQ(static_cast<size_t>(fitted.max_clients), kMaxStackServerMemoryBytes / slot);
-  EXPECT_EQ(fitted.server.max_clients, fitted.max_clients);
   EXPECT_EQ(fitted.connection.endpoint.reassembly_slots, 256) << "the slot itself is kept";
   stack.max_clients = static_cast<int>(kMaxStackServerMemoryBytes / slot);
-  EXPECT_EQ(stack.check(), nullptr) << "the largest count that fits";
+  EXPECT_TRUE(stack.check().ok()) << "the largest count that fits";
 }
 
 // A connection's block buffers x its largest block above kMaxBlockPoolBytes is refused (65536 buffers of
@@ -210,20 +270,22 @@ TEST(ConfigTable, ConnectionBlockPoolAboveTheCapIsRefused) {
   ConnectionConfig config;
   config.channels[0].max_block_size = 64 << 20;
   config.block_pool_size = 65536;
-  ASSERT_EQ(check_config("ConnectionConfig", config, kConnectionConfigLimits), nullptr) << "each field is legal";
-  EXPECT_STREQ(config.check(),
-               "ConnectionConfig.messages: MessagePoolConfig.block_count = 65536 is outside [0, 16] (max: 1 GiB "
-               "/ max_block_size)");
+  ASSERT_EQ(check_config("ConnectionConfig", config, kConnectionConfigLimits).reason(), nullptr)
+      << "each field is legal";
+  EXPECT_STREQ(
+      config.check().reason(),
+      "ConnectionConfig.messages: MessagePoolConfig.block_count = 65536 is outside [0, 16] (max: 1 GiB "
+      "/ max_block_size)");
   const ConnectionConfig fitted = config.sanitized();
-  EXPECT_EQ(fitted.check(), nullptr);
+  EXPECT_TRUE(fitted.check().ok());
   EXPECT_EQ(fitted.block_pool_size, 16);
   EXPECT_EQ(fitted.channels[0].max_block_size, 64 << 20);
   config.block_pool_size = 16;
-  EXPECT_EQ(config.check(), nullptr) << "the largest count that fits";
+  EXPECT_TRUE(config.check().ok()) << "the largest count that fits";
   config.block_pool_size = 17;
-  EXPECT_NE(config.check(), nullptr);
+  EXPECT_FALSE(config.check().ok());
   config.channels[0].disable_blocks = true;  // no channel carries blocks: no block memory
-  EXPECT_EQ(config.check(), nullptr);
+  EXPECT_TRUE(config.check().ok());
 }
 
 // sanitized() lowers block_pool_size to the block memory cap after the table clamped block_receive_reserve
@@ -234,11 +296,11 @@ TEST(ConfigTable, SanitizedBlockReserveFollowsTheLoweredBlockPool) {
   config.channels[0].max_block_size = 64 << 20;
   config.block_pool_size = 32;
   config.block_receive_reserve = 20;
-  ASSERT_NE(config.check(), nullptr) << "32 buffers of 64 MiB pass the 1 GiB cap";
+  ASSERT_FALSE(config.check().ok()) << "32 buffers of 64 MiB pass the 1 GiB cap";
   const ConnectionConfig fitted = config.sanitized();
   EXPECT_EQ(fitted.block_pool_size, 16);
   EXPECT_EQ(fitted.block_receive_reserve, 15);
-  EXPECT_EQ(fitted.check(), nullptr);
+  EXPECT_TRUE(fitted.check().ok());
   config.block_receive_reserve = -1;  // derived stays derived
   EXPECT_EQ(config.sanitized().block_receive_reserve, -1);
 }
@@ -247,46 +309,50 @@ TEST(ConfigTable, SanitizedBlockReserveFollowsTheLoweredBlockPool) {
 TEST(ConfigTable, MemberFunctionsAreTheTables) {
   EndpointConfig endpoint;
   endpoint.rtt_smoothing_factor = 2.0f;
-  EXPECT_STREQ(endpoint.check(), check_config("EndpointConfig", endpoint, kEndpointConfigLimits));
+  EXPECT_STREQ(endpoint.check().reason(),
+               check_config("EndpointConfig", endpoint, kEndpointConfigLimits).reason());
   EXPECT_EQ(endpoint.sanitized().rtt_smoothing_factor, 1.0f);
   NetworkConditions conditions;
   conditions.corrupt_max_bits = 65;
-  EXPECT_STREQ(conditions.check(), "NetworkConditions.corrupt_max_bits = 65 is outside [1, 64]");
+  EXPECT_STREQ(conditions.check().reason(), "NetworkConditions.corrupt_max_bits = 65 is outside [1, 64]");
   EXPECT_EQ(conditions.sanitized().corrupt_max_bits, 64);
   NetworkSimulatorConfig simulator;
   simulator.conditions.loss_percent = -1.0;
-  EXPECT_STREQ(simulator.check(), "NetworkConditions.loss_percent = -1 is outside [0, 100]");
+  EXPECT_STREQ(simulator.check().reason(), "NetworkConditions.loss_percent = -1 is outside [0, 100]");
   EXPECT_EQ(simulator.sanitized().conditions.loss_percent, 0.0);
   BinaryCongestionConfig congestion;
   congestion.halving_period = 0.0;
-  EXPECT_STREQ(congestion.check(), "BinaryCongestionConfig.halving_period = 0 is outside [0.001, 3600]");
+  EXPECT_STREQ(congestion.check().reason(),
+               "BinaryCongestionConfig.halving_period = 0 is outside [0.001, 3600]");
   EXPECT_EQ(congestion.sanitized().halving_period, 0.001);
   netcode::ServerConfig server;
   server.max_clients = 0;
-  EXPECT_STREQ(server.check(), "ServerConfig.max_clients = 0 is outside [1, 4096]");
+  EXPECT_STREQ(server.check().reason(), "ServerConfig.max_clients = 0 is outside [1, 4096]");
   EXPECT_EQ(server.sanitized().max_clients, 1);
   netcode::ClientConfig client;
   client.payload_queue_size = 0;
-  EXPECT_STREQ(client.check(), "ClientConfig.payload_queue_size = 0 is outside [1, 4096]");
+  EXPECT_STREQ(client.check().reason(), "ClientConfig.payload_queue_size = 0 is outside [1, 4096]");
   EXPECT_EQ(client.sanitized().payload_queue_size, 1);
   UdpSocketConfig socket;
   socket.send_buffer_size = 1 << 30;
-  EXPECT_STREQ(socket.check(), "UdpSocketConfig.send_buffer_size = 1073741824 is outside [4096, 268435456]");
+  EXPECT_STREQ(socket.check().reason(),
+               "UdpSocketConfig.send_buffer_size = 1073741824 is outside [4096, 268435456]");
   EXPECT_EQ(socket.sanitized().send_buffer_size, 1 << 28);
 }
 
 TEST(ConfigTable, ReasonShowsComputedBoundAndHowItIsComputed) {
   BinaryCongestionConfig config;
   config.initial_recover_time = 100.0;  // above max_recover_time (60)
-  EXPECT_STREQ(config.check(),
+  EXPECT_STREQ(config.check().reason(),
                "BinaryCongestionConfig.initial_recover_time = 100 is outside [1, 60] (min: min_recover_time) "
                "(max: max_recover_time)");
   NetworkConditions conditions;
   conditions.bandwidth_kbps = 0.5;
-  EXPECT_STREQ(conditions.check(), "NetworkConditions.bandwidth_kbps = 0.5 is outside 0 or [1, 1000000000]");
+  EXPECT_STREQ(conditions.check().reason(),
+               "NetworkConditions.bandwidth_kbps = 0.5 is outside 0 or [1, 1000000000]");
   EXPECT_EQ(conditions.sanitized().bandwidth_kbps, 1.0);
   conditions.bandwidth_kbps = 0.0;  // "0 = unlimited"
-  EXPECT_EQ(conditions.check(), nullptr);
+  EXPECT_TRUE(conditions.check().ok());
 }
 
 // ---- The docs print the code's limits ----

@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   config.max_clients = 2;
   config.payload_queue_per_slot = 2;
   netcode::Server server(config, transport, server_address);
-  if (!server.is_ok()) std::abort();
+  if (!server.ok()) std::abort();
   network.queue().clear();
   double now = 1.0;
   std::array<uint8_t, netcode::kReceiveBufferBytes> datagram{};

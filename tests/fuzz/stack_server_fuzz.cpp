@@ -74,7 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   config.connection.endpoint.packet_loss_window = 64;
   double now = 1.0;
   Server server(config, kFactory, fuzz_key(), server_transport, server_address, now);
-  if (!server.is_ok()) std::abort();
+  if (!server.ok()) std::abort();
 
   netcode::ConnectTokenParams params;
   params.protocol_id = server.protocol_id();
@@ -127,10 +127,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (event.kind == ServerEvent::Kind::kDisconnected) {
       if (event.reason == netcode::DisconnectReason::kServerDisconnected && event.protocol_error == nullptr)
         std::abort();
-      if (const_cast<Connection&>(server.connection(0)).pool().live() != 0) std::abort();
+      if (server.connection(0).pool().live() != 0) std::abort();
     }
   }
-  if (!server.is_connected(0) && const_cast<Connection&>(server.connection(0)).pool().live() != 0)
+  if (!server.is_connected(0) && server.connection(0).pool().live() != 0)
     std::abort();
   return 0;
 }

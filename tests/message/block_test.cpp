@@ -57,7 +57,7 @@ std::vector<uint32_t> range(uint32_t first, uint32_t end) {
 
 TEST(BlockConfig, DefaultsAreValid) {
   const BlockConfig config;
-  EXPECT_EQ(config.check(), nullptr);
+  EXPECT_TRUE(config.check().ok());
   EXPECT_EQ(config.max_block_size, 256 * 1024);
   EXPECT_EQ(config.fragment_size, 1024);
   EXPECT_EQ(config.max_fragments(), 256);
@@ -86,10 +86,11 @@ TEST(BlockConfig, EachBadFieldIsNamed) {
   for (const Case& c : cases) {
     BlockConfig config;
     c.mutate(config);
-    const char* reason = config.check();
+    const ConfigCheck check = config.check();
+    const char* reason = check.reason();
     ASSERT_NE(reason, nullptr) << c.word;
     EXPECT_NE(std::string(reason).find(c.word), std::string::npos) << reason;
-    EXPECT_EQ(config.sanitized().check(), nullptr) << c.word;
+    EXPECT_TRUE(config.sanitized().check().ok()) << c.word;
   }
 }
 
@@ -109,7 +110,7 @@ TEST(BlockConfig, SanitizedAlwaysPassesCheck) {
     c.min_resend_delay = static_cast<double>(any_int()) / 100.0;
     c.bandwidth_bytes_per_second = rng() % 7 == 0 ? std::nan("") : static_cast<double>(any_int());
     const BlockConfig s = c.sanitized();
-    ASSERT_EQ(s.check(), nullptr) << i;
+    ASSERT_TRUE(s.check().ok()) << i;
     const BlockConfig again = s.sanitized();
     EXPECT_EQ(again.max_block_size, s.max_block_size);
     EXPECT_EQ(again.fragment_size, s.fragment_size);

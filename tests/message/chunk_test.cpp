@@ -315,24 +315,26 @@ TEST(ChunkSender, SendRefusesBusyEmptyAndTooLarge) {
 }
 
 TEST(ChunkConfig, DefaultsValidAndBadPacketSizeNamed) {
-  EXPECT_EQ(ChunkConfig{}.check(), nullptr);
+  EXPECT_TRUE(ChunkConfig{}.check().ok());
   ChunkConfig c;
   c.max_packet_size = 1000;  // below a 1024-byte slice
-  ASSERT_NE(c.check(), nullptr);
-  EXPECT_STREQ(c.check(),
-               "ChunkConfig.max_packet_size = 1000 is outside [1033, 65545] (min: max(block.fragment_size + 9, "
-               "ceil(block.max_fragments() / 8) + 5))");
-  EXPECT_EQ(c.sanitized().check(), nullptr);
+  ASSERT_FALSE(c.check().ok());
+  EXPECT_STREQ(
+      c.check().reason(),
+      "ChunkConfig.max_packet_size = 1000 is outside [1033, 65545] (min: max(block.fragment_size + 9, "
+      "ceil(block.max_fragments() / 8) + 5))");
+  EXPECT_TRUE(c.sanitized().check().ok());
   EXPECT_EQ(c.sanitized().max_packet_size, 1024 + 9);
   c = ChunkConfig{};
   c.block.fragment_size = 0;
-  EXPECT_NE(std::string(c.check()).find("fragment_size"), std::string::npos);
+  EXPECT_NE(std::string(c.check().reason()).find("fragment_size"), std::string::npos);
   c = ChunkConfig{};
   c.block.fragment_size = 1;
   c.block.max_block_size = 65536;
   c.max_packet_size = 100;  // an ack of 65536 slices needs 8197 bytes
-  EXPECT_NE(std::string(c.check()).find("ChunkConfig.max_packet_size = 100 is outside [8197, 65545]"),
-            std::string::npos);
+  EXPECT_NE(
+      std::string(c.check().reason()).find("ChunkConfig.max_packet_size = 100 is outside [8197, 65545]"),
+      std::string::npos);
   EXPECT_EQ(c.sanitized().max_packet_size, 8192 + 5);
 }
 

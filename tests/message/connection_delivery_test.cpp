@@ -310,14 +310,15 @@ TEST(ChannelBuffers, EveryRingAtItsSmallestAndLargestCapacityDeliversInOrder) {
   {
     ConnectionConfig config;
     config.channels[0].sent_packets_buffer_size = 1;
-    ASSERT_NE(config.check(), nullptr);
-    EXPECT_NE(std::string(config.check()).find("sent_packets_buffer_size = 1"), std::string::npos) << config.check();
+    ASSERT_FALSE(config.check().ok());
+    EXPECT_NE(std::string(config.check().reason()).find("sent_packets_buffer_size = 1"), std::string::npos)
+        << config.check().reason();
   }
   for (const Case& c : cases) {
     ConnectionConfig config;
     config.channels[0].*c.member = c.value;
     if (c.member == &ChannelConfig::max_messages_per_packet) config.channels[0].sent_message_ids = std::max(16384, c.value);
-    ASSERT_EQ(config.check(), nullptr) << c.name << " = " << c.value << ": " << config.check();
+    ASSERT_TRUE(config.check().ok()) << c.name << " = " << c.value << ": " << config.check().reason();
     ConnectionPair pair(MessageFactory(test::kAllTypes), config, NetworkConditions{}, 1);
     Connection* sides[2] = {&pair.a, &pair.b};
     int sent[2] = {0, 0};

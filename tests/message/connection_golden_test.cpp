@@ -89,7 +89,7 @@ TEST(ConnectionGolden, SeveralChannelsRelativeIdsAcrossWrap) {
   EXPECT_EQ(write(layout, entries), golden);
 
   IncomingPacket packet(layout);
-  ASSERT_EQ(read_connection_packet(layout, pool, as_bytes(golden), packet), PacketError::kNone);
+  ASSERT_EQ(read_connection_packet(layout, pool, as_bytes(golden), packet), ConnectionPacketError::kNone);
   ASSERT_EQ(packet.entry_count(), 2);
   EXPECT_EQ(packet.entry(0).channel, 0);
   ASSERT_EQ(packet.entry(0).message_count, 3);
@@ -166,7 +166,7 @@ TEST(ConnectionGolden, SingleMessageTypeHasNoTypeField) {
   EXPECT_EQ(write(layout, entries), golden);
 
   IncomingPacket packet(layout);
-  ASSERT_EQ(read_connection_packet(layout, pool, as_bytes(golden), packet), PacketError::kNone);
+  ASSERT_EQ(read_connection_packet(layout, pool, as_bytes(golden), packet), ConnectionPacketError::kNone);
   ASSERT_EQ(packet.entry(0).message_count, 2);
   EXPECT_EQ(packet.message(1).id, 11);
   EXPECT_EQ(packet.message(1).message.as<Small>()->value, 0x22);
@@ -212,7 +212,7 @@ TEST(ConnectionGolden, BlockFragmentZeroCarriesTypeAndBody) {
   EXPECT_EQ(write(layout, entries), golden);
 
   IncomingPacket packet(layout);
-  ASSERT_EQ(read_connection_packet(layout, pool, as_bytes(golden), packet), PacketError::kNone);
+  ASSERT_EQ(read_connection_packet(layout, pool, as_bytes(golden), packet), ConnectionPacketError::kNone);
   IncomingPacket::Fragment& fragment = packet.entry(0).fragment;
   EXPECT_TRUE(packet.entry(0).block);
   EXPECT_EQ(fragment.message_id, 7);
@@ -248,7 +248,7 @@ TEST(ConnectionGolden, LaterBlockFragmentIsRawPayloadOnly) {
   EXPECT_EQ(write(layout, entries), golden);
 
   IncomingPacket packet(layout);
-  ASSERT_EQ(read_connection_packet(layout, pool, as_bytes(golden), packet), PacketError::kNone);
+  ASSERT_EQ(read_connection_packet(layout, pool, as_bytes(golden), packet), ConnectionPacketError::kNone);
   const IncomingPacket::Fragment& fragment = packet.entry(0).fragment;
   EXPECT_EQ(fragment.fragment_id, 2);
   EXPECT_EQ(fragment.data.size(), 2u);

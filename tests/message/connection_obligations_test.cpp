@@ -52,7 +52,7 @@ struct Receiver {
 
   // The packet was refused for `expected`, the connection is in its error state, nothing was delivered
   // and no message is left in the pool.
-  void expect_refused(PacketError expected) {
+  void expect_refused(ConnectionPacketError expected) {
     EXPECT_EQ(connection->packet_error(), expected) << to_string(connection->packet_error());
     EXPECT_EQ(connection->error(), ConnectionError::kPacketInvalid);
     EXPECT_STREQ(connection->error_reason(), to_string(expected));
@@ -67,20 +67,20 @@ struct Receiver {
 TEST(ConnectionObligations, RejectsMoreEntriesThanChannels) {
   Receiver r(test::kTwoTypes, {reliable(), reliable()});
   EXPECT_FALSE(r.process({bits(3, 2)}));  // numEntries: int(3, 0, 2)
-  r.expect_refused(PacketError::kTooManyEntries);
+  r.expect_refused(ConnectionPacketError::kTooManyEntries);
 }
 
 TEST(ConnectionObligations, RejectsChannelIndexOutOfRange) {
   Receiver r(test::kTwoTypes, {reliable(), reliable(), reliable()});
   EXPECT_FALSE(r.process({bits(1, 2), bits(3, 2)}));  // one entry, channel index 3 of [0, 2]
-  r.expect_refused(PacketError::kChannelIndexOutOfRange);
+  r.expect_refused(ConnectionPacketError::kChannelIndexOutOfRange);
 }
 
 TEST(ConnectionObligations, RejectsMessageCountAboveMaxMessagesPerPacket) {
   Receiver r(test::kTwoTypes, {reliable(3)});
   // numEntries 1, blockMessage 0, hasMessages 1, numMessages: offset 3 in 2 bits = 4 > 3.
   EXPECT_FALSE(r.process({bits(1, 1), bits(0, 1), bits(1, 1), bits(3, 2)}));
-  r.expect_refused(PacketError::kMessageCountOutOfRange);
+  r.expect_refused(ConnectionPacketError::kMessageCountOutOfRange);
 }
 
 TEST(ConnectionObligations, RejectsBlockFragmentOnChannelWithBlocksDisabled) {
@@ -88,21 +88,21 @@ TEST(ConnectionObligations, RejectsBlockFragmentOnChannelWithBlocksDisabled) {
   c.disable_blocks = true;
   Receiver r(test::kBlockTypes, {c});
   EXPECT_FALSE(r.process({bits(1, 1), bits(1, 1), bits(7, 16), bits(0, 8), bits(0, 10), raw({1})}));
-  r.expect_refused(PacketError::kBlocksDisabled);
+  r.expect_refused(ConnectionPacketError::kBlocksDisabled);
 }
 
 TEST(ConnectionObligations, RejectsFragmentIdNotBelowFragmentCount) {
   Receiver r(test::kBlockTypes, {with_blocks(8192, 1024)});
   // id 7, numFragments int(3, 1, 8) -> 2 in 3 bits, fragmentId 3 of int(., 0, 2).
   EXPECT_FALSE(r.process({bits(1, 1), bits(1, 1), bits(7, 16), bits(2, 3), bits(3, 2)}));
-  r.expect_refused(PacketError::kFragmentIdOutOfRange);
+  r.expect_refused(ConnectionPacketError::kFragmentIdOutOfRange);
 }
 
 TEST(ConnectionObligations, RejectsFragmentCountAboveMaxFragmentsPerBlock) {
   Receiver r(test::kBlockTypes, {with_blocks(6144, 1024)});
   // maxFragmentsPerBlock 6: int(n, 1, 6) in 3 bits; offset 6 -> 7 fragments.
   EXPECT_FALSE(r.process({bits(1, 1), bits(1, 1), bits(7, 16), bits(6, 3)}));
-  r.expect_refused(PacketError::kFragmentCountOutOfRange);
+  r.expect_refused(ConnectionPacketError::kFragmentCountOutOfRange);
 }
 
 TEST(ConnectionObligations, RejectsFragmentZeroWhoseTypeIsNotABlockMessage) {
@@ -110,7 +110,7 @@ TEST(ConnectionObligations, RejectsFragmentZeroWhoseTypeIsNotABlockMessage) {
   // One fragment (count offset 0, no fragment id), size 1, one byte, then type 0 = Small (no block).
   EXPECT_FALSE(r.process({bits(1, 1), bits(1, 1), bits(7, 16), bits(0, 3), bits(0, 10), raw({0xAA}), bits(0, 1),
                           bits(0x11, 8)}));
-  r.expect_refused(PacketError::kFragmentNotBlockType);
+  r.expect_refused(ConnectionPacketError::kFragmentNotBlockType);
 }
 
 TEST(ConnectionObligations, FailsTheWholePacketWhenAMessageBodyFailsToRead) {
@@ -122,7 +122,7 @@ TEST(ConnectionObligations, FailsTheWholePacketWhenAMessageBodyFailsToRead) {
       bits(1, 1), bits(0, 1), bits(1, 1), bits(0, 8), bits(0, 16),      // channel 1: one message, id 0
       bits(2, 2), bits(5, 32), bits(127, 7),                            // Numbered: level 127 > 100
   }));
-  r.expect_refused(PacketError::kMessageBodyInvalid);
+  r.expect_refused(ConnectionPacketError::kMessageBodyInvalid);
   EXPECT_EQ(r.connection->packet_read_error(), ReadError::kValueOutOfRange);
   EXPECT_EQ(r.connection->channel_counters(0).messages_received, 0u);  // channel 0 got nothing either
 }
@@ -132,19 +132,19 @@ TEST(ConnectionObligations, FailsTheWholePacketWhenAMessageBodyFailsToRead) {
 TEST(ConnectionObligations, RejectsEntriesOutOfChannelOrder) {
   Receiver r(test::kTwoTypes, {reliable(), reliable()});
   EXPECT_FALSE(r.process({bits(2, 2), bits(1, 1), bits(0, 1), bits(0, 1), bits(0, 1), bits(0, 1), bits(0, 1)}));
-  r.expect_refused(PacketError::kChannelOrder);
+  r.expect_refused(ConnectionPacketError::kChannelOrder);
 }
 
 TEST(ConnectionObligations, RejectsAChannelTwiceInOnePacket) {
   Receiver r(test::kTwoTypes, {reliable(), reliable()});
   EXPECT_FALSE(r.process({bits(2, 2), bits(0, 1), bits(0, 1), bits(0, 1), bits(0, 1), bits(0, 1), bits(0, 1)}));
-  r.expect_refused(PacketError::kChannelOrder);
+  r.expect_refused(ConnectionPacketError::kChannelOrder);
 }
 
 TEST(ConnectionObligations, RejectsMessageTypeOutsideTheFactory) {
   Receiver r(kThreeTypes, {reliable()});
   EXPECT_FALSE(r.process({bits(1, 1), bits(0, 1), bits(1, 1), bits(0, 8), bits(0, 16), bits(3, 2)}));
-  r.expect_refused(PacketError::kMessageTypeOutOfRange);
+  r.expect_refused(ConnectionPacketError::kMessageTypeOutOfRange);
 }
 
 TEST(ConnectionObligations, RejectsTruncatedPacket) {
@@ -154,27 +154,27 @@ TEST(ConnectionObligations, RejectsTruncatedPacket) {
                                            bits(0x7F, 8)});
   bytes.pop_back();
   EXPECT_FALSE(r.connection->process_packet(0, test::as_bytes(bytes)));
-  r.expect_refused(PacketError::kMessageBodyInvalid);
+  r.expect_refused(ConnectionPacketError::kMessageBodyInvalid);
   EXPECT_EQ(r.connection->packet_read_error(), ReadError::kPastEnd);
 }
 
 TEST(ConnectionObligations, RejectsEmptyDatagram) {
   Receiver r(test::kTwoTypes, {reliable()});
   EXPECT_FALSE(r.connection->process_packet(0, {}));
-  r.expect_refused(PacketError::kReadFailed);
+  r.expect_refused(ConnectionPacketError::kReadFailed);
 }
 
 TEST(ConnectionObligations, RejectsFragmentSizeAboveBlockFragmentSize) {
   Receiver r(test::kBlockTypes, {with_blocks(8000, 1000)});
   // One fragment, fragmentSize: int(., 1, 1000) in 10 bits, offset 1000 -> 1001.
   EXPECT_FALSE(r.process({bits(1, 1), bits(1, 1), bits(7, 16), bits(0, 3), bits(1000, 10)}));
-  r.expect_refused(PacketError::kFragmentSizeOutOfRange);
+  r.expect_refused(ConnectionPacketError::kFragmentSizeOutOfRange);
 }
 
 TEST(ConnectionObligations, RejectsBlockMessageInlineOnReliableChannel) {
   Receiver r(test::kBlockTypes, {reliable()});
   EXPECT_FALSE(r.process({bits(1, 1), bits(0, 1), bits(1, 1), bits(0, 8), bits(0, 16), bits(1, 1), bits(0, 8)}));
-  r.expect_refused(PacketError::kBlockMessageInline);
+  r.expect_refused(ConnectionPacketError::kBlockMessageInline);
 }
 
 TEST(ConnectionObligations, RejectsBlockFragmentOnUnreliableChannel) {
@@ -182,7 +182,7 @@ TEST(ConnectionObligations, RejectsBlockFragmentOnUnreliableChannel) {
   c.type = ChannelType::kUnreliableUnordered;
   Receiver r(test::kBlockTypes, {c});
   EXPECT_FALSE(r.process({bits(1, 1), bits(1, 1), bits(7, 16)}));
-  r.expect_refused(PacketError::kFragmentOnUnreliable);
+  r.expect_refused(ConnectionPacketError::kFragmentOnUnreliable);
 }
 
 TEST(ConnectionObligations, RejectsUnreliableBlockSizeAboveMaxBlockSize) {
@@ -194,7 +194,7 @@ TEST(ConnectionObligations, RejectsUnreliableBlockSizeAboveMaxBlockSize) {
   Receiver r(test::kBlockTypes, {c});
   // One message of type Blocky, its body, then blockSize: int(., 1, 1000) in 10 bits, offset 1000.
   EXPECT_FALSE(r.process({bits(1, 1), bits(0, 1), bits(1, 1), bits(0, 2), bits(1, 1), bits(0x42, 8), bits(1000, 10)}));
-  r.expect_refused(PacketError::kBlockSizeOutOfRange);
+  r.expect_refused(ConnectionPacketError::kBlockSizeOutOfRange);
 }
 
 TEST(ConnectionObligations, RejectsUnreliableBlockOnChannelWithBlocksDisabled) {
@@ -204,7 +204,7 @@ TEST(ConnectionObligations, RejectsUnreliableBlockOnChannelWithBlocksDisabled) {
   c.disable_blocks = true;
   Receiver r(test::kBlockTypes, {c});
   EXPECT_FALSE(r.process({bits(1, 1), bits(0, 1), bits(1, 1), bits(0, 2), bits(1, 1), bits(0x42, 8), bits(0, 18)}));
-  r.expect_refused(PacketError::kBlocksDisabled);
+  r.expect_refused(ConnectionPacketError::kBlocksDisabled);
 }
 
 TEST(ConnectionObligations, RejectsRelativeIdThatNoWriterProduces) {
@@ -213,7 +213,7 @@ TEST(ConnectionObligations, RejectsRelativeIdThatNoWriterProduces) {
   // difference of 70000, which no 16-bit id sequence produces.
   EXPECT_FALSE(r.process({bits(1, 1), bits(0, 1), bits(1, 1), bits(1, 8), bits(5, 16), bits(0, 6), bits(70005, 32),
                           bits(1, 8), bits(2, 8)}));
-  r.expect_refused(PacketError::kMessageIdInvalid);
+  r.expect_refused(ConnectionPacketError::kMessageIdInvalid);
 }
 
 TEST(ConnectionObligations, RejectsReliableIdBeyondTheReceiveWindow) {

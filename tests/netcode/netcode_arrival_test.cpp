@@ -62,7 +62,7 @@ TEST(NetcodeArrival, ServerBatchEntriesTheTransportLeavesUnsetReadAsNow) {
   Harness h(4);
   server_transport = std::make_unique<UnstampedTransport>(h.server_transport);
   h.server = std::make_unique<Server>(h.config, *server_transport, h.server_address);
-  ASSERT_TRUE(h.server->is_ok()) << h.server->error();
+  ASSERT_TRUE(h.server->ok()) << h.server->error_reason();
   Client& client = h.add_client();
   h.connect(0);
   ASSERT_TRUE(h.run_until([&] { return h.all_connected() && h.server->is_confirmed(0); }));

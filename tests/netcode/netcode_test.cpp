@@ -353,30 +353,30 @@ TEST(Netcode, InsecureLanConnectIsRefusedUnlessEnabledAndOnlyForLanAddresses) {
 TEST(Netcode, ConfigsAreCheckedWithReasons) {
   ServerConfig bad;
   bad.max_clients = 0;
-  EXPECT_STREQ(bad.check(), "ServerConfig.max_clients = 0 is outside [1, 4096]");
-  EXPECT_EQ(bad.sanitized().check(), nullptr);
+  EXPECT_STREQ(bad.check().reason(), "ServerConfig.max_clients = 0 is outside [1, 4096]");
+  EXPECT_TRUE(bad.sanitized().check().ok());
   bad = {};
   bad.keep_alive_interval = -1;
-  EXPECT_STREQ(bad.check(), "ServerConfig.keep_alive_interval = -1 is outside [0.001, 10]");
-  EXPECT_EQ(bad.sanitized().check(), nullptr);
+  EXPECT_STREQ(bad.check().reason(), "ServerConfig.keep_alive_interval = -1 is outside [0.001, 10]");
+  EXPECT_TRUE(bad.sanitized().check().ok());
   LoopbackNetwork network;
   LoopbackTransport transport(network, Address::ipv4(1, 2, 3, 4, 5));
   ServerConfig zero;
   zero.max_clients = 0;
   Server refused(zero, transport, Address::ipv4(1, 2, 3, 4, 5));
-  EXPECT_FALSE(refused.is_ok());
+  EXPECT_FALSE(refused.ok());
   Server no_port(ServerConfig{}, transport, Address::ipv4(1, 2, 3, 4, 0));
-  EXPECT_FALSE(no_port.is_ok());
+  EXPECT_FALSE(no_port.ok());
   ClientConfig client_config;
   client_config.payload_queue_size = 0;
-  EXPECT_STREQ(client_config.check(), "ClientConfig.payload_queue_size = 0 is outside [1, 4096]");
-  EXPECT_EQ(client_config.sanitized().check(), nullptr);
+  EXPECT_STREQ(client_config.check().reason(), "ClientConfig.payload_queue_size = 0 is outside [1, 4096]");
+  EXPECT_TRUE(client_config.sanitized().check().ok());
   Client client(client_config, transport);
-  EXPECT_FALSE(client.is_ok());
+  EXPECT_FALSE(client.ok());
 }
 
-// A refused server or client keeps its own reason: check() writes a per-thread buffer that the next check
-// on the thread overwrites, so the objects copy it.
+// A refused server or client keeps its own reason (error_reason() is owned by the object): a later check of
+// another config does not change it.
 TEST(Netcode, RefusedConfigReasonsAreCopied) {
   LoopbackNetwork network;
   LoopbackTransport transport(network, Address::ipv4(1, 2, 3, 4, 5));
@@ -388,9 +388,9 @@ TEST(Netcode, RefusedConfigReasonsAreCopied) {
   Client client(client_config, transport);
   ServerConfig other;
   other.disconnect_packets = 65;
-  EXPECT_NE(other.check(), nullptr);  // overwrites the per-thread buffer
-  EXPECT_STREQ(server.error(), "ServerConfig.keep_alive_interval = inf is outside [0.001, 10]");
-  EXPECT_STREQ(client.error(), "ClientConfig.send_interval = nan is outside [0.001, 10]");
+  EXPECT_FALSE(other.check().ok());  // another reason, elsewhere
+  EXPECT_STREQ(server.error_reason(), "ServerConfig.keep_alive_interval = inf is outside [0.001, 10]");
+  EXPECT_STREQ(client.error_reason(), "ClientConfig.send_interval = nan is outside [0.001, 10]");
   client.update(1.0);
   EXPECT_EQ(client.state(), ClientState::kDisconnected) << "a refused client does nothing";
 }
@@ -404,7 +404,7 @@ TEST(Netcode, ServerResolvesItsZeroDefaultsAtConstruction) {
   LoopbackNetwork network;
   LoopbackTransport transport(network, Address::ipv4(1, 2, 3, 4, 5));
   Server server(config, transport, Address::ipv4(1, 2, 3, 4, 5));
-  ASSERT_TRUE(server.is_ok()) << server.error();
+  ASSERT_TRUE(server.ok()) << server.error_reason();
   EXPECT_EQ(server.config().event_queue_size, 2 * 10 + 16);
   EXPECT_EQ(server.config().max_receive_per_update, 64 * 10);
 }

@@ -73,7 +73,7 @@ bool ipv6_loopback() {
 void connect_exchange_disconnect(const Address& loopback) {
   UdpSetup setup(loopback);
   ASSERT_TRUE(setup.ok);
-  ASSERT_TRUE(setup.server->is_ok());
+  ASSERT_TRUE(setup.server->ok());
   UdpClient a(loopback), b(loopback);
   ASSERT_TRUE(a.ok && b.ok);
   double now = 10.0;

@@ -241,7 +241,7 @@ TEST(AckDelayModes, InvalidModeIsNamedByCheckAndReplacedBySanitized) {
   EndpointConfig config;
   config.ack_delay = static_cast<AckDelayMode>(7);
   // The reason comes from kEndpointConfigLimits: field, value and the enumerators' range.
-  EXPECT_STREQ(config.check(), "EndpointConfig.ack_delay = 7 is outside [0, 2]");
+  EXPECT_STREQ(config.check().reason(), "EndpointConfig.ack_delay = 7 is outside [0, 2]");
   EXPECT_EQ(config.sanitized().ack_delay, AckDelayMode::kWithEnvelope);
 }
 

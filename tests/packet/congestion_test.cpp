@@ -298,7 +298,7 @@ TEST(BinaryCongestion, HalvingPeriodZeroIsRefusedAndCannotPoisonTheAnchor) {
   config.start_good = true;
   config.halving_period = 0.0;
   config.initial_recover_time = 8.0;
-  EXPECT_NE(config.check(), nullptr);
+  EXPECT_FALSE(config.check().ok());
   BinaryCongestionController controller(config);
   ASSERT_NE(controller.error_reason(), nullptr);
   EXPECT_NE(std::string(controller.error_reason()).find("halving_period = 0"), std::string::npos);

@@ -29,15 +29,15 @@ bool mentions(const char* reason, const std::string& text) {
 TEST(EndpointConfigLimits, FragmentAboveCheckAndSanitizedAgree) {
   EndpointConfig config;
   config.fragment_above = config.max_packet_size + 1;
-  if (config.check() == nullptr) {
+  if (config.check().ok()) {
     EXPECT_EQ(config.sanitized().fragment_above, config.fragment_above)
         << "check() accepted what sanitized() changed";
   } else {
-    EXPECT_TRUE(mentions(config.check(), "fragment_above = 16385")) << config.check();
+    EXPECT_TRUE(mentions(config.check().reason(), "fragment_above = 16385")) << config.check().reason();
     EXPECT_EQ(config.sanitized().fragment_above, config.max_packet_size);
   }
   config.fragment_above = config.max_packet_size;
-  EXPECT_EQ(config.check(), nullptr);
+  EXPECT_TRUE(config.check().ok());
   EXPECT_EQ(config.sanitized().fragment_above, config.fragment_above);
 }
 
@@ -47,13 +47,13 @@ TEST(EndpointConfigLimits, SentPacketBufferOfOneIsRefused) {
   EndpointConfig config;
   config.envelope = false;
   config.sent_packets_buffer_size = 1;
-  EXPECT_TRUE(mentions(config.check(), "sent_packets_buffer_size = 1 is outside [2, 32768]"))
-      << config.check();
+  EXPECT_TRUE(mentions(config.check().reason(), "sent_packets_buffer_size = 1 is outside [2, 32768]"))
+      << config.check().reason();
 
   config.sent_packets_buffer_size = 2;
-  ASSERT_EQ(config.check(), nullptr);
+  ASSERT_TRUE(config.check().ok());
   Peer a(config), b(config);
-  ASSERT_FALSE(a.endpoint.failed());
+  ASSERT_TRUE(a.endpoint.ok());
   uint64_t acked = 0;
   for (int tick = 0; tick < 20; ++tick) {
     const double now = tick * 0.016;
@@ -77,10 +77,11 @@ TEST(EndpointConfigLimits, FragmentSizeAboveUdpDatagramIsRefused) {
   config.fragment_size = 65536;  // accepted before: [1, 65536]
   config.max_fragments = 1;
   config.max_packet_size = 65536;
-  EXPECT_TRUE(mentions(config.check(), "fragment_size = 65536 is outside [1, 65487]")) << config.check();
+  EXPECT_TRUE(mentions(config.check().reason(), "fragment_size = 65536 is outside [1, 65487]"))
+      << config.check().reason();
   config.fragment_size = kMaxFragmentSize + 1;
   config.max_packet_size = kMaxFragmentSize + 1;
-  EXPECT_NE(config.check(), nullptr);
+  EXPECT_FALSE(config.check().ok());
 
   // At the limit: the largest fragment is exactly the largest datagram.
   config.fragment_size = kMaxFragmentSize;
@@ -88,9 +89,9 @@ TEST(EndpointConfigLimits, FragmentSizeAboveUdpDatagramIsRefused) {
   config.max_fragments = 2;
   config.fragment_above = 0;
   config.reassembly_slots = 1;
-  ASSERT_EQ(config.check(), nullptr) << config.check();
+  ASSERT_TRUE(config.check().ok()) << config.check().reason();
   Peer peer(config);
-  ASSERT_FALSE(peer.endpoint.failed()) << peer.endpoint.error_reason();
+  ASSERT_TRUE(peer.endpoint.ok()) << peer.endpoint.error_reason();
   const auto datagrams = peer.send(std::vector<uint8_t>(static_cast<size_t>(kMaxFragmentSize) + 1, 7));
   ASSERT_EQ(datagrams.size(), 2u);
   EXPECT_LE(datagrams[0].size(), kMaxUdpPayloadBytes);
@@ -104,7 +105,8 @@ TEST(EndpointConfigLimits, FragmentSizeAboveUdpDatagramIsRefused) {
   config.max_fragments = 2;
   config.max_packet_size = 2 * kMaxFragmentSize;
   config.fragment_above = kMaxFragmentAbove + 1;
-  EXPECT_TRUE(mentions(config.check(), "fragment_above = 65493 is outside [0, 65492]")) << config.check();
+  EXPECT_TRUE(mentions(config.check().reason(), "fragment_above = 65493 is outside [0, 65492]"))
+      << config.check().reason();
 }
 
 // 256 fragments of 64 KiB in 1,024 reassembly slots is 16 GiB; check() accepted it. Memory is capped at
@@ -116,7 +118,8 @@ TEST(EndpointConfigLimits, AbsurdTotalMemoryIsRefused) {
   config.max_packet_size = 256 * kMaxFragmentSize;
   config.fragment_above = 1024;
   config.reassembly_slots = 1024;
-  const char* reason = config.check();
+  const ConfigCheck check = config.check();
+  const char* reason = check.reason();
   EXPECT_TRUE(mentions(reason, "reassembly_slots = 1024 is outside [1, 3]")) << reason;
   EXPECT_TRUE(mentions(reason, "kMaxEndpointMemoryBytes")) << reason;
   EXPECT_LE(Endpoint::memory_required(config), kMaxEndpointMemoryBytes);
@@ -126,11 +129,11 @@ TEST(EndpointConfigLimits, AbsurdTotalMemoryIsRefused) {
   EndpointConfig largest = config;
   for_each_field(kEndpointConfigLimits, [&](const auto& field) { largest.*field.member = field.max; });
   largest = largest.sanitized();
-  ASSERT_EQ(largest.check(), nullptr) << largest.check();
+  ASSERT_TRUE(largest.check().ok()) << largest.check().reason();
   EXPECT_LE(Endpoint::memory_required(largest), kMaxEndpointMemoryBytes);
   EXPECT_GT(Endpoint::memory_required(largest), kMaxEndpointMemoryBytes / 2);
   Peer peer(largest);
-  EXPECT_FALSE(peer.endpoint.failed()) << peer.endpoint.error_reason();
+  EXPECT_TRUE(peer.endpoint.ok()) << peer.endpoint.error_reason();
   EXPECT_EQ(peer.endpoint.memory_bytes(), Endpoint::memory_required(largest));
 }
 
@@ -139,12 +142,12 @@ TEST(EndpointConfigLimits, AbsurdTotalMemoryIsRefused) {
 TEST(EndpointConfigLimits, ReassemblySlotStrideFollowsMaxPacketSize) {
   EndpointConfig config;
   config.max_packet_size = 1200;  // default fragment_size 1024, max_fragments 16
-  EXPECT_TRUE(
-      mentions(config.check(), "max_fragments = 16 must be 2 (ceil(max_packet_size / fragment_size))"))
-      << config.check();
+  EXPECT_TRUE(mentions(config.check().reason(),
+                       "max_fragments = 16 must be 2 (ceil(max_packet_size / fragment_size))"))
+      << config.check().reason();
   EXPECT_EQ(config.sanitized().max_fragments, 2);
   config.max_fragments = 2;
-  ASSERT_EQ(config.check(), nullptr);
+  ASSERT_TRUE(config.check().ok());
   EndpointConfig one_slot_more = config;
   one_slot_more.reassembly_slots = config.reassembly_slots + 1;
   const size_t per_slot = Endpoint::memory_required(one_slot_more) - Endpoint::memory_required(config);
@@ -154,7 +157,7 @@ TEST(EndpointConfigLimits, ReassemblySlotStrideFollowsMaxPacketSize) {
   EXPECT_LE(per_slot, 2u * 1024u + 128u);
   // max_packet_size above max_fragments * fragment_size is refused as before.
   config.max_packet_size = 2049;
-  EXPECT_TRUE(mentions(config.check(), "max_fragments = 2 must be 3")) << config.check();
+  EXPECT_TRUE(mentions(config.check().reason(), "max_fragments = 2 must be 3")) << config.check().reason();
 }
 
 TEST(EndpointConfigLimits, NonFiniteAndTinyDurationsAreRefused) {
@@ -171,10 +174,10 @@ TEST(EndpointConfigLimits, NonFiniteAndTinyDurationsAreRefused) {
     for (const double value : bad) {
       EndpointConfig config;
       config.*field = value;
-      EXPECT_NE(config.check(), nullptr) << value;
+      EXPECT_FALSE(config.check().ok()) << value;
       const EndpointConfig clamped = config.sanitized();
       EXPECT_TRUE(std::isfinite(clamped.*field) && clamped.*field >= 0.001) << value;
-      EXPECT_EQ(clamped.check(), nullptr);
+      EXPECT_TRUE(clamped.check().ok());
     }
   }
   for (float EndpointConfig::*field :
@@ -184,7 +187,7 @@ TEST(EndpointConfigLimits, NonFiniteAndTinyDurationsAreRefused) {
                               0.0f, 1e-9f, 1.5f}) {
       EndpointConfig config;
       config.*field = value;
-      EXPECT_NE(config.check(), nullptr) << value;
+      EXPECT_FALSE(config.check().ok()) << value;
     }
   }
 }
@@ -204,7 +207,7 @@ TEST(EndpointConstruction, BadConfigFailsWithReasonAndRefusesEveryCall) {
   config.max_fragments = 300;
   std::vector<std::vector<uint8_t>> sent;
   Endpoint endpoint(config, EndpointCallbacks{&sent, &transmit_into, &accept, nullptr}, 0.0);
-  ASSERT_TRUE(endpoint.failed());
+  ASSERT_FALSE(endpoint.ok());
   EXPECT_TRUE(mentions(endpoint.error_reason(), "EndpointConfig.max_fragments = 300 must be 16"))
       << endpoint.error_reason();
   EXPECT_LT(endpoint.memory_bytes(), 2048u) << "a failed endpoint allocates only a placeholder";
@@ -220,11 +223,11 @@ TEST(EndpointConstruction, BadConfigFailsWithReasonAndRefusesEveryCall) {
   // The reason is the endpoint's own copy: a later check() on this thread does not change it.
   EndpointConfig other;
   other.rtt_history_size = 0;
-  EXPECT_NE(other.check(), nullptr);
+  EXPECT_FALSE(other.check().ok());
   EXPECT_TRUE(mentions(endpoint.error_reason(), "max_fragments")) << endpoint.error_reason();
 
   Endpoint good(EndpointConfig{}, EndpointCallbacks{&sent, &transmit_into, &accept, nullptr}, 0.0);
-  EXPECT_FALSE(good.failed());
+  EXPECT_TRUE(good.ok());
   EXPECT_EQ(good.error_reason(), nullptr);
 }
 
@@ -232,7 +235,7 @@ TEST(EndpointConstruction, BadConfigFailsWithReasonAndRefusesEveryCall) {
 // went nowhere.
 TEST(EndpointConstruction, NullTransmitIsRefused) {
   Endpoint endpoint(EndpointConfig{}, EndpointCallbacks{nullptr, nullptr, &accept, nullptr}, 0.0);
-  ASSERT_TRUE(endpoint.failed());
+  ASSERT_FALSE(endpoint.ok());
   EXPECT_TRUE(mentions(endpoint.error_reason(), "transmit is null")) << endpoint.error_reason();
   const uint8_t payload[4] = {1, 2, 3, 4};
   EXPECT_FALSE(endpoint.send_packet(bitwire::test::view(payload)));
@@ -242,7 +245,7 @@ TEST(EndpointConstruction, NullTransmitIsRefused) {
 TEST(EndpointConstruction, NullProcessIsRefused) {
   std::vector<std::vector<uint8_t>> sent;
   Endpoint endpoint(EndpointConfig{}, EndpointCallbacks{&sent, &transmit_into, nullptr, nullptr}, 0.0);
-  ASSERT_TRUE(endpoint.failed());
+  ASSERT_FALSE(endpoint.ok());
   EXPECT_TRUE(mentions(endpoint.error_reason(), "process is null")) << endpoint.error_reason();
 }
 
@@ -275,7 +278,7 @@ TEST(EndpointConstruction, NameIsCopiedAndTruncated) {
 
   config.name = nullptr;
   Peer unnamed(config);
-  EXPECT_FALSE(unnamed.endpoint.failed());
+  EXPECT_TRUE(unnamed.endpoint.ok());
   EXPECT_STREQ(unnamed.endpoint.config().name, "endpoint");
 }
 
@@ -349,7 +352,7 @@ TEST(EndpointTime, BackwardStepIsClampedAndCounted) {
 
 TEST(EndpointTime, InvalidConstructionTimeStartsAtZero) {
   Peer peer(EndpointConfig{}, std::numeric_limits<double>::quiet_NaN());
-  EXPECT_FALSE(peer.endpoint.failed());
+  EXPECT_TRUE(peer.endpoint.ok());
   EXPECT_EQ(peer.endpoint.time(), 0.0);
   EXPECT_EQ(peer.endpoint.counters().time_invalid, 1u);
   peer.endpoint.update(0.5);

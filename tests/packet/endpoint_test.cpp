@@ -536,7 +536,7 @@ TEST(EndpointLifecycle, ConstructionAllocatesExactlyMemoryRequired) {
   const EndpointCallbacks callbacks{nullptr, [](void*, uint16_t, std::span<const std::byte>) {},
                                     [](void*, uint16_t, std::span<const std::byte>) { return true; }, nullptr};
   Endpoint endpoint(config, callbacks);
-  ASSERT_FALSE(endpoint.failed()) << endpoint.error_reason();
+  ASSERT_TRUE(endpoint.ok()) << endpoint.error_reason();
   const auto after = test::counting_allocations;
   EXPECT_EQ(after.bytes - before.bytes, Endpoint::memory_required(config));
   EXPECT_EQ(endpoint.memory_bytes(), Endpoint::memory_required(config));
@@ -660,20 +660,20 @@ TEST(EndpointLogging, LongLinesAreTruncatedNotOverflowed) {
 
 TEST(EndpointConfigCheck, ReportsAndClampsBadFields) {
   EndpointConfig config;
-  EXPECT_EQ(config.check(), nullptr);
+  EXPECT_TRUE(config.check().ok());
   config.max_fragments = 300;
-  EXPECT_NE(config.check(), nullptr);
+  EXPECT_FALSE(config.check().ok());
   EXPECT_EQ(config.sanitized().max_fragments, 16);  // exactly ceil(max_packet_size / fragment_size)
   config = EndpointConfig{};
   config.max_packet_size = config.max_fragments * config.fragment_size + 1;
-  EXPECT_NE(config.check(), nullptr);
+  EXPECT_FALSE(config.check().ok());
   // max_fragments follows max_packet_size (it must be exactly the count the packet size needs).
   EXPECT_EQ(config.sanitized().max_fragments, config.max_fragments + 1);
   config = EndpointConfig{};
   config.rtt_smoothing_factor = 0.0f;
-  EXPECT_NE(config.check(), nullptr);
+  EXPECT_FALSE(config.check().ok());
   EXPECT_GT(config.sanitized().rtt_smoothing_factor, 0.0f);
-  EXPECT_EQ(config.sanitized().sanitized().check(), nullptr);
+  EXPECT_TRUE(config.sanitized().sanitized().check().ok());
 }
 
 }  // namespace

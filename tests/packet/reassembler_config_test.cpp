@@ -49,9 +49,9 @@ TEST(ConfigTable, EndpointDerivedReassemblerConfigAlwaysPasses) {
   largest.reassembly_slots = 1024;
   configs.push_back(largest.sanitized());
   for (const EndpointConfig& c : configs) {
-    ASSERT_EQ(c.check(), nullptr);
+    ASSERT_TRUE(c.check().ok());
     const ReassemblerConfig derived = endpoint_reassembler_config(c);
-    EXPECT_EQ(derived.check(), nullptr) << derived.check();
+    EXPECT_TRUE(derived.check().ok()) << derived.check().reason();
     EXPECT_EQ(derived.slots, c.reassembly_slots) << "the endpoint's slots are used as they are";
   }
 }
@@ -66,11 +66,11 @@ TEST(ReassemblerConfigCheck, DirectlyBuiltReassemblerWithBadConfigIsFlaggedAndSa
   config.max_fragments = 300;
   config.fragment_size = 4;
   Reassembler reassembler(config);
-  ASSERT_NE(reassembler.config_error(), nullptr);
-  EXPECT_STREQ(reassembler.config_error(), "ReassemblerConfig.window = 65536 is outside [1, 32768]");
+  ASSERT_NE(reassembler.error_reason(), nullptr);
+  EXPECT_STREQ(reassembler.error_reason(), "ReassemblerConfig.window = 65536 is outside [1, 32768]");
   EXPECT_EQ(reassembler.config().window, 32768);
   EXPECT_EQ(reassembler.config().max_fragments, 256);
-  EXPECT_EQ(reassembler.config().check(), nullptr);
+  EXPECT_TRUE(reassembler.config().check().ok());
   const std::byte body[4] = {};
   EXPECT_EQ(reassembler.add(1, 280, 300, body, 0, 0, 4), PacketFragmentResult::kInvalid);
   EXPECT_EQ(reassembler.add(1, 3, 2, body, 0, 0, 4), PacketFragmentResult::kInvalid) << "id >= count";
@@ -90,13 +90,13 @@ TEST(ReassemblerConfigCheck, SlotsAboveTheMemoryCapAreFlaggedAndLowered) {
   config.max_fragments = 256;
   config.fragment_size = static_cast<int>(kMaxUdpPayloadBytes);
   const Reassembler reassembler(config);
-  ASSERT_NE(reassembler.config_error(), nullptr);
-  EXPECT_NE(std::string(reassembler.config_error()).find("ReassemblerConfig.slots = 65536 is outside [1, 4]"),
+  ASSERT_NE(reassembler.error_reason(), nullptr);
+  EXPECT_NE(std::string(reassembler.error_reason()).find("ReassemblerConfig.slots = 65536 is outside [1, 4]"),
             std::string::npos)
-      << reassembler.config_error();
+      << reassembler.error_reason();
   EXPECT_EQ(reassembler.config().slots, 4);
   EXPECT_LE(reassembler.memory_bytes(), kMaxReassemblerMemoryBytes);
-  EXPECT_EQ(Reassembler(ReassemblerConfig{}).config_error(), nullptr);
+  EXPECT_EQ(Reassembler(ReassemblerConfig{}).error_reason(), nullptr);
 }
 
 TEST(ConfigTableDocs, PacketsDocPrintsReassemblerLimits) {

@@ -46,24 +46,27 @@ struct Recorder {
 TEST(Link, ConfigErrorNamesTheRefusedDirection) {
   LinkConfig config;
   config.b_to_a.capacity = 0;
-  EXPECT_STREQ(config.check(), "LinkConfig.b_to_a: NetworkSimulatorConfig.capacity = 0 is outside [1, 894784] "
-                               "(max: 2^30 / mtu)");
+  EXPECT_STREQ(config.check().reason(),
+               "LinkConfig.b_to_a: NetworkSimulatorConfig.capacity = 0 is outside [1, 894784] "
+               "(max: 2^30 / mtu)");
   const Link link(config);
-  ASSERT_NE(link.config_error(), nullptr);
-  EXPECT_STREQ(link.config_error(), "LinkConfig.b_to_a: NetworkSimulatorConfig.capacity = 0 is outside [1, 894784] "
-                                    "(max: 2^30 / mtu)");
-  EXPECT_FALSE(link.leaving(LinkSide::kA).failed());
-  EXPECT_TRUE(link.leaving(LinkSide::kB).failed()) << "the refused direction refuses every datagram";
+  ASSERT_NE(link.error_reason(), nullptr);
+  EXPECT_STREQ(link.error_reason(),
+               "LinkConfig.b_to_a: NetworkSimulatorConfig.capacity = 0 is outside [1, 894784] "
+               "(max: 2^30 / mtu)");
+  EXPECT_TRUE(link.leaving(LinkSide::kA).ok());
+  EXPECT_FALSE(link.leaving(LinkSide::kB).ok()) << "the refused direction refuses every datagram";
   const LinkConfig fixed = config.sanitized();
-  EXPECT_EQ(fixed.check(), nullptr);
+  EXPECT_TRUE(fixed.check().ok());
   EXPECT_EQ(fixed.b_to_a.capacity, 1);
-  EXPECT_EQ(Link(fixed).config_error(), nullptr);
-  EXPECT_EQ(Link().config_error(), nullptr);
+  EXPECT_EQ(Link(fixed).error_reason(), nullptr);
+  EXPECT_EQ(Link().error_reason(), nullptr);
   config = LinkConfig{};
   config.a_to_b.conditions.loss_percent = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_NE(std::string(config.check()).find("LinkConfig.a_to_b: NetworkConditions.loss_percent = nan"),
-            std::string::npos)
-      << config.check();
+  EXPECT_NE(
+      std::string(config.check().reason()).find("LinkConfig.a_to_b: NetworkConditions.loss_percent = nan"),
+      std::string::npos)
+      << config.check().reason();
 }
 
 // LinkConfig::check() is each direction's table: every NetworkSimulatorConfig field at and past both ends,
@@ -77,9 +80,11 @@ TEST(Link, ConfigCheckIsEachDirectionsTable) {
         NetworkSimulatorConfig& direction = forward ? config.a_to_b : config.b_to_a;
         direction.*field.member = value;
         SCOPED_TRACE(std::string(field.name) + " = " + std::to_string(value));
-        const char* own = direction.check();
+        const ConfigCheck own_check = direction.check();
+        const char* own = own_check.reason();
         const std::string own_text = own != nullptr ? own : "";
-        const char* reason = config.check();
+        const ConfigCheck check = config.check();
+        const char* reason = check.reason();
         if (own == nullptr) {
           EXPECT_EQ(reason, nullptr);
           continue;
@@ -87,7 +92,7 @@ TEST(Link, ConfigCheckIsEachDirectionsTable) {
         ASSERT_NE(reason, nullptr);
         EXPECT_EQ(std::string(reason),
                   std::string(forward ? "LinkConfig.a_to_b: " : "LinkConfig.b_to_a: ") + own_text);
-        EXPECT_EQ(config.sanitized().check(), nullptr);
+        EXPECT_TRUE(config.sanitized().check().ok());
       }
     }
   });

@@ -613,7 +613,7 @@ TEST(NetworkSimulator, CorruptMaxBitsAbove64IsRefusedNotOverflowed) {
   NetworkSimulatorConfig config;
   config.conditions = conditions;
   NetworkSimulator simulator(config);
-  ASSERT_TRUE(simulator.failed());
+  ASSERT_FALSE(simulator.ok());
   EXPECT_NE(std::string(simulator.error_reason()).find("corrupt_max_bits = 1000 is outside [1, 64]"),
             std::string::npos)
       << simulator.error_reason();
@@ -626,7 +626,7 @@ TEST(NetworkSimulator, CorruptMaxBitsAbove64IsRefusedNotOverflowed) {
 
   // set_conditions refuses it too, and keeps the old conditions.
   NetworkSimulator healthy;
-  EXPECT_FALSE(healthy.failed());
+  EXPECT_TRUE(healthy.ok());
   EXPECT_EQ(healthy.error_reason(), nullptr);
   EXPECT_FALSE(healthy.set_conditions(conditions));
   EXPECT_EQ(healthy.conditions().corrupt_max_bits, 3);
@@ -655,9 +655,10 @@ TEST(NetworkSimulator, AbsurdMemoryIsRefused) {
   config.mtu = 65507;  // 64 GiB of slots
   const std::string expected =
       "capacity = 1048576 is outside [1, " + std::to_string(kMaxSimulatorBytes / 65507) + "]";
-  EXPECT_NE(std::string(config.check()).find(expected), std::string::npos) << config.check();
+  EXPECT_NE(std::string(config.check().reason()).find(expected), std::string::npos)
+      << config.check().reason();
   const NetworkSimulatorConfig clamped = config.sanitized();
-  EXPECT_EQ(clamped.check(), nullptr);
+  EXPECT_TRUE(clamped.check().ok());
   EXPECT_LE(static_cast<int64_t>(clamped.capacity) * clamped.mtu, kMaxSimulatorBytes);
 }
 

@@ -52,7 +52,7 @@ RttReading run_stack(const RttCase& c, uint64_t seed) {
   double now = 10.0;
   Server server(config, kStackFactory, key, server_transport, server_address, now);
   Client client(config, kStackFactory, client_transport, now);
-  EXPECT_TRUE(server.is_ok() && client.is_ok());
+  EXPECT_TRUE(server.ok() && client.ok());
   netcode::ConnectTokenParams params;
   params.protocol_id = server.protocol_id();
   params.client_id = 7;
@@ -101,7 +101,7 @@ RttReading run_stack(const RttCase& c, uint64_t seed) {
     }
   }
   r.connected = client.is_connected() && readings > 0;
-  r.stale_arrivals = const_cast<Connection&>(client.connection()).endpoint().counters().arrival_times_stale;
+  r.stale_arrivals = client.connection().endpoint().counters().arrival_times_stale;
   for (int i = 0; i < 2; ++i) {
     r.rtt[i] /= static_cast<double>(std::max(readings, 1L));
     r.jitter[i] /= static_cast<double>(std::max(readings, 1L));
@@ -161,14 +161,14 @@ TEST(ClientServer, AckDelayIsOnInTheStackUnlessTurnedOff) {
   StackConfig fit = config;
   fit.connection.endpoint.fragment_size = 1185;
   fit.connection.endpoint.max_fragments = (fit.connection.endpoint.max_packet_size + 1184) / 1185;
-  EXPECT_NE(fit.check(), nullptr) << "1185 + 16 > 1200";
+  EXPECT_FALSE(fit.check().ok()) << "1185 + 16 > 1200";
   EXPECT_LE(fit.sanitized().connection.endpoint.fragment_size, 1184);
-  EXPECT_EQ(fit.sanitized().check(), nullptr);
+  EXPECT_TRUE(fit.sanitized().check().ok());
   fit.connection.endpoint.ack_delay = AckDelayMode::kOff;
-  EXPECT_EQ(fit.check(), nullptr) << "without the extension 1185 + 14 fits";
+  EXPECT_TRUE(fit.check().ok()) << "without the extension 1185 + 14 fits";
   StackConfig whole = config;
   whole.connection.endpoint.fragment_above = 1190;
-  EXPECT_NE(whole.check(), nullptr) << "1190 + 11 > 1200";
+  EXPECT_FALSE(whole.check().ok()) << "1190 + 11 > 1200";
   EXPECT_LE(whole.sanitized().connection.endpoint.fragment_above, 1189);
 
   // A client that turned it off cannot use the server's tokens: refused at connect, not by misread headers.

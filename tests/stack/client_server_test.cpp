@@ -186,7 +186,7 @@ TEST(ClientServer, ConnectEveryChannelBothWaysAndDisconnect) {
     EXPECT_EQ(e.protocol_error, nullptr);
   }
   for (int i = 0; i < 8; ++i) {
-    EXPECT_EQ(const_cast<Connection&>(h.server->connection(i)).pool().live(), 0) << "slot " << i;
+    EXPECT_EQ(h.server->connection(i).pool().live(), 0) << "slot " << i;
   }
 }
 
@@ -207,14 +207,14 @@ TEST(ClientServer, ReconnectGetsACleanSlot) {
   for (int i = 0; i < 5; ++i) h.step();
   EXPECT_EQ(client.connection().send_queue_depth(kReliable), 20);
   EXPECT_EQ(h.server->connection(0).send_queue_depth(kReliable), 20);
-  EXPECT_GT(const_cast<Connection&>(h.server->connection(0)).pool().live(), 0);
+  EXPECT_GT(h.server->connection(0).pool().live(), 0);
 
   client.disconnect(h.now);
   EXPECT_EQ(client.connection().send_queue_depth(kReliable), 0) << "the client's session is released at once";
-  EXPECT_EQ(const_cast<Connection&>(client.connection()).pool().live(), 0);
+  EXPECT_EQ(client.connection().pool().live(), 0);
   h.server->disconnect(0);  // the client's disconnect packets were lost; the server lets it go too
   EXPECT_EQ(h.server->connection(0).send_queue_depth(kReliable), 0);
-  EXPECT_EQ(const_cast<Connection&>(h.server->connection(0)).pool().live(), 0)
+  EXPECT_EQ(h.server->connection(0).pool().live(), 0)
       << "messages in flight released";
 
   h.network.on_send = nullptr;
@@ -256,8 +256,8 @@ TEST(ClientServer, LargePacketsTravelAsFragmentsThroughNetcode) {
   EXPECT_FALSE(up.out_of_order);
   EXPECT_FALSE(down.out_of_order);
   EXPECT_GT(client.connection().counters().packets_generated, 0u);
-  EXPECT_GT(const_cast<Connection&>(h.server->connection(0)).endpoint().counters().fragments_sent, 3u);
-  EXPECT_GT(const_cast<Connection&>(h.server->connection(0)).endpoint().counters().reassemblies_completed,
+  EXPECT_GT(h.server->connection(0).endpoint().counters().fragments_sent, 3u);
+  EXPECT_GT(h.server->connection(0).endpoint().counters().reassemblies_completed,
             0u);
 }
 
@@ -450,7 +450,7 @@ TEST(ClientServer, ReliableStreamOverSimulatedLatencyLossAndCorruption) {
   const netcode::Key key = netcode::random_key();
   double now = 10.0;
   Server server(config, kStackFactory, key, server_transport, server_address, now);
-  ASSERT_TRUE(server.is_ok());
+  ASSERT_TRUE(server.ok());
   constexpr int kClients = 2;
   std::vector<std::unique_ptr<LoopbackTransport>> inner;
   std::vector<std::unique_ptr<SimulatedTransport>> transports;
@@ -626,32 +626,32 @@ TEST(ClientServer, NothingAllocatesAfterConstruction) {
 
 TEST(ClientServer, ConfigIsValidatedWithAReason) {
   StackConfig config = stack_test_config();
-  EXPECT_EQ(config.check(), nullptr);
+  EXPECT_TRUE(config.check().ok());
   config.connection.endpoint.fragment_size = 1190;  // 1190 + 5 + 9 > 1200
   // (max_fragments must be exactly what max_packet_size needs, or the endpoint's own rule fails first.)
   config.connection.endpoint.max_fragments = (config.connection.endpoint.max_packet_size + 1189) / 1190;
-  ASSERT_NE(config.check(), nullptr);
-  EXPECT_NE(std::strstr(config.check(), "1200"), nullptr) << config.check();
-  EXPECT_EQ(config.sanitized().check(), nullptr);
+  ASSERT_FALSE(config.check().ok());
+  EXPECT_NE(std::strstr(config.check().reason(), "1200"), nullptr) << config.check().reason();
+  EXPECT_TRUE(config.sanitized().check().ok());
   EXPECT_LE(config.sanitized().connection.endpoint.fragment_size, 1184);  // + 5 + 9 + 2 (ack delay)
 
   StackConfig bad = stack_test_config();
   bad.max_clients = 0;
-  EXPECT_NE(bad.check(), nullptr);
+  EXPECT_FALSE(bad.check().ok());
   EXPECT_EQ(bad.sanitized().max_clients, 1);
   bad = stack_test_config();
   bad.connection.channel_count = 0;
-  EXPECT_NE(bad.check(), nullptr);
+  EXPECT_FALSE(bad.check().ok());
   bad = stack_test_config();
   bad.server.payload_queue_per_slot = 0;
-  EXPECT_NE(bad.check(), nullptr);
-  EXPECT_EQ(bad.sanitized().check(), nullptr);
+  EXPECT_FALSE(bad.check().ok());
+  EXPECT_TRUE(bad.sanitized().check().ok());
 
   LoopbackNetwork network;
   LoopbackTransport transport(network, Address::ipv4(10, 0, 0, 1, 1));
   Server server(bad, kStackFactory, netcode::random_key(), transport, transport.local_address());
-  EXPECT_FALSE(server.is_ok());
-  EXPECT_NE(server.error(), nullptr);
+  EXPECT_FALSE(server.ok());
+  EXPECT_NE(server.error_reason(), nullptr);
   server.update(1.0, kStackUnixBase);  // a refused server does nothing
   EXPECT_FALSE(server.is_connected(0));
 
@@ -659,8 +659,8 @@ TEST(ClientServer, ConfigIsValidatedWithAReason) {
   EXPECT_FALSE(stack_test_config().sanitized().connection.endpoint.envelope);
 }
 
-// A refused Server or Client keeps its own reason: StackConfig::check() returns a per-thread buffer that the
-// next check on the thread overwrites (the objects kept the pointer, and their error() changed under them).
+// A refused Server or Client keeps its own reason: error_reason() is owned by the object, so a later check of
+// another config does not change it.
 TEST(ClientServer, RefusedConfigReasonOutlivesTheNextCheck) {
   StackConfig bad = stack_test_config();
   bad.max_clients = 0;
@@ -672,9 +672,9 @@ TEST(ClientServer, RefusedConfigReasonOutlivesTheNextCheck) {
   Client client(bad_client, kStackFactory, transport);
   StackConfig other = stack_test_config();
   other.event_queue_size = -1;
-  ASSERT_NE(other.check(), nullptr);  // overwrites the per-thread buffer
-  EXPECT_STREQ(server.error(), "StackConfig.max_clients = 0 is outside [1, 4096]");
-  EXPECT_STREQ(client.error(),
+  ASSERT_FALSE(other.check().ok());  // another reason, elsewhere
+  EXPECT_STREQ(server.error_reason(), "StackConfig.max_clients = 0 is outside [1, 4096]");
+  EXPECT_STREQ(client.error_reason(),
                "StackConfig.congestion: BinaryCongestionConfig.halving_period = -1 is outside [0.001, 3600]");
 }
 

@@ -22,7 +22,7 @@ struct UdpServer {
     if (!ok) return;
     transport = std::make_unique<UdpTransport>(socket);
     server = std::make_unique<Server>(config, kStackFactory, key, *transport, socket.local_address(), 0.0);
-    ok = server->is_ok();
+    ok = server->ok();
   }
   bool ok = false;
   UdpSocket socket;

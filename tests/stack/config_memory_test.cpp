@@ -39,8 +39,8 @@ TEST(MessagePoolMemory, DirectlyBuiltPoolWithTooManyBlockBuffersIsFlaggedAndCapp
   config.block_count = 1 << 16;
   config.max_block_size = 1 << 30;
   const MessagePool pool(factory, config);
-  ASSERT_NE(pool.config_error(), nullptr);
-  EXPECT_STREQ(pool.config_error(),
+  ASSERT_NE(pool.error_reason(), nullptr);
+  EXPECT_STREQ(pool.error_reason(),
                "MessagePoolConfig.block_count = 65536 is outside [0, 1] (max: 1 GiB / max_block_size)");
   EXPECT_EQ(pool.block_count(), 1);
   EXPECT_EQ(pool.max_block_size(), size_t{1} << 30) << "fewer buffers, never smaller blocks";
@@ -56,13 +56,13 @@ TEST(MessagePoolMemory, DirectlyBuiltPoolClampsEveryField) {
   config.block_count = -5;
   config.max_block_size = 0;
   const MessagePool pool(factory, config);
-  ASSERT_NE(pool.config_error(), nullptr);
-  EXPECT_STREQ(pool.config_error(), "MessagePoolConfig.capacity = 0 is outside [1, 16777216]");
+  ASSERT_NE(pool.error_reason(), nullptr);
+  EXPECT_STREQ(pool.error_reason(), "MessagePoolConfig.capacity = 0 is outside [1, 16777216]");
   EXPECT_EQ(pool.capacity(), 1);
   EXPECT_EQ(pool.block_count(), 0);
   EXPECT_EQ(pool.max_block_size(), 1u);
   const MessagePool good(factory, MessagePoolConfig{});
-  EXPECT_EQ(good.config_error(), nullptr);
+  EXPECT_EQ(good.error_reason(), nullptr);
   EXPECT_EQ(good.capacity(), MessagePoolConfig{}.capacity);
 }
 
@@ -72,25 +72,26 @@ TEST(MessagePoolMemory, SlotsAboveTheCapForTheFactoryAreFlagged) {
   const MessageFactory factory(kHugeTypes);
   MessagePoolConfig config;
   config.capacity = 2048;
-  EXPECT_EQ(config.check(), nullptr) << "the table alone does not know the message size";
-  ASSERT_NE(config.check(factory), nullptr);
-  EXPECT_NE(std::string(config.check(factory)).find("MessagePoolConfig.capacity = 2048: slots of 1048576 bytes"),
+  EXPECT_TRUE(config.check().ok()) << "the table alone does not know the message size";
+  ASSERT_FALSE(config.check(factory).ok());
+  EXPECT_NE(std::string(config.check(factory).reason())
+                .find("MessagePoolConfig.capacity = 2048: slots of 1048576 bytes"),
             std::string::npos)
-      << config.check(factory);
+      << config.check(factory).reason();
   EXPECT_EQ(config.sanitized(factory).capacity, 1024);
-  EXPECT_EQ(config.sanitized(factory).check(factory), nullptr);
+  EXPECT_TRUE(config.sanitized(factory).check(factory).ok());
   const MessagePool pool(factory, config);
-  EXPECT_NE(pool.config_error(), nullptr);
+  EXPECT_NE(pool.error_reason(), nullptr);
   EXPECT_EQ(pool.capacity(), 1024);
   config.capacity = 1024;
-  EXPECT_EQ(config.check(factory), nullptr) << "the largest count that fits";
+  EXPECT_TRUE(config.check(factory).ok()) << "the largest count that fits";
 }
 
 // The connection reports a pool whose slots pass the cap for its factory (the config alone passes).
 TEST(MessagePoolMemory, ConnectionReportsPoolSlotsAboveTheCap) {
   ConnectionConfig config;
   config.message_pool_size = 4096;
-  ASSERT_EQ(config.check(), nullptr);
+  ASSERT_TRUE(config.check().ok());
   Connection connection(MessageFactory(kHugeTypes), config);
   EXPECT_EQ(connection.error(), ConnectionError::kConfigInvalid);
   EXPECT_NE(std::string(connection.error_reason()).find("ConnectionConfig.messages: MessagePoolConfig.capacity = 4096"),
@@ -104,13 +105,13 @@ TEST(MessagePoolMemory, ConnectionConfigNamesItsPoolPart) {
   ConnectionConfig config;
   config.channels[0].type = ChannelType::kUnreliableUnordered;
   config.channels[0].max_block_size = 1 << 30;  // 4 default buffers of 1 GiB
-  EXPECT_STREQ(config.check(),
+  EXPECT_STREQ(config.check().reason(),
                "ConnectionConfig.messages: MessagePoolConfig.block_count = 4 is outside [0, 1] (max: 1 GiB / "
                "max_block_size)");
   const ConnectionConfig fitted = config.sanitized();
   EXPECT_EQ(fitted.block_pool_size, 1);
-  EXPECT_EQ(fitted.check(), nullptr);
-  EXPECT_EQ(fitted.message_pool_config(true).check(), nullptr);
+  EXPECT_TRUE(fitted.check().ok());
+  EXPECT_TRUE(fitted.message_pool_config(true).check().ok());
 }
 
 // Connection::memory_required(factory, config) is what a connection built from them reports, for a range
@@ -137,7 +138,7 @@ TEST(StackMemory, ConnectionMemoryRequiredIsWhatItAllocates) {
   for (const MessageFactory& factory : {MessageFactory(kAllTypes), MessageFactory(kTwoTypes)}) {
     for (size_t i = 0; i < configs.size(); ++i) {
       SCOPED_TRACE("config " + std::to_string(i) + (factory.any_block_type() ? ", block types" : ""));
-      ASSERT_EQ(configs[i].check(), nullptr) << configs[i].check();
+      ASSERT_TRUE(configs[i].check().ok()) << configs[i].check().reason();
       const Connection connection(factory, configs[i]);
       ASSERT_EQ(connection.error(), ConnectionError::kNone) << connection.error_reason();
       EXPECT_EQ(Connection::memory_required(factory, configs[i]), connection.memory_bytes());
@@ -165,11 +166,13 @@ TEST(StackMemory, DefaultSlotBytes) {
   small.connection.endpoint.reassembly_slots = 4;
   cases.push_back({"256-message queues, no blocks, 4 reassembly slots", small});
   for (const Case& c : cases) {
-    ASSERT_EQ(c.config.check(factory), nullptr) << c.name << ": " << c.config.check(factory);
+    ASSERT_TRUE(c.config.check(factory).ok()) << c.name << ": " << c.config.check(factory).reason();
     const StackConfig stacked = c.config.sanitized(factory);
     ConnectionConfig run = stacked.connection;  // as the server builds it
     Connection connection(factory, run);
-    netcode::ServerConfig server = stacked.server;
+    netcode::ServerConfig server;  // as the server builds it: the settings, the stack's slot count
+    static_cast<netcode::ServerSettings&>(server) = stacked.server;
+    server.max_clients = stacked.max_clients;
     const size_t netcode_slot = netcode::Server::memory_per_slot(server);
     const size_t slot = stack_slot_memory(c.config, factory);
     EXPECT_EQ(slot, connection.memory_bytes() + netcode_slot) << c.name;
@@ -188,28 +191,30 @@ TEST(StackMemory, MessagePoolsAloneAboveTheCapAreRefused) {
   StackConfig config;
   config.max_clients = 8;
   config.connection.message_pool_size = 1024;
-  EXPECT_EQ(config.check(), nullptr) << "without the factory the slots are small";
+  EXPECT_TRUE(config.check().ok()) << "without the factory the slots are small";
   const size_t slot = stack_slot_memory(config, factory);
   EXPECT_GT(slot, kMaxMessageSlotBytes) << "the pool alone is 1 GiB";
-  ASSERT_NE(config.check(factory), nullptr);
-  EXPECT_NE(std::string(config.check(factory)).find("StackConfig.max_clients = 8: 8 slots of " + std::to_string(slot) +
-                                                    " bytes (connection: message pool"),
+  ASSERT_FALSE(config.check(factory).ok());
+  EXPECT_NE(std::string(config.check(factory).reason())
+                .find("StackConfig.max_clients = 8: 8 slots of " + std::to_string(slot) +
+                      " bytes (connection: message pool"),
             std::string::npos)
-      << config.check(factory);
-  EXPECT_NE(std::string(config.check(factory)).find("4096 MiB cap"), std::string::npos) << config.check(factory);
-  std::printf("%s\n", config.check(factory));  // the reason docs/client-server.md quotes
+      << config.check(factory).reason();
+  EXPECT_NE(std::string(config.check(factory).reason()).find("4096 MiB cap"), std::string::npos)
+      << config.check(factory).reason();
+  std::printf("%s\n", config.check(factory).reason());  // the reason docs/client-server.md quotes
   const StackConfig fitted = config.sanitized(factory);
   EXPECT_EQ(fitted.max_clients, 3);
-  EXPECT_EQ(fitted.server.max_clients, 3);
-  EXPECT_EQ(fitted.check(factory), nullptr);
+  EXPECT_TRUE(fitted.check(factory).ok());
   EXPECT_EQ(fitted.connection.message_pool_size, 1024) << "fewer slots, never smaller ones";
 
   LoopbackNetwork network(16);
   const Address address = Address::ipv4(10, 0, 0, 1, 40000);
   LoopbackTransport transport(network, address);
   const Server server(config, factory, netcode::random_key(), transport, address, 0.0);
-  EXPECT_FALSE(server.is_ok());
-  EXPECT_NE(std::string(server.error()).find("StackConfig.max_clients = 8"), std::string::npos) << server.error();
+  EXPECT_FALSE(server.ok());
+  EXPECT_NE(std::string(server.error_reason()).find("StackConfig.max_clients = 8"), std::string::npos)
+      << server.error_reason();
 }
 
 // 64 reliable channels at their largest legal fields: 16 Mi message ids each (64 MiB), 64 MiB blocks in
@@ -232,15 +237,15 @@ ConnectionConfig largest_channels() {
 
 TEST(ConnectionMemory, ChannelsAboveTheCapAreRefusedAndLowered) {
   const ConnectionConfig config = largest_channels();
-  for (const ChannelConfig& c : config.channels) ASSERT_EQ(c.check(), nullptr) << c.check();
+  for (const ChannelConfig& c : config.channels) ASSERT_TRUE(c.check().ok()) << c.check().reason();
   EXPECT_GT(config.channels_memory(), kMaxConnectionChannelBytes);
-  ASSERT_NE(config.check(), nullptr);
-  EXPECT_NE(std::string(config.check()).find("ConnectionConfig.channels: 64 channels need"),
+  ASSERT_FALSE(config.check().ok());
+  EXPECT_NE(std::string(config.check().reason()).find("ConnectionConfig.channels: 64 channels need"),
             std::string::npos)
-      << config.check();
-  std::printf("%s\n", config.check());
+      << config.check().reason();
+  std::printf("%s\n", config.check().reason());
   const ConnectionConfig fitted = config.sanitized();
-  EXPECT_EQ(fitted.check(), nullptr) << fitted.check();
+  EXPECT_TRUE(fitted.check().ok()) << fitted.check().reason();
   EXPECT_LE(fitted.channels_memory(), kMaxConnectionChannelBytes);
   EXPECT_EQ(fitted.channel_count, kMaxChannels) << "never fewer channels: the layout is the wire's";
   EXPECT_EQ(fitted.sanitized().channels_memory(), fitted.channels_memory()) << "sanitized() is idempotent";
@@ -248,9 +253,9 @@ TEST(ConnectionMemory, ChannelsAboveTheCapAreRefusedAndLowered) {
   // 1 MiB blocks: the message id rings (64 x 64 MiB) are what is too large, and they give way first.
   ConnectionConfig ids = config;
   for (ChannelConfig& c : ids.channels) c.max_block_size = 1 << 20;
-  ASSERT_NE(ids.check(), nullptr);
+  ASSERT_FALSE(ids.check().ok());
   const ConnectionConfig fitted_ids = ids.sanitized();
-  EXPECT_EQ(fitted_ids.check(), nullptr) << fitted_ids.check();
+  EXPECT_TRUE(fitted_ids.check().ok()) << fitted_ids.check().reason();
   EXPECT_EQ(fitted_ids.channels[0].max_block_size, 1 << 20) << "the local fields give way first";
   EXPECT_LT(fitted_ids.channels[0].sent_message_ids, 1 << 24);
 
@@ -261,9 +266,9 @@ TEST(ConnectionMemory, ChannelsAboveTheCapAreRefusedAndLowered) {
     c.sent_packets_buffer_size = 2;
     c.sent_message_ids = c.max_messages_per_packet;
   }
-  ASSERT_NE(blocks_only.check(), nullptr);
+  ASSERT_FALSE(blocks_only.check().ok());
   const ConnectionConfig fitted_blocks = blocks_only.sanitized();
-  EXPECT_EQ(fitted_blocks.check(), nullptr) << fitted_blocks.check();
+  EXPECT_TRUE(fitted_blocks.check().ok()) << fitted_blocks.check().reason();
   EXPECT_LT(fitted_blocks.channels[0].max_block_size, 64 << 20);
   EXPECT_EQ(fitted_blocks.channels[0].max_block_size % fitted_blocks.channels[0].block_fragment_size, 0);
   // Both ends sanitize the same config the same way: the layout (and so the protocol id) agrees.
@@ -278,9 +283,9 @@ TEST(ConnectionMemory, BlocksOverTheCapLowerTheBlocksNotTheQueues) {
   ConnectionConfig config;
   config.channel_count = 16;
   for (ChannelConfig& c : config.channels) c.max_block_size = 64 << 20;
-  ASSERT_NE(config.check(), nullptr);
+  ASSERT_FALSE(config.check().ok());
   const ConnectionConfig fitted = config.sanitized();
-  EXPECT_EQ(fitted.check(), nullptr) << fitted.check();
+  EXPECT_TRUE(fitted.check().ok()) << fitted.check().reason();
   const ChannelConfig defaults;
   int lowered = 0;
   for (int i = 0; i < 16; ++i) {
@@ -309,9 +314,9 @@ TEST(StackMemory, ASingleSlotAboveTheServerCapIsSanitizedIntoRange) {
   StackConfig config;
   config.max_clients = 1;
   config.connection = largest_channels();
-  ASSERT_NE(config.check(), nullptr);
+  ASSERT_FALSE(config.check().ok());
   const StackConfig fitted = config.sanitized();
-  EXPECT_EQ(fitted.check(), nullptr) << fitted.check();
+  EXPECT_TRUE(fitted.check().ok()) << fitted.check().reason();
   EXPECT_EQ(fitted.max_clients, 1);
   EXPECT_LT(stack_slot_memory(fitted), kMaxStackServerMemoryBytes);
 }

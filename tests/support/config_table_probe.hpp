@@ -80,7 +80,7 @@ inline std::vector<T> probes(const Field<Config, T>& field, const Config& base) 
 // sanitized copy is accepted and differs only in that field.
 template <typename Config, typename Table>
 inline void exercise_table(const char* config_name, const Table& table, const Config& base) {
-  ASSERT_EQ(check_config(config_name, base, table), nullptr) << "the base config must be legal";
+  ASSERT_TRUE(check_config(config_name, base, table).ok()) << "the base config must be legal";
   for_each_field(table, [&](const auto& field) {
     for (const auto value : probes(field, base)) {
       Config config = base;
@@ -95,7 +95,8 @@ inline void exercise_table(const char* config_name, const Table& table, const Co
         if (legal && field.multiple_of != nullptr && value % field.multiple_of(base) != 0) legal = false;
       }
       const bool zero = field.zero_allowed && value == decltype(value){};
-      const char* reason = check_config(config_name, config, table);
+      const ConfigCheck check = check_config(config_name, config, table);
+      const char* reason = check.reason();
       const Config clamped = sanitize_config(config, table);
       // Fields below this one may have bounds that move with it; only compare this field for them.
       if (legal || zero) {
@@ -126,8 +127,8 @@ inline void exercise_table(const char* config_name, const Table& table, const Co
           }
         }
       }
-      EXPECT_EQ(check_config(config_name, clamped, table), nullptr)
-          << "sanitized() left an illegal config: " << check_config(config_name, clamped, table);
+      EXPECT_TRUE(check_config(config_name, clamped, table).ok())
+          << "sanitized() left an illegal config: " << check_config(config_name, clamped, table).reason();
       const Config twice = sanitize_config(clamped, table);
       EXPECT_EQ(field_values(twice, table), field_values(clamped, table)) << "sanitized() is not idempotent";
     }

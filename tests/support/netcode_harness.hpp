@@ -51,7 +51,7 @@ class Harness {
 
   void start_server() {
     server = std::make_unique<Server>(config, server_transport, server_address);
-    EXPECT_TRUE(server->is_ok()) << server->error();
+    EXPECT_TRUE(server->ok()) << server->error_reason();
   }
 
   uint64_t unix_now() const { return kUnixBase + static_cast<uint64_t>(now); }

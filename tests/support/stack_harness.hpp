@@ -64,7 +64,7 @@ class StackHarness {
     server.reset();
     server =
         std::make_unique<Server>(config, factory, private_key, server_transport, server_address, now);
-    EXPECT_TRUE(server->is_ok()) << server->error();
+    EXPECT_TRUE(server->ok()) << server->error_reason();
   }
 
   uint64_t unix_now() const { return kStackUnixBase + static_cast<uint64_t>(now); }
@@ -93,7 +93,7 @@ class StackHarness {
     transports.push_back(std::make_unique<LoopbackTransport>(network, address));
     clients.push_back(std::make_unique<Client>(client_config ? *client_config : config, factory,
                                                *transports.back(), now));
-    EXPECT_TRUE(clients.back()->is_ok()) << clients.back()->error();
+    EXPECT_TRUE(clients.back()->ok()) << clients.back()->error_reason();
     return *clients.back();
   }
 

@@ -3,7 +3,7 @@
 
 namespace bitwire {
 
-const char* BlockConfig::check() const {
+ConfigCheck BlockConfig::check() const {
   return check_config("BlockConfig", *this, kBlockConfigLimits);
 }
 

@@ -8,7 +8,7 @@
 namespace bitwire {
 
 BlockReceiver::BlockReceiver(const BlockConfig& config) : config_(config.sanitized()) {
-  BITWIRE_ASSERT(config.check() == nullptr);
+  BITWIRE_ASSERT(config.check().ok());
   data_.assign(static_cast<size_t>(config_.max_block_size), std::byte{0});
   received_.assign((static_cast<size_t>(config_.max_fragments()) + 63) / 64, 0);
 }

@@ -23,7 +23,7 @@ void set_bit(std::vector<uint64_t>& bits, uint32_t index) {
 }  // namespace
 
 BlockSender::BlockSender(const BlockConfig& config) : config_(config.sanitized()) {
-  BITWIRE_ASSERT(config.check() == nullptr);
+  BITWIRE_ASSERT(config.check().ok());
   const int fragments = config_.max_fragments();
   last_sent_.assign(static_cast<size_t>(fragments), 0.0);
   next_.assign(static_cast<size_t>(fragments), 0);
@@ -83,7 +83,7 @@ void BlockSender::update(double now) {
 bool BlockSender::set_bandwidth(double bytes_per_second, double now) {
   BlockConfig changed = config_;
   changed.bandwidth_bytes_per_second = bytes_per_second;
-  if (changed.check() != nullptr) return false;
+  if (!changed.check()) return false;
   accrue(now);
   config_ = changed;
   return true;

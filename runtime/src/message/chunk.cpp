@@ -51,8 +51,8 @@ ChunkResult from_block_fragment_result(BlockFragmentResult result) {
 
 }  // namespace
 
-const char* ChunkConfig::check() const {
-  if (const char* reason = block.check()) return reason;
+ConfigCheck ChunkConfig::check() const {
+  if (ConfigCheck own = block.check(); !own) return own;
   return check_config("ChunkConfig", *this, kChunkConfigLimits);
 }
 
@@ -113,7 +113,7 @@ bool is_rejection(ChunkResult result) {
 // ---- Sender ---------------------------------------------------------------------------------------------
 
 ChunkSender::ChunkSender(const ChunkConfig& config) : config_(config.sanitized()), block_(config_.block) {
-  BITWIRE_ASSERT(config.check() == nullptr);
+  BITWIRE_ASSERT(config.check().ok());
   data_.assign(static_cast<size_t>(config_.block.max_block_size), std::byte{0});
   scratch_.assign(static_cast<size_t>(config_.max_packet_size), std::byte{0});
 }
@@ -176,7 +176,7 @@ ChunkResult ChunkSender::process_packet(std::span<const std::byte> packet) {
 // ---- Receiver -------------------------------------------------------------------------------------------
 
 ChunkReceiver::ChunkReceiver(const ChunkConfig& config) : config_(config.sanitized()), block_(config_.block) {
-  BITWIRE_ASSERT(config.check() == nullptr);
+  BITWIRE_ASSERT(config.check().ok());
   scratch_.assign(static_cast<size_t>(config_.max_packet_size), std::byte{0});
 }
 

@@ -91,20 +91,21 @@ uint64_t Connection::protocol_id(const MessageFactory& factory, const Connection
 Connection::Connection(const MessageFactory& factory, const ConnectionConfig& config,
                        const ConnectionCallbacks& callbacks, double now)
     : config_(config.sanitized()), callbacks_(callbacks), factory_(factory), now_(now) {
-  if (const char* problem = config.check()) {
+  if (const ConfigCheck problem = config.check(); !problem) {
     // A flagged state, not an abort: the sanitized config runs and error() says what was refused.
     fail(ConnectionError::kConfigInvalid, keep_config_reason(config_reason_, problem));
   }
-  BITWIRE_ASSERT(factory.check() == nullptr);
+  BITWIRE_ASSERT(factory.check().ok());
   layout_.factory = factory_;
   layout_.channels = std::span<const ChannelConfig>(config_.channels.data(), static_cast<size_t>(config_.channel_count));
   protocol_id_ = protocol_id(factory_, config_);
 
   pool_ = std::make_unique<MessagePool>(factory_, config_.message_pool_config(factory_.any_block_type()));
-  if (pool_->config_error() != nullptr && error_ == ConnectionError::kNone) {
+  if (!pool_->ok() && error_ == ConnectionError::kNone) {
     // The table passed (config_ is sanitized); the factory's largest type made the slots too big.
     fail(ConnectionError::kConfigInvalid,
-         keep_config_reason(config_reason_, config_part_reason("ConnectionConfig.messages", pool_->config_error())));
+         keep_config_reason(config_reason_, config_part_check("ConnectionConfig.messages",
+                                                              ConfigCheck::failure(pool_->error_reason()))));
   }
 
   const auto count = static_cast<size_t>(config_.channel_count);
@@ -356,13 +357,14 @@ bool Connection::process_packet(uint16_t, std::span<const std::byte> bytes) {
     ++counters_.packets_after_error;
     return false;
   }
-  const PacketError error = read_connection_packet(layout_, *pool_, bytes, *incoming_, &packet_read_error_);
-  if (error == PacketError::kPoolExhausted) {
+  const ConnectionPacketError error =
+      read_connection_packet(layout_, *pool_, bytes, *incoming_, &packet_read_error_);
+  if (error == ConnectionPacketError::kPoolExhausted) {
     ++counters_.packets_pool_exhausted;
     endpoint_->defer_packet();  // busy, not wrong: its acks still count (a refusal alone would drop them)
     return false;
   }
-  if (error != PacketError::kNone) {
+  if (error != ConnectionPacketError::kNone) {
     ++counters_.packets_invalid;
     packet_error_ = error;
     fail(ConnectionError::kPacketInvalid, to_string(error));
@@ -408,9 +410,9 @@ void Connection::reset() {
   endpoint_->reset();
   if (error_ != ConnectionError::kConfigInvalid) {
     error_ = ConnectionError::kNone;
-    error_reason_ = "";
+    error_reason_ = nullptr;
   }
-  packet_error_ = PacketError::kNone;
+  packet_error_ = ConnectionPacketError::kNone;
   packet_read_error_ = ReadError::kNone;
   flight_.reset();
 }

@@ -11,11 +11,11 @@
 
 namespace bitwire {
 
-const char* ChannelConfig::check() const {
-  if (const char* reason = check_config("ChannelConfig", *this, kChannelConfigLimits)) return reason;
+ConfigCheck ChannelConfig::check() const {
+  if (ConfigCheck own = check_config("ChannelConfig", *this, kChannelConfigLimits); !own) return own;
   // Blocks sent as fragments: BlockConfig's own table (block size and fragment count limits, budget, resend).
   if (fragments_blocks()) return block_config().check();
-  return nullptr;
+  return {};
 }
 
 BlockConfig ChannelConfig::block_config() const {
@@ -73,34 +73,36 @@ MessagePoolConfig ConnectionConfig::message_pool_config(bool block_types) const 
   return pool;
 }
 
-const char* ConnectionConfig::check() const {
-  if (const char* reason = check_config("ConnectionConfig", *this, kConnectionConfigLimits)) return reason;
+ConfigCheck ConnectionConfig::check() const {
+  if (ConfigCheck own = check_config("ConnectionConfig", *this, kConnectionConfigLimits); !own) return own;
   for (int i = 0; i < channel_count; ++i) {
-    if (const char* problem = channels[static_cast<size_t>(i)].check()) {
+    if (const ConfigCheck problem = channels[static_cast<size_t>(i)].check(); !problem) {
       char part[40];
       std::snprintf(part, sizeof part, "ConnectionConfig.channels[%d]", i);
-      return config_part_reason(part, problem);
+      return config_part_check(part, problem);
     }
   }
-  if (const char* problem = endpoint.check()) return config_part_reason("ConnectionConfig.endpoint", problem);
+  if (const ConfigCheck problem = endpoint.check(); !problem) {
+    return config_part_check("ConnectionConfig.endpoint", problem);
+  }
   // The endpoint the connection builds: raised to hold a max_packet_size packet (Connection::endpoint_config),
   // it must still pass its own table (max_fragments, memory).
-  if (const char* problem = Connection::endpoint_config(*this).check()) {
-    return config_part_reason("ConnectionConfig.endpoint raised to hold max_packet_size", problem);
+  if (const ConfigCheck problem = Connection::endpoint_config(*this).check(); !problem) {
+    return config_part_check("ConnectionConfig.endpoint raised to hold max_packet_size", problem);
   }
   // Counted as if a type carries blocks: the config does not know the factory.
-  if (const char* problem = message_pool_config(true).check()) {
-    return config_part_reason("ConnectionConfig.messages", problem);
+  if (const ConfigCheck problem = message_pool_config(true).check(); !problem) {
+    return config_part_check("ConnectionConfig.messages", problem);
   }
   if (const size_t bytes = channels_memory(); bytes > kMaxConnectionChannelBytes) {
-    char* out = detail::config_reason_buffer();
+    char out[kConfigReasonBytes];
     std::snprintf(out, kConfigReasonBytes,
                   "ConnectionConfig.channels: %d channels need %zu bytes (queues, sent packets, message ids, "
                   "block state), past the %zu MiB cap (kMaxConnectionChannelBytes)",
                   channel_count, bytes, kMaxConnectionChannelBytes >> 20);
-    return out;
+    return ConfigCheck::failure(out);
   }
-  return nullptr;
+  return {};
 }
 
 namespace {
@@ -187,7 +189,7 @@ ConnectionConfig ConnectionConfig::sanitized() const {
   // A packet larger than the endpoint's max_packet_size raises it; a packet the raised endpoint cannot hold
   // (more fragments than its table allows, or its memory cap) is lowered until it can. At the endpoint's own
   // size nothing is raised, so the loop ends there at the latest.
-  while (c.max_packet_size > c.endpoint.max_packet_size && Connection::endpoint_config(c).check() != nullptr) {
+  while (c.max_packet_size > c.endpoint.max_packet_size && !Connection::endpoint_config(c).check()) {
     c.max_packet_size = std::max(c.max_packet_size / 2, c.endpoint.max_packet_size);
   }
   // Fewer buffers, never smaller blocks: the pool's table lowers block_count (to 1 at least) and keeps

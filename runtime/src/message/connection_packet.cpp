@@ -32,26 +32,44 @@ int relative_id_bits(uint16_t previous, uint16_t current) {
   return 6 + 32;
 }
 
-const char* to_string(PacketError error) {
+const char* to_string(ConnectionPacketError error) {
   switch (error) {
-    case PacketError::kNone: return "none";
-    case PacketError::kReadFailed: return "packet bits unreadable";
-    case PacketError::kTooManyEntries: return "more channel entries than channels";
-    case PacketError::kChannelIndexOutOfRange: return "channel index out of range";
-    case PacketError::kChannelOrder: return "channel entries not in ascending order";
-    case PacketError::kMessageCountOutOfRange: return "message count out of range";
-    case PacketError::kMessageTypeOutOfRange: return "message type out of range";
-    case PacketError::kMessageBodyInvalid: return "message body failed to read";
-    case PacketError::kMessageIdInvalid: return "relative message id out of range";
-    case PacketError::kBlockMessageInline: return "block message sent inline on a reliable channel";
-    case PacketError::kBlockSizeOutOfRange: return "block size out of range";
-    case PacketError::kBlocksDisabled: return "block on a channel with blocks disabled";
-    case PacketError::kFragmentOnUnreliable: return "block fragment on an unreliable channel";
-    case PacketError::kFragmentCountOutOfRange: return "fragment count out of range";
-    case PacketError::kFragmentIdOutOfRange: return "fragment id out of range";
-    case PacketError::kFragmentSizeOutOfRange: return "fragment size out of range";
-    case PacketError::kFragmentNotBlockType: return "fragment 0 names a message type without a block";
-    case PacketError::kPoolExhausted: return "message pool exhausted";
+    case ConnectionPacketError::kNone:
+      return "none";
+    case ConnectionPacketError::kReadFailed:
+      return "packet bits unreadable";
+    case ConnectionPacketError::kTooManyEntries:
+      return "more channel entries than channels";
+    case ConnectionPacketError::kChannelIndexOutOfRange:
+      return "channel index out of range";
+    case ConnectionPacketError::kChannelOrder:
+      return "channel entries not in ascending order";
+    case ConnectionPacketError::kMessageCountOutOfRange:
+      return "message count out of range";
+    case ConnectionPacketError::kMessageTypeOutOfRange:
+      return "message type out of range";
+    case ConnectionPacketError::kMessageBodyInvalid:
+      return "message body failed to read";
+    case ConnectionPacketError::kMessageIdInvalid:
+      return "relative message id out of range";
+    case ConnectionPacketError::kBlockMessageInline:
+      return "block message sent inline on a reliable channel";
+    case ConnectionPacketError::kBlockSizeOutOfRange:
+      return "block size out of range";
+    case ConnectionPacketError::kBlocksDisabled:
+      return "block on a channel with blocks disabled";
+    case ConnectionPacketError::kFragmentOnUnreliable:
+      return "block fragment on an unreliable channel";
+    case ConnectionPacketError::kFragmentCountOutOfRange:
+      return "fragment count out of range";
+    case ConnectionPacketError::kFragmentIdOutOfRange:
+      return "fragment id out of range";
+    case ConnectionPacketError::kFragmentSizeOutOfRange:
+      return "fragment size out of range";
+    case ConnectionPacketError::kFragmentNotBlockType:
+      return "fragment 0 names a message type without a block";
+    case ConnectionPacketError::kPoolExhausted:
+      return "message pool exhausted";
   }
   return "unknown packet error";
 }
@@ -198,9 +216,10 @@ void IncomingPacket::clear() {
 namespace {
 
 // Reads a ranged field; a value out of range becomes `range_error`, anything else kReadFailed.
-PacketError read_int(ReadStream& stream, uint32_t& value, uint32_t min, uint32_t max, PacketError range_error) {
-  if (serialize_int(stream, value, min, max)) return PacketError::kNone;
-  return stream.error() == ReadError::kValueOutOfRange ? range_error : PacketError::kReadFailed;
+ConnectionPacketError read_int(ReadStream& stream, uint32_t& value, uint32_t min, uint32_t max,
+                               ConnectionPacketError range_error) {
+  if (serialize_int(stream, value, min, max)) return ConnectionPacketError::kNone;
+  return stream.error() == ReadError::kValueOutOfRange ? range_error : ConnectionPacketError::kReadFailed;
 }
 
 struct Reader {
@@ -208,110 +227,117 @@ struct Reader {
   MessagePool& pool;
   ReadStream& stream;
 
-  PacketError read_type(uint32_t& type) {
+  ConnectionPacketError read_type(uint32_t& type) {
     type = 0;
     const int types = layout.factory.type_count();
-    if (types <= 1) return PacketError::kNone;
-    return read_int(stream, type, 0u, static_cast<uint32_t>(types - 1), PacketError::kMessageTypeOutOfRange);
+    if (types <= 1) return ConnectionPacketError::kNone;
+    return read_int(stream, type, 0u, static_cast<uint32_t>(types - 1),
+                    ConnectionPacketError::kMessageTypeOutOfRange);
   }
 
-  PacketError create(uint32_t type, MessageHandle& message) {
+  ConnectionPacketError create(uint32_t type, MessageHandle& message) {
     message = pool.create(type);
-    return message ? PacketError::kNone : PacketError::kPoolExhausted;
+    return message ? ConnectionPacketError::kNone : ConnectionPacketError::kPoolExhausted;
   }
 
-  PacketError read_body(MessageHandle& message) {
-    if (message.info().read(message.data(), stream)) return PacketError::kNone;
+  ConnectionPacketError read_body(MessageHandle& message) {
+    if (message.info().read(message.data(), stream)) return ConnectionPacketError::kNone;
     if (!stream.failed()) stream.fail(ReadError::kInvalidData);
-    return PacketError::kMessageBodyInvalid;
+    return ConnectionPacketError::kMessageBodyInvalid;
   }
 
-  PacketError read_block(const ChannelConfig& channel, MessageHandle& message) {
-    if (channel.disable_blocks) return PacketError::kBlocksDisabled;
+  ConnectionPacketError read_block(const ChannelConfig& channel, MessageHandle& message) {
+    if (channel.disable_blocks) return ConnectionPacketError::kBlocksDisabled;
     uint32_t size = 0;
-    PacketError error =
-        read_int(stream, size, 1u, static_cast<uint32_t>(channel.max_block_size), PacketError::kBlockSizeOutOfRange);
-    if (error != PacketError::kNone) return error;
-    if (!stream.read_align()) return PacketError::kReadFailed;
+    ConnectionPacketError error = read_int(stream, size, 1u, static_cast<uint32_t>(channel.max_block_size),
+                                           ConnectionPacketError::kBlockSizeOutOfRange);
+    if (error != ConnectionPacketError::kNone) return error;
+    if (!stream.read_align()) return ConnectionPacketError::kReadFailed;
     if (size_t{size} * 8 > stream.bits_remaining()) {
       stream.fail(ReadError::kPastEnd);
-      return PacketError::kReadFailed;
+      return ConnectionPacketError::kReadFailed;
     }
     const std::span<std::byte> block = message.allocate_received_block(size);
-    if (block.empty()) return PacketError::kPoolExhausted;
-    return stream.read_bytes(block.data(), size) ? PacketError::kNone : PacketError::kReadFailed;
+    if (block.empty()) return ConnectionPacketError::kPoolExhausted;
+    return stream.read_bytes(block.data(), size) ? ConnectionPacketError::kNone
+                                                 : ConnectionPacketError::kReadFailed;
   }
 };
 
 }  // namespace
 
-PacketError read_connection_packet(const PacketLayout& layout, MessagePool& pool, std::span<const std::byte> bytes,
-                                   IncomingPacket& out, ReadError* stream_error) {
+ConnectionPacketError read_connection_packet(const PacketLayout& layout, MessagePool& pool,
+                                             std::span<const std::byte> bytes, IncomingPacket& out,
+                                             ReadError* stream_error) {
   out.clear();
   ReadStream stream(bytes);
   Reader reader{layout, pool, stream};
   const auto channels = static_cast<uint32_t>(layout.channel_count());
 
-  const auto read_all = [&]() -> PacketError {
+  const auto read_all = [&]() -> ConnectionPacketError {
     uint32_t entry_count = 0;
-    PacketError error = read_int(stream, entry_count, 0u, channels, PacketError::kTooManyEntries);
-    if (error != PacketError::kNone) return error;
+    ConnectionPacketError error =
+        read_int(stream, entry_count, 0u, channels, ConnectionPacketError::kTooManyEntries);
+    if (error != ConnectionPacketError::kNone) return error;
     int previous_channel = -1;
     for (uint32_t e = 0; e < entry_count; ++e) {
       uint32_t index = 0;
       if (channels > 1) {
-        error = read_int(stream, index, 0u, channels - 1, PacketError::kChannelIndexOutOfRange);
-        if (error != PacketError::kNone) return error;
+        error = read_int(stream, index, 0u, channels - 1, ConnectionPacketError::kChannelIndexOutOfRange);
+        if (error != ConnectionPacketError::kNone) return error;
       }
-      if (static_cast<int>(index) <= previous_channel) return PacketError::kChannelOrder;
+      if (static_cast<int>(index) <= previous_channel) return ConnectionPacketError::kChannelOrder;
       previous_channel = static_cast<int>(index);
       const ChannelConfig& channel = layout.channels[index];
       IncomingPacket::Entry& entry = out.entries_[out.entry_count_++];
       entry = IncomingPacket::Entry{};
       entry.channel = static_cast<int>(index);
       entry.first_message = out.message_count_;
-      if (!serialize_bool(stream, entry.block)) return PacketError::kReadFailed;
+      if (!serialize_bool(stream, entry.block)) return ConnectionPacketError::kReadFailed;
 
       if (!entry.block) {
         bool has_messages = false;
-        if (!serialize_bool(stream, has_messages)) return PacketError::kReadFailed;
+        if (!serialize_bool(stream, has_messages)) return ConnectionPacketError::kReadFailed;
         if (!has_messages) continue;
         uint32_t count = 0;
         error = read_int(stream, count, 1u, static_cast<uint32_t>(channel.max_messages_per_packet),
-                         PacketError::kMessageCountOutOfRange);
-        if (error != PacketError::kNone) return error;
+                         ConnectionPacketError::kMessageCountOutOfRange);
+        if (error != ConnectionPacketError::kNone) return error;
         IncomingPacket::Message* messages = &out.messages_[out.message_count_];
         if (channel.type == ChannelType::kReliableOrdered) {
           uint16_t id = 0;
-          if (!serialize_bits(stream, id, 16)) return PacketError::kReadFailed;
+          if (!serialize_bits(stream, id, 16)) return ConnectionPacketError::kReadFailed;
           messages[0].id = id;
           for (uint32_t i = 1; i < count; ++i) {
             const uint32_t previous = messages[i - 1].id;
             uint32_t lifted = 0;
-            if (!serialize_int_relative(stream, previous, lifted)) return PacketError::kReadFailed;
-            if (lifted - previous > 65535u) return PacketError::kMessageIdInvalid;
+            if (!serialize_int_relative(stream, previous, lifted)) return ConnectionPacketError::kReadFailed;
+            if (lifted - previous > 65535u) return ConnectionPacketError::kMessageIdInvalid;
             messages[i].id = static_cast<uint16_t>(lifted);
           }
           for (uint32_t i = 0; i < count; ++i) {
             uint32_t type = 0;
-            if ((error = reader.read_type(type)) != PacketError::kNone) return error;
-            if ((error = reader.create(type, messages[i].message)) != PacketError::kNone) return error;
+            if ((error = reader.read_type(type)) != ConnectionPacketError::kNone) return error;
+            if ((error = reader.create(type, messages[i].message)) != ConnectionPacketError::kNone)
+              return error;
             ++out.message_count_;
             ++entry.message_count;
-            if ((error = reader.read_body(messages[i].message)) != PacketError::kNone) return error;
+            if ((error = reader.read_body(messages[i].message)) != ConnectionPacketError::kNone) return error;
             // A block message travels as fragments on a reliable channel, never inline.
-            if (messages[i].message.info().has_block) return PacketError::kBlockMessageInline;
+            if (messages[i].message.info().has_block) return ConnectionPacketError::kBlockMessageInline;
           }
         } else {
           for (uint32_t i = 0; i < count; ++i) {
             uint32_t type = 0;
-            if ((error = reader.read_type(type)) != PacketError::kNone) return error;
-            if ((error = reader.create(type, messages[i].message)) != PacketError::kNone) return error;
+            if ((error = reader.read_type(type)) != ConnectionPacketError::kNone) return error;
+            if ((error = reader.create(type, messages[i].message)) != ConnectionPacketError::kNone)
+              return error;
             ++out.message_count_;
             ++entry.message_count;
-            if ((error = reader.read_body(messages[i].message)) != PacketError::kNone) return error;
+            if ((error = reader.read_body(messages[i].message)) != ConnectionPacketError::kNone) return error;
             if (messages[i].message.info().has_block) {
-              if ((error = reader.read_block(channel, messages[i].message)) != PacketError::kNone) return error;
+              if ((error = reader.read_block(channel, messages[i].message)) != ConnectionPacketError::kNone)
+                return error;
             }
           }
         }
@@ -319,45 +345,47 @@ PacketError read_connection_packet(const PacketLayout& layout, MessagePool& pool
       }
 
       // A block fragment.
-      if (channel.type != ChannelType::kReliableOrdered) return PacketError::kFragmentOnUnreliable;
-      if (channel.disable_blocks) return PacketError::kBlocksDisabled;
+      if (channel.type != ChannelType::kReliableOrdered) return ConnectionPacketError::kFragmentOnUnreliable;
+      if (channel.disable_blocks) return ConnectionPacketError::kBlocksDisabled;
       IncomingPacket::Fragment& fragment = entry.fragment;
-      if (!serialize_bits(stream, fragment.message_id, 16)) return PacketError::kReadFailed;
+      if (!serialize_bits(stream, fragment.message_id, 16)) return ConnectionPacketError::kReadFailed;
       const int max_fragments = channel.max_fragments_per_block();
       uint32_t fragment_count = 1;
       if (max_fragments > 1) {
         error = read_int(stream, fragment_count, 1u, static_cast<uint32_t>(max_fragments),
-                         PacketError::kFragmentCountOutOfRange);
-        if (error != PacketError::kNone) return error;
+                         ConnectionPacketError::kFragmentCountOutOfRange);
+        if (error != ConnectionPacketError::kNone) return error;
       }
       uint32_t fragment_id = 0;
       if (fragment_count > 1) {
-        error = read_int(stream, fragment_id, 0u, fragment_count - 1, PacketError::kFragmentIdOutOfRange);
-        if (error != PacketError::kNone) return error;
+        error = read_int(stream, fragment_id, 0u, fragment_count - 1,
+                         ConnectionPacketError::kFragmentIdOutOfRange);
+        if (error != ConnectionPacketError::kNone) return error;
       }
       uint32_t size = 0;
       error = read_int(stream, size, 1u, static_cast<uint32_t>(channel.block_fragment_size),
-                       PacketError::kFragmentSizeOutOfRange);
-      if (error != PacketError::kNone) return error;
+                       ConnectionPacketError::kFragmentSizeOutOfRange);
+      if (error != ConnectionPacketError::kNone) return error;
       std::byte* destination = out.fragment_bytes_.get() + out.fragment_offset_[index];
-      if (!stream.read_align() || !stream.read_bytes(destination, size)) return PacketError::kReadFailed;
+      if (!stream.read_align() || !stream.read_bytes(destination, size))
+        return ConnectionPacketError::kReadFailed;
       fragment.fragment_count = static_cast<int>(fragment_count);
       fragment.fragment_id = static_cast<int>(fragment_id);
       fragment.data = std::span<const std::byte>(destination, size);
       if (fragment_id == 0) {
         uint32_t type = 0;
-        if ((error = reader.read_type(type)) != PacketError::kNone) return error;
-        if (!layout.factory.find(type)->has_block) return PacketError::kFragmentNotBlockType;
-        if ((error = reader.create(type, fragment.message)) != PacketError::kNone) return error;
-        if ((error = reader.read_body(fragment.message)) != PacketError::kNone) return error;
+        if ((error = reader.read_type(type)) != ConnectionPacketError::kNone) return error;
+        if (!layout.factory.find(type)->has_block) return ConnectionPacketError::kFragmentNotBlockType;
+        if ((error = reader.create(type, fragment.message)) != ConnectionPacketError::kNone) return error;
+        if ((error = reader.read_body(fragment.message)) != ConnectionPacketError::kNone) return error;
       }
     }
-    return PacketError::kNone;
+    return ConnectionPacketError::kNone;
   };
 
-  const PacketError error = read_all();
+  const ConnectionPacketError error = read_all();
   if (stream_error != nullptr) *stream_error = stream.error();
-  if (error != PacketError::kNone) out.clear();
+  if (error != ConnectionPacketError::kNone) out.clear();
   return error;
 }
 

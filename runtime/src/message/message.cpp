@@ -11,19 +11,22 @@ bool MessageFactory::any_block_type() const {
   return std::any_of(types_.begin(), types_.end(), [](const MessageTypeInfo& t) { return t.has_block; });
 }
 
-const char* MessageFactory::check() const {
-  if (types_.empty()) return "a message factory needs at least one message type";
-  if (types_.size() > 65536) return "a message factory holds at most 65536 types";
+ConfigCheck MessageFactory::check() const {
+  if (types_.empty()) return ConfigCheck::failure("a message factory needs at least one message type");
+  if (types_.size() > 65536) return ConfigCheck::failure("a message factory holds at most 65536 types");
   for (size_t i = 0; i < types_.size(); ++i) {
     const MessageTypeInfo& t = types_[i];
-    if (t.type_id != i) return "message type table out of order: entry i must have type_id i";
+    if (t.type_id != i)
+      return ConfigCheck::failure("message type table out of order: entry i must have type_id i");
     if (t.construct == nullptr || t.destroy == nullptr || t.write == nullptr || t.read == nullptr ||
         t.measure == nullptr || t.validate == nullptr || t.tag == nullptr) {
-      return "message type entry lacks a function (build it with describe_message<T>)";
+      return ConfigCheck::failure("message type entry lacks a function (build it with describe_message<T>)");
     }
-    if (t.size == 0 || t.align == 0 || (t.align & (t.align - 1)) != 0) return "message type entry has a bad size";
+    if (t.size == 0 || t.align == 0 || (t.align & (t.align - 1)) != 0) {
+      return ConfigCheck::failure("message type entry has a bad size");
+    }
   }
-  return nullptr;
+  return {};
 }
 
 size_t MessageFactory::max_size() const {
@@ -51,24 +54,24 @@ size_t slot_stride(const MessageFactory& factory, size_t* align_out) {
 
 }  // namespace
 
-const char* MessagePoolConfig::check() const {
+ConfigCheck MessagePoolConfig::check() const {
   return check_config("MessagePoolConfig", *this, kMessagePoolConfigLimits);
 }
 
 MessagePoolConfig MessagePoolConfig::sanitized() const { return sanitize_config(*this, kMessagePoolConfigLimits); }
 
-const char* MessagePoolConfig::check(const MessageFactory& factory) const {
-  if (const char* reason = check()) return reason;
+ConfigCheck MessagePoolConfig::check(const MessageFactory& factory) const {
+  if (ConfigCheck own = check(); !own) return own;
   const size_t stride = slot_stride(factory, nullptr);
   if (static_cast<size_t>(capacity) * stride > kMaxMessageSlotBytes) {
-    char* out = detail::config_reason_buffer();
+    char out[kConfigReasonBytes];
     std::snprintf(out, kConfigReasonBytes,
                   "MessagePoolConfig.capacity = %d: slots of %zu bytes (the factory's largest message) pass the "
                   "%zu MiB cap (kMaxMessageSlotBytes)",
                   capacity, stride, kMaxMessageSlotBytes >> 20);
-    return out;
+    return ConfigCheck::failure(out);
   }
-  return nullptr;
+  return {};
 }
 
 MessagePoolConfig MessagePoolConfig::sanitized(const MessageFactory& factory) const {
@@ -79,9 +82,9 @@ MessagePoolConfig MessagePoolConfig::sanitized(const MessageFactory& factory) co
 }
 
 MessagePool::MessagePool(const MessageFactory& factory, const MessagePoolConfig& config) : factory_(factory) {
-  BITWIRE_ASSERT(factory.check() == nullptr);
+  BITWIRE_ASSERT(factory.check().ok());
   // A refused config is flagged, not trusted: every size below comes from the sanitized copy.
-  config_error_ = keep_config_reason(config_error_text_, config.check(factory));
+  error_reason_ = keep_config_reason(error_reason_text_, config.check(factory));
   const MessagePoolConfig c = config.sanitized(factory);
   capacity_ = c.capacity;
   size_t align = 1;

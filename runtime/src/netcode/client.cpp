@@ -16,7 +16,7 @@ constexpr double kNever = -std::numeric_limits<double>::infinity();
 
 }  // namespace
 
-const char* ClientConfig::check() const {
+ConfigCheck ClientConfig::check() const {
   return check_config("ClientConfig", *this, kClientConfigLimits);
 }
 
@@ -42,7 +42,7 @@ const char* to_string(ClientState state) {
 
 Client::Client(const ClientConfig& config, Transport& transport)
     : config_(config.sanitized()), transport_(transport) {
-  if (const char* problem = config.check()) error_ = keep_config_reason(error_text_, problem);
+  error_ = keep_config_reason(error_text_, config.check());
   if (!crypto_init()) error_ = "libsodium failed to initialise";
   const size_t n = static_cast<size_t>(config_.payload_queue_size);
   queue_bytes_.resize(n * kMaxPayloadBytes);

@@ -22,7 +22,7 @@ constexpr size_t kReceiveBatch = 64;
 
 }  // namespace
 
-const char* ServerConfig::check() const {
+ConfigCheck ServerConfig::check() const {
   return check_config("ServerConfig", *this, kServerConfigLimits);
 }
 
@@ -418,7 +418,7 @@ struct ServerInternals {
 
 Server::Server(const ServerConfig& config, Transport& transport, const Address& public_address)
     : config_(resolved(config)), transport_(transport), public_address_(public_address) {
-  if (const char* problem = config.check()) {
+  if (const ConfigCheck problem = config.check(); !problem) {
     error_ = keep_config_reason(error_text_, problem);
     return;
   }

@@ -9,7 +9,7 @@
 
 namespace bitwire {
 
-const char* BinaryCongestionConfig::check() const {
+ConfigCheck BinaryCongestionConfig::check() const {
   return check_config("BinaryCongestionConfig", *this, kBinaryCongestionConfigLimits);
 }
 
@@ -19,8 +19,8 @@ BinaryCongestionConfig BinaryCongestionConfig::sanitized() const {
 
 BinaryCongestionController::BinaryCongestionController(const BinaryCongestionConfig& config)
     : config_(config.sanitized()) {
-  if (const char* reason = config.check(); reason != nullptr) {
-    std::snprintf(error_reason_, sizeof error_reason_, "%s", reason);
+  if (const ConfigCheck problem = config.check(); !problem) {
+    keep_config_reason(error_reason_, problem);
     BITWIRE_LOG(LogLevel::kError, "congestion: config refused, running on its sanitized copy: %s",
                 error_reason_);
   }

@@ -130,16 +130,16 @@ size_t detail::endpoint_memory_bytes(const EndpointConfig& config) {
 }
 
 Endpoint::Endpoint(const EndpointConfig& config, const EndpointCallbacks& callbacks, double now) {
-  const char* reason = config.check();
-  if (reason == nullptr) reason = callbacks_problem(callbacks);
+  ConfigCheck problem = config.check();
+  if (problem) problem = ConfigCheck::failure(callbacks_problem(callbacks));
   const MonotonicTime start(now);
-  if (reason == nullptr) {
+  if (problem) {
     state_.reset(new State(config, callbacks, start.now()));
   } else {
     state_.reset(new State(placeholder_config(config), callbacks, start.now()));
     State& s = *state_;
     s.failed = true;
-    std::snprintf(s.error_reason, sizeof s.error_reason, "%s", reason);
+    keep_config_reason(s.error_reason, problem);
     BITWIRE_LOG(LogLevel::kError, "[%s] endpoint not created: %s", s.name, s.error_reason);
   }
   if (!valid_time(now)) ++state_->counters.time_invalid;
@@ -158,8 +158,8 @@ bool Endpoint::set_callbacks(const EndpointCallbacks& callbacks) {
   return true;
 }
 
-bool Endpoint::failed() const {
-  return state_->failed;
+bool Endpoint::ok() const {
+  return !state_->failed;
 }
 const char* Endpoint::error_reason() const {
   return state_->failed ? state_->error_reason : nullptr;

@@ -5,7 +5,7 @@
 
 namespace bitwire {
 
-const char* EndpointConfig::check() const {
+ConfigCheck EndpointConfig::check() const {
   return check_config("EndpointConfig", *this, kEndpointConfigLimits);
 }
 

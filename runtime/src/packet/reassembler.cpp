@@ -18,7 +18,7 @@ size_t round_pow2(int value) {
 
 }  // namespace
 
-const char* ReassemblerConfig::check() const {
+ConfigCheck ReassemblerConfig::check() const {
   return check_config("ReassemblerConfig", *this, kReassemblerConfigLimits);
 }
 
@@ -46,7 +46,7 @@ Reassembler::Reassembler(const ReassemblerConfig& config)
       slot_(new Slot[static_cast<size_t>(slots_)]),
       free_(new uint16_t[static_cast<size_t>(slots_)]),
       data_(new std::byte[static_cast<size_t>(slots_) * stride_]) {
-  keep_config_reason(config_error_text_, config.check());
+  keep_config_reason(error_reason_, config.check());
   reset();
 }
 

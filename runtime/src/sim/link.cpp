@@ -16,10 +16,12 @@ LinkConfig LinkConfig::symmetric(const NetworkConditions& conditions, uint64_t s
   return config;
 }
 
-const char* LinkConfig::check() const {
-  if (const char* problem = a_to_b.check()) return config_part_reason("LinkConfig.a_to_b", problem);
-  if (const char* problem = b_to_a.check()) return config_part_reason("LinkConfig.b_to_a", problem);
-  return nullptr;
+ConfigCheck LinkConfig::check() const {
+  if (const ConfigCheck problem = a_to_b.check(); !problem)
+    return config_part_check("LinkConfig.a_to_b", problem);
+  if (const ConfigCheck problem = b_to_a.check(); !problem)
+    return config_part_check("LinkConfig.b_to_a", problem);
+  return {};
 }
 
 LinkConfig LinkConfig::sanitized() const {
@@ -30,7 +32,7 @@ LinkConfig LinkConfig::sanitized() const {
 }
 
 Link::Link(const LinkConfig& config) : a_to_b_(config.a_to_b), b_to_a_(config.b_to_a) {
-  keep_config_reason(config_error_, config.check());
+  keep_config_reason(error_reason_, config.check());
   for (int i = 0; i < 2; ++i) {
     ports_[i].link = this;
     ports_[i].side = static_cast<LinkSide>(i);
@@ -54,7 +56,7 @@ void Link::connect(Endpoint* a, Endpoint* b) {
 }
 
 bool Link::set_conditions(const NetworkConditions& conditions) {
-  if (conditions.check() != nullptr) return false;
+  if (!conditions.check()) return false;
   a_to_b_.set_conditions(conditions);
   b_to_a_.set_conditions(conditions);
   return true;

@@ -16,16 +16,16 @@ constexpr uint64_t kStreamSalt = 0xD1B54A32D192ED03ull;
 
 }  // namespace
 
-const char* NetworkConditions::check() const {
+ConfigCheck NetworkConditions::check() const {
   return check_config("NetworkConditions", *this, kNetworkConditionsLimits);
 }
 NetworkConditions NetworkConditions::sanitized() const {
   return sanitize_config(*this, kNetworkConditionsLimits);
 }
 
-const char* NetworkSimulatorConfig::check() const {
-  const char* reason = check_config("NetworkSimulatorConfig", *this, kNetworkSimulatorConfigLimits);
-  return reason != nullptr ? reason : conditions.check();
+ConfigCheck NetworkSimulatorConfig::check() const {
+  const ConfigCheck own = check_config("NetworkSimulatorConfig", *this, kNetworkSimulatorConfigLimits);
+  return !own ? own : conditions.check();
 }
 NetworkSimulatorConfig NetworkSimulatorConfig::sanitized() const {
   NetworkSimulatorConfig c = sanitize_config(*this, kNetworkSimulatorConfigLimits);
@@ -37,9 +37,9 @@ NetworkSimulator::NetworkSimulator(const NetworkSimulatorConfig& requested)
     : capacity_(requested.sanitized().capacity),
       mtu_(requested.sanitized().mtu),
       conditions_(requested.conditions.sanitized()) {
-  if (const char* reason = requested.check(); reason != nullptr) {
+  if (const ConfigCheck problem = requested.check(); !problem) {
     failed_ = true;
-    std::snprintf(error_reason_, sizeof error_reason_, "%s", reason);
+    keep_config_reason(error_reason_, problem);
     BITWIRE_LOG(LogLevel::kError, "network simulator refuses every packet: %s", error_reason_);
     // Refusing every packet needs no room: a one-byte placeholder, not the sanitized config's memory.
     capacity_ = 1;
@@ -92,8 +92,8 @@ void NetworkSimulator::reset(uint64_t seed) {
 }
 
 bool NetworkSimulator::set_conditions(const NetworkConditions& conditions) {
-  if (const char* reason = conditions.check(); reason != nullptr) {
-    BITWIRE_LOG(LogLevel::kError, "network simulator keeps its conditions: %s", reason);
+  if (const ConfigCheck problem = conditions.check(); !problem) {
+    BITWIRE_LOG(LogLevel::kError, "network simulator keeps its conditions: %s", problem.reason());
     return false;
   }
   conditions_ = conditions;

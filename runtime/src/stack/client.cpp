@@ -16,12 +16,12 @@ Client::Client(const StackConfig& config, const MessageFactory& factory, Transpo
       connection_(factory, config_.connection, ConnectionCallbacks{this, &Client::transmit}, now),
       congestion_(config_.congestion) {
   error_ = keep_config_reason(error_text_, config.check());
-  if (error_ == nullptr && !netcode_.is_ok()) error_ = netcode_.error();
+  if (error_ == nullptr && !netcode_.ok()) error_ = netcode_.error_reason();
   memory_bytes_ = sizeof(Client) + netcode_.memory_bytes() + connection_.memory_bytes();
 }
 
 Client::~Client() {
-  if (is_ok() && netcode_.state() > netcode::ClientState::kDisconnected) netcode_.disconnect(now_);
+  if (ok() && netcode_.state() > netcode::ClientState::kDisconnected) netcode_.disconnect(now_);
 }
 
 void Client::transmit(void* context, std::span<const std::byte> datagram) {
@@ -66,7 +66,7 @@ void Client::session_ended(const char* protocol_error) {
 }
 
 bool Client::connect(std::span<const std::byte> token_bytes, double now, const char** reason) {
-  if (!is_ok()) {
+  if (!ok()) {
     if (reason != nullptr) *reason = error_;
     return false;
   }
@@ -98,7 +98,7 @@ bool Client::connect(std::span<const std::byte> token_bytes, double now, const c
 
 bool Client::connect_insecure_lan(const netcode::ConnectTokenParams& params, const netcode::Key& private_key,
                                   double now, const char** reason) {
-  if (!is_ok()) {
+  if (!ok()) {
     if (reason != nullptr) *reason = error_;
     return false;
   }
@@ -112,7 +112,7 @@ bool Client::connect_insecure_lan(const netcode::ConnectTokenParams& params, con
 }
 
 void Client::update(double now) {
-  if (!is_ok()) return;
+  if (!ok()) return;
   now_ = now;
   netcode_.update(now);
   const bool connected = netcode_.is_connected();
@@ -157,23 +157,23 @@ void Client::update(double now) {
 }
 
 void Client::send_packets() {
-  if (is_ok() && netcode_.is_connected() && was_connected_) connection_.send_packets();
+  if (ok() && netcode_.is_connected() && was_connected_) connection_.send_packets();
 }
 
 void Client::disconnect(double now) {
-  if (!is_ok()) return;
+  if (!ok()) return;
   now_ = now;
   netcode_.disconnect(now);
   session_ended(nullptr);
 }
 
 MessageHandle Client::create(uint32_t type_id) {
-  if (!is_ok() || !was_connected_) return {};
+  if (!ok() || !was_connected_) return {};
   return connection_.create(type_id);
 }
 
 SendStatus Client::send(int channel, MessageHandle&& message) {
-  if (!is_ok() || !was_connected_) {
+  if (!ok() || !was_connected_) {
     SendStatus status;
     status.result = is_ok() ? SendResult::kNotConnected : SendResult::kConnectionError;
     return status;
@@ -182,13 +182,13 @@ SendStatus Client::send(int channel, MessageHandle&& message) {
 }
 
 MessageHandle Client::receive(int channel) {
-  if (!is_ok() || !was_connected_ || channel < 0 || channel >= connection_.channel_count()) return {};
+  if (!ok() || !was_connected_ || channel < 0 || channel >= connection_.channel_count()) return {};
   return connection_.receive(channel);
 }
 
 StackStats Client::stats() const {
   StackStats stats;
-  const Endpoint& endpoint = const_cast<Connection&>(connection_).endpoint();
+  const Endpoint& endpoint = connection_.endpoint();
   stats.rtt_ms = endpoint.rtt_ms();
   stats.jitter_ms = endpoint.jitter_ms();
   stats.packet_loss_percent = endpoint.packet_loss_percent();

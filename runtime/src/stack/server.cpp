@@ -29,22 +29,23 @@ struct Server::Slot {
 Server::Server(const StackConfig& config, const MessageFactory& factory, const netcode::Key& private_key,
                Transport& transport, const Address& public_address, double now)
     : config_(config.sanitized(factory)), now_(now) {
-  if (const char* problem = config.check(factory)) {
+  if (const ConfigCheck problem = config.check(factory); !problem) {
     error_ = keep_config_reason(error_text_, problem);
     return;
   }
-  if (const char* problem = factory.check()) {
+  if (const ConfigCheck problem = factory.check(); !problem) {
     error_ = keep_config_reason(error_text_, problem);
     return;
   }
   protocol_id_ = stack_protocol_id(factory, config_);
-  netcode::ServerConfig netcode_config = config_.server;
+  netcode::ServerConfig netcode_config;
+  static_cast<netcode::ServerSettings&>(netcode_config) = config_.server;
   netcode_config.protocol_id = protocol_id_;
   netcode_config.private_key = private_key;
   netcode_config.max_clients = config_.max_clients;
   netcode_ = std::make_unique<netcode::Server>(netcode_config, transport, public_address);
-  if (!netcode_->is_ok()) {
-    error_ = netcode_->error();
+  if (!netcode_->ok()) {
+    error_ = netcode_->error_reason();
     return;
   }
 
@@ -76,7 +77,7 @@ Server::Server(const StackConfig& config, const MessageFactory& factory, const n
 }
 
 Server::~Server() {
-  if (netcode_ && netcode_->is_ok()) netcode_->disconnect_all();
+  if (netcode_ && netcode_->ok()) netcode_->disconnect_all();
 }
 
 bool Server::valid(int client_index) const {
@@ -158,7 +159,7 @@ void Server::drain_netcode_events() {
 }
 
 void Server::update(double now, uint64_t unix_now) {
-  if (!is_ok()) return;
+  if (!ok()) return;
   now_ = now;
   netcode_->update(now, unix_now);
   drain_netcode_events();
@@ -189,7 +190,7 @@ void Server::update(double now, uint64_t unix_now) {
 }
 
 void Server::send_packets() {
-  if (!is_ok()) return;
+  if (!ok()) return;
   for (int i = 0; i < config_.max_clients; ++i) {
     if (netcode_->is_connected(i)) slots_[static_cast<size_t>(i)]->connection.send_packets();
   }
@@ -223,7 +224,7 @@ void Server::disconnect(int client_index) {
 }
 
 void Server::disconnect_all() {
-  if (!is_ok()) return;
+  if (!ok()) return;
   netcode_->disconnect_all();
   drain_netcode_events();
 }
@@ -233,7 +234,7 @@ bool Server::is_connected(int client_index) const {
 }
 
 int Server::connected_count() const {
-  return is_ok() ? netcode_->connected_count() : 0;
+  return ok() ? netcode_->connected_count() : 0;
 }
 
 uint64_t Server::client_id(int client_index) const {
@@ -253,7 +254,7 @@ StackStats Server::stats(int client_index) const {
   StackStats stats;
   if (!valid(client_index)) return stats;
   const Slot& slot = *slots_[static_cast<size_t>(client_index)];
-  const Endpoint& endpoint = const_cast<Connection&>(slot.connection).endpoint();
+  const Endpoint& endpoint = slot.connection.endpoint();
   stats.rtt_ms = endpoint.rtt_ms();
   stats.jitter_ms = endpoint.jitter_ms();
   stats.packet_loss_percent = endpoint.packet_loss_percent();

@@ -33,6 +33,7 @@ int whole_packet_room(const EndpointConfig& e) {
 ConnectionConfig stacked_connection(const StackConfig& c) {
   ConnectionConfig connection = c.connection;
   connection.protocol_id = c.protocol_id;
+  connection.endpoint.protocol_id = c.protocol_id;  // the Connection replaces it; the same value is legal
   connection.endpoint.envelope = false;
   connection.endpoint.ack_delay = stacked_ack_delay(connection.endpoint.ack_delay);
   const int room = whole_packet_room(connection.endpoint);
@@ -61,9 +62,19 @@ void fit_endpoint_to_netcode(StackConfig& c) {
 }
 
 netcode::ServerConfig stacked_server(const StackConfig& c) {
-  netcode::ServerConfig server = c.server;
+  netcode::ServerConfig server;
+  static_cast<netcode::ServerSettings&>(server) = c.server;
   server.max_clients = c.max_clients;
   return server;
+}
+
+// A protocol id the stack sets, given as something else: refused, not overwritten.
+ConfigCheck protocol_id_refusal(const char* field, uint64_t value, uint64_t protocol_id) {
+  char out[kConfigReasonBytes];
+  std::snprintf(out, sizeof out,
+                "StackConfig.%s = %llu is not StackConfig.protocol_id = %llu (the stack sets it: leave it 0)",
+                field, static_cast<unsigned long long>(value), static_cast<unsigned long long>(protocol_id));
+  return ConfigCheck::failure(out);
 }
 
 // The smallest message package: one 1-byte type, no blocks. check() without a factory counts a slot for it
@@ -91,13 +102,13 @@ bool memory_fits(const StackConfig& c, const MessageFactory& factory = kSmallest
   return static_cast<size_t>(c.max_clients) * slot_bytes(c, factory) <= kMaxStackServerMemoryBytes;
 }
 
-const char* memory_reason(const StackConfig& c, const MessageFactory& factory) {
-  char* out = detail::config_reason_buffer();
+ConfigCheck memory_refusal(const StackConfig& c, const MessageFactory& factory) {
+  char out[kConfigReasonBytes];
   std::snprintf(out, kConfigReasonBytes,
                 "StackConfig.max_clients = %d: %d slots of %zu bytes (connection: message pool, channels, "
                 "endpoint; netcode slot) pass the server's %zu MiB cap (kMaxStackServerMemoryBytes)",
                 c.max_clients, c.max_clients, slot_bytes(c, factory), kMaxStackServerMemoryBytes >> 20);
-  return out;
+  return ConfigCheck::failure(out);
 }
 
 constexpr const char* kFitsNetcodeReason =
@@ -107,15 +118,30 @@ constexpr const char* kFitsNetcodeReason =
 
 }  // namespace
 
-const char* StackConfig::check() const {
-  if (const char* reason = check_config("StackConfig", *this, kStackConfigLimits)) return reason;
-  if (const char* problem = connection.check()) return config_part_reason("StackConfig.connection", problem);
-  if (const char* problem = stacked_server(*this).check()) return config_part_reason("StackConfig.server", problem);
-  if (const char* problem = client.check()) return config_part_reason("StackConfig.client", problem);
-  if (const char* problem = congestion.check()) return config_part_reason("StackConfig.congestion", problem);
-  if (!endpoint_fits_netcode(*this)) return kFitsNetcodeReason;
-  if (!memory_fits(*this)) return memory_reason(*this, kSmallestFactory);
-  return nullptr;
+ConfigCheck StackConfig::check() const {
+  if (ConfigCheck own = check_config("StackConfig", *this, kStackConfigLimits); !own) return own;
+  if (connection.protocol_id != 0 && connection.protocol_id != protocol_id) {
+    return protocol_id_refusal("connection.protocol_id", connection.protocol_id, protocol_id);
+  }
+  if (connection.endpoint.protocol_id != 0 && connection.endpoint.protocol_id != protocol_id) {
+    return protocol_id_refusal("connection.endpoint.protocol_id", connection.endpoint.protocol_id,
+                               protocol_id);
+  }
+  if (const ConfigCheck problem = connection.check(); !problem) {
+    return config_part_check("StackConfig.connection", problem);
+  }
+  if (const ConfigCheck problem = stacked_server(*this).check(); !problem) {
+    return config_part_check("StackConfig.server", problem);
+  }
+  if (const ConfigCheck problem = client.check(); !problem) {
+    return config_part_check("StackConfig.client", problem);
+  }
+  if (const ConfigCheck problem = congestion.check(); !problem) {
+    return config_part_check("StackConfig.congestion", problem);
+  }
+  if (!endpoint_fits_netcode(*this)) return ConfigCheck::failure(kFitsNetcodeReason);
+  if (!memory_fits(*this)) return memory_refusal(*this, kSmallestFactory);
+  return {};
 }
 
 StackConfig StackConfig::sanitized() const {
@@ -130,23 +156,22 @@ StackConfig StackConfig::sanitized() const {
   if (!memory_fits(c)) {
     c.max_clients = static_cast<int>(std::max<size_t>(kMaxStackServerMemoryBytes / slot_bytes(c), 1));
   }
-  c.server.max_clients = c.max_clients;
   c.connection = stacked_connection(c);
   return c;
 }
 
 // check() counted the slots for the smallest factory; `factory`'s can only be larger.
-const char* StackConfig::check(const MessageFactory& factory) const {
-  if (const char* reason = check()) return reason;
-  if (!memory_fits(*this, factory)) return memory_reason(*this, factory);
-  return nullptr;
+ConfigCheck StackConfig::check(const MessageFactory& factory) const {
+  if (ConfigCheck own = check(); !own) return own;
+  if (!memory_fits(*this, factory)) return memory_refusal(*this, factory);
+  return {};
 }
 
 StackConfig StackConfig::sanitized(const MessageFactory& factory) const {
   StackConfig c = sanitized();
   if (!memory_fits(c, factory)) {
-    c.max_clients = static_cast<int>(std::max<size_t>(kMaxStackServerMemoryBytes / slot_bytes(c, factory), 1));
-    c.server.max_clients = c.max_clients;
+    c.max_clients =
+        static_cast<int>(std::max<size_t>(kMaxStackServerMemoryBytes / slot_bytes(c, factory), 1));
   }
   return c;
 }

@@ -37,7 +37,7 @@ const char* to_string(SocketStatus status) {
   return "unknown";
 }
 
-const char* UdpSocketConfig::check() const {
+ConfigCheck UdpSocketConfig::check() const {
   return check_config("UdpSocketConfig", *this, kUdpSocketConfigLimits);
 }
 
@@ -191,8 +191,8 @@ bool UdpSocket::to_native(const Address& address, void* storage, unsigned& lengt
 SocketStatus UdpSocket::open(const Address& bind_address, const UdpSocketConfig& requested) {
   close();
   system_error_[0] = '\0';
-  if (const char* problem = requested.check()) {
-    std::snprintf(system_error_, sizeof system_error_, "%s", problem);
+  if (const ConfigCheck problem = requested.check(); !problem) {
+    keep_config_reason(system_error_, problem);
     return SocketStatus::kInvalidConfig;
   }
   if (bind_address.is_none()) return SocketStatus::kInvalidAddress;

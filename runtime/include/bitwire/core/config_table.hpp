@@ -28,15 +28,15 @@
 // - `multiple_of` (integers): the value must be a multiple of a number computed from earlier fields
 //   (`multiple_text` says which); sanitize rounds it down to one, or up when that would pass the minimum.
 //
-// check_config() returns nullptr when every field is within its effective range, else a reason naming the
-// config, the field, the value and the legal range, e.g.
+// check_config() returns a ConfigCheck: a pass when every field is within its effective range, else one
+// holding a reason naming the config, the field, the value and the legal range, e.g.
 //   "EndpointConfig.sent_packets_buffer_size = 1 is outside [2, 32768]",
 //   "EndpointConfig.max_packet_size = 20000 is outside [1, 4096] (max: 256 * fragment_size)",
 //   "EndpointConfig.max_fragments = 16 must be 2 (ceil(max_packet_size / fragment_size))".
-// The reason lives in a per-thread buffer, valid until the next check on the same thread; copy it to keep it.
+// The reason lives in the returned ConfigCheck, so a second check never rewrites the first one's reason.
 // sanitize_config() clamps each field, in table order, into its effective range (a NaN or an unknown
-// enumerator becomes the field's default, then is clamped). Consequences the tests pin for every table: check(c) == nullptr implies
-// sanitize(c) == c, and check(sanitize(c)) == nullptr for any c.
+// enumerator becomes the field's default, then is clamped). Consequences the tests pin for every table:
+// check(c).ok() implies sanitize(c) == c, and check(sanitize(c)).ok() for any c.
 #pragma once
 
 #include <algorithm>
@@ -54,6 +54,32 @@
 namespace bitwire {
 
 inline constexpr size_t kConfigReasonBytes = 256;
+
+// What a config's check() returns: a pass, or the reason it fails held in the value itself, so a later
+// check cannot rewrite it. `if (!config.check())` reads "if the config fails"; reason() is nullptr on a pass
+// and otherwise lives as long as this value (keep the ConfigCheck, not the pointer, to keep the reason).
+class ConfigCheck {
+ public:
+  // A pass.
+  ConfigCheck() = default;
+  // A failure with `reason` (copied, cut at kConfigReasonBytes - 1); nullptr or "" is a pass.
+  static ConfigCheck failure(const char* reason) {
+    ConfigCheck result;
+    if (reason != nullptr) std::snprintf(result.reason_, kConfigReasonBytes, "%s", reason);
+    return result;
+  }
+  bool ok() const { return reason_[0] == '\0'; }
+  explicit operator bool() const { return ok(); }
+  // nullptr on a pass, else why the config was refused.
+  const char* reason() const { return ok() ? nullptr : reason_; }
+
+ private:
+  template <typename Config, typename... Fields>
+  friend ConfigCheck check_config(const char*, const Config&, const std::tuple<Fields...>&);
+  friend ConfigCheck config_part_check(const char* part, const ConfigCheck& check);
+
+  char reason_[kConfigReasonBytes] = {};
+};
 
 template <typename Config, typename T>
 struct Field {
@@ -189,16 +215,12 @@ inline std::string config_value_text(T value) {
   return text;
 }
 
-inline char* config_reason_buffer() {
-  thread_local char buffer[kConfigReasonBytes];
-  return buffer;
-}
-
+// Writes why `config` breaks `field` into `out` and returns true, or returns false when the field is legal.
 template <typename Config, typename T>
-const char* field_reason(const char* config_name, const Field<Config, T>& field, const Config& config) {
+bool field_reason(const char* config_name, const Field<Config, T>& field, const Config& config,
+                  char (&out)[kConfigReasonBytes]) {
   const T value = config.*field.member;
-  if (field.accepts(config, value)) return nullptr;
-  char* out = config_reason_buffer();
+  if (field.accepts(config, value)) return false;
   if (field.in_range(config, value)) {
     // In range, but not of the required form.
     if constexpr (std::is_integral_v<T>) {
@@ -208,13 +230,13 @@ const char* field_reason(const char* config_name, const Field<Config, T>& field,
                       field.name, config_value_text(value).c_str(),
                       config_value_text(field.multiple_of(config)).c_str(),
                       field.multiple_text != nullptr ? field.multiple_text : "a computed step");
-        return out;
+        return true;
       }
     }
     std::snprintf(out, kConfigReasonBytes, "%s.%s = %s must be a power of two in [%s, %s]", config_name,
                   field.name, config_value_text(value).c_str(), config_value_text(field.low(config)).c_str(),
                   config_value_text(field.high(config)).c_str());
-    return out;
+    return true;
   }
   const char* lower_text = field.lower_text;
   const char* upper_text = field.upper_text;
@@ -222,7 +244,7 @@ const char* field_reason(const char* config_name, const Field<Config, T>& field,
     // One value computed for both bounds: the field is derived, say so.
     std::snprintf(out, kConfigReasonBytes, "%s.%s = %s must be %s (%s)", config_name, field.name,
                   config_value_text(value).c_str(), config_value_text(field.low(config)).c_str(), upper_text);
-    return out;
+    return true;
   }
   std::snprintf(out, kConfigReasonBytes, "%s.%s = %s is outside %s[%s, %s]%s%s%s%s%s%s", config_name,
                 field.name, config_value_text(value).c_str(), field.zero_allowed ? "0 or " : "",
@@ -230,21 +252,23 @@ const char* field_reason(const char* config_name, const Field<Config, T>& field,
                 lower_text != nullptr ? " (min: " : "", lower_text != nullptr ? lower_text : "",
                 lower_text != nullptr ? ")" : "", upper_text != nullptr ? " (max: " : "",
                 upper_text != nullptr ? upper_text : "", upper_text != nullptr ? ")" : "");
-  return out;
+  return true;
 }
 
 }  // namespace detail
 
-// nullptr when `config` satisfies every field of `table`, else the reason for the first field that does not.
+// Passes when `config` satisfies every field of `table`, else holds the reason for the first field that does
+// not.
 template <typename Config, typename... Fields>
-const char* check_config(const char* config_name, const Config& config, const std::tuple<Fields...>& table) {
-  const char* reason = nullptr;
+ConfigCheck check_config(const char* config_name, const Config& config, const std::tuple<Fields...>& table) {
+  ConfigCheck result;
+  bool failed = false;
   std::apply(
       [&](const auto&... field) {
-        ((reason == nullptr ? (reason = detail::field_reason(config_name, field, config), 0) : 0), ...);
+        ((failed = failed || detail::field_reason(config_name, field, config, result.reason_)), ...);
       },
       table);
-  return reason;
+  return result;
 }
 
 // `config` with every field of `table` clamped into its effective range, in table order.
@@ -258,35 +282,32 @@ Config sanitize_config(Config config, const std::tuple<Fields...>& table) {
   return config;
 }
 
-// `reason` (a nested config's check()) prefixed with the part of the enclosing config it came from, e.g.
-// "StackConfig.connection.endpoint: EndpointConfig.fragment_size = 0 is outside [1, 65487]"; nullptr stays
-// nullptr. The result lives in a second per-thread buffer (the nested reason may live in the first), valid
-// until the next call on the same thread; a long reason is cut at kConfigReasonBytes - 1.
-inline const char* config_part_reason(const char* part, const char* reason) {
-  if (reason == nullptr) return nullptr;
-  thread_local char buffer[kConfigReasonBytes];
-  char copy[kConfigReasonBytes];
-  const size_t reason_size = std::min(std::strlen(reason), kConfigReasonBytes - 1);
-  std::memcpy(copy, reason, reason_size);  // `reason` may be this very buffer (a nested prefix)
+// `check` (a nested config's check()) prefixed with the part of the enclosing config it came from, e.g.
+// "StackConfig.connection.endpoint: EndpointConfig.fragment_size = 0 is outside [1, 65487]"; a pass stays a
+// pass. A long reason is cut at kConfigReasonBytes - 1.
+inline ConfigCheck config_part_check(const char* part, const ConfigCheck& check) {
+  if (check.ok()) return check;
+  ConfigCheck result;
   size_t size = 0;
-  const auto append = [&](const char* text, size_t text_size) {
+  const auto append = [&](const char* text) {
+    const size_t text_size = std::strlen(text);
     const size_t room = kConfigReasonBytes - 1 - size;
     const size_t n = text_size < room ? text_size : room;
-    std::memcpy(buffer + size, text, n);
+    std::memcpy(result.reason_ + size, text, n);
     size += n;
   };
-  append(part, std::strlen(part));
-  append(": ", 2);
-  append(copy, reason_size);
-  buffer[size] = '\0';
-  return buffer;
+  append(part);
+  append(": ");
+  append(check.reason_);
+  result.reason_[size] = '\0';
+  return result;
 }
 
-// Copies a reason into storage the caller owns (an object's sticky error outlives the per-thread buffers);
-// returns `out`, or nullptr when `reason` is nullptr.
-inline const char* keep_config_reason(char (&out)[kConfigReasonBytes], const char* reason) {
-  if (reason == nullptr) return nullptr;
-  if (reason != out) std::snprintf(out, kConfigReasonBytes, "%s", reason);
+// Copies a check's reason into storage an object owns (its sticky error); returns `out`, or nullptr when
+// the check passed.
+inline const char* keep_config_reason(char (&out)[kConfigReasonBytes], const ConfigCheck& check) {
+  if (check.ok()) return nullptr;
+  std::snprintf(out, kConfigReasonBytes, "%s", check.reason());
   return out;
 }
 

@@ -66,9 +66,9 @@ struct BlockConfig {
   // Fragments of the largest block: ceil(max_block_size / fragment_size).
   int max_fragments() const { return (max_block_size + fragment_size - 1) / fragment_size; }
 
-  // nullptr when every field is in range (kBlockConfigLimits), else the reason for the first that is
-  // not: the field, its value and its legal range (a per-thread buffer; see config_table.hpp).
-  const char* check() const;
+  // Passes when every field is in range (kBlockConfigLimits), else the reason for the first that is
+  // not: the field, its value and its legal range (held in the ConfigCheck; see config_table.hpp).
+  ConfigCheck check() const;
   // This config with every field clamped into its range (what the classes use); check() accepts it.
   BlockConfig sanitized() const;
 };

@@ -39,10 +39,10 @@ struct ChannelConfig {
   double block_resend_time = 0.1;          // seconds before an unacked fragment may be sent again
   int block_fragment_overhead_bytes = 40;  // bytes charged per fragment besides its data (headers, IP/UDP)
 
-  // nullptr when every field is in range (kChannelConfigLimits, then the block fields through
+  // Passes when every field is in range (kChannelConfigLimits, then the block fields through
   // kBlockConfigLimits when the channel fragments blocks), else the reason for the first that is not: the
-  // field, its value and its legal range (a per-thread buffer; see config_table.hpp).
-  const char* check() const;
+  // field, its value and its legal range (held in the ConfigCheck; see config_table.hpp).
+  ConfigCheck check() const;
   // This config with every field clamped into range (what a connection actually uses); check() accepts it.
   ChannelConfig sanitized() const;
 

@@ -55,9 +55,9 @@ struct ChunkConfig {
     return (block.max_fragments() + 7) / 8 + static_cast<int>(kChunkAckHeaderBytes);
   }
 
-  // nullptr when `block` and every field are in range (kBlockConfigLimits, kChunkConfigLimits), else the
-  // reason for the first that is not (a per-thread buffer; see config_table.hpp).
-  const char* check() const;
+  // Passes when `block` and every field are in range (kBlockConfigLimits, kChunkConfigLimits), else the
+  // reason for the first that is not (held in the ConfigCheck; see config_table.hpp).
+  ConfigCheck check() const;
   // `block` sanitized, then every field clamped into its range; check() accepts the result.
   ChunkConfig sanitized() const;
 };

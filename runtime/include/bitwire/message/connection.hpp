@@ -84,13 +84,13 @@ struct ConnectionConfig {
                                    // -1 = one per block-carrying channel, at most block buffers - 1
   EndpointConfig endpoint;      // the packet layer; its protocol_id is replaced by protocol_id()
 
-  // nullptr when every field (kConnectionConfigLimits), every used channel, the endpoint (as given and as
+  // Passes when every field (kConnectionConfigLimits), every used channel, the endpoint (as given and as
   // the connection raises it: Connection::endpoint_config) and the message pool (message_pool_config(true):
   // kMessagePoolConfigLimits, so the block buffers fit kMaxBlockPoolBytes) are in range and
   // channels_memory() is within kMaxConnectionChannelBytes, else the reason for the first problem, a nested
-  // one prefixed with its part ("ConnectionConfig.channels[2]: ...", "ConnectionConfig.messages: ...") (a
-  // per-thread buffer; see config_table.hpp).
-  const char* check() const;
+  // one prefixed with its part ("ConnectionConfig.channels[2]: ...", "ConnectionConfig.messages: ...") (held
+  // in the ConfigCheck; see config_table.hpp).
+  ConfigCheck check() const;
   // This config with every field clamped into range (every channel and the endpoint sanitized too,
   // block_pool_size lowered to the memory cap, max_packet_size lowered until the endpoint raised to hold it
   // passes its table, and the channels lowered to kMaxConnectionChannelBytes: one halving at a time of the
@@ -259,9 +259,12 @@ class Connection {
   void reset();
 
   // ---- State ----
+  // False once an error is set (sticky until reset(); a refused config stays).
+  bool ok() const { return error_ == ConnectionError::kNone; }
   ConnectionError error() const { return error_; }
+  // nullptr when ok(), else why (a literal, or a config reason owned by the connection).
   const char* error_reason() const { return error_reason_; }
-  PacketError packet_error() const { return packet_error_; }
+  ConnectionPacketError packet_error() const { return packet_error_; }
   ReadError packet_read_error() const { return packet_read_error_; }
   uint64_t protocol_id() const { return protocol_id_; }
   static uint64_t protocol_id(const MessageFactory& factory, const ConnectionConfig& config);
@@ -280,6 +283,7 @@ class Connection {
   const PacketLayout& layout() const { return layout_; }
   Channel& channel(int index) { return *channels_[index]; }
   MessagePool& pool() { return *pool_; }
+  const MessagePool& pool() const { return *pool_; }
   Endpoint& endpoint() { return *endpoint_; }
   const Endpoint& endpoint() const { return *endpoint_; }
   // The callbacks the connection gave its endpoint (to wrap, e.g. by a Link, and set back).
@@ -311,9 +315,9 @@ class Connection {
   std::unique_ptr<std::byte[]> packet_buffer_;
   std::unique_ptr<Endpoint> endpoint_;
   ConnectionError error_ = ConnectionError::kNone;
-  const char* error_reason_ = "";
-  char config_reason_[kConfigReasonBytes] = {};  // check()'s reason, copied (it is a per-thread buffer)
-  PacketError packet_error_ = PacketError::kNone;
+  const char* error_reason_ = nullptr;
+  char config_reason_[kConfigReasonBytes] = {};  // a config reason, owned by the connection
+  ConnectionPacketError packet_error_ = ConnectionPacketError::kNone;
   ReadError packet_read_error_ = ReadError::kNone;
   ConnectionCounters counters_;
   FlightLimit flight_;  // when send_packets() may send (the in-flight limit and its probes)

@@ -14,9 +14,9 @@
 // - write_connection_packet writes exactly that; the caller sizes the buffer with the bit costs below
 //   (conservative: measured bodies count 7 bits per alignment).
 // - read_connection_packet accepts any bytes. It either reads the whole packet into an IncomingPacket or
-//   refuses it with a PacketError (and the stream's ReadError); a refused packet leaves nothing behind
-//   (every message it created is released). Stricter than the published text in one place: entries must
-//   be in strictly ascending channel order (what every writer produces).
+//   refuses it with a ConnectionPacketError (and the stream's ReadError); a refused packet leaves nothing
+//   behind (every message it created is released). Stricter than the published text in one place: entries
+//   must be in strictly ascending channel order (what every writer produces).
 // - Reading never allocates: messages come from the given pool (exhausted -> kPoolExhausted), fragment
 //   bytes land in the IncomingPacket's buffers, sized at its construction.
 #pragma once
@@ -49,7 +49,7 @@ struct PacketLayout {
 // Bits int_relative spends on ids `previous` -> `current` (sequence-relative: wrap lifted by 65536).
 int relative_id_bits(uint16_t previous, uint16_t current);
 
-enum class PacketError : uint8_t {
+enum class ConnectionPacketError : uint8_t {
   kNone,
   kReadFailed,               // the bits ran out or a primitive refused them (see the ReadError)
   kTooManyEntries,           // numEntries > numChannels
@@ -70,7 +70,7 @@ enum class PacketError : uint8_t {
   kPoolExhausted,            // no message slot (or block buffer) to read into: not the peer's fault
 };
 
-const char* to_string(PacketError error);
+const char* to_string(ConnectionPacketError error);
 
 // ---- Writing ----
 
@@ -138,8 +138,9 @@ class IncomingPacket {
   static size_t memory_required(std::span<const ChannelConfig> channels);
 
  private:
-  friend PacketError read_connection_packet(const PacketLayout&, MessagePool&, std::span<const std::byte>,
-                                            IncomingPacket&, ReadError*);
+  friend ConnectionPacketError read_connection_packet(const PacketLayout&, MessagePool&,
+                                                      std::span<const std::byte>, IncomingPacket&,
+                                                      ReadError*);
   std::unique_ptr<Entry[]> entries_;
   std::unique_ptr<Message[]> messages_;
   std::unique_ptr<std::byte[]> fragment_bytes_;
@@ -151,7 +152,8 @@ class IncomingPacket {
 
 // Reads a connection packet from untrusted bytes into `out` (cleared first). On failure `out` is empty
 // and `stream_error`, when given, receives the stream's reason for kReadFailed / kMessageBodyInvalid.
-PacketError read_connection_packet(const PacketLayout& layout, MessagePool& pool, std::span<const std::byte> bytes,
-                                   IncomingPacket& out, ReadError* stream_error = nullptr);
+ConnectionPacketError read_connection_packet(const PacketLayout& layout, MessagePool& pool,
+                                             std::span<const std::byte> bytes, IncomingPacket& out,
+                                             ReadError* stream_error = nullptr);
 
 }  // namespace bitwire

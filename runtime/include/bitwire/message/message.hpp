@@ -151,8 +151,8 @@ class MessageFactory {
   std::span<const MessageTypeInfo> types() const { return types_; }
   // True when any type carries a block.
   bool any_block_type() const;
-  // nullptr when the table is usable, else why not (empty, an entry out of place, a missing function).
-  const char* check() const;
+  // Passes when the table is usable, else why not (empty, an entry out of place, a missing function).
+  ConfigCheck check() const;
   // The largest sizeof / alignof over the table: what a pool slot must hold.
   size_t max_size() const;
   size_t max_align() const;
@@ -276,11 +276,11 @@ struct MessagePoolConfig {
   int max_block_size = 256 * 1024;   // bytes per block buffer
   int block_receive_reserve = 0;     // block buffers only received blocks may take (0..block_count)
 
-  // nullptr when every field is within kMessagePoolConfigLimits (the block buffers within
-  // kMaxBlockPoolBytes), else the reason (a per-thread buffer; see config_table.hpp).
-  const char* check() const;
+  // Passes when every field is within kMessagePoolConfigLimits (the block buffers within
+  // kMaxBlockPoolBytes), else the reason (held in the ConfigCheck; see config_table.hpp).
+  ConfigCheck check() const;
   // check(), and the slots for `factory`'s largest type within kMaxMessageSlotBytes.
-  const char* check(const MessageFactory& factory) const;
+  ConfigCheck check(const MessageFactory& factory) const;
   // This config with every field clamped into range (block_count lowered to the block memory cap).
   MessagePoolConfig sanitized() const;
   // sanitized(), and capacity lowered until the slots for `factory` fit kMaxMessageSlotBytes.
@@ -314,8 +314,8 @@ inline constexpr auto kMessagePoolConfigLimits = config_table(
 // Fixed storage for messages of one factory. Not thread-safe; not movable (handles point to it).
 class MessagePool {
  public:
-  // A config that fails config.check(factory) is flagged (config_error() says why) and its sanitized(factory)
-  // copy is used: the pool never allocates past its caps.
+  // A config that fails config.check(factory) is flagged (ok() false, error_reason() says why) and its
+  // sanitized(factory) copy is used: the pool never allocates past its caps.
   MessagePool(const MessageFactory& factory, const MessagePoolConfig& config);
   ~MessagePool();
   MessagePool(const MessagePool&) = delete;
@@ -351,8 +351,10 @@ class MessagePool {
   size_t memory_bytes() const;
   // What a pool of `config` (sanitized for `factory`) allocates.
   static size_t memory_required(const MessageFactory& factory, const MessagePoolConfig& config);
-  // nullptr, or why the config given to the constructor was refused (the sanitized one is in use).
-  const char* config_error() const { return config_error_; }
+  // False when the config given to the constructor was refused (the sanitized one is in use).
+  bool ok() const { return error_reason_ == nullptr; }
+  // nullptr when ok(), else why the config was refused (owned by the pool).
+  const char* error_reason() const { return error_reason_; }
 
  private:
   friend class MessageHandle;
@@ -376,8 +378,8 @@ class MessagePool {
   void free_block(int block, bool received);
 
   MessageFactory factory_;
-  char config_error_text_[kConfigReasonBytes] = {};
-  const char* config_error_ = nullptr;
+  char error_reason_text_[kConfigReasonBytes] = {};
+  const char* error_reason_ = nullptr;
   int capacity_ = 0;
   size_t stride_ = 0;
   size_t offset_ = 0;  // from storage_ to the first aligned slot

@@ -51,9 +51,9 @@ struct ClientConfig {
   int max_receive_per_update = 256;  // datagrams handled per update()
   bool allow_insecure_lan_connect = false;  // permits connect_insecure_lan() (the client holds the private key)
 
-  // nullptr when every field is within kClientConfigLimits, else the reason naming the field, its value and
-  // its legal range (a per-thread buffer; see config_table.hpp).
-  const char* check() const;
+  // Passes when every field is within kClientConfigLimits, else the reason naming the field, its value and
+  // its legal range (held in the ConfigCheck; see config_table.hpp).
+  ConfigCheck check() const;
   // This config with every field clamped into kClientConfigLimits (what the client uses).
   ClientConfig sanitized() const;
 };
@@ -91,8 +91,8 @@ class Client {
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
-  bool is_ok() const { return error_ == nullptr; }
-  const char* error() const { return error_; }  // a bad config
+  bool ok() const { return error_ == nullptr; }
+  const char* error_reason() const { return error_; }  // a bad config
 
   // Reads the token (2048 bytes) and starts with its first server address. An unreadable token moves to
   // kInvalidConnectToken (token_error() says why).
@@ -143,7 +143,7 @@ class Client {
   ClientConfig config_;
   Transport& transport_;
   const char* error_ = nullptr;
-  char error_text_[kConfigReasonBytes] = {};  // a config reason, copied (check() returns a per-thread buffer)
+  char error_text_[kConfigReasonBytes] = {};  // the reason, owned: error_reason() points here or to a literal
   const char* token_error_ = nullptr;
   ClientState state_ = ClientState::kDisconnected;
   ConnectToken token_;

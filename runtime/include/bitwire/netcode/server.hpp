@@ -43,10 +43,10 @@ namespace bitwire::netcode {
 // above it is refused. 512 MiB: 4096 slots with 100 queued payloads each, or 64 slots with 1024.
 inline constexpr size_t kMaxServerMemoryBytes = size_t{512} << 20;
 
-struct ServerConfig {
-  uint64_t protocol_id = 0;             // must equal the tokens' protocol id
-  Key private_key{};                    // shared with the backend that makes connect tokens
-  int max_clients = 64;                 // client slots, [1, 4096]
+// The server's tunables: a ServerConfig without what identifies and sizes the server (protocol id, private
+// key, slot count). bitwire::StackConfig embeds these alone and sets the other three itself, so a stack
+// config cannot carry a second, contradicting copy of them.
+struct ServerSettings {
   int pending_per_slot = 4;             // encryption mappings for clients between request and connect, per slot
   int token_history_per_slot = 8;       // remembered connect-token uses (MAC + address), per slot
   int payload_queue_per_slot = 16;      // received payloads buffered per slot until receive_payload()
@@ -54,10 +54,16 @@ struct ServerConfig {
   double keep_alive_interval = 0.1;     // seconds without a packet sent to a client before a keep-alive
   int disconnect_packets = 10;          // redundant disconnect packets sent when a slot is disconnected
   int max_receive_per_update = 0;       // datagrams handled per update(); 0: 64 * max_clients (bounds one tick)
+};
 
-  // nullptr when every field is within kServerConfigLimits, else the reason naming the field, its value and
-  // its legal range (a per-thread buffer; see config_table.hpp).
-  const char* check() const;
+struct ServerConfig : ServerSettings {
+  uint64_t protocol_id = 0;  // must equal the tokens' protocol id
+  Key private_key{};         // shared with the backend that makes connect tokens
+  int max_clients = 64;      // client slots, [1, 4096]
+
+  // Passes when every field is within kServerConfigLimits, else the reason naming the field, its value and
+  // its legal range (held in the ConfigCheck; see config_table.hpp).
+  ConfigCheck check() const;
   // This config with every field clamped into kServerConfigLimits; check() accepts the result. The "0: ..."
   // defaults stay 0 here; the server resolves them when it is constructed (config() shows the result).
   ServerConfig sanitized() const;
@@ -128,14 +134,15 @@ struct SlotStats {
 
 class Server {
  public:
-  // Refuses (is_ok() false, error() says why) a config that fails check() or a public address that is empty.
+  // Refuses (ok() false, error_reason() says why) a config that fails check() or a public address that is
+  // empty.
   Server(const ServerConfig& config, Transport& transport, const Address& public_address);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  bool is_ok() const { return error_ == nullptr; }
-  const char* error() const { return error_; }
+  bool ok() const { return error_ == nullptr; }
+  const char* error_reason() const { return error_; }
   const ServerConfig& config() const { return config_; }
 
   void update(double now, uint64_t unix_now);
@@ -190,7 +197,7 @@ class Server {
   Transport& transport_;
   Address public_address_;
   const char* error_ = nullptr;
-  char error_text_[kConfigReasonBytes] = {};  // a config reason, copied (check() returns a per-thread buffer)
+  char error_text_[kConfigReasonBytes] = {};  // the reason, owned: error_reason() points here or to a literal
   int connected_count_ = 0;
   uint64_t drops_[kPacketErrorCount] = {};
   PacketError last_drop_ = PacketError::kNone;

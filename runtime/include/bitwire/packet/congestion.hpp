@@ -61,8 +61,8 @@ struct BinaryCongestionConfig {
   double halving_period = 10.0;       // each period spent in good mode halves it
   bool start_good = false;            // a new connection starts in bad mode and earns the high rate
 
-  // nullptr when every field is within kBinaryCongestionConfigLimits, else the reason (config_table.hpp).
-  const char* check() const;
+  // Passes when every field is within kBinaryCongestionConfigLimits, else the reason (config_table.hpp).
+  ConfigCheck check() const;
   BinaryCongestionConfig sanitized() const;
 };
 
@@ -151,7 +151,8 @@ class BinaryCongestionController final : public CongestionController {
   // The config in use (sanitized).
   const BinaryCongestionConfig& config() const { return config_; }
   // Why the config given to the constructor was refused, or nullptr.
-  const char* error_reason() const { return error_reason_[0] != 0 ? error_reason_ : nullptr; }
+  bool ok() const { return error_reason_[0] == '\0'; }
+  const char* error_reason() const { return ok() ? nullptr : error_reason_; }
   // Times update() ignored (non-finite or out of range) or clamped (a step back), since creation or reset.
   uint64_t time_invalid() const { return clock_.ignored(); }
   uint64_t time_backwards() const { return clock_.backwards(); }

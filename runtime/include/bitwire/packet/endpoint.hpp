@@ -38,7 +38,7 @@
 //   error log line).
 // - Construction never aborts and never clamps silently. A config that fails check() (the limits are in
 //   kEndpointConfigLimits and docs/packets.md), or a null transmit or process callback, leaves the endpoint
-//   failed: failed() is true and error_reason() says which field or callback, its value and the legal
+//   failed: ok() is false and error_reason() says which field or callback, its value and the legal
 //   range. A failed endpoint allocates only a minimal placeholder, never calls a callback, and refuses
 //   every call: send_packet returns false, receive_packet returns kEndpointFailed, update does nothing;
 //   each refusal counts in calls_refused. The state is sticky: build a new endpoint with a good config.
@@ -204,9 +204,9 @@ struct EndpointConfig {
   uint64_t protocol_id = 0;                  // folded into the crc32 (never sent); both ends must agree
   AckDelayMode ack_delay = AckDelayMode::kWithEnvelope;  // the ack delay extension: exact RTT samples
 
-  // Returns nullptr when every field is in range (kEndpointConfigLimits), else the reason for the first
-  // that is not: the field, its value and its legal range (a per-thread buffer; see config_table.hpp).
-  const char* check() const;
+  // Passes when every field is in range (kEndpointConfigLimits), else the reason for the first
+  // that is not: the field, its value and its legal range (held in the ConfigCheck; see config_table.hpp).
+  ConfigCheck check() const;
   // This config with every field clamped into its range; check() accepts the result.
   EndpointConfig sanitized() const;
 };
@@ -403,7 +403,7 @@ struct EndpointCounters {
   uint64_t time_backwards = 0;                // update() times earlier than the current one (time kept)
   uint64_t arrival_times_stale = 0;  // receive_packet arrival times earlier than the previous update() time
                                      // - kArrivalSlackSeconds: read as that bound
-  uint64_t calls_refused = 0;                 // calls refused because the endpoint failed() at construction
+  uint64_t calls_refused = 0;        // calls refused because the endpoint was refused at construction (!ok())
   uint64_t ack_delays_unusable = 0;  // ack delay reports that gave no RTT sample: the packet named is not
                                      // in the sent window, or the delay exceeds the time since it was sent
   uint64_t acks_without_ack_delay = 0;  // with the extension on: peer packets that acked packets of ours
@@ -435,9 +435,9 @@ class Endpoint {
   // the old ones when transmit or process is null.
   bool set_callbacks(const EndpointCallbacks& callbacks);
 
-  // True when construction refused the config or the callbacks (see the contracts above); sticky.
-  bool failed() const;
-  // Why the endpoint failed, or nullptr.
+  // False when construction refused the config or the callbacks (see the contracts above); sticky.
+  bool ok() const;
+  // nullptr when ok(), else why construction refused (owned by the endpoint: valid as long as it is).
   const char* error_reason() const;
 
   // Sets the current time (seconds, any origin) and advances the statistics. A non-finite or out-of-range
@@ -507,7 +507,7 @@ class Endpoint {
   double acked_kbps() const;           // datagram bytes of packets newly acked, smoothed
   const EndpointCounters& counters() const;
 
-  const EndpointConfig& config() const;  // the config in use (a minimal placeholder when failed())
+  const EndpointConfig& config() const;  // the config in use (a minimal placeholder when !ok())
   // Bytes this endpoint allocated at construction (every buffer; excludes sizeof(Endpoint)).
   size_t memory_bytes() const;
   // What an endpoint with this config allocates, without building one (the sanitized config's figure for

@@ -41,9 +41,9 @@ struct ReassemblerConfig {
   int max_fragments = 16;    // fragments per packet, 1..256
   int fragment_size = 1024;  // payload bytes per fragment
 
-  // nullptr when every field is within kReassemblerConfigLimits, else the reason (a per-thread buffer; see
+  // Passes when every field is within kReassemblerConfigLimits, else the reason (held in the ConfigCheck; see
   // config_table.hpp).
-  const char* check() const;
+  ConfigCheck check() const;
   // This config with every field clamped into range (slots lowered to the memory cap).
   ReassemblerConfig sanitized() const;
 };
@@ -106,7 +106,8 @@ struct ReassembledPacket {
 
 class Reassembler {
  public:
-  // A config that fails check() is flagged (config_error() says why) and its sanitized() copy is used.
+  // A config that fails check() is flagged (ok() false, error_reason() says why) and its sanitized() copy is
+  // used.
   explicit Reassembler(const ReassemblerConfig& config);
 
   Reassembler(const Reassembler&) = delete;
@@ -148,7 +149,8 @@ class Reassembler {
   static size_t memory_required(const ReassemblerConfig& config);
   // The config in use (sanitized), and nullptr or why the one given to the constructor was refused.
   const ReassemblerConfig& config() const { return config_; }
-  const char* config_error() const { return config_error_text_[0] != '\0' ? config_error_text_ : nullptr; }
+  bool ok() const { return error_reason_[0] == '\0'; }
+  const char* error_reason() const { return ok() ? nullptr : error_reason_; }
 
  private:
   struct Slot {
@@ -169,7 +171,7 @@ class Reassembler {
   std::byte* slot_bytes(int slot) { return data_.get() + static_cast<size_t>(slot) * stride_; }
 
   ReassemblerConfig config_;
-  char config_error_text_[kConfigReasonBytes] = {};  // empty, or why the given config was refused
+  char error_reason_[kConfigReasonBytes] = {};  // empty, or why the given config was refused
   int slots_ = 0;
   size_t stride_ = 0;
   SequenceBuffer<uint16_t> index_;  // sequence -> slot

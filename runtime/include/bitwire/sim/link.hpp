@@ -18,7 +18,7 @@
 // - The link must outlive the endpoints whose callbacks it made; it cannot move (they point into it).
 // - Memory is fixed at construction (the two simulators); nothing allocates afterwards.
 // - Config: LinkConfig::check() names the direction that fails; the constructor keeps it in
-//   config_error() (a failed direction refuses every datagram and counts it in its `refused`).
+//   ok() false and error_reason() (a failed direction refuses every datagram and counts it in its `refused`).
 #pragma once
 
 #include <cstddef>
@@ -39,18 +39,19 @@ struct LinkConfig {
   static LinkConfig symmetric(const NetworkConditions& conditions, uint64_t seed = 1, int capacity = 1024,
                               int mtu = 1200);
 
-  // nullptr when both directions pass NetworkSimulatorConfig::check(), else the first reason prefixed with
-  // its direction: "LinkConfig.a_to_b: NetworkSimulatorConfig.capacity = 0 is outside [1, 894784]" (a
-  // per-thread buffer; see config_table.hpp).
-  const char* check() const;
+  // Passes when both directions pass NetworkSimulatorConfig::check(), else the first reason prefixed with
+  // its direction: "LinkConfig.a_to_b: NetworkSimulatorConfig.capacity = 0 is outside [1, 894784]" (held in
+  // the ConfigCheck; see config_table.hpp).
+  ConfigCheck check() const;
   // Both directions sanitized.
   LinkConfig sanitized() const;
 };
 
 class Link {
  public:
-  // A config that fails check() is flagged: config_error() names the direction, and that direction's
-  // simulator is failed() and refuses every datagram (NetworkSimulator's contract). Pass
+  // A config that fails check() is flagged: ok() is false, error_reason() names the direction, and that
+  // direction's
+  // simulator is refused (!ok()) and refuses every datagram (NetworkSimulator's contract). Pass
   // config.sanitized() to run the nearest legal link instead.
   explicit Link(const LinkConfig& config = {});
 
@@ -81,7 +82,9 @@ class Link {
 
   double time() const { return now_; }
   // nullptr, or why the config given to the constructor was refused (the direction named).
-  const char* config_error() const { return config_error_[0] != '\0' ? config_error_ : nullptr; }
+  bool ok() const { return error_reason_[0] == '\0'; }
+  // nullptr when ok(), else why the config was refused, naming the direction (owned by the link).
+  const char* error_reason() const { return ok() ? nullptr : error_reason_; }
 
  private:
   struct Port {
@@ -98,7 +101,7 @@ class Link {
   Port ports_[2];
   Endpoint* endpoints_[2] = {nullptr, nullptr};
   double now_ = 0.0;
-  char config_error_[kConfigReasonBytes] = {};
+  char error_reason_[kConfigReasonBytes] = {};
 };
 
 }  // namespace bitwire

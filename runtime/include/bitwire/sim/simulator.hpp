@@ -10,7 +10,7 @@
 // - Fixed memory: `capacity` packets of up to `mtu` bytes are allocated at construction; nothing grows
 //   afterwards. A packet that finds no free slot is dropped and counted (`overflow`).
 // - Configs: kNetworkSimulatorConfigLimits and kNetworkConditionsLimits (docs/simulator.md prints them).
-//   A config check() refuses leaves the simulator failed(): error_reason() says why, it allocates one
+//   A config check() refuses leaves the simulator refused (!ok()): error_reason() says why, it allocates one
 //   one-byte slot, and every send() is dropped (`refused`). set_conditions() refuses bad
 //   conditions (returns false, keeps the old ones). Nothing aborts or writes out of bounds in any build.
 // - Time: send() and deliver() ignore a non-finite or out-of-range time (`time_invalid`: send uses the
@@ -58,8 +58,8 @@ struct NetworkConditions {
   double bandwidth_kbps = 0.0;
   int queue_bytes = 64 * 1024;
 
-  // nullptr when every field is within kNetworkConditionsLimits, else the reason (see config_table.hpp).
-  const char* check() const;
+  // Passes when every field is within kNetworkConditionsLimits, else the reason (see config_table.hpp).
+  ConfigCheck check() const;
   NetworkConditions sanitized() const;
 };
 
@@ -124,8 +124,8 @@ struct NetworkSimulatorConfig {
   int mtu = 1200;                // largest packet in bytes; larger ones are dropped (`too_large`); fixed
   NetworkConditions conditions;  // initial conditions
 
-  // nullptr when capacity, mtu and the conditions are within their limits, else the reason.
-  const char* check() const;
+  // Passes when capacity, mtu and the conditions are within their limits, else the reason.
+  ConfigCheck check() const;
   NetworkSimulatorConfig sanitized() const;
 };
 
@@ -158,7 +158,7 @@ struct NetworkSimulatorStats {
   uint64_t duplicated = 0;       // extra copies made
   uint64_t reordered = 0;        // copies held back
   uint64_t corrupted = 0;        // copies with flipped bits
-  uint64_t refused = 0;          // dropped: the simulator failed() at construction
+  uint64_t refused = 0;          // dropped: the simulator was refused at construction (!ok())
   uint64_t time_invalid = 0;     // send / deliver times ignored: non-finite or out of range
   uint64_t time_backwards = 0;   // send / deliver times earlier than the latest one (clamped)
 };
@@ -213,8 +213,9 @@ class NetworkSimulator {
   // clear(), zeroed statistics, and the generators restarted from `seed`.
   void reset(uint64_t seed);
 
-  // True when the config was refused at construction (sticky); error_reason() says why, else nullptr.
-  bool failed() const { return failed_; }
+  // False when the config was refused at construction (sticky).
+  bool ok() const { return !failed_; }
+  // nullptr when ok(), else why the config was refused (owned by the simulator).
   const char* error_reason() const { return failed_ ? error_reason_ : nullptr; }
 
   int in_flight() const { return in_flight_; }

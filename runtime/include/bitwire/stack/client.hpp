@@ -45,15 +45,15 @@ class Client {
  public:
   static constexpr int kEventQueueSize = 16;
 
-  // Refuses (is_ok() false, error() says why) a config that fails check(). The factory must pass its
+  // Refuses (ok() false, error_reason() says why) a config that fails check(). The factory must pass its
   // check() (asserted by the Connection).
   Client(const StackConfig& config, const MessageFactory& factory, Transport& transport, double now = 0.0);
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
-  bool is_ok() const { return error_ == nullptr; }
-  const char* error() const { return error_; }
+  bool ok() const { return error_ == nullptr; }
+  const char* error_reason() const { return error_; }
   const StackConfig& config() const { return config_; }
   uint64_t protocol_id() const { return protocol_id_; }  // what the token's protocol id must be
 
@@ -99,7 +99,7 @@ class Client {
 
   StackConfig config_;
   const char* error_ = nullptr;
-  char error_text_[kConfigReasonBytes] = {};  // a config reason, copied (check() returns a per-thread buffer)
+  char error_text_[kConfigReasonBytes] = {};  // the reason, owned: error_reason() points here or to a literal
   uint64_t protocol_id_ = 0;
   double now_ = 0.0;
   netcode::Client netcode_;

@@ -52,16 +52,16 @@ struct ServerEvent {
 
 class Server {
  public:
-  // Refuses (is_ok() false, error() says why) a config that fails check(), a factory that fails check(), or
-  // what netcode::Server refuses. A refused server does nothing.
+  // Refuses (ok() false, error_reason() says why) a config that fails check(), a factory that fails check(),
+  // or what netcode::Server refuses. A refused server does nothing.
   Server(const StackConfig& config, const MessageFactory& factory, const netcode::Key& private_key,
          Transport& transport, const Address& public_address, double now = 0.0);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  bool is_ok() const { return error_ == nullptr; }
-  const char* error() const { return error_; }
+  bool ok() const { return error_ == nullptr; }
+  const char* error_reason() const { return error_; }
   const StackConfig& config() const { return config_; }
   // netcode's protocol id (stack_protocol_id): connect tokens must carry it.
   uint64_t protocol_id() const { return protocol_id_; }
@@ -120,7 +120,7 @@ class Server {
 
   StackConfig config_;
   const char* error_ = nullptr;
-  char error_text_[kConfigReasonBytes] = {};  // a config reason, copied (check() returns a per-thread buffer)
+  char error_text_[kConfigReasonBytes] = {};  // the reason, owned: error_reason() points here or to a literal
   uint64_t protocol_id_ = 0;
   double now_ = 0.0;
   std::unique_ptr<netcode::Server> netcode_;

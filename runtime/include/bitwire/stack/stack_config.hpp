@@ -2,7 +2,12 @@
 // transport) -> Endpoint (reliable 1.0 acks and fragments) -> Connection (channels). Client and Server take
 // the same struct; the fields that change the bytes on the wire (protocol id, channel layout) must agree.
 //
-// What the stack sets for you (whatever the struct says):
+// The fields the stack owns exist once: `protocol_id` and `max_clients` here, the private key as a Server
+// constructor argument. `server` is netcode's ServerSettings, which has no protocol id, key or slot count.
+// connection.protocol_id and connection.endpoint.protocol_id are 0 ("the stack's") or equal to protocol_id;
+// check() refuses any other value.
+//
+// What the stack sets for you:
 // - connection.protocol_id = protocol_id, and the endpoint's envelope is off: netcode's AEAD already
 //   authenticates every payload, so the crc32 envelope would cost 4 bytes a packet for nothing.
 // - the endpoint's ack delay extension is on (connection.endpoint.ack_delay = kOn) unless the game set kOff:
@@ -16,8 +21,8 @@
 // - a connection packet the endpoint sends whole (connection.max_packet_size <= 1200) is at most what
 //   netcode's 1200-byte payload holds behind the endpoint's header: connection.max_packet_size is lowered to
 //   1189 bytes (1191 with ack_delay = kOff). A message too large for that packet is refused by send().
-// - server.max_clients = max_clients; the server's private key is given to the Server constructor, never kept
-//   in a config that clients share.
+// - netcode's max_clients = max_clients; the server's private key is given to the Server constructor, never
+//   kept in a config that clients share.
 #pragma once
 
 #include <cstddef>
@@ -42,20 +47,22 @@ struct StackConfig {
   uint64_t protocol_id = 0;      // the game's protocol id (the layout is folded in: stack_protocol_id)
   int max_clients = 64;          // server slots, [1, 4096]; each slot owns one Endpoint + Connection
   ConnectionConfig connection;   // channels, message pool and the endpoint (envelope forced off)
-  netcode::ServerConfig server;  // the server's netcode settings (protocol id, key, slots set by the stack)
+  netcode::ServerSettings server;  // the server's netcode tunables (protocol id, key and slots: see above)
   netcode::ClientConfig client;  // the client's netcode settings (allow_insecure_lan_connect off)
   BinaryCongestionConfig congestion;  // per-slot congestion controller (reported in the statistics)
   int event_queue_size = 0;           // server events kept until next_event(); 0: 2 * max_clients + 16
 
-  // nullptr when every field is in range (kStackConfigLimits), every nested config passes its own check(),
-  // the endpoint's packets fit netcode's 1200-byte payload and the slots fit kMaxStackServerMemoryBytes,
-  // else the reason for the first problem; a nested config's reason is prefixed with the part it came from
+  // Passes when every field is in range (kStackConfigLimits), the connection's protocol ids are 0 or
+  // protocol_id, every nested config passes its own check() (the server's settings as a netcode::ServerConfig
+  // of max_clients slots), the endpoint's packets fit netcode's 1200-byte payload and the slots fit
+  // kMaxStackServerMemoryBytes, else the reason for the first problem; a nested config's reason is prefixed
+  // with the part it came from
   // ("StackConfig.connection: ConnectionConfig.endpoint: EndpointConfig.fragment_size = 0 is outside ...").
   // Without a factory the slots are counted for the smallest package (one 1-byte type, no blocks): a lower
   // bound. check(factory) counts them for `factory` (its largest type fills every pool slot, its block
   // types bring block buffers and block transfer state): what Server checks.
-  const char* check() const;
-  const char* check(const MessageFactory& factory) const;
+  ConfigCheck check() const;
+  ConfigCheck check(const MessageFactory& factory) const;
   // This config with every field clamped into range, every nested config sanitized, the endpoint fitted
   // to netcode's payload and max_clients lowered to the memory cap (what Client and Server use, with the
   // forced fields above applied); sanitized(factory) counts the slots for `factory`.

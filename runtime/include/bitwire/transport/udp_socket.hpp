@@ -67,9 +67,9 @@ struct UdpSocketConfig {
   int receive_buffer_size = 1 << 20;  // SO_RCVBUF request in bytes (the OS may grant less)
   bool dual_stack = false;            // IPv6 sockets also carry IPv4 (mapped) traffic when true
 
-  // nullptr when every field is within kUdpSocketConfigLimits, else the reason naming the field, its value
-  // and its legal range (a per-thread buffer; see config_table.hpp).
-  const char* check() const;
+  // Passes when every field is within kUdpSocketConfigLimits, else the reason naming the field, its value
+  // and its legal range (held in the ConfigCheck; see config_table.hpp).
+  ConfigCheck check() const;
   // This config with every field clamped into kUdpSocketConfigLimits.
   UdpSocketConfig sanitized() const;
 };
