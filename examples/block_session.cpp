@@ -66,8 +66,8 @@ int main() {
 
   bitwire::Server server(config, factory, key, server_transport, server_address, now);
   bitwire::Client client(config, factory, client_transport, now);  // over the simulated network
-  if (!server.is_ok() || !client.is_ok()) {
-    std::fprintf(stderr, "block_session: %s\n", !server.is_ok() ? server.error() : client.error());
+  if (!server.ok() || !client.ok()) {
+    std::fprintf(stderr, "block_session: %s\n", !server.ok() ? server.error_reason() : client.error_reason());
     return 1;
   }
   bitwire::netcode::ConnectTokenParams params;

@@ -195,8 +195,8 @@ int server(int argc, char** argv) {
   transport.set_clock([&t] { return t; });
   bitwire::Server game(make_config(slots), hello::message_factory(), key, transport,
                        game_socket.local_address(), t);
-  if (!game.is_ok()) {
-    std::fprintf(stderr, "fleet server: %s\n", game.error());
+  if (!game.ok()) {
+    std::fprintf(stderr, "fleet server: %s\n", game.error_reason());
     return 1;
   }
   const double start = t;

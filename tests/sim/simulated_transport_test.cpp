@@ -144,11 +144,11 @@ TEST(SimulatedTransport, RefusedConfigNamesTheField) {
   LoopbackTransport inner(network, Address::ipv4(10, 0, 0, 1, 1));
   SimulatedTransportConfig config = SimulatedTransportConfig::symmetric(latency(1.0), 1);
   config.ring_size = 0;
-  ASSERT_NE(config.check(), nullptr);
-  EXPECT_NE(std::string(config.check()).find("SimulatedTransportConfig.ring_size = 0"), std::string::npos)
-      << config.check();
+  ASSERT_NE(config.check().reason(), nullptr);
+  EXPECT_NE(std::string(config.check().reason()).find("SimulatedTransportConfig.ring_size = 0"), std::string::npos)
+      << config.check().reason();
   SimulatedTransport refused(inner, config);
-  EXPECT_TRUE(refused.failed());
+  EXPECT_FALSE(refused.ok());
   EXPECT_NE(std::string(refused.error_reason()).find("ring_size"), std::string::npos);
   const std::array<std::byte, 4> payload{};
   refused.send(Address::ipv4(10, 0, 0, 2, 2), payload);
@@ -159,15 +159,15 @@ TEST(SimulatedTransport, RefusedConfigNamesTheField) {
   EXPECT_EQ(refused.stats().refused, 2u);
   config = SimulatedTransportConfig::symmetric(latency(1.0), 1);
   config.incoming.conditions.loss_percent = 101.0;
-  EXPECT_NE(std::string(config.check()).find("SimulatedTransportConfig.incoming: "), std::string::npos)
-      << config.check();
+  EXPECT_NE(std::string(config.check().reason()).find("SimulatedTransportConfig.incoming: "), std::string::npos)
+      << config.check().reason();
   config = SimulatedTransportConfig::symmetric(latency(1.0), 1);
   config.max_datagram = 65000;
   config.ring_size = 65536;  // 4 GiB of ring: refused (the transport would allocate the bounded 1 GiB)
-  ASSERT_NE(config.check(), nullptr);
-  EXPECT_NE(std::string(config.check()).find("(max: 2^30 / max_datagram)"), std::string::npos)
-      << config.check();
-  EXPECT_EQ(SimulatedTransportConfig::symmetric(latency(1.0), 1).check(), nullptr);
+  ASSERT_NE(config.check().reason(), nullptr);
+  EXPECT_NE(std::string(config.check().reason()).find("(max: 2^30 / max_datagram)"), std::string::npos)
+      << config.check().reason();
+  EXPECT_EQ(SimulatedTransportConfig::symmetric(latency(1.0), 1).check().reason(), nullptr);
 }
 
 TEST(SimulatedTransport, WithoutAClockArrivalsAreUndatedAndDelayIsReal) {
@@ -200,7 +200,7 @@ TEST(SimulatedTransport, ClientAndServerEachWrapTheirTransport) {
   const netcode::Key key = netcode::random_key();
   Server server(config, kStackFactory, key, server_transport, server_address, now);
   Client client(config, kStackFactory, client_transport, now);
-  ASSERT_TRUE(server.is_ok() && client.is_ok());
+  ASSERT_TRUE(server.ok() && client.ok());
   netcode::ConnectTokenParams params;
   params.protocol_id = server.protocol_id();
   params.client_id = 7;

@@ -34,7 +34,7 @@ TEST(YojimboCompatible, NetcodeProtocolIdIsTheGivenOne) {
 
 TEST(YojimboCompatible, LayoutAndPacketSizesAreYojimbosDefaults) {
   const StackConfig config = StackConfig::yojimbo_compatible(kYojimboProtocolId);
-  EXPECT_EQ(config.check(), nullptr);
+  EXPECT_EQ(config.check().reason(), nullptr);
   EXPECT_EQ(config.check(kStackFactory), nullptr);
   const StackConfig used = config.sanitized(kStackFactory);  // what Client and Server run
   EXPECT_EQ(used.protocol_id, kYojimboProtocolId);
@@ -55,7 +55,7 @@ TEST(YojimboCompatible, LayoutAndPacketSizesAreYojimbosDefaults) {
   EXPECT_EQ(connection.endpoint.ack_delay, AckDelayMode::kOff);
   EXPECT_FALSE(connection.endpoint.envelope);
   const EndpointConfig endpoint = Connection::endpoint_config(connection);
-  EXPECT_EQ(endpoint.check(), nullptr);
+  EXPECT_EQ(endpoint.check().reason(), nullptr);
   EXPECT_EQ(endpoint.max_packet_size, 8 * 1024);
   EXPECT_EQ(endpoint.fragment_above, 1024);
   EXPECT_EQ(endpoint.fragment_size, 1024);

@@ -96,16 +96,13 @@ SimulatedTransportConfig SimulatedTransportConfig::symmetric(const NetworkCondit
   return config;
 }
 
-const char* SimulatedTransportConfig::check() const {
-  if (const char* reason = check_config("SimulatedTransportConfig", *this, kSimulatedTransportLimits))
-    return reason;
-  if (const char* problem = direction(outgoing, max_datagram).check()) {
-    return config_part_reason("SimulatedTransportConfig.outgoing", problem);
+ConfigCheck SimulatedTransportConfig::check() const {
+  if (const ConfigCheck own = check_config("SimulatedTransportConfig", *this, kSimulatedTransportLimits); !own)
+    return own;
+  if (const ConfigCheck problem = direction(outgoing, max_datagram).check(); !problem) {
+    return config_part_check("SimulatedTransportConfig.outgoing", problem);
   }
-  if (const char* problem = direction(incoming, max_datagram).check()) {
-    return config_part_reason("SimulatedTransportConfig.incoming", problem);
-  }
-  return nullptr;
+  return config_part_check("SimulatedTransportConfig.incoming", direction(incoming, max_datagram).check());
 }
 
 SimulatedTransport::SimulatedTransport(Transport& inner, const NetworkConditions& conditions, uint64_t seed)
@@ -138,14 +135,14 @@ double SimulatedTransport::now() const {
 }
 
 bool SimulatedTransport::set_conditions(const NetworkConditions& conditions) {
-  if (conditions.check() != nullptr) return false;
+  if (!conditions.check()) return false;
   outgoing_.set_conditions(conditions);
   incoming_.set_conditions(conditions);
   return true;
 }
 
 void SimulatedTransport::send(const Address& to, std::span<const std::byte> datagram) {
-  if (failed()) {
+  if (!ok()) {
     ++stats_.refused;
     return;
   }
@@ -228,7 +225,7 @@ void SimulatedTransport::pump() {
 
 bool SimulatedTransport::receive(std::span<std::byte> buffer, Address& from, size_t& size,
                                  double& arrival_time) {
-  if (failed()) {
+  if (!ok()) {
     // Read the inner transport dry and drop what it holds: nothing crosses a refused link.
     while (inner_.receive(std::span(scratch_.get(), static_cast<size_t>(max_datagram_)), from, size,
                           arrival_time)) {

@@ -175,7 +175,7 @@ MessageHandle Client::create(uint32_t type_id) {
 SendStatus Client::send(int channel, MessageHandle&& message) {
   if (!ok() || !was_connected_) {
     SendStatus status;
-    status.result = is_ok() ? SendResult::kNotConnected : SendResult::kConnectionError;
+    status.result = ok() ? SendResult::kNotConnected : SendResult::kConnectionError;
     return status;
   }
   return connection_.send(channel, std::move(message));

@@ -26,7 +26,7 @@
 //   ring drops the datagram and counts it (`ring_dropped`), as a full socket buffer would; a datagram larger
 //   than `max_datagram` is dropped and counted (`too_large`).
 // - Config: SimulatedTransportConfig::check() names the refused field; a refused config leaves the
-//   transport failed() (error_reason() says why): it allocates the nearest legal sizes and drops every
+//   transport not ok() (error_reason() says why): it allocates the nearest legal sizes and drops every
 //   datagram both ways (counted `refused`), as a network that is down.
 // - Reproducible: the same seed, conditions and sequence of calls and times give the same network.
 #pragma once
@@ -53,7 +53,7 @@ struct SimulatedTransportConfig {
 
   // nullptr when every field is within its limits, else the reason ("SimulatedTransportConfig.ring_size = 0
   // is outside [1, 65536]", or a direction's NetworkSimulatorConfig reason prefixed with its name).
-  const char* check() const;
+  ConfigCheck check() const;
 };
 
 struct SimulatedTransportStats {
@@ -61,7 +61,7 @@ struct SimulatedTransportStats {
   uint64_t ring_dropped = 0;     // dropped: the receive ring was full
   uint64_t too_large = 0;        // dropped: larger than max_datagram
   uint64_t inner_oversized = 0;  // datagrams the inner transport reported with size 0 (passed on as such)
-  uint64_t refused = 0;          // dropped: the config was refused (failed())
+  uint64_t refused = 0;          // dropped: the config was refused (not ok())
 };
 
 class SimulatedTransport final : public Transport {
@@ -86,8 +86,8 @@ class SimulatedTransport final : public Transport {
   // conditions stay.
   bool set_conditions(const NetworkConditions& conditions);
 
-  bool failed() const { return error_reason_[0] != '\0'; }
-  const char* error_reason() const { return failed() ? error_reason_ : nullptr; }
+  bool ok() const { return error_reason_[0] == '\0'; }
+  const char* error_reason() const { return ok() ? nullptr : error_reason_; }
 
   const NetworkSimulator& outgoing() const { return outgoing_; }
   const NetworkSimulator& incoming() const { return incoming_; }
