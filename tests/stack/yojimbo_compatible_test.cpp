@@ -35,7 +35,7 @@ TEST(YojimboCompatible, NetcodeProtocolIdIsTheGivenOne) {
 TEST(YojimboCompatible, LayoutAndPacketSizesAreYojimbosDefaults) {
   const StackConfig config = StackConfig::yojimbo_compatible(kYojimboProtocolId);
   EXPECT_EQ(config.check().reason(), nullptr);
-  EXPECT_EQ(config.check(kStackFactory), nullptr);
+  EXPECT_EQ(config.check(kStackFactory).reason(), nullptr);
   const StackConfig used = config.sanitized(kStackFactory);  // what Client and Server run
   EXPECT_EQ(used.protocol_id, kYojimboProtocolId);
   EXPECT_TRUE(used.netcode_protocol_id_as_is);
