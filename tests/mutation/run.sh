@@ -12,6 +12,8 @@ list="$repo/tests/mutation/mutants.txt"
 filter="${1:-.}"
 scratch="${SCRATCH:-/tmp/bitwire-mutation}"
 jobs="${JOBS:-2}"
+logs="$scratch.logs"
+mkdir -p "$logs"
 
 if [ ! -d "$scratch/.git" ] && [ ! -f "$scratch/.git" ]; then
   git -C "$repo" worktree add --detach "$scratch" HEAD >/dev/null || exit 1
@@ -39,12 +41,12 @@ open(path, "w").write(text.replace(original, replacement))
 PY
   then
     status="invalid (snippet not found exactly once)"; invalid=$((invalid + 1))
-  elif ! (cd "$scratch" && nice cmake --build --preset release -j"$jobs" --target $targets >/tmp/mutation-build.log 2>&1); then
-    status="invalid (does not build)"; invalid=$((invalid + 1))
+  elif ! (cd "$scratch" && nice cmake --build --preset release -j"$jobs" --target $targets >"$logs/$id.build.log" 2>&1); then
+    status="invalid (does not build: $logs/$id.build.log)"; invalid=$((invalid + 1))
   else
     status="survived"; failing=""
     for t in $targets; do
-      if ! timeout 600 "$scratch/build/release/tests/$t" >/tmp/mutation-test.log 2>&1; then failing="$failing $t"; fi
+      if ! timeout 600 "$scratch/build/release/tests/$t" >"$logs/$id.$t.log" 2>&1; then failing="$failing $t"; fi
     done
     if [ -n "$failing" ]; then status="killed by$failing"; killed=$((killed + 1)); else survived=$((survived + 1)); fi
   fi

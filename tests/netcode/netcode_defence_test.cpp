@@ -62,6 +62,61 @@ TEST(NetcodeDefence, ResponseOfAClientIdAlreadyConnectedIsDropped) {
   EXPECT_EQ(h.server->client_address(0), forged[0].address);
 }
 
+// A forged identity for h's server at 10.7.0.<n>:60000, its replies taken off the network (the challenge
+// completes its response).
+ForgedClient forged_identity(Harness& h, uint8_t n, std::vector<ForgedClient*>& all) {
+  ConnectTokenParams params;
+  params.protocol_id = testing::kTestProtocolId;
+  params.client_id = 3000 + n;
+  params.create_timestamp = h.unix_now();
+  params.server_addresses.count = 1;
+  params.server_addresses.items[0] = h.server_address;
+  ForgedClient f(Address::ipv4(10, 7, 0, n, 60000), params, h.private_key);
+  h.network.on_send = [&all](Datagram& d) {
+    for (ForgedClient* c : all) {
+      if (d.to != c->address) continue;
+      if (c->response.empty()) c->take_challenge(std::span(d.bytes.data(), d.size));
+      return false;
+    }
+    return true;
+  };
+  return f;
+}
+
+// A request is exactly 1078 bytes: one byte more is refused before anything is decrypted or answered.
+TEST(NetcodeDefence, RequestOneByteLongIsRefused) {
+  Harness h(8);
+  std::vector<ForgedClient*> all;
+  ForgedClient f = forged_identity(h, 1, all);
+  all.push_back(&f);
+  std::vector<std::byte> longer = f.request;
+  longer.push_back(std::byte{0});
+  ASSERT_TRUE(h.network.inject(f.address, h.server_address, bytes_of(longer)));
+  h.step();
+  EXPECT_EQ(h.server->drops(PacketError::kRequestWrongSize), 1u);
+  EXPECT_EQ(h.server->challenges_sent(), 0u);
+}
+
+// An authenticated keep-alive whose body is not 8 bytes is refused after decryption.
+TEST(NetcodeDefence, KeepAliveWithAShortBodyIsRefused) {
+  Harness h(8);
+  std::vector<ForgedClient*> all;
+  ForgedClient f = forged_identity(h, 2, all);
+  all.push_back(&f);
+  ASSERT_TRUE(h.network.inject(f.address, h.server_address, bytes_of(f.request)));
+  h.step();
+  ASSERT_FALSE(f.response.empty());
+  ASSERT_TRUE(h.network.inject(f.address, h.server_address, bytes_of(f.response)));
+  h.step();
+  ASSERT_EQ(h.server->connected_count(), 1);
+  const std::array<std::byte, 4> body{};
+  ASSERT_TRUE(
+      h.network.inject(f.address, h.server_address, bytes_of(f.encrypted(PacketType::kKeepAlive, 5, body))));
+  h.step();
+  EXPECT_EQ(h.server->drops(PacketError::kWrongBodySize), 1u);
+  EXPECT_EQ(h.server->stats(0).keep_alives_received, 0u);
+}
+
 // The first keep-alive tells the client its slot; one naming a slot outside [0, max_clients) is refused,
 // one inside is accepted (so the forged packets are otherwise valid).
 TEST(NetcodeDefence, KeepAliveWithAnIndexOutsideMaxClientsIsRefused) {
