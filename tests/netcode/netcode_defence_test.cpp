@@ -117,6 +117,53 @@ TEST(NetcodeDefence, KeepAliveWithAShortBodyIsRefused) {
   EXPECT_EQ(h.server->stats(0).keep_alives_received, 0u);
 }
 
+// Connects forged identity `f` (request, then its response).
+void connect_forged(Harness& h, ForgedClient& f) {
+  ASSERT_TRUE(h.network.inject(f.address, h.server_address, bytes_of(f.request)));
+  h.step();
+  ASSERT_FALSE(f.response.empty());
+  ASSERT_TRUE(h.network.inject(f.address, h.server_address, bytes_of(f.response)));
+  h.step();
+  ASSERT_EQ(h.server->client_address(0), f.address);
+}
+
+// The server takes only response, keep-alive, payload and disconnect packets: an authenticated challenge
+// from a connected client is refused by type.
+TEST(NetcodeDefence, ChallengeSentToTheServerIsRefusedByType) {
+  Harness h(8);
+  std::vector<ForgedClient*> all;
+  ForgedClient f = forged_identity(h, 3, all);
+  all.push_back(&f);
+  connect_forged(h, f);
+  const std::array<std::byte, kChallengeBodyBytes> body{};
+  ASSERT_TRUE(h.network.inject(f.address, h.server_address,
+                               bytes_of(f.encrypted(PacketType::kConnectionChallenge, 7, body))));
+  h.step();
+  EXPECT_EQ(h.server->drops(PacketError::kTypeNotAllowed), 1u);
+  EXPECT_EQ(h.server->stats(0).packets_received, 0u);
+}
+
+// A request with another valid token from an address that is connected is refused before any challenge.
+TEST(NetcodeDefence, RequestFromAConnectedAddressIsRefused) {
+  Harness h(8);
+  std::vector<ForgedClient*> all;
+  ForgedClient f = forged_identity(h, 4, all);
+  all.push_back(&f);
+  connect_forged(h, f);
+  ConnectTokenParams params;
+  params.protocol_id = testing::kTestProtocolId;
+  params.client_id = 3999;  // not connected
+  params.create_timestamp = h.unix_now();
+  params.server_addresses.count = 1;
+  params.server_addresses.items[0] = h.server_address;
+  const ForgedClient second(f.address, params, h.private_key);
+  const uint64_t challenges = h.server->challenges_sent();
+  ASSERT_TRUE(h.network.inject(f.address, h.server_address, bytes_of(second.request)));
+  h.step();
+  EXPECT_EQ(h.server->drops(PacketError::kRequestAddressConnected), 1u);
+  EXPECT_EQ(h.server->challenges_sent(), challenges);
+}
+
 // The first keep-alive tells the client its slot; one naming a slot outside [0, max_clients) is refused,
 // one inside is accepted (so the forged packets are otherwise valid).
 TEST(NetcodeDefence, KeepAliveWithAnIndexOutsideMaxClientsIsRefused) {
