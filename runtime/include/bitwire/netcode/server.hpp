@@ -54,8 +54,8 @@ struct ServerConfig {
   uint64_t protocol_id = 0;             // must equal the tokens' protocol id
   Key private_key{};                    // shared with the backend that makes connect tokens
   int max_clients = 64;                 // client slots, [1, 4096]
-  int pending_per_slot = 4;             // encryption mappings between request and connect, per slot (>= 256)
-  int token_history_per_slot = 8;       // remembered connect-token uses (MAC + address), per slot (>= 512)
+  int pending_per_slot = 4;             // encryption mappings between request and connect, per slot
+  int token_history_per_slot = 8;       // remembered connect-token uses (MAC + address), per slot
   int payload_queue_per_slot = 16;      // received payloads buffered per slot until receive_payload()
   int event_queue_size = 0;             // events buffered until next_event(); 0: 2 * max_clients + 16
   double keep_alive_interval = 0.1;     // seconds without a packet sent to a client before a keep-alive

@@ -32,7 +32,7 @@
 // - Events: for every slot whose connection changed since the last update() or disconnect(), a
 //   kDisconnected for the connection the game was told of (if any), then a kConnected for the one it holds
 //   now (if any). A connection that began and ended within one update() was never visible to the game and
-//   is not reported (netcode().next_event() lists it unless netcode's ring overflowed). The reason of a
+//   is not reported. The reason of a
 //   kDisconnected is kNone only when a burst overflowed netcode's ring and another connection of the same
 //   slot ended after it (netcode().events_dropped() counts the loss). This server's own ring holds
 //   event_queue_size events (0: 2 * max_clients + 16), two per slot per update: a game that drains it every
