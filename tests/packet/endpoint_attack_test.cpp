@@ -177,6 +177,21 @@ TEST_P(EndpointAttack, NonCanonicalHeaders) {
 
 // ---- Fragments ----
 
+// A fragment id equal to the count is refused before the sequence is looked at: far ahead, such fragments
+// neither count as "too far ahead" nor, sequence_resync_packets of them in a row, move the receive window.
+TEST_P(EndpointAttack, FragmentIdEqualToCountIsInvalidWhereverItsSequenceIs) {
+  auto peer = Peer::make(config());
+  ASSERT_EQ(feed(*peer, regular(10, data(20))), ReceiveResult::kDelivered);
+  const int resync = config().sequence_resync_packets;
+  for (int i = 0; i < resync; ++i) {
+    const EndpointCounters before = peer->endpoint.counters();
+    EXPECT_EQ(feed(*peer, fragment(static_cast<uint16_t>(1000 + i), 2, 2, data(kFragmentSize))),
+              ReceiveResult::kFragmentInvalid);
+    EXPECT_ONLY_COUNTER_ROSE(before, peer->endpoint.counters(), fragments_invalid);
+  }
+  EXPECT_EQ(peer->endpoint.counters().sequence_resyncs, 0u);
+}
+
 TEST_P(EndpointAttack, TruncatedFragmentsAtEveryLength) {
   auto peer = Peer::make(config());
   const Bytes first = fragment(5, 0, 3, data(kFragmentSize));

@@ -42,6 +42,7 @@ const char* to_string(PacketError error) {
     case PacketError::kRequestAddressConnected: return "request: address already connected";
     case PacketError::kRequestClientIdConnected: return "request: client id already connected";
     case PacketError::kRequestTokenReused: return "request: connect token used from another address";
+    case PacketError::kRequestPendingExpired: return "request: token past its pending lifetime";
     case PacketError::kRequestNoMapping: return "request: no room for an encryption mapping";
     case PacketError::kNoKey: return "no encryption mapping for the address";
     case PacketError::kTooSmall: return "packet under 18 bytes";

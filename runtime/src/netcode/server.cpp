@@ -16,6 +16,11 @@ namespace {
 
 // Pending mappings of tokens that disable the timeout still expire after this long.
 constexpr double kPendingLifetimeWithoutTimeout = 10.0;
+// The pending table has at least this many entries whatever max_clients is, and the token history twice as
+// many: a few tokens cannot fill the table of a small server, and a token's first use is remembered for as
+// long as it could hold an entry.
+constexpr int kMinPendingEntries = 256;
+constexpr int kMinTokenEntries = 2 * kMinPendingEntries;
 constexpr uint64_t kGlobalSequenceStart = uint64_t{1} << 63;
 // Datagrams taken from the transport per call (one recvmmsg on a UdpTransport).
 constexpr size_t kReceiveBatch = 64;
@@ -40,6 +45,19 @@ ServerConfig resolved(const ServerConfig& requested) {
   return c;
 }
 
+int pending_capacity(const ServerConfig& c) {
+  return std::max(c.max_clients * c.pending_per_slot, kMinPendingEntries);
+}
+
+int token_capacity(const ServerConfig& c) {
+  return std::max(c.max_clients * c.token_history_per_slot, kMinTokenEntries);
+}
+
+// How long a token may hold a pending mapping, counted from its first request.
+double pending_lifetime(int32_t timeout_seconds) {
+  return timeout_seconds >= 0 ? timeout_seconds : kPendingLifetimeWithoutTimeout;
+}
+
 }  // namespace
 
 const char* to_string(DisconnectReason reason) {
@@ -56,6 +74,7 @@ const char* to_string(DisconnectReason reason) {
 struct Slot {
   bool connected = false;
   bool confirmed = false;
+  uint64_t session = 0;  // this connection's id, unique for the server's life; 0 when free
   uint64_t client_id = 0;
   Address address;
   Key send_key{};
@@ -77,8 +96,14 @@ struct Pending {
   Key send_key{};
   Key receive_key{};
   int32_t timeout_seconds = 0;
-  double expire_time = 0.0;
+  double expire_time = 0.0;  // the token's first request plus its pending lifetime; never extended
   double last_access = 0.0;
+};
+
+// How the most recent session of a slot ended (kept across the next connect).
+struct EndedSession {
+  uint64_t session = 0;
+  DisconnectReason reason = DisconnectReason::kNone;
 };
 
 struct TokenEntry {
@@ -90,8 +115,9 @@ struct TokenEntry {
 struct Server::State {
   explicit State(const ServerConfig& c)
       : slots(static_cast<size_t>(c.max_clients)),
-        pending(static_cast<size_t>(c.max_clients * c.pending_per_slot)),
-        tokens(static_cast<size_t>(c.max_clients * c.token_history_per_slot)),
+        ended(static_cast<size_t>(c.max_clients)),
+        pending(static_cast<size_t>(pending_capacity(c))),
+        tokens(static_cast<size_t>(token_capacity(c))),
         events(static_cast<size_t>(c.event_queue_size)),
         payload_bytes(static_cast<size_t>(c.max_clients) * static_cast<size_t>(c.payload_queue_per_slot) *
                       kMaxPayloadBytes),
@@ -99,9 +125,11 @@ struct Server::State {
         payload_sequences(static_cast<size_t>(c.max_clients * c.payload_queue_per_slot)),
         payload_arrivals(static_cast<size_t>(c.max_clients * c.payload_queue_per_slot)),
         slot_by_address(static_cast<size_t>(c.max_clients)),
-        pending_by_address(static_cast<size_t>(c.max_clients * c.pending_per_slot)) {}
+        pending_by_address(static_cast<size_t>(pending_capacity(c))) {}
 
   std::vector<Slot> slots;
+  std::vector<EndedSession> ended;
+  uint64_t next_session = 1;
   std::vector<Pending> pending;
   int pending_count = 0;
   std::vector<TokenEntry> tokens;
@@ -181,8 +209,9 @@ struct ServerInternals {
     return -1;
   }
 
-  // The token-entry history: true when this token MAC is new (remembered now) or was used from `from` before.
-  bool token_use_allowed(std::span<const std::byte, kMacBytes> mac, const Address& from) {
+  // The token-entry history: the entry of this token MAC when it is new (remembered now, its first use) or
+  // was used from `from` before; -1 when it was used from another address.
+  int token_entry(std::span<const std::byte, kMacBytes> mac, const Address& from) {
     // Visits every entry whatever matches, so the time taken says nothing about the history.
     int match = -1, oldest = 0;
     for (size_t i = 0; i < st.tokens.size(); ++i) {
@@ -194,9 +223,9 @@ struct ServerInternals {
       e.time = st.now;
       std::memcpy(e.mac.data(), mac.data(), kMacBytes);
       e.address = from;
-      return true;
+      return oldest;
     }
-    return st.tokens[static_cast<size_t>(match)].address == from;
+    return st.tokens[static_cast<size_t>(match)].address == from ? match : -1;
   }
 
   void remove_pending(int index) {
@@ -207,7 +236,10 @@ struct ServerInternals {
     --st.pending_count;
   }
 
-  bool add_pending(const Address& from, const ConnectTokenPrivate& token) {
+  // Maps `from` to the token's keys until `deadline` (the token's first request plus its pending lifetime):
+  // a repeated request refreshes the idle timer but never the deadline, so a token holds an entry for a
+  // bounded time however often it is re-sent.
+  bool add_pending(const Address& from, const ConnectTokenPrivate& token, double deadline) {
     int index = st.pending_by_address.find(from);
     if (index < 0) {
       if (st.pending_count == static_cast<int>(st.pending.size())) return false;
@@ -221,12 +253,12 @@ struct ServerInternals {
       st.pending_by_address.insert(from, index);
     }
     Pending& p = st.pending[static_cast<size_t>(index)];
+    p.expire_time = p.in_use ? std::min(p.expire_time, deadline) : deadline;
     p.in_use = true;
     p.address = from;
     p.send_key = token.server_to_client_key;
     p.receive_key = token.client_to_server_key;
     p.timeout_seconds = token.timeout_seconds;
-    p.expire_time = st.now + (token.timeout_seconds >= 0 ? token.timeout_seconds : kPendingLifetimeWithoutTimeout);
     p.last_access = st.now;
     return true;
   }
@@ -252,13 +284,17 @@ struct ServerInternals {
     if (!listed) return s.drop(PacketError::kRequestServerNotInToken);
     if (st.slot_by_address.find(from) >= 0) return s.drop(PacketError::kRequestAddressConnected);
     if (find_client_id(token.client_id) >= 0) return s.drop(PacketError::kRequestClientIdConnected);
-    if (!token_use_allowed(mac, from)) return s.drop(PacketError::kRequestTokenReused);
+    const int entry = token_entry(mac, from);
+    if (entry < 0) return s.drop(PacketError::kRequestTokenReused);
     if (s.connected_count_ == s.config_.max_clients) {
       ++s.denied_sent_;
       log_denied(from, token.client_id);
       return send_reply(from, PacketType::kConnectionDenied, {}, token.server_to_client_key);
     }
-    if (!add_pending(from, token)) return s.drop(PacketError::kRequestNoMapping);
+    const double deadline =
+        st.tokens[static_cast<size_t>(entry)].time + pending_lifetime(token.timeout_seconds);
+    if (deadline < st.now) return s.drop(PacketError::kRequestPendingExpired);
+    if (!add_pending(from, token, deadline)) return s.drop(PacketError::kRequestNoMapping);
     ChallengeToken challenge;
     challenge.client_id = token.client_id;
     challenge.user_data = token.user_data;
@@ -296,6 +332,7 @@ struct ServerInternals {
     slot.stats = fresh;
     slot.connected = true;
     slot.confirmed = false;
+    slot.session = st.next_session++;
     slot.client_id = challenge.client_id;
     slot.address = p.address;
     slot.send_key = p.send_key;
@@ -307,7 +344,7 @@ struct ServerInternals {
     remove_pending(pending_index);
     st.slot_by_address.insert(slot.address, index);
     ++s.connected_count_;
-    push_event({ServerEvent::Kind::kConnected, index, slot.client_id, DisconnectReason::kNone});
+    push_event({ServerEvent::Kind::kConnected, index, slot.client_id, DisconnectReason::kNone, slot.session});
     log_slot(LogLevel::kInfo, index, "connected");
     send_keep_alive(index);
   }
@@ -346,11 +383,13 @@ struct ServerInternals {
     if (send_disconnects) {
       for (int i = 0; i < s.config_.disconnect_packets; ++i) send_to_slot(index, PacketType::kDisconnect, {});
     }
-    push_event({ServerEvent::Kind::kDisconnected, index, slot.client_id, reason});
+    push_event({ServerEvent::Kind::kDisconnected, index, slot.client_id, reason, slot.session});
+    st.ended[static_cast<size_t>(index)] = EndedSession{slot.session, reason};
     log_slot(reason == DisconnectReason::kTimedOut ? LogLevel::kWarning : LogLevel::kInfo, index,
              to_string(reason));
     st.slot_by_address.erase(slot.address);
     slot.connected = false;
+    slot.session = 0;
     slot.confirmed = false;
     slot.queue_head = slot.queue_count = 0;
     slot.address = Address();
@@ -432,13 +471,13 @@ Server::Server(const ServerConfig& config, Transport& transport, const Address& 
   }
   state_ = std::make_unique<State>(config_);
   state_->challenge_key = random_key();
-  memory_bytes_ = sizeof(Server) + sizeof(State) + state_->slots.size() * sizeof(Slot) +
-                  state_->pending.size() * sizeof(Pending) + state_->tokens.size() * sizeof(TokenEntry) +
-                  state_->events.size() * sizeof(ServerEvent) + state_->payload_bytes.size() +
-                  state_->payload_sizes.size() * sizeof(uint16_t) +
-                  state_->payload_sequences.size() * sizeof(uint64_t) +
-                  state_->payload_arrivals.size() * sizeof(double) + state_->slot_by_address.memory_bytes() +
-                  state_->pending_by_address.memory_bytes() + state_->receive_buffers.size();
+  memory_bytes_ =
+      sizeof(Server) + sizeof(State) + state_->slots.size() * (sizeof(Slot) + sizeof(EndedSession)) +
+      state_->pending.size() * sizeof(Pending) + state_->tokens.size() * sizeof(TokenEntry) +
+      state_->events.size() * sizeof(ServerEvent) + state_->payload_bytes.size() +
+      state_->payload_sizes.size() * sizeof(uint16_t) + state_->payload_sequences.size() * sizeof(uint64_t) +
+      state_->payload_arrivals.size() * sizeof(double) + state_->slot_by_address.memory_bytes() +
+      state_->pending_by_address.memory_bytes() + state_->receive_buffers.size();
 }
 
 Server::~Server() = default;
@@ -449,7 +488,7 @@ namespace {
 // calls this while sanitizing). The payload queue is the only term that grows per queued entry.
 constexpr size_t kQueueEntryBytes = kMaxPayloadBytes + sizeof(uint16_t) + sizeof(uint64_t) + sizeof(double);
 size_t slot_bytes_without_queue(const ServerConfig& c) {
-  return sizeof(Slot) + static_cast<size_t>(c.pending_per_slot) * sizeof(Pending) +
+  return sizeof(Slot) + sizeof(EndedSession) + static_cast<size_t>(c.pending_per_slot) * sizeof(Pending) +
          static_cast<size_t>(c.token_history_per_slot) * sizeof(TokenEntry) + 2 * sizeof(ServerEvent) +
          4 * (sizeof(Address) + sizeof(int)) * (1 + static_cast<size_t>(c.pending_per_slot));
 }
@@ -584,6 +623,16 @@ bool Server::is_connected(int slot) const {
 
 bool Server::is_confirmed(int slot) const {
   return is_connected(slot) && state_->slots[static_cast<size_t>(slot)].confirmed;
+}
+
+uint64_t Server::session(int slot) const {
+  return is_connected(slot) ? state_->slots[static_cast<size_t>(slot)].session : 0;
+}
+
+DisconnectReason Server::disconnect_reason(int slot, uint64_t session) const {
+  if (!state_ || slot < 0 || slot >= config_.max_clients || session == 0) return DisconnectReason::kNone;
+  const EndedSession& e = state_->ended[static_cast<size_t>(slot)];
+  return e.session == session ? e.reason : DisconnectReason::kNone;
 }
 
 uint64_t Server::client_id(int slot) const {

@@ -24,6 +24,11 @@ struct Server::Slot {
   uint64_t payload_bytes_received = 0;
   uint64_t payloads_refused = 0;
   const char* protocol_error = nullptr;  // why the server is dropping this client, until its event is out
+  // The netcode session the game was last told of (0: none) and its client id; reconcile() compares it with
+  // netcode's after everything that can change a slot.
+  uint64_t session = 0;
+  uint64_t client_id = 0;
+  netcode::DisconnectReason end_reason = netcode::DisconnectReason::kNone;  // from netcode's event, if seen
 };
 
 Server::Server(const StackConfig& config, const MessageFactory& factory, const netcode::Key& private_key,
@@ -136,25 +141,43 @@ void Server::log_protocol_error(int index, const char* reason) const {
               index, static_cast<unsigned long long>(netcode_->client_id(index)), address, reason);
 }
 
-void Server::drain_netcode_events() {
+void Server::reconcile() {
+  // netcode's events are a lossy ring (a burst of connects and disconnects overflows it), so they only
+  // supply disconnect reasons; which connection each slot holds is read from netcode's session ids.
   netcode::ServerEvent e;
   while (netcode_->next_event(e)) {
     Slot& slot = *slots_[static_cast<size_t>(e.slot)];
-    ServerEvent event;
-    event.client_index = e.slot;
-    event.client_id = e.client_id;
-    if (e.kind == netcode::ServerEvent::Kind::kConnected) {
-      event.kind = ServerEvent::Kind::kConnected;
-      name_slot(e.slot);
-    } else {
+    if (e.kind == netcode::ServerEvent::Kind::kDisconnected && e.session == slot.session)
+      slot.end_reason = e.reason;
+  }
+  for (int i = 0; i < config_.max_clients; ++i) {
+    Slot& slot = *slots_[static_cast<size_t>(i)];
+    const uint64_t current = netcode_->session(i);
+    if (current == slot.session) continue;
+    if (slot.session != 0) {
+      ServerEvent event;
       event.kind = ServerEvent::Kind::kDisconnected;
-      event.reason = e.reason;
+      event.client_index = i;
+      event.client_id = slot.client_id;
+      event.reason = netcode_->disconnect_reason(i, slot.session);
+      if (event.reason == netcode::DisconnectReason::kNone) event.reason = slot.end_reason;
       event.protocol_error = slot.protocol_error;
+      push_event(event);
     }
-    // Both ways the slot starts clean: nothing of the previous client survives into the next one.
+    // Either way the slot starts clean: nothing of the previous connection survives into the next one.
     slot.protocol_error = nullptr;
-    reset_slot(e.slot);
-    push_event(event);
+    slot.end_reason = netcode::DisconnectReason::kNone;
+    reset_slot(i);
+    slot.session = current;
+    slot.client_id = netcode_->client_id(i);
+    if (current != 0) {
+      ServerEvent event;
+      event.kind = ServerEvent::Kind::kConnected;
+      event.client_index = i;
+      event.client_id = slot.client_id;
+      name_slot(i);
+      push_event(event);
+    }
   }
 }
 
@@ -162,7 +185,7 @@ void Server::update(double now, uint64_t unix_now) {
   if (!ok()) return;
   now_ = now;
   netcode_->update(now, unix_now);
-  drain_netcode_events();
+  reconcile();
   for (int i = 0; i < config_.max_clients; ++i) {
     if (!netcode_->is_connected(i)) continue;
     Slot& slot = *slots_[static_cast<size_t>(i)];
@@ -180,7 +203,7 @@ void Server::update(double now, uint64_t unix_now) {
       slot.protocol_error = connection.error_reason();
       log_protocol_error(i, slot.protocol_error);
       netcode_->disconnect(i);
-      drain_netcode_events();
+      reconcile();
       continue;
     }
     const Endpoint& endpoint = connection.endpoint();
@@ -220,13 +243,13 @@ MessageHandle Server::receive(int client_index, int channel) {
 void Server::disconnect(int client_index) {
   if (!valid(client_index)) return;
   netcode_->disconnect(client_index);
-  drain_netcode_events();
+  reconcile();
 }
 
 void Server::disconnect_all() {
   if (!ok()) return;
   netcode_->disconnect_all();
-  drain_netcode_events();
+  reconcile();
 }
 
 bool Server::is_connected(int client_index) const {

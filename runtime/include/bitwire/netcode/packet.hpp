@@ -66,6 +66,7 @@ enum class PacketError : uint8_t {
   kRequestAddressConnected,   // a client from this address is connected
   kRequestClientIdConnected,  // a client with this id is connected
   kRequestTokenReused,        // the token was used from another address
+  kRequestPendingExpired,     // the token's first request is older than its pending lifetime
   kRequestNoMapping,          // no room to remember the encryption mapping
   // encrypted packets
   kNoKey,                     // no encryption mapping for the source address

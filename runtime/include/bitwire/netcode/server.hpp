@@ -24,7 +24,14 @@
 // - Every datagram is untrusted: a dropped one increments drops(PacketError) and nothing else happens. The
 //   server never answers a datagram with a larger one (anti-amplification): it answers only connection
 //   requests (1078 bytes, answered with <= 333) and responses (>= 326, answered with <= 33).
-// - A connect token is used from one address only (token-entry history keyed by the token MAC).
+// - A connect token is used from one address only (token-entry history keyed by the token MAC), and holds a
+//   pending mapping for at most its timeout (10 s when the token disables timeouts) counted from its first
+//   request, however often it is re-sent. The pending table has max(max_clients * pending_per_slot, 256)
+//   entries and the token history max(max_clients * token_history_per_slot, 512).
+// - Events go through a ring of event_queue_size; when it is full the oldest is dropped and counted
+//   (events_dropped()). A burst can overflow any ring, so code that must know which connection a slot
+//   holds compares session(slot) with the session it last saw after every update() (what bitwire::Server
+//   does) instead of inferring it from events.
 #pragma once
 
 #include <array>
@@ -47,7 +54,7 @@ inline constexpr size_t kMaxServerMemoryBytes = size_t{512} << 20;
 // key, slot count). bitwire::StackConfig embeds these alone and sets the other three itself, so a stack
 // config cannot carry a second, contradicting copy of them.
 struct ServerSettings {
-  int pending_per_slot = 4;             // encryption mappings for clients between request and connect, per slot
+  int pending_per_slot = 4;             // encryption mappings between request and connect, per slot
   int token_history_per_slot = 8;       // remembered connect-token uses (MAC + address), per slot
   int payload_queue_per_slot = 16;      // received payloads buffered per slot until receive_payload()
   int event_queue_size = 0;             // events buffered until next_event(); 0: 2 * max_clients + 16
@@ -116,6 +123,7 @@ struct ServerEvent {
   int slot = 0;
   uint64_t client_id = 0;
   DisconnectReason reason = DisconnectReason::kNone;
+  uint64_t session = 0;  // the connection's session(): which connection of the slot this event is about
 };
 
 struct SlotStats {
@@ -157,6 +165,11 @@ class Server {
   int connected_count() const { return connected_count_; }
   int max_clients() const { return config_.max_clients; }
   uint64_t client_id(int slot) const;
+  // The id of the connection the slot holds: a new one at every connect, never reused by this server, 0 when
+  // the slot is free. A change between two reads means the slot's connection changed in between.
+  uint64_t session(int slot) const;
+  // Why `session` ended, while it is the most recent connection of `slot` to have ended; kNone otherwise.
+  DisconnectReason disconnect_reason(int slot, uint64_t session) const;
   Address client_address(int slot) const;
   const UserData* client_user_data(int slot) const;  // nullptr when the slot is free
   const SlotStats& stats(int slot) const;

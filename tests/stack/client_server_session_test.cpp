@@ -1,0 +1,193 @@
+// Which connection a server slot holds, under bursts of connects and disconnects far above netcode's event
+// ring: nothing sent in one connection may reach another, and the game hears of every connection it could
+// see. The attackers are forged identities (support/forged_client.hpp) replaying whole connections.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <vector>
+
+#include "support/forged_client.hpp"
+#include "support/stack_harness.hpp"
+
+namespace bitwire::test {
+namespace {
+
+using Datagram = LoopbackNetwork::Datagram;
+
+// Forged identities with long-lived tokens for `h`'s server at 10.9.<k / 250>.<1 + k % 250>:60000. Every
+// datagram the server sends to one of them is kept off the network (offered to `on_reply` first); the first
+// challenge to each one completes its response and disconnect.
+struct Forgery {
+  explicit Forgery(StackHarness& harness, int count, uint64_t first_id) : h(harness) {
+    for (int k = 0; k < count; ++k) {
+      netcode::ConnectTokenParams params;
+      params.protocol_id = h.server->protocol_id();
+      params.client_id = first_id + static_cast<uint64_t>(k);
+      params.create_timestamp = h.unix_now();
+      params.expire_seconds = 600;
+      params.timeout_seconds = 300;
+      params.server_addresses.count = 1;
+      params.server_addresses.items[0] = h.server_address;
+      const Address address =
+          Address::ipv4(10, 9, static_cast<uint8_t>(k / 250), static_cast<uint8_t>(1 + k % 250), 60000);
+      clients.emplace_back(address, params, h.private_key);
+    }
+    h.network.on_send = [this](Datagram& d) {
+      for (size_t i = 0; i < clients.size(); ++i) {
+        if (d.to != clients[i].address) continue;
+        if (clients[i].response.empty()) clients[i].take_challenge(std::span(d.bytes.data(), d.size));
+        if (on_reply) on_reply(i, d);
+        return false;
+      }
+      return true;
+    };
+    for (const ForgedClient& c : clients) inject(c.request, c.address);
+    h.step();
+    for (const ForgedClient& c : clients) EXPECT_FALSE(c.response.empty()) << "no challenge was captured";
+  }
+
+  void inject(const ForgedDatagram& d, const Address& from) {
+    ASSERT_TRUE(h.network.inject(from, h.server_address, bytes_of(d)));
+  }
+  // Queues a whole connection of identity k: request, response, then (unless `stay`) disconnect.
+  void session(size_t k, bool stay = false) {
+    inject(clients[k].request, clients[k].address);
+    inject(clients[k].response, clients[k].address);
+    if (!stay) inject(clients[k].disconnect, clients[k].address);
+  }
+
+  StackHarness& h;
+  std::vector<ForgedClient> clients;
+  std::function<void(size_t, const Datagram&)> on_reply;
+};
+
+// The scenario on an 8-slot server (netcode's ring: 2 * 8 + 16 = 32 events): in one update client
+// A leaves slot 0, an attacker takes it, and 16 more connections come and go. A had 40 reliable messages in
+// flight; the attacker, now on slot 0, must receive none of them, and the game must hear both changes.
+TEST(StackSession, BurstAboveTheEventRingCarriesNothingAcross) {
+  StackHarness h(8);
+  Forgery forgery(h, 17, 5000);
+  Client& a = h.add_client();
+  h.connect(0);
+  ASSERT_TRUE(h.run_until([&] { return h.all_connected(); }, 300));
+  ASSERT_EQ(h.server->client_id(0), 1000u);
+  drain_events(*h.server);
+
+  h.paused = {true};  // A stops reading: nothing is acked, all 40 stay in flight
+  for (uint32_t n = 0; n < 40; ++n) {
+    MessageHandle message = h.server->create<Numbered>(0);
+    ASSERT_NE(message.as<Numbered>(), nullptr);
+    message.as<Numbered>()->serial = 0xA0000000u + n;
+    ASSERT_TRUE(h.server->send(0, kReliable, std::move(message)));
+  }
+  for (int i = 0; i < 3; ++i) h.step();
+
+  std::vector<Datagram> to_attacker;
+  forgery.on_reply = [&](size_t k, const Datagram& d) {
+    if (k == 0) to_attacker.push_back(d);
+  };
+  a.disconnect(h.now);
+  forgery.session(0, /*stay=*/true);
+  for (size_t k = 1; k < 17; ++k) forgery.session(k);
+  h.step();
+
+  ASSERT_GT(h.server->netcode().events_dropped(), 0u) << "the burst must overflow netcode's ring";
+  ASSERT_EQ(h.server->client_id(0), 5000u) << "the attacker holds slot 0";
+  bool heard_leave = false, heard_join = false;
+  for (const ServerEvent& e : drain_events(*h.server)) {
+    if (e.client_index != 0) continue;
+    if (e.kind == ServerEvent::Kind::kDisconnected && e.client_id == 1000) {
+      heard_leave = true;
+      EXPECT_EQ(e.reason, netcode::DisconnectReason::kClientDisconnected);
+    }
+    if (e.kind == ServerEvent::Kind::kConnected && e.client_id == 5000) heard_join = heard_leave;
+  }
+  EXPECT_TRUE(heard_leave) << "the game must hear that A left";
+  EXPECT_TRUE(heard_join) << "the game must hear, after A left, that the attacker came";
+  EXPECT_EQ(h.server->events_dropped(), 0u);
+
+  for (int i = 0; i < 60; ++i) h.step();
+  // Decode what slot 0 sent the attacker as a fresh peer would.
+  Connection peer(h.factory, h.server->config().connection, {}, h.now);
+  int payloads = 0, leaked = 0, messages = 0;
+  for (const Datagram& d : to_attacker) {
+    netcode::PacketType type{};
+    ForgedDatagram body;
+    if (!forgery.clients[0].open(std::span(d.bytes.data(), d.size), type, body)) continue;
+    if (type != netcode::PacketType::kPayload) continue;
+    ++payloads;
+    peer.receive_packet(bytes_of(body), h.now);
+    for (int channel = 0; channel < peer.channel_count(); ++channel) {
+      while (MessageHandle m = peer.receive(channel)) {
+        ++messages;
+        if (const Numbered* numbered = m.as<Numbered>(); numbered && (numbered->serial >> 16) == 0xA000u)
+          ++leaked;
+      }
+    }
+  }
+  EXPECT_GT(payloads, 30) << "slot 0 kept sending to the attacker";
+  EXPECT_EQ(leaked, 0) << messages << " messages reached the attacker";
+  EXPECT_EQ(h.server->connection(0).send_queue_depth(kReliable), 0);
+}
+
+// 16 forged identities each make a whole connection every tick (48 datagrams a tick) for 60 s while two
+// genuine clients connect and leave over and over: the game hears every genuine connect and disconnect.
+TEST(StackSession, FloodOfReplayedConnectionsHidesNoGenuineEvent) {
+  StackHarness h(8);
+  Forgery forgery(h, 16, 7000);
+  h.add_client();
+  h.add_client();
+  int genuine_connects = 0, genuine_disconnects = 0;  // as the genuine clients saw them
+  int heard_connects = 0, heard_disconnects = 0;      // as the game heard them
+  std::vector<bool> was_connected(2, false);
+  std::vector<double> next_change = {h.now, h.now + 0.5};
+  // One tick with the flood queued after the genuine clients' datagrams, so that in netcode's ring the
+  // genuine events are the oldest when it overflows.
+  const auto tick = [&] {
+    h.now += 1.0 / 60.0;
+    for (auto& c : h.clients) {
+      c->update(h.now);
+      c->send_packets();
+    }
+    for (size_t k = 0; k < forgery.clients.size(); ++k) forgery.session(k);
+    h.server->update(h.now, h.unix_now());
+    for (const ServerEvent& e : drain_events(*h.server)) {
+      if (e.client_id != 1000 && e.client_id != 1001) continue;
+      if (e.kind == ServerEvent::Kind::kConnected) ++heard_connects;
+      if (e.kind == ServerEvent::Kind::kDisconnected) ++heard_disconnects;
+    }
+    h.server->send_packets();
+  };
+  const double end = h.now + 60.0;
+  while (h.now < end) {
+    for (size_t i = 0; i < 2; ++i) {
+      Client& c = *h.clients[i];
+      if (c.is_connected() != was_connected[i]) {
+        (c.is_connected() ? genuine_connects : genuine_disconnects) += 1;
+        was_connected[i] = c.is_connected();
+      }
+      if (h.now < next_change[i]) continue;
+      if (c.is_connected()) {
+        c.disconnect(h.now);
+        was_connected[i] = false;
+        ++genuine_disconnects;
+        next_change[i] = h.now + 0.5;
+      } else {
+        h.connect(i);
+        next_change[i] = h.now + 2.0;
+      }
+    }
+    tick();
+  }
+  for (int i = 0; i < 30; ++i) tick();  // the last disconnects arrive
+  // Every tick the flood alone fills netcode's ring (32 events), so each genuine event overflows it.
+  EXPECT_GE(h.server->netcode().events_dropped(), static_cast<uint64_t>(genuine_connects))
+      << "the flood must overflow netcode's ring";
+  EXPECT_GE(genuine_connects, 30);
+  EXPECT_EQ(heard_connects, genuine_connects) << genuine_disconnects << " genuine disconnects";
+  EXPECT_EQ(heard_disconnects, genuine_disconnects);
+  EXPECT_EQ(h.server->events_dropped(), 0u);
+}
+
+}  // namespace
+}  // namespace bitwire::test
