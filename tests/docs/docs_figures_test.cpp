@@ -242,7 +242,7 @@ TEST(DocsFigures, ClientServerPayloadBounds) {
 void expect_slot_row(const char* row_words, const StackConfig& config) {
   const char* doc = "docs/client-server.md";
   const MessageFactory factory(test::kAllTypes);
-  ASSERT_EQ(config.check(factory), nullptr) << config.check(factory);
+  ASSERT_EQ(config.check(factory).reason(), nullptr) << config.check(factory).reason();
   const StackConfig stacked = config.sanitized(factory);
   Connection connection(factory, stacked.connection);
   const size_t slot = stack_slot_memory(config, factory);
