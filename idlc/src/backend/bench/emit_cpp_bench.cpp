@@ -10,11 +10,10 @@
 #include "backend/bench/emit_cpp_bench.hpp"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "backend/cpp/emit_cpp.hpp"
 #include "backend/cpp/emit_cpp_text.hpp"
+#include "backend/cpp/output.hpp"
 #include "backend/cpp/printer.hpp"
 
 namespace idlc {
@@ -442,25 +441,6 @@ void measure_bench(benchmark::State& state) {
 }
 
 )";
-
-bool write_if_changed(const std::filesystem::path& path, const std::string& contents, std::string& error) {
-  {
-    std::ifstream in(path, std::ios::binary);
-    if (in) {
-      std::ostringstream text;
-      text << in.rdbuf();
-      if (text.str() == contents) return true;
-    }
-  }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << contents;
-  out.close();
-  if (!out) {
-    error = "cannot write '" + path.string() + "'";
-    return false;
-  }
-  return true;
-}
 
 }  // namespace
 
