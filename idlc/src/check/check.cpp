@@ -46,7 +46,7 @@ bool Checker::check_package_decl(Scope& scope) {
     std::uint32_t at =
         declarations.empty()
             ? next_token_offset(scope.source->text, 0)
-            : boost::apply_visitor(
+            : std::visit(
                   [](const auto& d) -> std::uint32_t {
                     if constexpr (std::is_base_of_v<ast::Positioned, std::decay_t<decltype(d)>>) {
                       return d.offset;

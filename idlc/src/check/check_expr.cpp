@@ -263,7 +263,7 @@ std::optional<Int> Checker::eval_unary(const ast::Unary& unary, Scope& scope) {
     return std::nullopt;
   } else if (const auto* name = get_if<ast::QualifiedName>(primary)) {
     value = eval_name(*name, scope);
-  } else if (const auto* nested = get_if<ast::x3::forward_ast<ast::Expr>>(primary)) {
+  } else if (const auto* nested = get_if<ast::Box<ast::Expr>>(primary)) {
     value = eval_int(nested->get(), scope);
   }
   if (!value) return std::nullopt;

@@ -167,7 +167,7 @@ bool Checker::resolve_struct(Symbol& symbol) {
     pending.pop_back();
     for (const ast::Item& item : *items) {
       if (const auto* field = get_if<ast::Field>(item)) build.all_names.insert(field->name);
-      if (const auto* block = get_if<ast::x3::forward_ast<ast::IfBlock>>(item)) {
+      if (const auto* block = get_if<ast::Box<ast::IfBlock>>(item)) {
         pending.push_back(&block->get().then_items);
         pending.push_back(&block->get().else_items);
       }
@@ -266,7 +266,7 @@ bool Checker::check_items(StructBuild& build, const std::vector<ast::Item>& item
         continue;
       }
       cost = cost + Cost{result.cost.min, result.cost.max, result.cost.max};
-    } else if (const auto* wrapped = get_if<ast::x3::forward_ast<ast::IfBlock>>(item)) {
+    } else if (const auto* wrapped = get_if<ast::Box<ast::IfBlock>>(item)) {
       const ast::IfBlock& block = wrapped->get();
       result.kind = model::ItemKind::If;
       result.source_offset = block.offset;
@@ -376,7 +376,7 @@ bool Checker::check_field(StructBuild& build, const ast::Field& field, model::It
     if (result.shape != model::Shape::Scalar || result.optional ||
         result.type.kind == model::TypeKind::Struct || result.type.kind == model::TypeKind::Flags) {
       const auto* expr = get_if<ast::Expr>(*field.default_value);
-      error(scope, expr ? expr->offset : boost::get<ast::StringLiteral>(field.default_value->get()).offset,
+      error(scope, expr ? expr->offset : std::get<ast::StringLiteral>(field.default_value->get()).offset,
             "default values are for single, non-optional fields of built-in, enum or string types");
       return false;
     }

@@ -1,4 +1,5 @@
 // Field types: built-in types with their parameters, references to declared types, default values.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -459,8 +460,8 @@ bool Checker::byte_block_type(const ast::TypeExpr& type, const std::string& name
 std::optional<model::Value> Checker::default_value(const ast::DefaultValue& value, const model::Type& type,
                                                    Scope& scope) {
   if (type.kind == model::TypeKind::ByteBlock) {
-    const std::uint32_t at = value.get().which() == 0 ? boost::get<ast::Expr>(value.get()).offset
-                                                      : boost::get<ast::StringLiteral>(value.get()).offset;
+    const std::uint32_t at = value.get().index() == 0 ? std::get<ast::Expr>(value.get()).offset
+                                                      : std::get<ast::StringLiteral>(value.get()).offset;
     error(scope, at, "a byte block bytes[N] has no default: a new object holds N zero bytes");
     return std::nullopt;
   }
@@ -493,7 +494,7 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
     out.text = std::move(*text);
     return out;
   }
-  const ast::Expr& expr = boost::get<ast::Expr>(value.get());
+  const ast::Expr& expr = std::get<ast::Expr>(value.get());
   const bool sole = expr.rest.empty();
   switch (type.kind) {
     case model::TypeKind::Bool: {

@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "frontend/ast.hpp"
@@ -62,7 +63,7 @@ struct Scope {
 
 template <typename T, typename Variant>
 const T* get_if(const Variant& variant) {
-  return boost::get<T>(&variant.get());
+  return std::get_if<T>(&variant.get());
 }
 
 // Min and max bits, plus the max when `check` directives write nothing.

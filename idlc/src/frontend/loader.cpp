@@ -257,7 +257,7 @@ class Loader {
     if (tree) {
       std::map<std::string, std::uint32_t> seen;  // identity -> offset of the first import
       for (const auto& declaration : tree->declarations) {
-        const auto* import = boost::get<ast::ImportDecl>(&declaration.get());
+        const auto* import = std::get_if<ast::ImportDecl>(&declaration.get());
         if (import == nullptr) continue;
         load_import(index, source, *import, seen);
       }
