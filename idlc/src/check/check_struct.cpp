@@ -564,16 +564,31 @@ bool Checker::check_wire_item(StructBuild& build, const ast::WireItem& wire, mod
 }
 
 // The emitter may add members next to a field (has_x for optional x, x_count for a variable array,
-// x_changed for a sparse array); no other field may take those names.
+// x_changed for a sparse array); no other field may take those names, and no declaration of the package
+// (inside the struct the unqualified name would find the member).
 void Checker::check_companion_names(StructBuild& build) {
   for (const model::Field& field : build.model.fields) {
-    std::vector<std::string> companions;
-    if (field.optional) companions.push_back(model::presence_member_name(field.name));
+    std::vector<std::pair<std::string, const char*>> companions;  // the name, and why it is generated
+    if (field.optional) companions.emplace_back(model::presence_member_name(field.name), "is optional");
     if (field.shape == model::Shape::VariableArray)
-      companions.push_back(model::count_member_name(field.name));
+      companions.emplace_back(model::count_member_name(field.name), "is a variable array");
     if (field.shape == model::Shape::SparseArray)
-      companions.push_back(model::changed_member_name(field.name));
-    for (const std::string& companion : companions) {
+      companions.emplace_back(model::changed_member_name(field.name), "is a sparse array");
+    for (const auto& [companion, why] : companions) {
+      if (auto declared = build.scope.by_name.find(companion); declared != build.scope.by_name.end()) {
+        const Symbol& symbol = *declared->second;
+        const char* kind = "constant";
+        if (symbol.kind == model::DeclKind::Enum) kind = "enum";
+        if (symbol.kind == model::DeclKind::Flags) kind = "flag set";
+        if (symbol.kind == model::DeclKind::Struct) {
+          kind = static_cast<const ast::StructDecl*>(symbol.decl)->is_message ? "message" : "struct";
+        }
+        error(build.scope, field.source_offset,
+              "field '" + field.name + "' " + why + ", so its struct " + build.model.name +
+                  " has a member '" + companion + "', which would hide the " + kind + " '" + companion +
+                  "' (" + line_of(build.scope, symbol.name_offset) +
+                  ") inside the struct: rename one of them");
+      }
       auto it = build.field_by_name.find(companion);
       if (it == build.field_by_name.end()) continue;
       const model::Field& other = build.model.fields[it->second];

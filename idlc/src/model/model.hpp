@@ -405,11 +405,13 @@ inline std::string changed_member_name(const std::string& field) {
   return field + "_changed";
 }
 
-// Names reserved inside every generated struct (no field may take them).
+// Names of the members idlc generates inside every struct or message (kType, kTypeId and kHasBlock in
+// messages). No field may take them, and no declaration of the package either: inside a struct the
+// unqualified name would find the member, not the declaration.
 inline const std::vector<std::string>& reserved_member_names() {
-  static const std::vector<std::string> names = {"serialize", "MaxBits", "MaxBytes", "MaxBitsWithoutChecks",
-                                                 "kTypeId",   "kType",   "kName",    "reset",
-                                                 "to_string", "format"};
+  static const std::vector<std::string> names = {
+      "serialize", "MaxBits",   "MaxBytes", "MaxBitsWithoutChecks", "kTypeId", "kType", "kHasBlock", "kName",
+      "reset",     "to_string", "format"};
   return names;
 }
 
