@@ -7,6 +7,7 @@
 #include <string>
 
 #include "backend/cpp/emit_cpp.hpp"
+#include "bitwire/serialize/serialize.hpp"
 #include "support.hpp"
 
 namespace {
@@ -60,6 +61,42 @@ struct S {
   EXPECT_EQ(find_field(s, "list").initial.count, 2u);
   EXPECT_EQ(find_field(s, "fixed_list").initial.element->integer, 5);
   EXPECT_FALSE(find_field(s, "text").initial.element.has_value());
+}
+
+// A compressed float whose range excludes 0 starts at the wire value nearest zero (the bound, as the
+// wire reads it back), so a new object is in range and reads back equal; a range holding 0 starts at 0.
+TEST(Model, CompressedFloatsOutsideZeroStartAtTheBoundNearestZero) {
+  IDLC_COMPILE_OK(compiled, R"(package t;
+struct S {
+    float<0.5 .. 1, res 0.1> above;
+    float<-1 .. -0.45, res 0.1> below;
+    float<-1 .. 1, res 0.1> around;
+    float<0.5 .. 1, res 0.1> listed[2];
+    float<0.5 .. 1, res 0.1> declared = 0.7;
+}
+)");
+  const Struct& s = find_struct(compiled->package(), "S");
+  auto round_trip = [](const Field& field, float value) {
+    const CompressedFloatType& c = field.type.compressed;
+    const bitwire::CompressedFloatParams params =
+        bitwire::compressed_float_params(c.min, c.max, c.resolution);
+    return bitwire::dequantize_compressed_float(bitwire::quantize_compressed_float(value, params), params);
+  };
+  const Field& above = find_field(s, "above");
+  ASSERT_TRUE(above.initial.element.has_value());
+  EXPECT_EQ(above.initial.element->kind, Value::Kind::Float);
+  EXPECT_EQ(above.initial.element->number, 0.5);
+  EXPECT_EQ(round_trip(above, 0.5f), 0.5f);
+  const Field& below = find_field(s, "below");
+  ASSERT_TRUE(below.initial.element.has_value());
+  const auto start = static_cast<float>(below.initial.element->number);
+  EXPECT_NEAR(start, -0.45f, 1e-6f);  // the top of the range as the wire reads it back
+  EXPECT_LT(start, 0.0f);
+  EXPECT_EQ(round_trip(below, start), start);
+  EXPECT_FALSE(find_field(s, "around").initial.element.has_value());
+  ASSERT_TRUE(find_field(s, "listed").initial.element.has_value());
+  EXPECT_EQ(find_field(s, "listed").initial.element->number, 0.5);
+  EXPECT_NEAR(find_field(s, "declared").initial.element->number, 0.7, 1e-6);
 }
 
 TEST(Model, AnOutermostIfResetsEveryFieldUnderItOnceAndNestedIfsNothing) {

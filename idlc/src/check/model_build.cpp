@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "bitwire/serialize/serialize.hpp"
+
 namespace idlc::model {
 
 namespace {
@@ -26,6 +28,17 @@ std::optional<Value> implicit_element(const Type& type) {
       value.kind = Value::Kind::Integer;
       value.integer = nearest_zero(type.fixed.raw_min, type.fixed.raw_max);
       return value;
+    case TypeKind::CompressedFloat: {
+      // The wire value nearest zero: the bottom of the range (integer 0 reads back as min exactly) or the
+      // top as the wire reads it back (integer max_int), so a new object writes and reads back equal.
+      const CompressedFloatType& c = type.compressed;
+      if (c.min <= 0 && c.max >= 0) return std::nullopt;
+      const bitwire::CompressedFloatParams params =
+          bitwire::compressed_float_params(c.min, c.max, c.resolution);
+      value.kind = Value::Kind::Float;
+      value.number = bitwire::dequantize_compressed_float(c.min > 0 ? 0u : params.max_integer, params);
+      return value;
+    }
     case TypeKind::Enum:
       if (type.enumeration->items.front().value == 0) return std::nullopt;
       value.kind = Value::Kind::Enumerator;
