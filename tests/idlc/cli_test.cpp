@@ -184,6 +184,31 @@ TEST_F(Cli, RandomAndBenchWriteTheirFilesAndNeedAnOutputDirectory) {
   EXPECT_EQ(run("-o plain game.net game_random.net").status, 0) << "without --random the names do not meet";
 }
 
+// A package whose outermost namespace is `benchmark` merges with Google Benchmark's, which the --bench
+// program includes: `message State` redefined benchmark::State and the program did not compile. Refused
+// with --bench (for an imported package too), accepted without it.
+TEST_F(Cli, BenchRefusesAPackageInGoogleBenchmarksNamespace) {
+  write("benchmark.net", "package benchmark;\nmessage State { uint8 a; }\n");
+  write("user.net", "package user;\nimport \"benchmark.net\";\nmessage M { benchmark.State s; }\n");
+  write("nested.net", "package game.benchmark;\nmessage State { uint8 a; }\n");
+  for (const char* file : {"benchmark.net", "user.net"}) {
+    Result r = run(std::string("-o bench --bench ") + file);
+    EXPECT_EQ(r.status, 1) << file;
+    EXPECT_NE(
+        r.err.find(
+            "benchmark.net: package 'benchmark' is the namespace of Google Benchmark, which the --bench "
+            "program includes: its declarations would merge with Google Benchmark's; rename the "
+            "package to use --bench"),
+        std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "bench" / "benchmark_bench.cpp"));
+  }
+  EXPECT_EQ(run("-o random --random benchmark.net").status, 0)
+      << "without --bench nothing includes Google Benchmark";
+  EXPECT_EQ(run("-o plain benchmark.net").status, 0);
+  EXPECT_EQ(run("-o nested --bench nested.net").status, 0) << "game::benchmark is another namespace";
+}
+
 // --factory-sources N writes exactly N source files per package, whatever the schema holds (a build
 // system declares them before idlc runs): a package too small to fill them leaves the rest empty.
 TEST_F(Cli, FactorySourcesWriteExactlyThatManyFiles) {

@@ -488,6 +488,17 @@ bool write_cpp_bench_files(const model::Schema& schema, const std::string& out_d
     error = "cannot create output directory '" + out_dir + "': " + ec.message();
     return false;
   }
+  // The benchmark program includes Google Benchmark and every package's header (imports through their
+  // importers): a package whose outermost namespace is `benchmark` would merge with Google Benchmark's.
+  if (bench) {
+    for (const model::Package& package : schema.packages) {
+      if (package.name_parts.empty() || package.name_parts.front() != "benchmark") continue;
+      error = package.source_path + ": package '" + package.name +
+              "' is the namespace of Google Benchmark, which the --bench program includes: its declarations "
+              "would merge with Google Benchmark's; rename the package to use --bench";
+      return false;
+    }
+  }
   // game_random.net's header is game_random.hpp, the name of game.net's random header: refused, not
   // overwritten.
   for (const model::Package& package : schema.packages) {
