@@ -209,6 +209,34 @@ TEST_F(Cli, BenchRefusesAPackageInGoogleBenchmarksNamespace) {
   EXPECT_EQ(run("-o nested --bench nested.net").status, 0) << "game::benchmark is another namespace";
 }
 
+// An import of a file that does not exist says so, with the file it probably meant, whether the root was
+// named by a relative or an absolute path (a relative one used to be reported as outside the allowed
+// directories: the wrong cause and the wrong fix).
+TEST_F(Cli, MissingImportSaysTheFileDoesNotExistAndSuggestsTheNearestName) {
+  write("common.net", "package common;\nconst A = 1;\n");
+  write("main.net", "package main;\nimport \"comon.net\";\nmessage M { bool b; }\n");
+  for (const std::string& root : {std::string("main.net"), (dir_ / "main.net").string()}) {
+    Result r = run("'" + root + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("main.net:2:8: error: there is no file 'comon.net' beside this file: did you mean "
+                         "'common.net'?"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("outside"), std::string::npos) << r.err;
+  }
+  write("other.net", "package other;\nimport \"nothing_like_it.net\";\n");
+  Result none = run("other.net");
+  EXPECT_NE(none.err.find("other.net:2:8: error: there is no file 'nothing_like_it.net' beside this file\n"),
+            std::string::npos)
+      << none.err;
+  fs::create_directories(dir_ / "inc");
+  Result with_include = run("-I inc other.net");
+  EXPECT_NE(with_include.err.find("there is no file 'nothing_like_it.net' beside this file or in the -I "
+                                  "directories\n"),
+            std::string::npos)
+      << with_include.err;
+}
+
 // --factory-sources N writes exactly N source files per package, whatever the schema holds (a build
 // system declares them before idlc runs): a package too small to fill them leaves the rest empty.
 TEST_F(Cli, FactorySourcesWriteExactlyThatManyFiles) {
