@@ -39,6 +39,10 @@ std::vector<HostileCase> hostile_cases() {
        "1:1: the file is UTF-16 (little-endian byte order mark FF FE): " + kBomHint + "\n"},
       {"utf16be_bom", bytes("\xFE\xFF\0p\0a"),
        "1:1: the file is UTF-16 (big-endian byte order mark FE FF): " + kBomHint + "\n"},
+      {"utf32le_bom", bytes("\xFF\xFE\0\0p\0\0\0"),
+       "1:1: the file is UTF-32 (little-endian byte order mark FF FE 00 00): " + kBomHint + "\n"},
+      {"utf32be_bom", bytes("\0\0\xFE\xFF\0\0\0p"),
+       "1:1: the file is UTF-32 (big-endian byte order mark 00 00 FE FF): " + kBomHint + "\n"},
       {"utf16le_without_bom", bytes("p\0a\0c\0k\0"),
        "1:1: the file looks like UTF-16 (little-endian, a NUL byte beside every character): " + kBomHint +
            "\n"},

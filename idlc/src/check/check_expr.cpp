@@ -1,6 +1,7 @@
 // Constant expressions and name lookup.
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string_view>
 
@@ -383,6 +384,19 @@ std::optional<double> Checker::eval_number(const ast::Expr& expr, Scope& scope) 
         std::string text = without_separators(*number);
         double value = 0;
         auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec == std::errc::result_out_of_range && end == text.data() + text.size()) {
+          // Out of double's range one way or the other: strtod tells which (0 or a denormal below, HUGE_VAL
+          // above).
+          const double rounded = std::strtod(text.c_str(), nullptr);
+          error(scope, number->offset,
+                std::fabs(rounded) < 1
+                    ? "the number " + *number +
+                          " underflows: it is nearer zero than any 64-bit float (the smallest is about "
+                          "4.9e-324): "
+                          "write 0 or a larger value"
+                    : "the number " + *number + " overflows: the largest 64-bit float is about 1.8e308");
+          return std::nullopt;
+        }
         if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
           error(scope, number->offset, "the number " + *number + " is not a finite floating-point value");
           return std::nullopt;

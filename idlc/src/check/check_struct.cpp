@@ -300,6 +300,7 @@ bool Checker::check_field(StructBuild& build, const ast::Field& field, model::It
           "field '" + name + "' has the name of a declaration of this package (" +
               line_of(scope, it->second->name_offset) +
               "), which the C++ member would hide: rename the field");
+    note(scope, it->second->name_offset, "declared here");
     ok = false;
   }
   if (auto it = build.declared.find(name); it != build.declared.end()) {
@@ -513,8 +514,11 @@ bool Checker::check_condition(StructBuild& build, const ast::Condition& conditio
   std::string values;
   for (std::size_t i = 0; i < e.items.size() && i < 8; ++i) values += (i ? ", " : "") + e.items[i].name;
   if (e.items.size() > 8) values += ", ...";
+  const std::string suggestion = nearest_enumerator(e, value.back());
   error(scope, value.back().offset,
-        "'" + value.back() + "' is not a value of " + e.name + ": use one of " + values);
+        suggestion.empty() ? "'" + value.back() + "' is not a value of " + e.name + ": use one of " + values
+                           : "'" + value.back() + "' is not a value of " + e.name + ": did you mean '" +
+                                 suggestion + "'? (the values: " + values + ")");
   return false;
 }
 
@@ -588,6 +592,7 @@ void Checker::check_companion_names(StructBuild& build) {
                   " has a member '" + companion + "', which would hide the " + kind + " '" + companion +
                   "' (" + line_of(build.scope, symbol.name_offset) +
                   ") inside the struct: rename one of them");
+        note(build.scope, symbol.name_offset, "declared here");
       }
       auto it = build.field_by_name.find(companion);
       if (it == build.field_by_name.end()) continue;

@@ -639,9 +639,10 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
           }
         }
       }
+      const std::string suggestion = name != nullptr ? nearest_enumerator(e, name->back()) : std::string();
       error(scope, expr.offset,
             "the default of an enum " + e.name + " field is one of its values, e.g. " + e.name + "." +
-                e.items.front().name);
+                e.items.front().name + (suggestion.empty() ? "" : ": did you mean '" + suggestion + "'?"));
       return std::nullopt;
     }
     default:

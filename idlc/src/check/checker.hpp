@@ -61,6 +61,9 @@ struct Scope {
   std::vector<Scope*> imports;
 };
 
+// The value of `e` nearest `name` (edit distance at most 2), or "" when none is that near.
+std::string nearest_enumerator(const model::Enum& e, const std::string& name);
+
 template <typename T, typename Variant>
 const T* get_if(const Variant& variant) {
   return std::get_if<T>(&variant.get());

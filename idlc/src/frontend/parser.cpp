@@ -3,6 +3,7 @@
 #include "frontend/parser.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -382,6 +383,27 @@ std::optional<ast::File> parse(const SourceFile& file, Diagnostics& diagnostics)
       } else if (expected == "'{'" && text.compare(where, 5, "block") == 0 &&
                  token_length(text, where) == 5) {
         message += ": `block` comes right after the message name: message Name block budget N { ... }";
+      } else if (expected == "an expression" && where >= 2 && where < text.size() && text[where] == '.' &&
+                 text[where - 1] == '.' && text[where - 2] == '.') {
+        message += ": a range has two dots: <min .. max>";
+      } else if (expected == "a type parameter such as `res 0.01`" && where < text.size() &&
+                 (std::isdigit(static_cast<unsigned char>(text[where])) != 0 || text[where] == '-')) {
+        message += ": a range is written <min .. max>, not <min, max>";
+      } else if (expected == "a name" &&
+                 (text.compare(where, 4, "true") == 0 || text.compare(where, 5, "false") == 0)) {
+        // `if (alive == true)`: the subject is the identifier before the == or !=.
+        std::size_t at = where;
+        while (at > 0 && (text[at - 1] == ' ' || text[at - 1] == '\t')) --at;
+        if (at >= 2 && (text.compare(at - 2, 2, "==") == 0 || text.compare(at - 2, 2, "!=") == 0)) {
+          at -= 2;
+          while (at > 0 && (text[at - 1] == ' ' || text[at - 1] == '\t')) --at;
+          std::size_t start = at;
+          while (start > 0 && is_word_char(text[start - 1])) --start;
+          const std::string subject = text.substr(start, at - start);
+          if (!subject.empty()) {
+            message += ": test a bool field as `if (" + subject + ")` or `if (!" + subject + ")`";
+          }
+        }
       } else if (expected == "')'" && where < text.size() && text[where] == '=' &&
                  (where + 1 >= text.size() || text[where + 1] != '=')) {
         message += ": did you mean '=='? (a condition compares with == or !=)";
