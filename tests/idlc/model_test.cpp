@@ -99,6 +99,30 @@ struct S {
   EXPECT_NEAR(find_field(s, "declared").initial.element->number, 0.7, 1e-6);
 }
 
+// Unsigned fields take defaults up to 2^64 - 1, uint128 ones included (kept bit for bit, printed unsigned).
+TEST(Model, Uint128DefaultsReachTwoToThe64MinusOne) {
+  IDLC_COMPILE_OK(compiled, R"(package t;
+struct S {
+    uint128 top = 18446744073709551615;
+    uint128 high = 9223372036854775808;
+    int128 negative = -1;
+}
+)");
+  const Struct& s = find_struct(compiled->package(), "S");
+  EXPECT_EQ(find_field(s, "top").initial.element->integer, -1);  // the bits of 2^64 - 1
+  const std::string header = idlc::emit_cpp_header(compiled->package());
+  EXPECT_NE(header.find("bitwire::uint128_t top = bitwire::uint128_t(18446744073709551615ULL);"),
+            std::string::npos)
+      << header;
+  EXPECT_NE(header.find("bitwire::uint128_t high = bitwire::uint128_t(9223372036854775808ULL);"),
+            std::string::npos);
+  EXPECT_NE(header.find("bitwire::int128_t negative = bitwire::int128_t(-1);"), std::string::npos);
+  auto too_big = idlc::test::compile_text("package t;\nstruct S { uint128 x = 18446744073709551616; }\n");
+  EXPECT_EQ(too_big->schema, nullptr);
+  auto negative = idlc::test::compile_text("package t;\nstruct S { uint128 x = -1; }\n");
+  EXPECT_EQ(negative->schema, nullptr);
+}
+
 TEST(Model, AnOutermostIfResetsEveryFieldUnderItOnceAndNestedIfsNothing) {
   IDLC_COMPILE_OK(compiled, R"(package t;
 struct S {

@@ -510,7 +510,9 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
     }
     case model::TypeKind::Integer:
     case model::TypeKind::Int128: {
-      const bool unsigned_storage = type.kind == model::TypeKind::Integer && !type.integer.storage.is_signed;
+      // uint128 defaults are kept like unsigned 64-bit ones: up to 2^64 - 1, bit for bit (model.hpp).
+      const bool unsigned_storage =
+          type.kind == model::TypeKind::Integer ? !type.integer.storage.is_signed : !type.int128_signed;
       std::optional<Int> v = eval_bound(expr, scope, "the default", unsigned_storage);
       if (!v) return std::nullopt;
       Int lo = std::numeric_limits<std::int64_t>::min();
@@ -527,6 +529,7 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
         }
       } else if (!type.int128_signed) {
         lo = 0;
+        hi = Int(std::numeric_limits<std::uint64_t>::max());
       }
       if (*v < lo || *v > hi) {
         error(scope, expr.offset,

@@ -205,8 +205,8 @@ struct Value {
   enum class Kind { Bool, Integer, Float, String, Enumerator };
   Kind kind = Kind::Integer;
   bool boolean = false;        // Bool
-  std::int64_t integer = 0;    // Integer (integer and Int128 fields, unsigned storage bit for bit as in
-                               // IntegerType; for FixedPoint the raw Q value)
+  std::int64_t integer = 0;    // Integer (integer and Int128 fields, unsigned storage and uint128 bit for
+                               // bit as in IntegerType; for FixedPoint the raw Q value)
   double number = 0;           // Float (float fields: already rounded to float; compressed: in range)
   std::string text;            // String: the decoded bytes (string and bytes fields)
   std::size_t enumerator = 0;  // Enumerator: index into the field type's Enum::items
