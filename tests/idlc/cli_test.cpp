@@ -237,6 +237,41 @@ TEST_F(Cli, MissingImportSaysTheFileDoesNotExistAndSuggestsTheNearestName) {
       << with_include.err;
 }
 
+// Every "did you mean" carries a replacement an editor can apply, printed with --parseable-fixits (or
+// clang's spelling of the flag) in clang's form, after the error; without the flag nothing changes.
+TEST_F(Cli, DidYouMeanErrorsCarryParseableFixIts) {
+  write("checked.net",
+        "package t;\n"
+        "enum Color { Red, Green }\n"
+        "struct S {\n"
+        "  Colr c;\n"
+        "  Color d = Gren;\n"
+        "  bool alive;\n"
+        "  Color k;\n"
+        "  if (alve) {}\n"
+        "  if (k == Reed) {}\n"
+        "}\n");
+  write("parsed.net", "package t;\nmesage X {}\n");
+  write("condition.net", "package t;\nstruct S { bool a; if (a = true) {} }\n");
+  for (const char* flag : {"--parseable-fixits", "-fdiagnostics-parseable-fixits"}) {
+    Result checked = run(std::string(flag) + " checked.net");
+    EXPECT_EQ(checked.status, 1);
+    for (const char* line : {"\nfix-it:\"checked.net\":{4:3-4:7}:\"Color\"\n",
+                             "\nfix-it:\"checked.net\":{5:13-5:17}:\"Green\"\n",
+                             "\nfix-it:\"checked.net\":{8:7-8:11}:\"alive\"\n",
+                             "\nfix-it:\"checked.net\":{9:12-9:16}:\"Red\"\n"}) {
+      EXPECT_NE(checked.err.find(line), std::string::npos) << line << checked.err;
+    }
+    Result parsed = run(std::string(flag) + " parsed.net");
+    EXPECT_NE(parsed.err.find("\nfix-it:\"parsed.net\":{2:1-2:7}:\"message\"\n"), std::string::npos)
+        << parsed.err;
+    Result condition = run(std::string(flag) + " condition.net");
+    EXPECT_NE(condition.err.find("\nfix-it:\"condition.net\":{2:26-2:27}:\"==\"\n"), std::string::npos)
+        << condition.err;
+  }
+  EXPECT_EQ(run("checked.net").err.find("fix-it:"), std::string::npos);
+}
+
 // --factory-sources N writes exactly N source files per package, whatever the schema holds (a build
 // system declares them before idlc runs): a package too small to fill them leaves the rest empty.
 TEST_F(Cli, FactorySourcesWriteExactlyThatManyFiles) {

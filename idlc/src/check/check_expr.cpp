@@ -139,6 +139,7 @@ Symbol* Checker::find_symbol(const ast::QualifiedName& name, std::size_t parts, 
     }
     if (found == nullptr && what != nullptr) {
       std::string message = "unknown " + std::string(what) + " '" + last + "'";
+      std::string fix;  // the suggestion, as a fix-it
       // Suggest a close name when the search is cheap.
       if (last.size() <= 64 && scope.symbols.size() <= 4096) {
         // Short names are close to too many others: one edit for up to four characters.
@@ -166,10 +167,12 @@ Symbol* Checker::find_symbol(const ast::QualifiedName& name, std::size_t parts, 
           for (const Symbol& symbol : imported->symbols) consider(symbol.name);
         }
         if (!suggestion.empty()) message += ": did you mean '" + suggestion + "'?";
+        fix = suggestion;
       }
       if (message.back() != '?')
         message += ": declare it, import the file that declares it, or fix the spelling";
       error(scope, last.offset, std::move(message));
+      if (!fix.empty()) diagnostics_.fix(last.offset, static_cast<std::uint32_t>(last.size()), fix);
     }
     return found;
   }

@@ -466,6 +466,8 @@ bool Checker::check_condition(StructBuild& build, const ast::Condition& conditio
                       "; '" + name + "' is not one: declare the field above the if"
                 : "'" + name + "' is not a field of " + build.model.name +
                       " read before this if: did you mean '" + suggestion + "'?");
+      if (!suggestion.empty())
+        diagnostics_.fix(subject.offset, static_cast<std::uint32_t>(name.size()), suggestion);
     }
     return false;
   }
@@ -519,6 +521,9 @@ bool Checker::check_condition(StructBuild& build, const ast::Condition& conditio
         suggestion.empty() ? "'" + value.back() + "' is not a value of " + e.name + ": use one of " + values
                            : "'" + value.back() + "' is not a value of " + e.name + ": did you mean '" +
                                  suggestion + "'? (the values: " + values + ")");
+  if (!suggestion.empty()) {
+    diagnostics_.fix(value.back().offset, static_cast<std::uint32_t>(value.back().size()), suggestion);
+  }
   return false;
 }
 

@@ -646,6 +646,9 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
       error(scope, expr.offset,
             "the default of an enum " + e.name + " field is one of its values, e.g. " + e.name + "." +
                 e.items.front().name + (suggestion.empty() ? "" : ": did you mean '" + suggestion + "'?"));
+      if (!suggestion.empty()) {
+        diagnostics_.fix(name->back().offset, static_cast<std::uint32_t>(name->back().size()), suggestion);
+      }
       return std::nullopt;
     }
     default:

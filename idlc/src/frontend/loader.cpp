@@ -376,9 +376,11 @@ class Loader {
       }
       std::string message = "there is no file '" + *relative + "' beside this file" +
                             (options_.include_paths.empty() ? "" : " or in the -I directories");
-      if (!best.empty())
-        message += ": did you mean '" + (relative_path.parent_path() / best).generic_string() + "'?";
+      const std::string suggestion = (relative_path.parent_path() / best).generic_string();
+      if (!best.empty()) message += ": did you mean '" + suggestion + "'?";
       diagnostics_.error(source, path_offset, path_length, message);
+      // The fix-it replaces the whole literal (quotes included), so escapes in it need no mapping.
+      if (!best.empty()) diagnostics_.fix(path_offset, path_length, "\"" + suggestion + "\"");
       program_.files[index].imports_ok = false;
       return;
     }

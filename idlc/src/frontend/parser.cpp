@@ -362,6 +362,7 @@ std::optional<ast::File> parse(const SourceFile& file, Diagnostics& diagnostics)
     std::uint32_t where;
     std::string message;
     std::optional<std::uint32_t> open_brace;
+    std::optional<FixIt> fixit;  // what a "did you mean" means, for editors
     if (state.failed) {
       where = next_token_offset(text, state.fail_offset);
       const std::string expected = describe_expected(state.expected);
@@ -386,6 +387,7 @@ std::optional<ast::File> parse(const SourceFile& file, Diagnostics& diagnostics)
       } else if (expected == "an expression" && where >= 2 && where < text.size() && text[where] == '.' &&
                  text[where - 1] == '.' && text[where - 2] == '.') {
         message += ": a range has two dots: <min .. max>";
+        fixit = FixIt{where, 1, ""};
       } else if (expected == "a type parameter such as `res 0.01`" && where < text.size() &&
                  (std::isdigit(static_cast<unsigned char>(text[where])) != 0 || text[where] == '-')) {
         message += ": a range is written <min .. max>, not <min, max>";
@@ -407,6 +409,7 @@ std::optional<ast::File> parse(const SourceFile& file, Diagnostics& diagnostics)
       } else if (expected == "')'" && where < text.size() && text[where] == '=' &&
                  (where + 1 >= text.size() || text[where + 1] != '=')) {
         message += ": did you mean '=='? (a condition compares with == or !=)";
+        fixit = FixIt{where, 1, "=="};
       }
       if (expected.find("'}'") != std::string::npos &&
           (where >= text.size() || is_declaration_keyword(text, where, text.size()))) {
@@ -420,16 +423,19 @@ std::optional<ast::File> parse(const SourceFile& file, Diagnostics& diagnostics)
       const std::string word = text.substr(where, token_length(text, where));
       if (std::string keyword = close_keyword(word); !keyword.empty() && is_word_char(word[0])) {
         message += ": did you mean '" + keyword + "'?";
+        fixit = FixIt{where, static_cast<std::uint32_t>(word.size()), keyword};
       } else if (word == ";") {
         std::uint32_t after = where;
         while (after > 0 && (text[after - 1] == ' ' || text[after - 1] == '\t')) --after;
         if (after > 0 && text[after - 1] == '}') {
           message =
               "unexpected ';' after '}': a declaration ends at its closing '}' (no ';' as in C++): remove it";
+          fixit = FixIt{where, 1, ""};
         }
       }
     }
     diagnostics.error(file, where, token_length(text, where), std::move(message));
+    if (fixit) diagnostics.fix(fixit->offset, fixit->length, std::move(fixit->replacement));
     if (open_brace) diagnostics.note(file, *open_brace, 1, "this '{' is not closed: add the missing '}'");
     position = recovery_point(text, std::max<std::size_t>(where, position + 1));
   }
