@@ -97,8 +97,10 @@ void split_runs(const Struct& s, const std::vector<Item>& items, std::vector<Run
     const std::uint64_t first_bits = pieces[g]->bits;
     const std::uint64_t second_bits = pieces[g + 1]->bits;
     if (first_bits == 0 || second_bits == 0) continue;
-    if (first_bits + (8 - first_bits % 8) % 8 + second_bits > kMaxRunPieceBits) continue;
+    const std::uint64_t joined = first_bits + (8 - first_bits % 8) % 8 + second_bits;
+    if (joined > kMaxRunPieceBits) continue;
     pieces[g]->joins_next = true;
+    pieces[g]->joined_bits = joined;
     ++g;  // the second of a pair starts none
   }
 }

@@ -286,6 +286,8 @@ struct RunPiece {
   // boundary): both non-empty and together, padding included, at most kMaxRunPieceBits. A piece that
   // is the second of such a pair never starts another.
   bool joins_next = false;
+  // joins_next: the bits read as one, this piece, the padding to a byte boundary and the next piece.
+  std::uint64_t joined_bits = 0;
 };
 
 struct Run {

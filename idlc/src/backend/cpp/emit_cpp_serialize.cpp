@@ -315,8 +315,7 @@ void Emitter::emit_aligned_pair(const Struct& s, const std::vector<Item>& items,
                                 const Piece& second) {
   const std::size_t align = first.members.back().item + 1;
   const std::uint64_t first_bits = first.piece->bits;
-  const std::uint64_t bits = first_bits + (8 - first_bits % 8) % 8 + second.piece->bits;
-  const std::string count = std::to_string(bits);
+  const std::string count = std::to_string(first.piece->joined_bits);
   p_.print(
       "// $a$ + $b$ bits with an alignment between: on a ReadStream at a byte boundary one bounds check, "
       "the\n"
