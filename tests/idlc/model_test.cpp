@@ -283,9 +283,9 @@ message Empty { int<5 .. 5> z; align; uint8 q; }
   EXPECT_TRUE(pair.runs[0].pieces[0].joins_next);  // a .. b with c .. d
   EXPECT_EQ(pair.runs[0].pieces[0].bits, 17u);
   EXPECT_EQ(pair.runs[0].pieces[0].joined_bits, 24u + 40u);  // padded to 24, then c and d
-  EXPECT_FALSE(pair.runs[1].pieces[0].joins_next);  // c .. d is the second of a pair
-  EXPECT_FALSE(pair.runs[2].pieces[0].joins_next);  // e + padding + f: 456 bits
-  EXPECT_FALSE(pair.runs[3].pieces[0].joins_next);  // f + g: 449 bits
+  EXPECT_FALSE(pair.runs[1].pieces[0].joins_next);           // c .. d is the second of a pair
+  EXPECT_FALSE(pair.runs[2].pieces[0].joins_next);           // e + padding + f: 456 bits
+  EXPECT_FALSE(pair.runs[3].pieces[0].joins_next);           // f + g: 449 bits
   const Item& condition = pair.body.back();
   ASSERT_EQ(condition.kind, ItemKind::If);
   ASSERT_EQ(condition.then_runs.size(), 2u);
