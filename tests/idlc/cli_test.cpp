@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -270,6 +271,28 @@ TEST_F(Cli, DidYouMeanErrorsCarryParseableFixIts) {
         << condition.err;
   }
   EXPECT_EQ(run("checked.net").err.find("fix-it:"), std::string::npos);
+}
+
+// Every output goes through the one writer (write_if_changed): a second run with the same inputs rewrites
+// nothing, not the headers, sources, random headers and benchmark programs, nor the depfile (which was
+// rewritten on every run before), so build systems see no change.
+TEST_F(Cli, UnchangedOutputsAreNotRewritten) {
+  write("game.net", "package game;\nmessage Move { bool run; }\n");
+  ASSERT_EQ(run("-o out --bench --depfile out/game.d game.net").status, 0);
+  const auto old_time = fs::file_time_type::clock::now() - std::chrono::hours(24);
+  const std::vector<std::string> outputs = {"game.hpp", "game.cpp", "game_random.hpp", "game_bench.cpp",
+                                            "game.d"};
+  for (const std::string& name : outputs) {
+    ASSERT_TRUE(fs::exists(dir_ / "out" / name)) << name;
+    fs::last_write_time(dir_ / "out" / name, old_time);
+  }
+  ASSERT_EQ(run("-o out --bench --depfile out/game.d game.net").status, 0);
+  for (const std::string& name : outputs) {
+    EXPECT_EQ(fs::last_write_time(dir_ / "out" / name), old_time) << name << " was rewritten";
+  }
+  write("game.net", "package game;\nmessage Move { bool run; bool jump; }\n");
+  ASSERT_EQ(run("-o out --bench --depfile out/game.d game.net").status, 0);
+  EXPECT_NE(fs::last_write_time(dir_ / "out" / "game.hpp"), old_time) << "a changed output is written";
 }
 
 // --factory-sources N writes exactly N source files per package, whatever the schema holds (a build
