@@ -46,6 +46,9 @@ const char kUsage[] =
     "                     let imports name files outside the directories of the given schema files\n"
     "                     and the -I directories (refused by default)\n"
     "  --check            parse and check only; print nothing on success (the default)\n"
+    "  --parseable-fixits after an error with a \"did you mean\", print the replacement for editors as\n"
+    "                     fix-it:\"FILE\":{LINE:COL-LINE:COL}:\"TEXT\" (clang's format; also accepted as\n"
+    "                     -fdiagnostics-parseable-fixits)\n"
     "  --layout[=text]    print every message's wire layout: each field's bit offset range and width,\n"
     "                     and the worst-case total (MaxBits, 7 bits per alignment)\n"
     "  --layout=json      the same as JSON, for tools\n"
@@ -70,6 +73,7 @@ int run(int argc, char** argv) {
   std::string depfile;
   bool random = false;
   bool bench = false;
+  bool parseable_fixits = false;
   idlc::LoadOptions load_options;
   idlc::CppOptions cpp_options;
   bool options_done = false;
@@ -108,6 +112,8 @@ int run(int argc, char** argv) {
       load_options.include_paths.push_back(dir);
     } else if (arg == "--no-format") {
       cpp_options.format = false;
+    } else if (arg == "--parseable-fixits" || arg == "-fdiagnostics-parseable-fixits") {
+      parseable_fixits = true;
     } else if (arg == "--allow-import-outside") {
       load_options.allow_outside = true;
     } else if (arg == "--random") {
@@ -140,6 +146,7 @@ int run(int argc, char** argv) {
   }
 
   idlc::Diagnostics diagnostics;
+  diagnostics.set_parseable_fixits(parseable_fixits);
   idlc::DiskFileSystem file_system;
   std::unique_ptr<idlc::model::Schema> schema = idlc::compile(files, file_system, diagnostics, load_options);
   if (!schema) {

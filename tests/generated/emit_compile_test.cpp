@@ -64,6 +64,18 @@ TEST(EmitCompile, ControlCharactersInDocCommentsStayInTheComment) {
   if (!HasFailure()) fs::remove_all(dir);
 }
 
+// Unicode bidirectional controls in a doc comment (an unpaired override, the Trojan Source shape) reach
+// the header as U+XXXX text: it compiles under -Werror, where g++'s -Wbidi-chars refused the raw bytes.
+TEST(EmitCompile, BidiControlsInDocCommentsCompileUnderWerror) {
+  expect_compiles("doc_bidi",
+                  "package t;\n"
+                  "/// evil \xE2\x80\xAE } ; uint8 evil; \xE2\x81\xA6 end\n"
+                  "struct S {\n"
+                  "    /// isolate \xE2\x81\xA7 and mark \xE2\x80\x8F\n"
+                  "    bool b;\n"
+                  "}\n");
+}
+
 // Every name the generated code declares or uses next to the fields: locals, parameters, the stream and
 // its template parameter, the formatter's parameters, the factory's and serialize_message's.
 TEST(EmitCompile, FieldsNamedLikeGeneratedLocalsCompile) {

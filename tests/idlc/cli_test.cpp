@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -182,6 +183,116 @@ TEST_F(Cli, RandomAndBenchWriteTheirFilesAndNeedAnOutputDirectory) {
   EXPECT_EQ(clash.status, 1);
   EXPECT_NE(clash.err.find("rename one of the schema files"), std::string::npos) << clash.err;
   EXPECT_EQ(run("-o plain game.net game_random.net").status, 0) << "without --random the names do not meet";
+}
+
+// A package whose outermost namespace is `benchmark` merges with Google Benchmark's, which the --bench
+// program includes: `message State` redefined benchmark::State and the program did not compile. Refused
+// with --bench (for an imported package too), accepted without it.
+TEST_F(Cli, BenchRefusesAPackageInGoogleBenchmarksNamespace) {
+  write("benchmark.net", "package benchmark;\nmessage State { uint8 a; }\n");
+  write("user.net", "package user;\nimport \"benchmark.net\";\nmessage M { benchmark.State s; }\n");
+  write("nested.net", "package game.benchmark;\nmessage State { uint8 a; }\n");
+  for (const char* file : {"benchmark.net", "user.net"}) {
+    Result r = run(std::string("-o bench --bench ") + file);
+    EXPECT_EQ(r.status, 1) << file;
+    EXPECT_NE(
+        r.err.find(
+            "benchmark.net: package 'benchmark' is the namespace of Google Benchmark, which the --bench "
+            "program includes: its declarations would merge with Google Benchmark's; rename the "
+            "package to use --bench"),
+        std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "bench" / "benchmark_bench.cpp"));
+  }
+  EXPECT_EQ(run("-o random --random benchmark.net").status, 0)
+      << "without --bench nothing includes Google Benchmark";
+  EXPECT_EQ(run("-o plain benchmark.net").status, 0);
+  EXPECT_EQ(run("-o nested --bench nested.net").status, 0) << "game::benchmark is another namespace";
+}
+
+// An import of a file that does not exist says so, with the file it probably meant, whether the root was
+// named by a relative or an absolute path (a relative one used to be reported as outside the allowed
+// directories: the wrong cause and the wrong fix).
+TEST_F(Cli, MissingImportSaysTheFileDoesNotExistAndSuggestsTheNearestName) {
+  write("common.net", "package common;\nconst A = 1;\n");
+  write("main.net", "package main;\nimport \"comon.net\";\nmessage M { bool b; }\n");
+  for (const std::string& root : {std::string("main.net"), (dir_ / "main.net").string()}) {
+    Result r = run("'" + root + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("main.net:2:8: error: there is no file 'comon.net' beside this file: did you mean "
+                         "'common.net'?"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("outside"), std::string::npos) << r.err;
+  }
+  write("other.net", "package other;\nimport \"nothing_like_it.net\";\n");
+  Result none = run("other.net");
+  EXPECT_NE(none.err.find("other.net:2:8: error: there is no file 'nothing_like_it.net' beside this file\n"),
+            std::string::npos)
+      << none.err;
+  fs::create_directories(dir_ / "inc");
+  Result with_include = run("-I inc other.net");
+  EXPECT_NE(with_include.err.find("there is no file 'nothing_like_it.net' beside this file or in the -I "
+                                  "directories\n"),
+            std::string::npos)
+      << with_include.err;
+}
+
+// Every "did you mean" carries a replacement an editor can apply, printed with --parseable-fixits (or
+// clang's spelling of the flag) in clang's form, after the error; without the flag nothing changes.
+TEST_F(Cli, DidYouMeanErrorsCarryParseableFixIts) {
+  write("checked.net",
+        "package t;\n"
+        "enum Color { Red, Green }\n"
+        "struct S {\n"
+        "  Colr c;\n"
+        "  Color d = Gren;\n"
+        "  bool alive;\n"
+        "  Color k;\n"
+        "  if (alve) {}\n"
+        "  if (k == Reed) {}\n"
+        "}\n");
+  write("parsed.net", "package t;\nmesage X {}\n");
+  write("condition.net", "package t;\nstruct S { bool a; if (a = true) {} }\n");
+  for (const char* flag : {"--parseable-fixits", "-fdiagnostics-parseable-fixits"}) {
+    Result checked = run(std::string(flag) + " checked.net");
+    EXPECT_EQ(checked.status, 1);
+    for (const char* line : {"\nfix-it:\"checked.net\":{4:3-4:7}:\"Color\"\n",
+                             "\nfix-it:\"checked.net\":{5:13-5:17}:\"Green\"\n",
+                             "\nfix-it:\"checked.net\":{8:7-8:11}:\"alive\"\n",
+                             "\nfix-it:\"checked.net\":{9:12-9:16}:\"Red\"\n"}) {
+      EXPECT_NE(checked.err.find(line), std::string::npos) << line << checked.err;
+    }
+    Result parsed = run(std::string(flag) + " parsed.net");
+    EXPECT_NE(parsed.err.find("\nfix-it:\"parsed.net\":{2:1-2:7}:\"message\"\n"), std::string::npos)
+        << parsed.err;
+    Result condition = run(std::string(flag) + " condition.net");
+    EXPECT_NE(condition.err.find("\nfix-it:\"condition.net\":{2:26-2:27}:\"==\"\n"), std::string::npos)
+        << condition.err;
+  }
+  EXPECT_EQ(run("checked.net").err.find("fix-it:"), std::string::npos);
+}
+
+// Every output goes through the one writer (write_if_changed): a second run with the same inputs rewrites
+// nothing, not the headers, sources, random headers and benchmark programs, nor the depfile (which was
+// rewritten on every run before), so build systems see no change.
+TEST_F(Cli, UnchangedOutputsAreNotRewritten) {
+  write("game.net", "package game;\nmessage Move { bool run; }\n");
+  ASSERT_EQ(run("-o out --bench --depfile out/game.d game.net").status, 0);
+  const auto old_time = fs::file_time_type::clock::now() - std::chrono::hours(24);
+  const std::vector<std::string> outputs = {"game.hpp", "game.cpp", "game_random.hpp", "game_bench.cpp",
+                                            "game.d"};
+  for (const std::string& name : outputs) {
+    ASSERT_TRUE(fs::exists(dir_ / "out" / name)) << name;
+    fs::last_write_time(dir_ / "out" / name, old_time);
+  }
+  ASSERT_EQ(run("-o out --bench --depfile out/game.d game.net").status, 0);
+  for (const std::string& name : outputs) {
+    EXPECT_EQ(fs::last_write_time(dir_ / "out" / name), old_time) << name << " was rewritten";
+  }
+  write("game.net", "package game;\nmessage Move { bool run; bool jump; }\n");
+  ASSERT_EQ(run("-o out --bench --depfile out/game.d game.net").status, 0);
+  EXPECT_NE(fs::last_write_time(dir_ / "out" / "game.hpp"), old_time) << "a changed output is written";
 }
 
 // --factory-sources N writes exactly N source files per package, whatever the schema holds (a build

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "backend/cpp/emit_cpp.hpp"
+#include "backend/cpp/emit_cpp_text.hpp"
 #include "frontend/lexical.hpp"
 #include "support.hpp"
 
@@ -37,6 +39,10 @@ std::vector<HostileCase> hostile_cases() {
        "1:1: the file is UTF-16 (little-endian byte order mark FF FE): " + kBomHint + "\n"},
       {"utf16be_bom", bytes("\xFE\xFF\0p\0a"),
        "1:1: the file is UTF-16 (big-endian byte order mark FE FF): " + kBomHint + "\n"},
+      {"utf32le_bom", bytes("\xFF\xFE\0\0p\0\0\0"),
+       "1:1: the file is UTF-32 (little-endian byte order mark FF FE 00 00): " + kBomHint + "\n"},
+      {"utf32be_bom", bytes("\0\0\xFE\xFF\0\0\0p"),
+       "1:1: the file is UTF-32 (big-endian byte order mark 00 00 FE FF): " + kBomHint + "\n"},
       {"utf16le_without_bom", bytes("p\0a\0c\0k\0"),
        "1:1: the file looks like UTF-16 (little-endian, a NUL byte beside every character): " + kBomHint +
            "\n"},
@@ -79,6 +85,31 @@ TEST(HostileInput, CrlfFilesAndNonAsciiInCommentsAndStringsAreAccepted) {
   EXPECT_NE(crlf->schema, nullptr) << crlf->errors;
   auto text = compile_text("package t;\n// caf\xC3\xA9\nstruct S { string<8> s = \"caf\xC3\xA9\"; }\n");
   EXPECT_NE(text->schema, nullptr) << text->errors;
+}
+
+// Unicode bidirectional controls (U+202A-U+202E, U+2066-U+2069, and the marks U+200E, U+200F, U+061C) in
+// a doc comment would be copied raw into the header: g++ warns (-Wbidi-chars, an error at -Werror) and an
+// override around `} ; uint8 evil;` displays as code it is not (Trojan Source). They are shown as
+// U+XXXX; other non-ASCII text stays as written.
+TEST(HostileInput, BidiControlsInDocCommentsAreEscaped) {
+  const struct {
+    const char* utf8;
+    const char* escaped;
+  } controls[] = {{"\xE2\x80\xAA", "U+202A"}, {"\xE2\x80\xAB", "U+202B"}, {"\xE2\x80\xAC", "U+202C"},
+                  {"\xE2\x80\xAD", "U+202D"}, {"\xE2\x80\xAE", "U+202E"}, {"\xE2\x81\xA6", "U+2066"},
+                  {"\xE2\x81\xA7", "U+2067"}, {"\xE2\x81\xA8", "U+2068"}, {"\xE2\x81\xA9", "U+2069"},
+                  {"\xE2\x80\x8E", "U+200E"}, {"\xE2\x80\x8F", "U+200F"}, {"\xD8\x9C", "U+061C"}};
+  for (const auto& control : controls) {
+    const std::string line =
+        std::string("before ") + control.utf8 + "} ; uint8 evil;" + control.utf8 + " caf\xC3\xA9";
+    EXPECT_EQ(idlc::cpp::comment_text(line), std::string("before ") + control.escaped + "} ; uint8 evil;" +
+                                                 control.escaped + " caf\xC3\xA9");
+    auto compiled = compile_text("package t;\n/// " + line + "\nstruct S { bool b; }\n");
+    ASSERT_NE(compiled->schema, nullptr) << compiled->errors;
+    const std::string header = idlc::emit_cpp_header(compiled->package());
+    EXPECT_EQ(header.find(control.utf8), std::string::npos) << control.escaped;
+    EXPECT_NE(header.find(std::string("/// before ") + control.escaped), std::string::npos) << header;
+  }
 }
 
 TEST(HostileInput, FileNamesThatCannotBeIncludedAreRefused) {

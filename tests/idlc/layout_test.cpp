@@ -46,6 +46,8 @@ const char kExpectedText[] =
     "  31..67        0..7        (align)\n"
     "  31..74        32..39      (check)\n"
     "  63..113       2..18       path          Vec[0 .. 2]\n"
+    "  read as one: tick .. jumping (3 items, 25 bits)\n"
+    "  read as one: target (1 item, 8 bits)\n"
     "  total 65..131 bits; worst case 131 bits = 17 bytes (92 bits with check markers off)\n"
     "\n"
     "message Empty  (type id 1)  MaxBits 0, MaxBytes 0\n"
@@ -59,6 +61,48 @@ TEST(Layout, TextTable) {
   std::snprintf(expected, sizeof expected, kExpectedText,
                 static_cast<unsigned long long>(c->package().protocol_id));
   EXPECT_EQ(idlc::layout_text(c->package()), expected);
+}
+
+// The pieces generated code reads with one bounds check each, as the model split the runs: the
+// message's own item lists (if sides included), not the expanded structs' (those are read inside the
+// struct's piece).
+TEST(Layout, PiecesAreTheModelsSplit) {
+  auto c = idlc::test::compile_text(kSchema, {}, "demo.net");
+  ASSERT_TRUE(c->schema) << c->errors;
+  idlc::MessageLayout layout = idlc::layout_of(*c->package().messages[0]);
+  ASSERT_EQ(layout.pieces.size(), 3u);
+  EXPECT_EQ(layout.pieces[0].first, "tick");
+  EXPECT_EQ(layout.pieces[0].last, "jumping");
+  EXPECT_EQ(layout.pieces[0].items, 3u);
+  EXPECT_EQ(layout.pieces[0].bits, 25u);
+  EXPECT_TRUE(layout.pieces[0].grouped);
+  EXPECT_EQ(layout.pieces[1].first, "height");  // a lone scalar: read on its own
+  EXPECT_FALSE(layout.pieces[1].grouped);
+  EXPECT_EQ(layout.pieces[1].offset.min, 25u);
+  EXPECT_EQ(layout.pieces[2].first, "target");  // a struct: one bounds check for its reads
+  EXPECT_TRUE(layout.pieces[2].grouped);
+}
+
+TEST(Layout, LongRunsAndAlignedPairsAreShown) {
+  auto c = idlc::test::compile_text(
+      "package p;\n"
+      "message M {\n"
+      "  uint64 a; uint64 b; uint64 c; uint64 d; uint64 e; uint64 f; uint64 g;\n"
+      "  uint64 h; bool i; align; uint8 j; uint8 k;\n"
+      "}\n",
+      {}, "p.net");
+  ASSERT_TRUE(c->schema) << c->errors;
+  const std::string text = idlc::layout_text(c->package());
+  EXPECT_NE(text.find("  read as one: a .. g (7 items, 448 bits)\n"
+                      "  read as one: h .. i (2 items, 65 bits) + align + j .. k (2 items, 16 bits)\n"
+                      "  total"),
+            std::string::npos)
+      << text;
+  const std::string json = idlc::layout_json(c->package());
+  EXPECT_NE(json.find("{\"first\": \"h\", \"last\": \"i\", \"items\": 2, \"offset_min\": 448, "
+                      "\"offset_max\": 448, \"bits\": 65, \"grouped\": true, \"joins_next\": true}"),
+            std::string::npos)
+      << json;
 }
 
 TEST(Layout, RowsEndAtMaxBits) {
@@ -90,12 +134,11 @@ TEST(Layout, Json) {
       std::string::npos)
       << json;
   EXPECT_NE(json.find("{\"depth\": 0, \"kind\": \"if\", \"path\": \"if (jumping)\""), std::string::npos);
-  EXPECT_NE(
-      json.find(
-          "{\"name\": \"Empty\", \"type_id\": 1, \"min_bits\": 0, \"max_bits\": 0, "
-          "\"max_bits_without_checks\": 0, \"max_bytes\": 0, \"budget_bytes\": null, \"block\": false, \"truncated\": false,\n"
-          "     \"rows\": []}"),
-      std::string::npos)
+  EXPECT_NE(json.find("{\"name\": \"Empty\", \"type_id\": 1, \"min_bits\": 0, \"max_bits\": 0, "
+                      "\"max_bits_without_checks\": 0, \"max_bytes\": 0, \"budget_bytes\": null, \"block\": "
+                      "false, \"truncated\": false,\n"
+                      "     \"rows\": [],\n     \"pieces\": []}"),
+            std::string::npos)
       << json;
   // Balanced brackets and quotes: a cheap well-formedness check (the CLI test parses nothing either).
   int depth = 0;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "backend/cpp/emit_cpp.hpp"
+#include "bitwire/serialize/serialize.hpp"
 #include "support.hpp"
 
 namespace {
@@ -60,6 +61,66 @@ struct S {
   EXPECT_EQ(find_field(s, "list").initial.count, 2u);
   EXPECT_EQ(find_field(s, "fixed_list").initial.element->integer, 5);
   EXPECT_FALSE(find_field(s, "text").initial.element.has_value());
+}
+
+// A compressed float whose range excludes 0 starts at the wire value nearest zero (the bound, as the
+// wire reads it back), so a new object is in range and reads back equal; a range holding 0 starts at 0.
+TEST(Model, CompressedFloatsOutsideZeroStartAtTheBoundNearestZero) {
+  IDLC_COMPILE_OK(compiled, R"(package t;
+struct S {
+    float<0.5 .. 1, res 0.1> above;
+    float<-1 .. -0.45, res 0.1> below;
+    float<-1 .. 1, res 0.1> around;
+    float<0.5 .. 1, res 0.1> listed[2];
+    float<0.5 .. 1, res 0.1> declared = 0.7;
+}
+)");
+  const Struct& s = find_struct(compiled->package(), "S");
+  auto round_trip = [](const Field& field, float value) {
+    const CompressedFloatType& c = field.type.compressed;
+    const bitwire::CompressedFloatParams params =
+        bitwire::compressed_float_params(c.min, c.max, c.resolution);
+    return bitwire::dequantize_compressed_float(bitwire::quantize_compressed_float(value, params), params);
+  };
+  const Field& above = find_field(s, "above");
+  ASSERT_TRUE(above.initial.element.has_value());
+  EXPECT_EQ(above.initial.element->kind, Value::Kind::Float);
+  EXPECT_EQ(above.initial.element->number, 0.5);
+  EXPECT_EQ(round_trip(above, 0.5f), 0.5f);
+  const Field& below = find_field(s, "below");
+  ASSERT_TRUE(below.initial.element.has_value());
+  const auto start = static_cast<float>(below.initial.element->number);
+  EXPECT_NEAR(start, -0.45f, 1e-6f);  // the top of the range as the wire reads it back
+  EXPECT_LT(start, 0.0f);
+  EXPECT_EQ(round_trip(below, start), start);
+  EXPECT_FALSE(find_field(s, "around").initial.element.has_value());
+  ASSERT_TRUE(find_field(s, "listed").initial.element.has_value());
+  EXPECT_EQ(find_field(s, "listed").initial.element->number, 0.5);
+  EXPECT_NEAR(find_field(s, "declared").initial.element->number, 0.7, 1e-6);
+}
+
+// Unsigned fields take defaults up to 2^64 - 1, uint128 ones included (kept bit for bit, printed unsigned).
+TEST(Model, Uint128DefaultsReachTwoToThe64MinusOne) {
+  IDLC_COMPILE_OK(compiled, R"(package t;
+struct S {
+    uint128 top = 18446744073709551615;
+    uint128 high = 9223372036854775808;
+    int128 negative = -1;
+}
+)");
+  const Struct& s = find_struct(compiled->package(), "S");
+  EXPECT_EQ(find_field(s, "top").initial.element->integer, -1);  // the bits of 2^64 - 1
+  const std::string header = idlc::emit_cpp_header(compiled->package());
+  EXPECT_NE(header.find("bitwire::uint128_t top = bitwire::uint128_t(18446744073709551615ULL);"),
+            std::string::npos)
+      << header;
+  EXPECT_NE(header.find("bitwire::uint128_t high = bitwire::uint128_t(9223372036854775808ULL);"),
+            std::string::npos);
+  EXPECT_NE(header.find("bitwire::int128_t negative = bitwire::int128_t(-1);"), std::string::npos);
+  auto too_big = idlc::test::compile_text("package t;\nstruct S { uint128 x = 18446744073709551616; }\n");
+  EXPECT_EQ(too_big->schema, nullptr);
+  auto negative = idlc::test::compile_text("package t;\nstruct S { uint128 x = -1; }\n");
+  EXPECT_EQ(negative->schema, nullptr);
 }
 
 TEST(Model, AnOutermostIfResetsEveryFieldUnderItOnceAndNestedIfsNothing) {
@@ -159,6 +220,109 @@ message Header {
   EXPECT_EQ(second.members[1].offset, 64u);
   EXPECT_EQ(second.members[2].offset, 67u);
   EXPECT_EQ(second.bits, 68u);
+}
+
+// How a run is read is the model's decision (RunPiece), not the emitter's: greedy pieces of at most
+// kMaxRunPieceBits in wire order, each one bounds check when it holds two or more items or one array or
+// struct; a lone scalar or a zero-width piece is read on its own.
+TEST(Model, RunsAreSplitIntoPiecesOfAtMost448Bits) {
+  IDLC_COMPILE_OK(compiled, R"(package t;
+struct V { int<0 .. 15> x; int<0 .. 15> y; }
+message Long {
+    uint64 a; uint64 b; uint64 c; uint64 d; uint64 e; uint64 f; uint64 g;
+    uint64 h; uint32 i; bool j; V k; uint8 l[3];
+}
+message Alone { uint32 a; align; V v; align; uint8 list[2]; align; int<5 .. 5> zero; align; bool b; }
+)");
+  static_assert(kMaxRunPieceBits == 448);
+  const Struct& long_message = find_struct(compiled->package(), "Long");
+  ASSERT_EQ(long_message.runs.size(), 1u);
+  const idlc::model::Run& run = long_message.runs[0];
+  EXPECT_EQ(run.bits, 577u);
+  ASSERT_EQ(run.pieces.size(), 2u);
+  EXPECT_EQ(run.pieces[0].first, 0u);
+  EXPECT_EQ(run.pieces[0].count, 7u);  // a .. g: 448 bits exactly; h would make 512
+  EXPECT_EQ(run.pieces[0].bits, 448u);
+  EXPECT_TRUE(run.pieces[0].grouped);
+  EXPECT_EQ(run.pieces[1].first, 7u);
+  EXPECT_EQ(run.pieces[1].count, 5u);  // h, i, j, k, l
+  EXPECT_EQ(run.pieces[1].bits, 129u);
+  EXPECT_TRUE(run.pieces[1].grouped);
+  EXPECT_FALSE(run.pieces[0].joins_next);
+
+  const Struct& alone = find_struct(compiled->package(), "Alone");
+  ASSERT_EQ(alone.runs.size(), 5u);
+  for (const idlc::model::Run& r : alone.runs) ASSERT_EQ(r.pieces.size(), 1u);
+  EXPECT_FALSE(alone.runs[0].pieces[0].grouped);  // one scalar: a read of its own
+  EXPECT_TRUE(alone.runs[1].pieces[0].grouped);   // a struct: several reads, one bounds check
+  EXPECT_TRUE(alone.runs[2].pieces[0].grouped);   // an array: the same
+  EXPECT_FALSE(alone.runs[3].pieces[0].grouped);  // zero bits: nothing to check
+  EXPECT_EQ(alone.runs[3].pieces[0].bits, 0u);
+  EXPECT_FALSE(alone.runs[4].pieces[0].grouped);
+}
+
+// Two pieces with only an `align` between are read as one (the padding's width is known when the read
+// starts on a byte boundary) when neither is empty and both with the padding fit in 448 bits; the second
+// of a pair starts none, and an if side is split on its own.
+TEST(Model, PiecesAcrossAnAlignmentJoinWhenTheyFit) {
+  IDLC_COMPILE_OK(compiled, R"(package t;
+struct V { int<0 .. 15> x; int<0 .. 15> y; }
+message Pair {
+    uint16 a; bool b; align;     // 17 bits, padded to 24
+    uint32 c; uint8 d; align;    // joins a .. b: 24 + 40 <= 448
+    V e; align;                  // second of nothing yet, but e + f: 8 + 448 > 448
+    uint64 f[7]; align;
+    bool g;                      // f + g: 448 + 1 > 448
+    bool h;
+    if (h) { uint8 r; align; uint8 s; } else { uint8 t; }
+}
+message Empty { int<5 .. 5> z; align; uint8 q; }
+)");
+  const Struct& pair = find_struct(compiled->package(), "Pair");
+  ASSERT_EQ(pair.runs.size(), 5u);
+  EXPECT_TRUE(pair.runs[0].pieces[0].joins_next);  // a .. b with c .. d
+  EXPECT_EQ(pair.runs[0].pieces[0].bits, 17u);
+  EXPECT_EQ(pair.runs[0].pieces[0].joined_bits, 24u + 40u);  // padded to 24, then c and d
+  EXPECT_FALSE(pair.runs[1].pieces[0].joins_next);           // c .. d is the second of a pair
+  EXPECT_FALSE(pair.runs[2].pieces[0].joins_next);           // e + padding + f: 456 bits
+  EXPECT_FALSE(pair.runs[3].pieces[0].joins_next);           // f + g: 449 bits
+  const Item& condition = pair.body.back();
+  ASSERT_EQ(condition.kind, ItemKind::If);
+  ASSERT_EQ(condition.then_runs.size(), 2u);
+  EXPECT_TRUE(condition.then_runs[0].pieces[0].joins_next);  // r + align + s, inside the then side
+  ASSERT_EQ(condition.else_runs.size(), 1u);
+  EXPECT_FALSE(condition.else_runs[0].pieces[0].joins_next);
+
+  const Struct& empty = find_struct(compiled->package(), "Empty");
+  ASSERT_EQ(empty.runs.size(), 2u);
+  EXPECT_FALSE(empty.runs[0].pieces[0].joins_next);  // a zero-width piece joins nothing
+}
+
+// The emitter prints what the model decided: one ReadRun per grouped piece, one ReadRun<bits, true> per
+// joined pair, and nothing else.
+TEST(Model, TheEmitterPrintsThePiecesTheModelDecided) {
+  IDLC_COMPILE_OK(compiled, R"(package t;
+message Long {
+    uint64 a; uint64 b; uint64 c; uint64 d; uint64 e; uint64 f; uint64 g;
+    uint64 h; uint32 i; bool j; align; uint8 k; uint8 l;
+}
+)");
+  const std::string header = idlc::emit_cpp_header(compiled->package());
+  auto count = [&](const std::string& needle) {
+    std::size_t n = 0;
+    for (std::size_t at = header.find(needle); at != std::string::npos; at = header.find(needle, at + 1)) ++n;
+    return n;
+  };
+  // a .. g (448 bits) alone; h .. j (97 bits) + padding (7) + k .. l (16) as one pair of 120 bits.
+  EXPECT_EQ(count("bitwire::ReadRun<448> run_(stream_);"), 1u);
+  EXPECT_EQ(count("bitwire::WriteRun<448> run_(stream_);"), 1u);
+  EXPECT_EQ(count("bitwire::ReadRun<120, true> run_(stream_);"), 1u);
+  EXPECT_EQ(count("bitwire::ReadRun<97> run_(stream_);"), 1u);  // the pair's first piece off a byte boundary
+  EXPECT_EQ(count("bitwire::ReadRun<16> run_(stream_);"), 1u);
+  EXPECT_EQ(count("run_(stream_);"), 7u);
+  // Inside a run every statement reads the run, never the stream.
+  EXPECT_NE(header.find("BITWIRE_TRY(bitwire::serialize_bits(run_, a, 64));"), std::string::npos);
+  EXPECT_NE(header.find("BITWIRE_TRY(bitwire::serialize_bits(stream_, a, 64));"), std::string::npos);
 }
 
 TEST(Model, MessageTypeStorageIsTheModelsChoice) {

@@ -2,6 +2,13 @@
 // the token after them; syntax errors are reported in order and the parser recovers at declarations.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <type_traits>
+#include <variant>
+
 #include "frontend/lexical.hpp"
 #include "frontend/parser.hpp"
 
@@ -33,18 +40,78 @@ std::string errors(const Parsed& p) {
 
 template <typename T>
 const T& declaration(const ast::File& file, std::size_t index) {
-  const T* d = boost::get<T>(&file.declarations.at(index).get());
+  const T* d = std::get_if<T>(&file.declarations.at(index).get());
   if (d == nullptr) throw std::runtime_error("unexpected declaration kind");
   return *d;
 }
 
 const ast::Field& field_of(const ast::StructDecl& s, std::size_t index) {
-  return boost::get<ast::Field>(s.items.at(index).get());
+  return std::get<ast::Field>(s.items.at(index).get());
 }
 
 // The text an offset points at, for readable offset checks.
 std::string at(const Parsed& p, std::uint32_t offset, std::size_t length) {
   return p.file->text.substr(offset, length);
+}
+
+// The tree the checker reads is made of standard types: the grammar's Boost types (boost::optional,
+// x3::variant) are converted at the frontend's boundary, and no checker file names Boost.
+static_assert(std::is_same_v<decltype(ast::Field::dims), std::optional<ast::Dims>>);
+static_assert(
+    std::is_same_v<decltype(ast::Item::value),
+                   std::variant<ast::Field, ast::Directive, ast::Box<ast::IfBlock>, ast::WireItem>>);
+static_assert(
+    std::is_same_v<decltype(ast::Primary::value), std::variant<ast::NumberLiteral, ast::BoolLiteral,
+                                                               ast::QualifiedName, ast::Box<ast::Expr>>>);
+
+TEST(Parser, OnlyTheGrammarNamesBoost) {
+  const std::filesystem::path src = std::filesystem::path(IDLC_TEST_DIR) / ".." / ".." / "idlc" / "src";
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(src)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string name = entry.path().filename().string();
+    if (name == "parser.cpp" || name == "parser_def.hpp") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    EXPECT_EQ(text.str().find("boost::"), std::string::npos) << entry.path();
+    EXPECT_EQ(text.str().find("#include <boost/"), std::string::npos) << entry.path();
+    ++files;
+  }
+  EXPECT_GT(files, 30u);
+}
+
+// A parenthesized expression and a nested if survive the conversion with their offsets, and copies are
+// deep (a copied tree is independent of the original).
+TEST(Parser, ConvertedTreeKeepsNestingAndCopiesDeeply) {
+  auto p =
+      parse_text("package t;\nconst A = (1 + (2));\nstruct S { bool a; if (a) { if (a) { bool b; } } }\n");
+  ASSERT_TRUE(p->tree);
+  const auto& value = declaration<ast::ConstDecl>(*p->tree, 1).value;
+  const auto* outer = std::get_if<ast::Box<ast::Expr>>(&value.first.operand.get());
+  ASSERT_NE(outer, nullptr);
+  EXPECT_EQ(at(*p, outer->get().offset, 4), "(1 +");
+  EXPECT_EQ(static_cast<const std::string&>(std::get<ast::NumberLiteral>(outer->get().first.operand.get())),
+            "1");
+  ASSERT_EQ(outer->get().rest.size(), 1u);
+  const auto* inner = std::get_if<ast::Box<ast::Expr>>(&outer->get().rest[0].operand.operand.get());
+  ASSERT_NE(inner, nullptr);
+  EXPECT_EQ(at(*p, inner->get().offset, 3), "(2)");
+  EXPECT_EQ(static_cast<const std::string&>(std::get<ast::NumberLiteral>(inner->get().first.operand.get())),
+            "2");
+  ast::File copy = *p->tree;
+  const auto& s = declaration<ast::StructDecl>(copy, 2);
+  const auto& block = std::get<ast::Box<ast::IfBlock>>(s.items.at(1).get()).get();
+  ASSERT_EQ(block.then_items.size(), 1u);
+  const auto& nested = std::get<ast::Box<ast::IfBlock>>(block.then_items[0].get()).get();
+  EXPECT_EQ(at(*p, nested.offset, 2), "if");
+  EXPECT_NE(&nested,
+            &std::get<ast::Box<ast::IfBlock>>(
+                 std::get<ast::Box<ast::IfBlock>>(declaration<ast::StructDecl>(*p->tree, 2).items.at(1).get())
+                     .get()
+                     .then_items[0]
+                     .get())
+                 .get());
 }
 
 TEST(Parser, PackageImportOptionConst) {
@@ -70,8 +137,7 @@ TEST(Parser, PackageImportOptionConst) {
   ASSERT_EQ(constant.value.rest.size(), 1u);
   EXPECT_EQ(constant.value.rest[0].op, '*');
   EXPECT_EQ(at(*p, constant.value.rest[0].offset, 1), "*");
-  EXPECT_NE(boost::get<ast::x3::forward_ast<ast::Expr>>(&constant.value.rest[0].operand.operand.get()),
-            nullptr);
+  EXPECT_NE(std::get_if<ast::Box<ast::Expr>>(&constant.value.rest[0].operand.operand.get()), nullptr);
 }
 
 TEST(Parser, NumbersSignsAndQualifiedNames) {
@@ -79,11 +145,11 @@ TEST(Parser, NumbersSignsAndQualifiedNames) {
   ASSERT_TRUE(p->tree) << errors(*p);
   const auto& value = declaration<ast::ConstDecl>(*p->tree, 1).value;
   EXPECT_EQ(value.first.signs, "-");
-  EXPECT_EQ(static_cast<const std::string&>(boost::get<ast::NumberLiteral>(value.first.operand.get())),
+  EXPECT_EQ(static_cast<const std::string&>(std::get<ast::NumberLiteral>(value.first.operand.get())),
             "0x1F_FF");
   ASSERT_EQ(value.rest.size(), 3u);
   EXPECT_EQ(value.rest[0].operand.signs, "--");
-  const auto& name = boost::get<ast::QualifiedName>(value.rest[1].operand.operand.get());
+  const auto& name = std::get<ast::QualifiedName>(value.rest[1].operand.operand.get());
   ASSERT_EQ(name.size(), 2u);
   EXPECT_EQ(name[0], "Weapon");
   EXPECT_EQ(name[1], "count");
@@ -141,7 +207,7 @@ TEST(Parser, EveryFieldForm) {
   ASSERT_EQ(x.type.args->params.size(), 1u);
   EXPECT_EQ(x.type.args->params[0].key, "res");
   const auto& name = field_of(m, 5);
-  EXPECT_EQ(static_cast<const std::string&>(boost::get<ast::StringLiteral>(name.default_value->get())),
+  EXPECT_EQ(static_cast<const std::string&>(std::get<ast::StringLiteral>(name.default_value->get())),
             "\"bob\"");
   const auto& items = field_of(m, 6);
   ASSERT_TRUE(items.dims);
@@ -152,8 +218,8 @@ TEST(Parser, EveryFieldForm) {
   const auto& spawn = field_of(m, 9);
   EXPECT_TRUE(spawn.optional);
   EXPECT_EQ(spawn.type.name.size(), 2u);
-  EXPECT_EQ(static_cast<const std::string&>(boost::get<ast::Directive>(m.items[10].get())), "align");
-  EXPECT_EQ(static_cast<const std::string&>(boost::get<ast::Directive>(m.items[11].get())), "check");
+  EXPECT_EQ(static_cast<const std::string&>(std::get<ast::Directive>(m.items[10].get())), "align");
+  EXPECT_EQ(static_cast<const std::string&>(std::get<ast::Directive>(m.items[11].get())), "check");
 }
 
 TEST(Parser, IfElseChains) {
@@ -166,16 +232,16 @@ TEST(Parser, IfElseChains) {
   ASSERT_TRUE(p->tree) << errors(*p);
   const auto& s = declaration<ast::StructDecl>(*p->tree, 1);
   ASSERT_EQ(s.items.size(), 2u);
-  const auto& first = boost::get<ast::x3::forward_ast<ast::IfBlock>>(s.items[0].get()).get();
+  const auto& first = std::get<ast::Box<ast::IfBlock>>(s.items[0].get()).get();
   EXPECT_TRUE(first.condition.negated);
   EXPECT_FALSE(first.condition.comparison);
   EXPECT_EQ(at(*p, first.offset, 2), "if");
   ASSERT_EQ(first.else_items.size(), 1u);
-  const auto& nested = boost::get<ast::x3::forward_ast<ast::IfBlock>>(first.else_items[0].get()).get();
+  const auto& nested = std::get<ast::Box<ast::IfBlock>>(first.else_items[0].get()).get();
   ASSERT_TRUE(nested.condition.comparison);
   EXPECT_EQ(nested.condition.comparison->op, "==");
   EXPECT_EQ(nested.else_items.size(), 1u);
-  const auto& second = boost::get<ast::x3::forward_ast<ast::IfBlock>>(s.items[1].get()).get();
+  const auto& second = std::get<ast::Box<ast::IfBlock>>(s.items[1].get()).get();
   EXPECT_EQ(second.condition.comparison->op, "!=");
   EXPECT_TRUE(second.then_items.empty());
 }
@@ -226,7 +292,7 @@ TEST(Parser, RangesNeedNoSpaces) {
   EXPECT_TRUE(field_of(s, 0).type.args->last);
   EXPECT_TRUE(field_of(s, 1).dims->last);
   EXPECT_EQ(static_cast<const std::string&>(
-                boost::get<ast::NumberLiteral>(field_of(s, 2).type.args->last->first.operand.get())),
+                std::get<ast::NumberLiteral>(field_of(s, 2).type.args->last->first.operand.get())),
             "1.5");
   // A number starts with a digit.
   auto bad = parse_text("package t;\nstruct S { float<0 .. 1, res .5> c; }\n");

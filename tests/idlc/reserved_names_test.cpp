@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -16,8 +17,11 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "frontend/names.hpp"
+#include "model/model.hpp"
+#include "support.hpp"
 
 namespace {
 
@@ -193,6 +197,82 @@ TEST(ReservedNames, EveryGlobalOfTheGeneratedIncludesIsInTheTable) {
     if (!idlc::is_reserved_global(name)) missing += "\"" + name + "\",\n";
   }
   EXPECT_EQ(missing, "") << "add these to idlc/src/frontend/reserved_globals.inc";
+}
+
+// A declaration named like a member idlc generates inside every struct (MaxBits, MaxBytes, kType,
+// kHasBlock, ...) would be found as that member wherever a struct uses it: `uint8 a[MaxBits]` became an
+// array of the struct's own MaxBits elements while --layout and the ProtocolId said the constant's value.
+// Every such name is refused for a constant and for every kind of type, in every place one can appear.
+TEST(ReservedNames, NoDeclarationTakesTheNameOfAGeneratedMember) {
+  const std::vector<std::string>& members = idlc::model::reserved_member_names();
+  ASSERT_NE(std::find(members.begin(), members.end(), "kHasBlock"), members.end());
+  // $ is the name; each schema uses it once, in one place a constant or a type can appear in a struct.
+  const std::vector<std::string> places = {
+      "const $ = 3;\nmessage M { uint8 a[$]; }\n",
+      "const $ = 3;\nmessage M { uint8 a[0 .. $]; }\n",
+      "const $ = 3;\nmessage M { uint8 a[$ .. 4]; }\n",
+      "const $ = 3;\nmessage M { sparse uint8 a[$]; }\n",
+      "const $ = 3;\nmessage M { string<$> s; }\n",
+      "const $ = 3;\nmessage M { bytes<$> s; }\n",
+      "const $ = 3;\nmessage M { bytes[$] s; }\n",
+      "const $ = 3;\nmessage M { int<0 .. $> x; }\n",
+      "const $ = 3;\nmessage M { uint8 x = $; }\n",
+      "const $ = 3;\nmessage M { uint:$ x; }\n",
+      "const $ = 3;\nmessage M block { uint8 a[$]; }\n",
+      "const $ = 3;\nstruct S { uint8 a[$]; }\nmessage M { S s; }\n",
+      "struct $ { bool b; }\nmessage M { $ x; }\n",
+      "message $ { bool b; }\nmessage M { $ x; }\n",
+      "enum $ { A, B }\nmessage M { $ x; }\n",
+      "flags $ { A, B }\nmessage M { $ x; }\n",
+  };
+  std::size_t cases = 0;
+  for (const std::string& name : members) {
+    for (const std::string& place : places) {
+      std::string text = "package t;\n";
+      for (char c : place) text += c == '$' ? name : std::string(1, c);
+      auto compiled = idlc::test::compile_text(text);
+      EXPECT_EQ(compiled->schema, nullptr) << text;
+      EXPECT_NE(
+          compiled->errors.find("'" + name + "' is the name of a member idlc generates in every struct"),
+          std::string::npos)
+          << text << compiled->errors;
+      ++cases;
+    }
+  }
+  EXPECT_GE(cases, 11u * places.size());
+}
+
+// The members generated next to a field (has_x for an optional x, x_changed for a sparse array, x_count
+// for a variable array) hide a declaration of the same name inside the struct: refused, naming both.
+TEST(ReservedNames, NoDeclarationTakesTheNameOfAFieldsCompanionMember) {
+  struct Case {
+    const char* text;
+    const char* expect;
+  };
+  const Case cases[] = {
+      {"const has_f = 3;\nmessage M { uint8 f?; uint8 a[has_f]; }\n",
+       "3:19: field 'f' is optional, so its struct M has a member 'has_f', which would hide the constant "
+       "'has_f' "
+       "(line 2) inside the struct: rename one of them"},
+      {"const f_changed = 3;\nmessage M { sparse uint8 f[4]; uint8 a[f_changed]; }\n",
+       "3:26: field 'f' is a sparse array, so its struct M has a member 'f_changed', which would hide the "
+       "constant 'f_changed' (line 2) inside the struct: rename one of them"},
+      {"const f_count = 3;\nmessage M { uint8 f[0 .. 4]; uint8 a[f_count]; }\n",
+       "3:19: field 'f' is a variable array, so its struct M has a member 'f_count', which would hide the "
+       "constant 'f_count' (line 2) inside the struct: rename one of them"},
+      {"struct has_f { bool b; }\nmessage M { uint8 f?; has_f x; }\n",
+       "3:19: field 'f' is optional, so its struct M has a member 'has_f', which would hide the struct "
+       "'has_f' "
+       "(line 2) inside the struct: rename one of them"},
+      {"enum f_changed { A }\nstruct S { sparse uint8 f[4]; }\n",
+       "3:25: field 'f' is a sparse array, so its struct S has a member 'f_changed', which would hide the "
+       "enum 'f_changed' (line 2) inside the struct: rename one of them"},
+  };
+  for (const Case& c : cases) {
+    auto compiled = idlc::test::compile_text(std::string("package t;\n") + c.text);
+    EXPECT_EQ(compiled->schema, nullptr) << c.text;
+    EXPECT_NE(compiled->errors.find(c.expect), std::string::npos) << c.text << compiled->errors;
+  }
 }
 
 }  // namespace

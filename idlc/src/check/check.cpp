@@ -28,6 +28,20 @@ void Checker::note(const Scope& scope, std::uint32_t offset, std::string message
   diagnostics_.note(*scope.source, offset, token_length(scope.source->text, offset), std::move(message));
 }
 
+std::string nearest_enumerator(const model::Enum& e, const std::string& name) {
+  std::string best;
+  std::size_t best_distance = 3;
+  for (const model::Enumerator& item : e.items) {
+    const std::size_t distance = edit_distance(name, item.name, 2);
+    if (distance < best_distance &&
+        distance < name.size()) {  // not every one-letter name is a typo of another
+      best_distance = distance;
+      best = item.name;
+    }
+  }
+  return best;
+}
+
 std::string Checker::line_of(const Scope& scope, std::uint32_t offset) const {
   return "line " + std::to_string(diagnostics_.line_column(*scope.source, offset).line);
 }
@@ -46,7 +60,7 @@ bool Checker::check_package_decl(Scope& scope) {
     std::uint32_t at =
         declarations.empty()
             ? next_token_offset(scope.source->text, 0)
-            : boost::apply_visitor(
+            : std::visit(
                   [](const auto& d) -> std::uint32_t {
                     if constexpr (std::is_base_of_v<ast::Positioned, std::decay_t<decltype(d)>>) {
                       return d.offset;
@@ -64,6 +78,7 @@ bool Checker::check_package_decl(Scope& scope) {
       error(scope, again->offset,
             "the package is already declared on " + line_of(scope, package->offset) +
                 ": a file has exactly one package declaration");
+      note(scope, package->offset, "first declared here");
       ok = false;
     }
   }

@@ -1,6 +1,7 @@
 // Constant expressions and name lookup.
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string_view>
 
@@ -138,6 +139,7 @@ Symbol* Checker::find_symbol(const ast::QualifiedName& name, std::size_t parts, 
     }
     if (found == nullptr && what != nullptr) {
       std::string message = "unknown " + std::string(what) + " '" + last + "'";
+      std::string fix;  // the suggestion, as a fix-it
       // Suggest a close name when the search is cheap.
       if (last.size() <= 64 && scope.symbols.size() <= 4096) {
         // Short names are close to too many others: one edit for up to four characters.
@@ -165,10 +167,12 @@ Symbol* Checker::find_symbol(const ast::QualifiedName& name, std::size_t parts, 
           for (const Symbol& symbol : imported->symbols) consider(symbol.name);
         }
         if (!suggestion.empty()) message += ": did you mean '" + suggestion + "'?";
+        fix = suggestion;
       }
       if (message.back() != '?')
         message += ": declare it, import the file that declares it, or fix the spelling";
       error(scope, last.offset, std::move(message));
+      if (!fix.empty()) diagnostics_.fix(last.offset, static_cast<std::uint32_t>(last.size()), fix);
     }
     return found;
   }
@@ -263,7 +267,7 @@ std::optional<Int> Checker::eval_unary(const ast::Unary& unary, Scope& scope) {
     return std::nullopt;
   } else if (const auto* name = get_if<ast::QualifiedName>(primary)) {
     value = eval_name(*name, scope);
-  } else if (const auto* nested = get_if<ast::x3::forward_ast<ast::Expr>>(primary)) {
+  } else if (const auto* nested = get_if<ast::Box<ast::Expr>>(primary)) {
     value = eval_int(nested->get(), scope);
   }
   if (!value) return std::nullopt;
@@ -383,6 +387,19 @@ std::optional<double> Checker::eval_number(const ast::Expr& expr, Scope& scope) 
         std::string text = without_separators(*number);
         double value = 0;
         auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec == std::errc::result_out_of_range && end == text.data() + text.size()) {
+          // Out of double's range one way or the other: strtod tells which (0 or a denormal below, HUGE_VAL
+          // above).
+          const double rounded = std::strtod(text.c_str(), nullptr);
+          error(scope, number->offset,
+                std::fabs(rounded) < 1
+                    ? "the number " + *number +
+                          " underflows: it is nearer zero than any 64-bit float (the smallest is about "
+                          "4.9e-324): "
+                          "write 0 or a larger value"
+                    : "the number " + *number + " overflows: the largest 64-bit float is about 1.8e308");
+          return std::nullopt;
+        }
         if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
           error(scope, number->offset, "the number " + *number + " is not a finite floating-point value");
           return std::nullopt;

@@ -25,7 +25,7 @@ std::vector<std::pair<const ast::TypeExpr*, Symbol*>> Checker::struct_dependenci
       if (used != nullptr && used->kind == model::DeclKind::Struct && used->scope == symbol.scope) {
         uses.emplace_back(&type, used);
       }
-    } else if (const auto* block = get_if<ast::x3::forward_ast<ast::IfBlock>>(item)) {
+    } else if (const auto* block = get_if<ast::Box<ast::IfBlock>>(item)) {
       // Visit the else side after the then side: push it first.
       pending.emplace_back(&block->get().else_items, 0);
       pending.emplace_back(&block->get().then_items, 0);

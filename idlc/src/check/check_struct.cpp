@@ -167,7 +167,7 @@ bool Checker::resolve_struct(Symbol& symbol) {
     pending.pop_back();
     for (const ast::Item& item : *items) {
       if (const auto* field = get_if<ast::Field>(item)) build.all_names.insert(field->name);
-      if (const auto* block = get_if<ast::x3::forward_ast<ast::IfBlock>>(item)) {
+      if (const auto* block = get_if<ast::Box<ast::IfBlock>>(item)) {
         pending.push_back(&block->get().then_items);
         pending.push_back(&block->get().else_items);
       }
@@ -266,7 +266,7 @@ bool Checker::check_items(StructBuild& build, const std::vector<ast::Item>& item
         continue;
       }
       cost = cost + Cost{result.cost.min, result.cost.max, result.cost.max};
-    } else if (const auto* wrapped = get_if<ast::x3::forward_ast<ast::IfBlock>>(item)) {
+    } else if (const auto* wrapped = get_if<ast::Box<ast::IfBlock>>(item)) {
       const ast::IfBlock& block = wrapped->get();
       result.kind = model::ItemKind::If;
       result.source_offset = block.offset;
@@ -300,6 +300,7 @@ bool Checker::check_field(StructBuild& build, const ast::Field& field, model::It
           "field '" + name + "' has the name of a declaration of this package (" +
               line_of(scope, it->second->name_offset) +
               "), which the C++ member would hide: rename the field");
+    note(scope, it->second->name_offset, "declared here");
     ok = false;
   }
   if (auto it = build.declared.find(name); it != build.declared.end()) {
@@ -376,7 +377,7 @@ bool Checker::check_field(StructBuild& build, const ast::Field& field, model::It
     if (result.shape != model::Shape::Scalar || result.optional ||
         result.type.kind == model::TypeKind::Struct || result.type.kind == model::TypeKind::Flags) {
       const auto* expr = get_if<ast::Expr>(*field.default_value);
-      error(scope, expr ? expr->offset : boost::get<ast::StringLiteral>(field.default_value->get()).offset,
+      error(scope, expr ? expr->offset : std::get<ast::StringLiteral>(field.default_value->get()).offset,
             "default values are for single, non-optional fields of built-in, enum or string types");
       return false;
     }
@@ -465,6 +466,8 @@ bool Checker::check_condition(StructBuild& build, const ast::Condition& conditio
                       "; '" + name + "' is not one: declare the field above the if"
                 : "'" + name + "' is not a field of " + build.model.name +
                       " read before this if: did you mean '" + suggestion + "'?");
+      if (!suggestion.empty())
+        diagnostics_.fix(subject.offset, static_cast<std::uint32_t>(name.size()), suggestion);
     }
     return false;
   }
@@ -513,8 +516,14 @@ bool Checker::check_condition(StructBuild& build, const ast::Condition& conditio
   std::string values;
   for (std::size_t i = 0; i < e.items.size() && i < 8; ++i) values += (i ? ", " : "") + e.items[i].name;
   if (e.items.size() > 8) values += ", ...";
+  const std::string suggestion = nearest_enumerator(e, value.back());
   error(scope, value.back().offset,
-        "'" + value.back() + "' is not a value of " + e.name + ": use one of " + values);
+        suggestion.empty() ? "'" + value.back() + "' is not a value of " + e.name + ": use one of " + values
+                           : "'" + value.back() + "' is not a value of " + e.name + ": did you mean '" +
+                                 suggestion + "'? (the values: " + values + ")");
+  if (!suggestion.empty()) {
+    diagnostics_.fix(value.back().offset, static_cast<std::uint32_t>(value.back().size()), suggestion);
+  }
   return false;
 }
 
@@ -564,16 +573,32 @@ bool Checker::check_wire_item(StructBuild& build, const ast::WireItem& wire, mod
 }
 
 // The emitter may add members next to a field (has_x for optional x, x_count for a variable array,
-// x_changed for a sparse array); no other field may take those names.
+// x_changed for a sparse array); no other field may take those names, and no declaration of the package
+// (inside the struct the unqualified name would find the member).
 void Checker::check_companion_names(StructBuild& build) {
   for (const model::Field& field : build.model.fields) {
-    std::vector<std::string> companions;
-    if (field.optional) companions.push_back(model::presence_member_name(field.name));
+    std::vector<std::pair<std::string, const char*>> companions;  // the name, and why it is generated
+    if (field.optional) companions.emplace_back(model::presence_member_name(field.name), "is optional");
     if (field.shape == model::Shape::VariableArray)
-      companions.push_back(model::count_member_name(field.name));
+      companions.emplace_back(model::count_member_name(field.name), "is a variable array");
     if (field.shape == model::Shape::SparseArray)
-      companions.push_back(model::changed_member_name(field.name));
-    for (const std::string& companion : companions) {
+      companions.emplace_back(model::changed_member_name(field.name), "is a sparse array");
+    for (const auto& [companion, why] : companions) {
+      if (auto declared = build.scope.by_name.find(companion); declared != build.scope.by_name.end()) {
+        const Symbol& symbol = *declared->second;
+        const char* kind = "constant";
+        if (symbol.kind == model::DeclKind::Enum) kind = "enum";
+        if (symbol.kind == model::DeclKind::Flags) kind = "flag set";
+        if (symbol.kind == model::DeclKind::Struct) {
+          kind = static_cast<const ast::StructDecl*>(symbol.decl)->is_message ? "message" : "struct";
+        }
+        error(build.scope, field.source_offset,
+              "field '" + field.name + "' " + why + ", so its struct " + build.model.name +
+                  " has a member '" + companion + "', which would hide the " + kind + " '" + companion +
+                  "' (" + line_of(build.scope, symbol.name_offset) +
+                  ") inside the struct: rename one of them");
+        note(build.scope, symbol.name_offset, "declared here");
+      }
       auto it = build.field_by_name.find(companion);
       if (it == build.field_by_name.end()) continue;
       const model::Field& other = build.model.fields[it->second];

@@ -1,4 +1,5 @@
 // Field types: built-in types with their parameters, references to declared types, default values.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -459,8 +460,8 @@ bool Checker::byte_block_type(const ast::TypeExpr& type, const std::string& name
 std::optional<model::Value> Checker::default_value(const ast::DefaultValue& value, const model::Type& type,
                                                    Scope& scope) {
   if (type.kind == model::TypeKind::ByteBlock) {
-    const std::uint32_t at = value.get().which() == 0 ? boost::get<ast::Expr>(value.get()).offset
-                                                      : boost::get<ast::StringLiteral>(value.get()).offset;
+    const std::uint32_t at = value.get().index() == 0 ? std::get<ast::Expr>(value.get()).offset
+                                                      : std::get<ast::StringLiteral>(value.get()).offset;
     error(scope, at, "a byte block bytes[N] has no default: a new object holds N zero bytes");
     return std::nullopt;
   }
@@ -493,7 +494,7 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
     out.text = std::move(*text);
     return out;
   }
-  const ast::Expr& expr = boost::get<ast::Expr>(value.get());
+  const ast::Expr& expr = std::get<ast::Expr>(value.get());
   const bool sole = expr.rest.empty();
   switch (type.kind) {
     case model::TypeKind::Bool: {
@@ -509,7 +510,9 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
     }
     case model::TypeKind::Integer:
     case model::TypeKind::Int128: {
-      const bool unsigned_storage = type.kind == model::TypeKind::Integer && !type.integer.storage.is_signed;
+      // uint128 defaults are kept like unsigned 64-bit ones: up to 2^64 - 1, bit for bit (model.hpp).
+      const bool unsigned_storage =
+          type.kind == model::TypeKind::Integer ? !type.integer.storage.is_signed : !type.int128_signed;
       std::optional<Int> v = eval_bound(expr, scope, "the default", unsigned_storage);
       if (!v) return std::nullopt;
       Int lo = std::numeric_limits<std::int64_t>::min();
@@ -526,6 +529,7 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
         }
       } else if (!type.int128_signed) {
         lo = 0;
+        hi = Int(std::numeric_limits<std::uint64_t>::max());
       }
       if (*v < lo || *v > hi) {
         error(scope, expr.offset,
@@ -638,9 +642,13 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
           }
         }
       }
+      const std::string suggestion = name != nullptr ? nearest_enumerator(e, name->back()) : std::string();
       error(scope, expr.offset,
             "the default of an enum " + e.name + " field is one of its values, e.g. " + e.name + "." +
-                e.items.front().name);
+                e.items.front().name + (suggestion.empty() ? "" : ": did you mean '" + suggestion + "'?"));
+      if (!suggestion.empty()) {
+        diagnostics_.fix(name->back().offset, static_cast<std::uint32_t>(name->back().size()), suggestion);
+      }
       return std::nullopt;
     }
     default:

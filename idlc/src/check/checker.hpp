@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "frontend/ast.hpp"
@@ -60,9 +61,12 @@ struct Scope {
   std::vector<Scope*> imports;
 };
 
+// The value of `e` nearest `name` (edit distance at most 2), or "" when none is that near.
+std::string nearest_enumerator(const model::Enum& e, const std::string& name);
+
 template <typename T, typename Variant>
 const T* get_if(const Variant& variant) {
-  return boost::get<T>(&variant.get());
+  return std::get_if<T>(&variant.get());
 }
 
 // Min and max bits, plus the max when `check` directives write nothing.

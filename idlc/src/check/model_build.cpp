@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "bitwire/serialize/serialize.hpp"
+
 namespace idlc::model {
 
 namespace {
@@ -26,6 +28,17 @@ std::optional<Value> implicit_element(const Type& type) {
       value.kind = Value::Kind::Integer;
       value.integer = nearest_zero(type.fixed.raw_min, type.fixed.raw_max);
       return value;
+    case TypeKind::CompressedFloat: {
+      // The wire value nearest zero: the bottom of the range (integer 0 reads back as min exactly) or the
+      // top as the wire reads it back (integer max_int), so a new object writes and reads back equal.
+      const CompressedFloatType& c = type.compressed;
+      if (c.min <= 0 && c.max >= 0) return std::nullopt;
+      const bitwire::CompressedFloatParams params =
+          bitwire::compressed_float_params(c.min, c.max, c.resolution);
+      value.kind = Value::Kind::Float;
+      value.number = bitwire::dequantize_compressed_float(c.min > 0 ? 0u : params.max_integer, params);
+      return value;
+    }
     case TypeKind::Enum:
       if (type.enumeration->items.front().value == 0) return std::nullopt;
       value.kind = Value::Kind::Enumerator;
@@ -47,7 +60,52 @@ Initial initial_of(const Field& field) {
   return initial;
 }
 
-std::vector<Run> runs_of(const std::vector<Item>& items) {
+// Splits every run of `items` into its pieces (see RunPiece), then pairs pieces across an alignment.
+void split_runs(const Struct& s, const std::vector<Item>& items, std::vector<Run>& runs) {
+  std::vector<RunPiece*> pieces;  // every piece of the item list, in wire order
+  for (Run& run : runs) {
+    run.pieces.clear();
+    std::size_t first = 0;
+    while (first < run.members.size()) {
+      std::size_t last = first;
+      std::uint64_t bits = run.members[first].bits;
+      while (last + 1 < run.members.size() && bits + run.members[last + 1].bits <= kMaxRunPieceBits) {
+        bits += run.members[++last].bits;
+      }
+      const Item& head = items[run.members[first].item];
+      const Field* single = head.kind == ItemKind::Field ? &s.fields[head.field] : nullptr;
+      const bool several_reads =
+          single != nullptr && (single->shape != Shape::Scalar || single->type.kind == TypeKind::Struct);
+      run.pieces.push_back(
+          {first, last - first + 1, bits, bits != 0 && (last > first || several_reads), false});
+      first = last + 1;
+    }
+  }
+  for (Run& run : runs) {
+    for (RunPiece& piece : run.pieces) pieces.push_back(&piece);
+  }
+  // Members of a piece, by item index: the pieces' runs are needed to find their items.
+  std::vector<std::pair<std::size_t, std::size_t>> spans;  // first and last item of each piece
+  for (const Run& run : runs) {
+    for (const RunPiece& piece : run.pieces) {
+      spans.emplace_back(run.members[piece.first].item, run.members[piece.first + piece.count - 1].item);
+    }
+  }
+  for (std::size_t g = 0; g + 1 < pieces.size(); ++g) {
+    const std::size_t align = spans[g].second + 1;
+    if (align + 1 != spans[g + 1].first || items[align].kind != ItemKind::Align) continue;
+    const std::uint64_t first_bits = pieces[g]->bits;
+    const std::uint64_t second_bits = pieces[g + 1]->bits;
+    if (first_bits == 0 || second_bits == 0) continue;
+    const std::uint64_t joined = first_bits + (8 - first_bits % 8) % 8 + second_bits;
+    if (joined > kMaxRunPieceBits) continue;
+    pieces[g]->joins_next = true;
+    pieces[g]->joined_bits = joined;
+    ++g;  // the second of a pair starts none
+  }
+}
+
+std::vector<Run> runs_of(const Struct& s, const std::vector<Item>& items) {
   std::vector<Run> runs;
   bool open = false;
   for (std::size_t i = 0; i < items.size(); ++i) {
@@ -64,6 +122,7 @@ std::vector<Run> runs_of(const std::vector<Item>& items) {
     run.members.push_back({i, run.bits, item.cost.max});
     run.bits += item.cost.max;
   }
+  split_runs(s, items, runs);
   return runs;
 }
 
@@ -71,7 +130,7 @@ std::vector<Run> runs_of(const std::vector<Item>& items) {
 
 void complete_struct(Struct& s) {
   for (Field& field : s.fields) field.initial = initial_of(field);
-  s.runs = runs_of(s.body);
+  s.runs = runs_of(s, s.body);
   // Every If, with whether it is outermost; an explicit stack instead of recursion.
   std::vector<std::pair<Item*, bool>> pending;
   for (Item& item : s.body) {
@@ -80,8 +139,8 @@ void complete_struct(Struct& s) {
   while (!pending.empty()) {
     auto [item, outermost] = pending.back();
     pending.pop_back();
-    item->then_runs = runs_of(item->then_items);
-    item->else_runs = runs_of(item->else_items);
+    item->then_runs = runs_of(s, item->then_items);
+    item->else_runs = runs_of(s, item->else_items);
     item->resets.clear();
     for (std::vector<Item>* side : {&item->then_items, &item->else_items}) {
       for (Item& inner : *side) {

@@ -1,27 +1,56 @@
-// Syntax tree of one .net schema file, as the parser produces it: unresolved names, unevaluated
-// expressions, nothing checked. Every node that diagnostics point at derives from Positioned and carries
-// the byte offset of its first character in the source text (line and column are computed only when a
-// diagnostic is printed).
+// Syntax tree of one .net schema file, as the parser hands it to the checker: unresolved names,
+// unevaluated expressions, nothing checked. Every node that diagnostics point at derives from Positioned
+// and carries the byte offset of its first character in the source text (line and column are computed
+// only when a diagnostic is printed).
 //
-// The parser fills these types directly through Boost.Spirit X3 attributes, which is why they use
-// boost::optional and x3::variant (X3 in Boost 1.74 does not propagate into std::optional/std::variant)
-// and why nodes that hold only one value derive from that value's container type instead of wrapping it
-// (X3 cannot fill a Fusion-adapted struct of one member). The checker turns all of it into model.hpp.
+// Standard library types only: the grammar's own attribute types (Boost.Spirit X3 needs Boost's optional
+// and x3::variant) stay inside frontend/parser_def.hpp, and parser.cpp converts them to these at the
+// frontend's boundary. The checker turns all of it into model.hpp.
 #pragma once
 
-#include <boost/optional.hpp>
-#include <boost/spirit/home/x3/support/ast/variant.hpp>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 namespace idlc::ast {
 
-namespace x3 = boost::spirit::x3;
-
 struct Positioned {
   std::uint32_t offset = 0;  // byte offset of the node's first character
+};
+
+// A node of a recursive type (an expression in parentheses, an if block in a body), owned and copied
+// deeply like a value. Never empty.
+template <typename T>
+class Box {
+ public:
+  explicit Box(T value) : node_(std::make_unique<T>(std::move(value))) {}
+  Box(const Box& other) : node_(std::make_unique<T>(*other.node_)) {}
+  Box(Box&&) noexcept = default;
+  Box& operator=(const Box& other) {
+    if (this != &other) node_ = std::make_unique<T>(*other.node_);
+    return *this;
+  }
+  Box& operator=(Box&&) noexcept = default;
+  ~Box() = default;
+
+  const T& get() const { return *node_; }
+  T& get() { return *node_; }
+
+ private:
+  std::unique_ptr<T> node_;
+};
+
+// One of several node types; get() is the std::variant.
+template <typename... T>
+struct OneOf {
+  std::variant<T...> value;
+  const std::variant<T...>& get() const { return value; }
+  std::variant<T...>& get() { return value; }
 };
 
 // A name as written: letters, digits and '_', not starting with a digit, not a keyword.
@@ -53,10 +82,8 @@ struct StringLiteral : Positioned, std::string {
 
 struct Expr;
 
-struct Primary : x3::variant<NumberLiteral, BoolLiteral, QualifiedName, x3::forward_ast<Expr>> {
-  using base_type::base_type;
-  using base_type::operator=;
-};
+// A literal, a name, or a parenthesized expression.
+struct Primary : OneOf<NumberLiteral, BoolLiteral, QualifiedName, Box<Expr>> {};
 
 // Prefix signs (`-`, `+`, any number of them) applied to a primary.
 struct Unary : Positioned {
@@ -85,36 +112,33 @@ struct TypeParam : Positioned {
 // `<first>`, `<first .. last>`, `<first .. last, key value, ...>`.
 struct TypeArgs : Positioned {
   Expr first;
-  boost::optional<Expr> last;
+  std::optional<Expr> last;
   std::vector<TypeParam> params;
 };
 
 // `name`, `name<args>`, `name:width`, `name[length]` (a fixed-length byte block: `bytes[16]`).
 struct TypeExpr : Positioned {
   QualifiedName name;
-  boost::optional<TypeArgs> args;
-  boost::optional<Expr> width;
-  boost::optional<Expr> block_length;
+  std::optional<TypeArgs> args;
+  std::optional<Expr> width;
+  std::optional<Expr> block_length;
 };
 
 // `[size]` or `[min .. max]` after a field name.
 struct Dims : Positioned {
   Expr first;
-  boost::optional<Expr> last;
+  std::optional<Expr> last;
 };
 
-struct DefaultValue : x3::variant<Expr, StringLiteral> {
-  using base_type::base_type;
-  using base_type::operator=;
-};
+struct DefaultValue : OneOf<Expr, StringLiteral> {};
 
 struct Field : Positioned {
   bool sparse = false;  // `sparse` prefix
   TypeExpr type;
   Identifier name;
-  boost::optional<Dims> dims;
+  std::optional<Dims> dims;
   bool optional = false;  // `?` suffix
-  boost::optional<DefaultValue> default_value;
+  std::optional<DefaultValue> default_value;
 };
 
 // `align;` or `check;` (the text is the keyword).
@@ -133,23 +157,20 @@ struct Comparison : Positioned {
 struct Condition : Positioned {
   bool negated = false;
   QualifiedName subject;
-  boost::optional<Comparison> comparison;
+  std::optional<Comparison> comparison;
 };
 
 // `const(value, bits);` or `reserved(bits);` in a struct body: bits on the wire that hold a fixed value
 // and belong to no field. The checker checks the arity (const: two arguments; reserved: one).
 struct WireItem : Positioned {
-  std::string keyword;           // "const" or "reserved"
-  Expr first;                    // const: the value; reserved: the bit count
-  boost::optional<Expr> second;  // const: the bit count
+  std::string keyword;         // "const" or "reserved"
+  Expr first;                  // const: the value; reserved: the bit count
+  std::optional<Expr> second;  // const: the bit count
 };
 
 struct IfBlock;
 
-struct Item : x3::variant<Field, Directive, x3::forward_ast<IfBlock>, WireItem> {
-  using base_type::base_type;
-  using base_type::operator=;
-};
+struct Item : OneOf<Field, Directive, Box<IfBlock>, WireItem> {};
 
 // `if (condition) { items } else { items }`; `else if` is an else side holding one IfBlock.
 struct IfBlock : Positioned {
@@ -177,13 +198,13 @@ struct ConstDecl : Positioned {
 
 struct Enumerator : Positioned {
   Identifier name;
-  boost::optional<Expr> value;
+  std::optional<Expr> value;
 };
 
 struct EnumDecl : Positioned {
   Identifier name;
-  boost::optional<Identifier> storage;  // `: uint8`
-  boost::optional<Expr> wire_max;       // `max 15`: headroom, a wire range wider than the values
+  std::optional<Identifier> storage;  // `: uint8`
+  std::optional<Expr> wire_max;       // `max 15`: headroom, a wire range wider than the values
   std::vector<Enumerator> items;
 };
 
@@ -195,15 +216,12 @@ struct FlagsDecl : Positioned {
 struct StructDecl : Positioned {
   bool is_message = false;
   Identifier name;
-  bool has_block = false;        // `message X block { ... }`: the message carries a block of bytes
-  boost::optional<Expr> budget;  // `message X budget 1200 { ... }`
+  bool has_block = false;      // `message X block { ... }`: the message carries a block of bytes
+  std::optional<Expr> budget;  // `message X budget 1200 { ... }`
   std::vector<Item> items;
 };
 
-struct Declaration
-    : x3::variant<PackageDecl, ImportDecl, OptionDecl, ConstDecl, EnumDecl, FlagsDecl, StructDecl> {
-  using base_type::base_type;
-  using base_type::operator=;
+struct Declaration : OneOf<PackageDecl, ImportDecl, OptionDecl, ConstDecl, EnumDecl, FlagsDecl, StructDecl> {
 };
 
 struct File {

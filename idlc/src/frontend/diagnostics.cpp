@@ -1,6 +1,7 @@
 #include "frontend/diagnostics.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <ostream>
 
 namespace idlc {
@@ -60,6 +61,11 @@ void Diagnostics::note(const SourceFile& file, std::uint32_t offset, std::uint32
   n.length = std::max<std::uint32_t>(length, 1);
   n.message = std::move(message);
   errors_.back().notes.push_back(std::move(n));
+}
+
+void Diagnostics::fix(std::uint32_t offset, std::uint32_t length, std::string replacement) {
+  if (last_dropped_ || errors_.empty() || errors_.back().file == nullptr) return;
+  errors_.back().fixits.push_back({offset, length, std::move(replacement)});
 }
 
 std::size_t Diagnostics::error_count(const SourceFile& file) const {
@@ -152,9 +158,36 @@ void Diagnostics::format_one(const Diagnostic& d, const char* label, std::string
   out += source_line + '\n' + caret_line + '\n';
 }
 
+// A string as clang quotes it in a fix-it line: backslash, quote and control bytes escaped.
+static std::string fixit_quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\%03o", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      out += escape;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
 std::string Diagnostics::format(const Diagnostic& d) const {
   std::string out;
   format_one(d, d.severity == Severity::Error ? "error" : "note", out);
+  if (parseable_fixits_ && d.file != nullptr) {
+    for (const FixIt& f : d.fixits) {
+      const LineColumn from = line_column(*d.file, f.offset);
+      const LineColumn to = line_column(*d.file, f.offset + f.length);
+      out += "fix-it:" + fixit_quoted(d.file->path) + ":{" + std::to_string(from.line) + ":" +
+             std::to_string(from.column) + "-" + std::to_string(to.line) + ":" + std::to_string(to.column) +
+             "}:" + fixit_quoted(f.replacement) + "\n";
+    }
+  }
   for (const auto& n : d.notes) format_one(n, "note", out);
   return out;
 }

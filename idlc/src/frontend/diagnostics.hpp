@@ -26,6 +26,15 @@ struct LineColumn {
 
 enum class Severity { Error, Note };
 
+// A replacement an editor can apply: `length` bytes at `offset` become `replacement`. Attached to a
+// "did you mean" error; printed only with set_parseable_fixits(true), in clang's
+// -fdiagnostics-parseable-fixits form: fix-it:"path":{line:col-line:col}:"replacement" (end exclusive).
+struct FixIt {
+  std::uint32_t offset = 0;
+  std::uint32_t length = 0;
+  std::string replacement;
+};
+
 struct Diagnostic {
   Severity severity = Severity::Error;
   const SourceFile* file = nullptr;  // null: not tied to a file (e.g. a command-line problem)
@@ -33,6 +42,7 @@ struct Diagnostic {
   std::uint32_t length = 1;  // bytes to underline, at least 1
   std::string message;
   std::vector<Diagnostic> notes;  // printed after the error: "note: previous declaration here"
+  std::vector<FixIt> fixits;      // what "did you mean" means, in the error's file
   std::size_t sequence = 0;       // order of reporting, breaks ties between equal offsets
 };
 
@@ -48,6 +58,10 @@ class Diagnostics {
   void error(std::string message);
   // Attaches a note to the error reported last (ignored when that error was dropped).
   void note(const SourceFile& file, std::uint32_t offset, std::uint32_t length, std::string message);
+  // Attaches a fix-it to the error reported last (ignored when that error was dropped).
+  void fix(std::uint32_t offset, std::uint32_t length, std::string replacement);
+  // Print each error's fix-its after it (machine-readable lines; off by default).
+  void set_parseable_fixits(bool on) { parseable_fixits_ = on; }
 
   std::size_t error_count() const { return error_count_; }
   std::size_t error_count(const SourceFile& file) const;
@@ -72,6 +86,7 @@ class Diagnostics {
   std::map<const SourceFile*, std::size_t> dropped_;
   std::size_t error_count_ = 0;
   bool last_dropped_ = false;
+  bool parseable_fixits_ = false;
   mutable std::map<const SourceFile*, std::vector<std::uint32_t>> line_starts_;
 };
 

@@ -81,6 +81,14 @@ std::string encoding_problem(const std::string& text, std::uint32_t& offset) {
   if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) {
     return "the file starts with a UTF-8 byte order mark (EF BB BF): save it as UTF-8 without a BOM";
   }
+  // UTF-32 first: its little-endian mark starts with UTF-16's.
+  if (text.compare(0, 4, std::string("\xFF\xFE\0\0", 4)) == 0 ||
+      text.compare(0, 4, std::string("\0\0\xFE\xFF", 4)) == 0) {
+    const bool little = text[0] == '\xFF';
+    return std::string("the file is UTF-32 (") +
+           (little ? "little-endian byte order mark FF FE 00 00" : "big-endian byte order mark 00 00 FE FF") +
+           "): save it as UTF-8 (or ASCII)";
+  }
   if (text.compare(0, 2, "\xFF\xFE") == 0 || text.compare(0, 2, "\xFE\xFF") == 0) {
     return std::string("the file is UTF-16 (") + (text[0] == '\xFF' ? "little" : "big") +
            "-endian byte order mark " + hex_byte(static_cast<unsigned char>(text[0])).substr(2) + " " +

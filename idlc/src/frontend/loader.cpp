@@ -7,6 +7,7 @@
 #include <set>
 
 #include "frontend/lexical.hpp"
+#include "frontend/names.hpp"
 #include "frontend/parser.hpp"
 
 namespace idlc {
@@ -49,7 +50,11 @@ bool DiskFileSystem::read(const std::string& path, std::string& contents, std::s
 
 std::string DiskFileSystem::identity(const std::string& path) {
   std::error_code ec;
-  fs::path canonical = fs::weakly_canonical(path, ec);
+  // Absolute first: weakly_canonical leaves a relative path to a missing file relative, which no
+  // allowed directory then contains.
+  fs::path absolute = fs::absolute(path, ec);
+  if (ec) absolute = path;
+  fs::path canonical = fs::weakly_canonical(absolute, ec);
   if (ec) return fs::path(path).lexically_normal().generic_string();
   return canonical.generic_string();
 }
@@ -57,6 +62,29 @@ std::string DiskFileSystem::identity(const std::string& path) {
 bool DiskFileSystem::exists(const std::string& path) {
   std::error_code ec;
   return fs::is_regular_file(path, ec);
+}
+
+std::vector<std::string> DiskFileSystem::net_files_in(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  fs::directory_iterator it(dir.empty() ? fs::path(".") : fs::path(dir), ec);
+  for (std::size_t seen = 0; !ec && it != fs::directory_iterator() && seen < kMaxListedFiles;
+       it.increment(ec), ++seen) {
+    if (it->path().extension() == ".net") names.push_back(it->path().filename().string());
+  }
+  return names;
+}
+
+std::vector<std::string> MemoryFileSystem::net_files_in(const std::string& dir) {
+  std::vector<std::string> names;
+  const std::string key = fs::path(dir).lexically_normal().generic_string();
+  for (const auto& [path, contents] : files_) {
+    const fs::path p(path);
+    if (p.parent_path().generic_string() == key && p.extension() == ".net")
+      names.push_back(p.filename().string());
+    if (names.size() >= kMaxListedFiles) break;
+  }
+  return names;
 }
 
 bool MemoryFileSystem::exists(const std::string& path) {
@@ -257,7 +285,7 @@ class Loader {
     if (tree) {
       std::map<std::string, std::uint32_t> seen;  // identity -> offset of the first import
       for (const auto& declaration : tree->declarations) {
-        const auto* import = boost::get<ast::ImportDecl>(&declaration.get());
+        const auto* import = std::get_if<ast::ImportDecl>(&declaration.get());
         if (import == nullptr) continue;
         load_import(index, source, *import, seen);
       }
@@ -323,6 +351,36 @@ class Loader {
           "'" + *relative +
               "' is outside the directories of the schema files given to idlc and of the include "
               "paths (-I DIR): add its directory with -I, or pass --allow-import-outside");
+      program_.files[index].imports_ok = false;
+      return;
+    }
+    if (!fs_.exists(resolved)) {
+      // Nothing of that name beside the importer or in an include path: say so, with the nearest name
+      // of a .net file there (the directories listed are the allowed ones).
+      std::vector<std::string> dirs{
+          (fs::path(source.path).parent_path() / relative_path.parent_path()).generic_string()};
+      for (const std::string& include : options_.include_paths) {
+        dirs.push_back((fs::path(include) / relative_path.parent_path()).generic_string());
+      }
+      const std::string wanted = relative_path.filename().string();
+      std::string best;
+      std::size_t best_distance = 3;  // suggest within an edit distance of 2
+      for (const std::string& dir : dirs) {
+        for (const std::string& name : fs_.net_files_in(dir)) {
+          const std::size_t distance = edit_distance(wanted, name, 2);
+          if (distance < best_distance) {
+            best_distance = distance;
+            best = name;
+          }
+        }
+      }
+      std::string message = "there is no file '" + *relative + "' beside this file" +
+                            (options_.include_paths.empty() ? "" : " or in the -I directories");
+      const std::string suggestion = (relative_path.parent_path() / best).generic_string();
+      if (!best.empty()) message += ": did you mean '" + suggestion + "'?";
+      diagnostics_.error(source, path_offset, path_length, message);
+      // The fix-it replaces the whole literal (quotes included), so escapes in it need no mapping.
+      if (!best.empty()) diagnostics_.fix(path_offset, path_length, "\"" + suggestion + "\"");
       program_.files[index].imports_ok = false;
       return;
     }

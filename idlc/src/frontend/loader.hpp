@@ -24,6 +24,10 @@ class FileSystem {
   virtual std::string identity(const std::string& path) = 0;
   // True when `path` names a file that read() could open.
   virtual bool exists(const std::string& path) = 0;
+  // The names (without directory) of the .net files in directory `dir`, at most kMaxListedFiles, for "did
+  // you mean" suggestions; none when the directory cannot be listed.
+  virtual std::vector<std::string> net_files_in(const std::string& dir) = 0;
+  static constexpr std::size_t kMaxListedFiles = 4096;
 };
 
 class DiskFileSystem final : public FileSystem {
@@ -31,6 +35,7 @@ class DiskFileSystem final : public FileSystem {
   bool read(const std::string& path, std::string& contents, std::string& error) override;
   std::string identity(const std::string& path) override;
   bool exists(const std::string& path) override;
+  std::vector<std::string> net_files_in(const std::string& dir) override;
 };
 
 class MemoryFileSystem final : public FileSystem {
@@ -39,6 +44,7 @@ class MemoryFileSystem final : public FileSystem {
   bool read(const std::string& path, std::string& contents, std::string& error) override;
   std::string identity(const std::string& path) override;
   bool exists(const std::string& path) override;
+  std::vector<std::string> net_files_in(const std::string& dir) override;
 
  private:
   std::map<std::string, std::string> files_;  // keyed by normalized path

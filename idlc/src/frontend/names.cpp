@@ -134,6 +134,12 @@ std::string name_problem(const std::string& name, NameContext context) {
       if (is_builtin_type_name(name)) {
         return "'" + name + "' is a built-in type name: rename the declaration";
       }
+      if (contains(model::reserved_member_names(), name)) {
+        return "'" + name +
+               "' is the name of a member idlc generates in every struct, so a struct using it would find "
+               "its own "
+               "member instead: rename the declaration";
+      }
       if (contains(model::reserved_package_names(), name)) {
         return "'" + name + "' collides with a name idlc generates in every package: rename the declaration";
       }

@@ -1,5 +1,6 @@
 // The .net grammar in Boost.Spirit X3. Included only by parser.cpp (one translation unit pays the
-// compile time). Structure follows the X3 examples: Fusion adaptations of ast.hpp, one rule per
+// compile time). Structure follows the X3 examples: the attribute types (tree::) and their Fusion
+// adaptations, one rule per
 // construct, rule-ID classes that record source offsets (on_success) and expectation failures
 // (on_error). `>` follows every token that commits to a construct, so a failure names what was
 // expected at that point. Character sets are spelled out rather than taken from X3's classifiers,
@@ -7,31 +8,175 @@
 #pragma once
 
 #include <boost/fusion/include/adapt_struct.hpp>
+#include <boost/optional.hpp>
 #include <boost/spirit/home/x3.hpp>
+#include <boost/spirit/home/x3/support/ast/variant.hpp>
 #include <cstdint>
 #include <string>
 #include <type_traits>
 
 #include "frontend/ast.hpp"
 
-BOOST_FUSION_ADAPT_STRUCT(idlc::ast::Unary, signs, operand)
-BOOST_FUSION_ADAPT_STRUCT(idlc::ast::Operation, op, operand)
-BOOST_FUSION_ADAPT_STRUCT(idlc::ast::Expr, first, rest)
-BOOST_FUSION_ADAPT_STRUCT(idlc::ast::TypeParam, key, value)
-BOOST_FUSION_ADAPT_STRUCT(idlc::ast::TypeArgs, first, last, params)
-BOOST_FUSION_ADAPT_STRUCT(idlc::ast::TypeExpr, name, args, width, block_length)
-BOOST_FUSION_ADAPT_STRUCT(idlc::ast::Dims, first, last)
-BOOST_FUSION_ADAPT_STRUCT(idlc::ast::Field, sparse, type, name, dims, optional, default_value)
-BOOST_FUSION_ADAPT_STRUCT(idlc::ast::WireItem, keyword, first, second)
+// The grammar's attribute types: what X3 fills while parsing. X3 in Boost 1.74 does not propagate into
+// std::optional/std::variant, so these hold boost::optional and x3::variant, and nodes that hold only one
+// value derive from that value's container type instead of wrapping it (X3 cannot fill a Fusion-adapted
+// struct of one member). parser.cpp converts them to ast.hpp (standard types only) before the checker
+// sees them; leaf nodes without Boost types are ast.hpp's own.
+namespace idlc::parser::tree {
+
+namespace x3 = boost::spirit::x3;
+using ast::BoolLiteral;
+using ast::Comparison;
+using ast::Directive;
+using ast::FlagsDecl;
+using ast::Identifier;
+using ast::ImportDecl;
+using ast::NumberLiteral;
+using ast::PackageDecl;
+using ast::Positioned;
+using ast::QualifiedName;
+using ast::StringLiteral;
+
+struct Expr;
+
+struct Primary : x3::variant<NumberLiteral, BoolLiteral, QualifiedName, x3::forward_ast<Expr>> {
+  using base_type::base_type;
+  using base_type::operator=;
+};
+
+struct Unary : Positioned {
+  std::string signs;
+  Primary operand;
+};
+
+struct Operation : Positioned {
+  char op = '+';
+  Unary operand;
+};
+
+struct Expr : Positioned {
+  Unary first;
+  std::vector<Operation> rest;
+};
+
+struct TypeParam : Positioned {
+  Identifier key;
+  Expr value;
+};
+
+struct TypeArgs : Positioned {
+  Expr first;
+  boost::optional<Expr> last;
+  std::vector<TypeParam> params;
+};
+
+struct TypeExpr : Positioned {
+  QualifiedName name;
+  boost::optional<TypeArgs> args;
+  boost::optional<Expr> width;
+  boost::optional<Expr> block_length;
+};
+
+struct Dims : Positioned {
+  Expr first;
+  boost::optional<Expr> last;
+};
+
+struct DefaultValue : x3::variant<Expr, StringLiteral> {
+  using base_type::base_type;
+  using base_type::operator=;
+};
+
+struct Field : Positioned {
+  bool sparse = false;
+  TypeExpr type;
+  Identifier name;
+  boost::optional<Dims> dims;
+  bool optional = false;
+  boost::optional<DefaultValue> default_value;
+};
+
+struct Condition : Positioned {
+  bool negated = false;
+  QualifiedName subject;
+  boost::optional<Comparison> comparison;
+};
+
+struct WireItem : Positioned {
+  std::string keyword;
+  Expr first;
+  boost::optional<Expr> second;
+};
+
+struct IfBlock;
+
+struct Item : x3::variant<Field, Directive, x3::forward_ast<IfBlock>, WireItem> {
+  using base_type::base_type;
+  using base_type::operator=;
+};
+
+struct IfBlock : Positioned {
+  Condition condition;
+  std::vector<Item> then_items;
+  std::vector<Item> else_items;
+};
+
+struct OptionDecl : Positioned {
+  Identifier key;
+  Expr value;
+};
+
+struct ConstDecl : Positioned {
+  Identifier name;
+  Expr value;
+};
+
+struct Enumerator : Positioned {
+  Identifier name;
+  boost::optional<Expr> value;
+};
+
+struct EnumDecl : Positioned {
+  Identifier name;
+  boost::optional<Identifier> storage;
+  boost::optional<Expr> wire_max;
+  std::vector<Enumerator> items;
+};
+
+struct StructDecl : Positioned {
+  bool is_message = false;
+  Identifier name;
+  bool has_block = false;
+  boost::optional<Expr> budget;
+  std::vector<Item> items;
+};
+
+struct Declaration
+    : x3::variant<PackageDecl, ImportDecl, OptionDecl, ConstDecl, EnumDecl, FlagsDecl, StructDecl> {
+  using base_type::base_type;
+  using base_type::operator=;
+};
+
+}  // namespace idlc::parser::tree
+
+BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::Unary, signs, operand)
+BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::Operation, op, operand)
+BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::Expr, first, rest)
+BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::TypeParam, key, value)
+BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::TypeArgs, first, last, params)
+BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::TypeExpr, name, args, width, block_length)
+BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::Dims, first, last)
+BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::Field, sparse, type, name, dims, optional, default_value)
+BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::WireItem, keyword, first, second)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::Comparison, op, value)
-BOOST_FUSION_ADAPT_STRUCT(idlc::ast::Condition, negated, subject, comparison)
-BOOST_FUSION_ADAPT_STRUCT(idlc::ast::IfBlock, condition, then_items, else_items)
-BOOST_FUSION_ADAPT_STRUCT(idlc::ast::OptionDecl, key, value)
-BOOST_FUSION_ADAPT_STRUCT(idlc::ast::ConstDecl, name, value)
-BOOST_FUSION_ADAPT_STRUCT(idlc::ast::Enumerator, name, value)
-BOOST_FUSION_ADAPT_STRUCT(idlc::ast::EnumDecl, name, storage, wire_max, items)
+BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::Condition, negated, subject, comparison)
+BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::IfBlock, condition, then_items, else_items)
+BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::OptionDecl, key, value)
+BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::ConstDecl, name, value)
+BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::Enumerator, name, value)
+BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::EnumDecl, name, storage, wire_max, items)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::FlagsDecl, name, items)
-BOOST_FUSION_ADAPT_STRUCT(idlc::ast::StructDecl, is_message, name, has_block, budget, items)
+BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::StructDecl, is_message, name, has_block, budget, items)
 
 namespace idlc::parser {
 
@@ -166,36 +311,36 @@ const x3::rule<qualified_name_class, ast::QualifiedName> qualified_name = "a nam
 const x3::rule<number_class, ast::NumberLiteral> number = "a number";
 const x3::rule<bool_literal_class, ast::BoolLiteral> bool_literal = "true or false";
 const x3::rule<string_literal_class, ast::StringLiteral> string_literal = "a string literal";
-const x3::rule<primary_class, ast::Primary> primary = "a number, a name or '('";
-const x3::rule<paren_expr_class, ast::Expr> paren_expr = "'('";
-const x3::rule<unary_class, ast::Unary> unary = "an expression";
-const x3::rule<operation_class, ast::Operation> operation = "an operator";
-const x3::rule<expr_class, ast::Expr> expr = "an expression";
-const x3::rule<type_param_class, ast::TypeParam> type_param = "a type parameter such as `res 0.01`";
-const x3::rule<type_args_class, ast::TypeArgs> type_args = "'<'";
-const x3::rule<type_expr_class, ast::TypeExpr> type_expr = "a type";
-const x3::rule<dims_class, ast::Dims> dims = "'['";
-const x3::rule<default_value_class, ast::DefaultValue> default_value = "a default value";
-const x3::rule<field_class, ast::Field> field = "a field";
+const x3::rule<primary_class, tree::Primary> primary = "a number, a name or '('";
+const x3::rule<paren_expr_class, tree::Expr> paren_expr = "'('";
+const x3::rule<unary_class, tree::Unary> unary = "an expression";
+const x3::rule<operation_class, tree::Operation> operation = "an operator";
+const x3::rule<expr_class, tree::Expr> expr = "an expression";
+const x3::rule<type_param_class, tree::TypeParam> type_param = "a type parameter such as `res 0.01`";
+const x3::rule<type_args_class, tree::TypeArgs> type_args = "'<'";
+const x3::rule<type_expr_class, tree::TypeExpr> type_expr = "a type";
+const x3::rule<dims_class, tree::Dims> dims = "'['";
+const x3::rule<default_value_class, tree::DefaultValue> default_value = "a default value";
+const x3::rule<field_class, tree::Field> field = "a field";
 const x3::rule<directive_class, ast::Directive> directive = "a directive";
-const x3::rule<wire_item_class, ast::WireItem> wire_item = "`const(value, bits);` or `reserved(bits);`";
+const x3::rule<wire_item_class, tree::WireItem> wire_item = "`const(value, bits);` or `reserved(bits);`";
 const x3::rule<comparison_class, ast::Comparison> comparison = "'==' or '!='";
-const x3::rule<condition_class, ast::Condition> condition =
+const x3::rule<condition_class, tree::Condition> condition =
     "a condition (a bool field, `!field` or `field == Value`)";
-const x3::rule<if_block_class, ast::IfBlock> if_block = "an if block";
-const x3::rule<item_class, ast::Item> item = "a field";
-const x3::rule<block_class, std::vector<ast::Item>> block = "'{'";
+const x3::rule<if_block_class, tree::IfBlock> if_block = "an if block";
+const x3::rule<item_class, tree::Item> item = "a field";
+const x3::rule<block_class, std::vector<tree::Item>> block = "'{'";
 const x3::rule<block_end_class> block_end = "a field, `if`, `align`, `check`, `const(`, `reserved(` or '}'";
 const x3::rule<list_end_class> list_end = "',' or '}'";
 const x3::rule<package_decl_class, ast::PackageDecl> package_decl = "a package declaration";
 const x3::rule<import_decl_class, ast::ImportDecl> import_decl = "an import";
-const x3::rule<option_decl_class, ast::OptionDecl> option_decl = "an option";
-const x3::rule<const_decl_class, ast::ConstDecl> const_decl = "a constant";
-const x3::rule<enumerator_class, ast::Enumerator> enumerator = "an enumerator";
-const x3::rule<enum_decl_class, ast::EnumDecl> enum_decl = "an enum";
+const x3::rule<option_decl_class, tree::OptionDecl> option_decl = "an option";
+const x3::rule<const_decl_class, tree::ConstDecl> const_decl = "a constant";
+const x3::rule<enumerator_class, tree::Enumerator> enumerator = "an enumerator";
+const x3::rule<enum_decl_class, tree::EnumDecl> enum_decl = "an enum";
 const x3::rule<flags_decl_class, ast::FlagsDecl> flags_decl = "a flag set";
-const x3::rule<struct_decl_class, ast::StructDecl> struct_decl = "a struct or message";
-const x3::rule<declaration_class, ast::Declaration> declaration = "a declaration";
+const x3::rule<struct_decl_class, tree::StructDecl> struct_decl = "a struct or message";
+const x3::rule<declaration_class, tree::Declaration> declaration = "a declaration";
 
 const auto identifier_def = lexeme[!keyword >> ident_start >> *ident_char];
 const auto field_name_def = identifier;

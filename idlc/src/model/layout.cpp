@@ -107,9 +107,19 @@ class LayoutBuilder {
  public:
   explicit LayoutBuilder(MessageLayout& layout) : layout_(layout) {}
 
-  model::BitRange walk(const model::Struct& s, const std::vector<model::Item>& items, model::BitRange at,
-                       int depth, const std::string& prefix) {
+  // `runs`: the runs of `items` when they are the message's own (their pieces are listed), else null.
+  model::BitRange walk(const model::Struct& s, const std::vector<model::Item>& items,
+                       const std::vector<model::Run>* runs, model::BitRange at, int depth,
+                       const std::string& prefix) {
+    std::vector<std::pair<std::string, model::BitRange>> where;  // each item's path and offset
+    if (runs != nullptr) where.reserve(items.size());
     for (const model::Item& item : items) {
+      if (runs != nullptr) {
+        std::string path = item.kind == model::ItemKind::Field      ? prefix + s.fields[item.field].name
+                           : item.kind == model::ItemKind::Constant ? std::string("(const)")
+                                                                    : std::string("(reserved)");
+        where.emplace_back(std::move(path), at);
+      }
       switch (item.kind) {
         case model::ItemKind::Field: {
           const model::Field& field = s.fields[item.field];
@@ -117,7 +127,8 @@ class LayoutBuilder {
                field.cost});
           if (field.type.kind == model::TypeKind::Struct && field.shape == model::Shape::Scalar &&
               !field.optional && !layout_.truncated && depth + 1 < kMaxLayoutDepth) {
-            walk(*field.type.structure, field.type.structure->body, at, depth + 1, prefix + field.name + ".");
+            walk(*field.type.structure, field.type.structure->body, nullptr, at, depth + 1,
+                 prefix + field.name + ".");
           }
           break;
         }
@@ -137,17 +148,29 @@ class LayoutBuilder {
         case model::ItemKind::If: {
           // The if row shows the then side's bits, the else row the else side's.
           std::size_t if_row = add({depth, "if", condition_text(s, item.condition), "", at, {0, 0}});
-          model::BitRange then_end = walk(s, item.then_items, at, depth + 1, prefix);
+          model::BitRange then_end =
+              walk(s, item.then_items, runs != nullptr ? &item.then_runs : nullptr, at, depth + 1, prefix);
           set_bits(if_row, {then_end.min - at.min, then_end.max - at.max});
           if (!item.else_items.empty()) {
             std::size_t else_row = add({depth, "else", "else", "", at, {0, 0}});
-            model::BitRange else_end = walk(s, item.else_items, at, depth + 1, prefix);
+            model::BitRange else_end =
+                walk(s, item.else_items, runs != nullptr ? &item.else_runs : nullptr, at, depth + 1, prefix);
             set_bits(else_row, {else_end.min - at.min, else_end.max - at.max});
           }
           break;
         }
       }
       at = at + item.cost;
+    }
+    if (runs != nullptr) {
+      for (const model::Run& run : *runs) {
+        for (const model::RunPiece& piece : run.pieces) {
+          const std::size_t first = run.members[piece.first].item;
+          const std::size_t last = run.members[piece.first + piece.count - 1].item;
+          layout_.pieces.push_back({where[first].first, where[last].first, piece.count, where[first].second,
+                                    piece.bits, piece.grouped, piece.joins_next});
+        }
+      }
     }
     return at;
   }
@@ -224,7 +247,10 @@ MessageLayout layout_of(const model::Struct& message) {
   MessageLayout layout;
   layout.message = &message;
   LayoutBuilder builder(layout);
-  builder.walk(message, message.body, {0, 0}, 0, "");
+  builder.walk(message, message.body, &message.runs, {0, 0}, 0, "");
+  // Pieces in wire order of their lists as walked: an if's sides were listed before the body's runs.
+  std::stable_sort(layout.pieces.begin(), layout.pieces.end(),
+                   [](const LayoutPiece& a, const LayoutPiece& b) { return a.offset.min < b.offset.min; });
   return layout;
 }
 
@@ -258,6 +284,22 @@ std::string layout_text(const model::Package& package) {
                          pad(name, field_width + 2) + row.type;
       while (!line.empty() && line.back() == ' ') line.pop_back();
       out += line + "\n";
+    }
+    // The pieces generated code reads with one bounds check each (a pair across an alignment as one).
+    auto piece_text = [](const LayoutPiece& piece) {
+      return (piece.items == 1 ? piece.first : piece.first + " .. " + piece.last) + " (" +
+             std::to_string(piece.items) + (piece.items == 1 ? " item, " : " items, ") +
+             std::to_string(piece.bits) + " bits)";
+    };
+    for (std::size_t i = 0; i < layout.pieces.size(); ++i) {
+      const LayoutPiece& piece = layout.pieces[i];
+      if (piece.joins_next && i + 1 < layout.pieces.size()) {
+        out +=
+            "  read as one: " + piece_text(piece) + " + align + " + piece_text(layout.pieces[i + 1]) + "\n";
+        ++i;
+      } else if (piece.grouped) {
+        out += "  read as one: " + piece_text(piece) + "\n";
+      }
     }
     if (layout.truncated) {
       out += "  ... (the table stops at " + std::to_string(kMaxLayoutRows) + " rows)\n";
@@ -302,7 +344,21 @@ std::string layout_json(const model::Package& package) {
              ", \"bits_min\": " + std::to_string(row.bits.min) +
              ", \"bits_max\": " + std::to_string(row.bits.max) + "}";
     }
-    out += first_row ? "]}" : "\n     ]}";
+    out += first_row ? "]" : "\n     ]";
+    out += ",\n     \"pieces\": [";
+    bool first_piece = true;
+    for (const LayoutPiece& piece : layout.pieces) {
+      out += first_piece ? "\n" : ",\n";
+      first_piece = false;
+      out += "      {\"first\": " + json_string(piece.first) + ", \"last\": " + json_string(piece.last) +
+             ", \"items\": " + std::to_string(piece.items) +
+             ", \"offset_min\": " + std::to_string(piece.offset.min) +
+             ", \"offset_max\": " + std::to_string(piece.offset.max) +
+             ", \"bits\": " + std::to_string(piece.bits) +
+             ", \"grouped\": " + (piece.grouped ? "true" : "false") +
+             ", \"joins_next\": " + (piece.joins_next ? "true" : "false") + "}";
+    }
+    out += first_piece ? "]}" : "\n     ]}";
   }
   out += first_message ? "]\n}\n" : "\n  ]\n}\n";
   return out;

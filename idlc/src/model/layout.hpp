@@ -22,9 +22,21 @@ struct LayoutRow {
   model::BitRange bits;    // how many bits it takes
 };
 
+// One piece of a run of the message's own item lists (model::RunPiece), as generated code reads it.
+struct LayoutPiece {
+  std::string first;       // path of its first item ("tick", "(const)")
+  std::string last;        // path of its last item
+  std::size_t items = 0;   // how many items
+  model::BitRange offset;  // where the piece starts
+  std::uint64_t bits = 0;
+  bool grouped = false;     // one bounds check on read, one WriteRun on write
+  bool joins_next = false;  // read with the next piece in one bounds check across the alignment between
+};
+
 struct MessageLayout {
   const model::Struct* message = nullptr;
   std::vector<LayoutRow> rows;
+  std::vector<LayoutPiece> pieces;  // every piece of every run of the message's body and if sides
   bool truncated = false;  // the row limit cut the table short (deeply nested structs)
 };
 

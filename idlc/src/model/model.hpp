@@ -205,8 +205,8 @@ struct Value {
   enum class Kind { Bool, Integer, Float, String, Enumerator };
   Kind kind = Kind::Integer;
   bool boolean = false;        // Bool
-  std::int64_t integer = 0;    // Integer (integer and Int128 fields, unsigned storage bit for bit as in
-                               // IntegerType; for FixedPoint the raw Q value)
+  std::int64_t integer = 0;    // Integer (integer and Int128 fields, unsigned storage and uint128 bit for
+                               // bit as in IntegerType; for FixedPoint the raw Q value)
   double number = 0;           // Float (float fields: already rounded to float; compressed: in range)
   std::string text;            // String: the decoded bytes (string and bytes fields)
   std::size_t enumerator = 0;  // Enumerator: index into the field type's Enum::items
@@ -267,9 +267,33 @@ struct RunMember {
   std::uint64_t bits = 0;    // the field's fixed width
 };
 
+// The widest piece of a run that generated code reads with one bounds check: 8 chunks of 56 bits, which
+// the compilers keep in registers. A longer run is read as consecutive pieces of at most this many bits.
+inline constexpr std::uint64_t kMaxRunPieceBits = 8 * 56;
+
+// How a run is read and written: greedy pieces of at most kMaxRunPieceBits in wire order. The model
+// decides this (back ends only print it, `--layout` shows it), so every back end splits runs alike.
+struct RunPiece {
+  std::size_t first = 0;   // index into Run::members of the piece's first member
+  std::size_t count = 0;   // members in the piece, at least one
+  std::uint64_t bits = 0;  // their widths' sum
+  // Read through one bounds check (a ReadRun) and written through one WriteRun: two or more members, or
+  // one field that is several reads on its own (an array, a struct), of a non-zero width. Otherwise each
+  // member is serialized on its own.
+  bool grouped = false;
+  // The piece, the `align` right after it and the next piece of the item list (the first piece of the
+  // next run) are read as one (a ReadRun that knows the padding's width when it starts on a byte
+  // boundary): both non-empty and together, padding included, at most kMaxRunPieceBits. A piece that
+  // is the second of such a pair never starts another.
+  bool joins_next = false;
+  // joins_next: the bits read as one, this piece, the padding to a byte boundary and the next piece.
+  std::uint64_t joined_bits = 0;
+};
+
 struct Run {
   std::vector<RunMember> members;  // in wire order, at least one
   std::uint64_t bits = 0;          // sum of the members' widths
+  std::vector<RunPiece> pieces;    // members split for reading (model_build.cpp), in order, covering all
 };
 
 // One entry of a struct body in wire order. An If writes nothing itself: exactly one of its sides is
@@ -383,11 +407,13 @@ inline std::string changed_member_name(const std::string& field) {
   return field + "_changed";
 }
 
-// Names reserved inside every generated struct (no field may take them).
+// Names of the members idlc generates inside every struct or message (kType, kTypeId and kHasBlock in
+// messages). No field may take them, and no declaration of the package either: inside a struct the
+// unqualified name would find the member, not the declaration.
 inline const std::vector<std::string>& reserved_member_names() {
-  static const std::vector<std::string> names = {"serialize", "MaxBits", "MaxBytes", "MaxBitsWithoutChecks",
-                                                 "kTypeId",   "kType",   "kName",    "reset",
-                                                 "to_string", "format"};
+  static const std::vector<std::string> names = {
+      "serialize", "MaxBits",   "MaxBytes", "MaxBitsWithoutChecks", "kTypeId", "kType", "kHasBlock", "kName",
+      "reset",     "to_string", "format"};
   return names;
 }
 

@@ -10,11 +10,10 @@
 #include "backend/bench/emit_cpp_bench.hpp"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "backend/cpp/emit_cpp.hpp"
 #include "backend/cpp/emit_cpp_text.hpp"
+#include "backend/cpp/output.hpp"
 #include "backend/cpp/printer.hpp"
 
 namespace idlc {
@@ -443,25 +442,6 @@ void measure_bench(benchmark::State& state) {
 
 )";
 
-bool write_if_changed(const std::filesystem::path& path, const std::string& contents, std::string& error) {
-  {
-    std::ifstream in(path, std::ios::binary);
-    if (in) {
-      std::ostringstream text;
-      text << in.rdbuf();
-      if (text.str() == contents) return true;
-    }
-  }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << contents;
-  out.close();
-  if (!out) {
-    error = "cannot write '" + path.string() + "'";
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 std::string emit_cpp_random_header(const model::Package& package) { return RandomEmitter(package).run(); }
@@ -507,6 +487,17 @@ bool write_cpp_bench_files(const model::Schema& schema, const std::string& out_d
   if (ec) {
     error = "cannot create output directory '" + out_dir + "': " + ec.message();
     return false;
+  }
+  // The benchmark program includes Google Benchmark and every package's header (imports through their
+  // importers): a package whose outermost namespace is `benchmark` would merge with Google Benchmark's.
+  if (bench) {
+    for (const model::Package& package : schema.packages) {
+      if (package.name_parts.empty() || package.name_parts.front() != "benchmark") continue;
+      error = package.source_path + ": package '" + package.name +
+              "' is the namespace of Google Benchmark, which the --bench program includes: its declarations "
+              "would merge with Google Benchmark's; rename the package to use --bench";
+      return false;
+    }
   }
   // game_random.net's header is game_random.hpp, the name of game.net's random header: refused, not
   // overwritten.

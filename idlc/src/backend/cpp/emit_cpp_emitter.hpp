@@ -10,7 +10,8 @@
 // call into an overload set that grows with the package (each type's formatter has its own name, and
 // serialize calls runtime templates or a member), and only the emitted source files instantiate the
 // messages' serialize for the factory, each for its share of the messages.
-// Every decision (widths, ranges, costs, initial values, resets) comes from the model; this only prints.
+// Every decision (widths, ranges, costs, initial values, resets, how runs split into pieces read with one
+// bounds check) comes from the model; this only prints.
 //
 // Generated names that the schema cannot take: every local, parameter and template parameter of
 // generated code ends in '_' (the checker refuses schema names ending in '_'), so no field, type or
@@ -70,15 +71,13 @@ class Emitter {
   void emit_items(const model::Struct& s, const std::vector<model::Item>& items, const std::vector<model::Run>& runs);
   void emit_run(const model::Struct& s, const std::vector<model::Item>& items, const std::vector<model::RunMember>& members,
                 std::uint64_t bits);
-  // A greedy piece of a run, at most kMaxGroupBits; `grouped` when read through a ReadRun on its own.
-  struct Segment {
+  // A piece of a run as the model split it, with its members.
+  struct Piece {
     std::vector<model::RunMember> members;
-    std::uint64_t bits = 0;
-    bool grouped = false;
+    const model::RunPiece* piece = nullptr;
   };
-  bool aligned_pair(const std::vector<model::Item>& items, const Segment& first, const Segment& second) const;
-  void emit_aligned_pair(const model::Struct& s, const std::vector<model::Item>& items, const Segment& first,
-                         const Segment& second);
+  void emit_aligned_pair(const model::Struct& s, const std::vector<model::Item>& items, const Piece& first,
+                         const Piece& second);
 
   // emit_cpp_package.cpp
   void message_type_enum();

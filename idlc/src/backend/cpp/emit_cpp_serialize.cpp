@@ -46,29 +46,6 @@ std::string hex_literal(std::uint64_t value) {
   return buffer;
 }
 
-// The widest run read through one bitwire::ReadRun: 8 chunks of 56 bits, which the compilers keep in
-// registers. A longer run is read as consecutive groups of at most this many bits.
-constexpr std::uint64_t kMaxGroupBits = 8 * 56;
-
-// `code` with every whole identifier `stream_` renamed `run_`, and '$' doubled for the printer. No schema
-// name can be `stream_` (names ending in '_' are refused), so only the generated parameter is renamed.
-std::string on_run(const std::string& code) {
-  auto is_identifier = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; };
-  const std::string from = "stream_";
-  std::string out;
-  for (std::size_t i = 0; i < code.size();) {
-    if (code.compare(i, from.size(), from) == 0 && (i == 0 || !is_identifier(code[i - 1])) &&
-        (i + from.size() == code.size() || !is_identifier(code[i + from.size()]))) {
-      out += "run_";
-      i += from.size();
-      continue;
-    }
-    if (code[i] == '$') out += '$';
-    out += code[i++];
-  }
-  return out;
-}
-
 }  // namespace
 
 // Forced inline (the runtime's inlining contract, bitwire/core/config.hpp): nested structs' serialize and the
@@ -84,6 +61,8 @@ void Emitter::serialize_function(const Struct& s) {
   }
   {
     Indent body(p_);
+    // Field statements name their stream `$stream$`: stream_ here, run_ inside a run (emit_run).
+    Bind stream(p_, "stream", "stream_");
     emit_items(s, s.body, s.runs);
     p_.print("return true;\n");
   }
@@ -94,76 +73,87 @@ void Emitter::serialize_function(const Struct& s) {
 void Emitter::element(const Type& type, const std::string& ref) {
   switch (type.kind) {
     case TypeKind::Bool:
-      p_.print("BITWIRE_TRY(bitwire::serialize_bool(stream_, $r$));\n", {{"r", ref}});
+      p_.print("BITWIRE_TRY(bitwire::serialize_bool($stream$, $r$));\n", {{"r", ref}});
       return;
     case TypeKind::Integer: {
       const model::IntegerType& i = type.integer;
       if (i.encoding == model::IntEncoding::Raw) {
-        p_.print(i.storage.is_signed ? "BITWIRE_TRY(bitwire::serialize_signed_bits(stream_, $r$, $bits$));\n"
-                                     : "BITWIRE_TRY(bitwire::serialize_bits(stream_, $r$, $bits$));\n",
+        p_.print(i.storage.is_signed ? "BITWIRE_TRY(bitwire::serialize_signed_bits($stream$, $r$, $bits$));\n"
+                                     : "BITWIRE_TRY(bitwire::serialize_bits($stream$, $r$, $bits$));\n",
                  {{"r", ref}, {"bits", std::to_string(i.bits)}});
       } else {
         const std::string t = storage_type(i.storage);
-        p_.print("BITWIRE_TRY(bitwire::serialize_int(stream_, $r$, $t${$min$}, $t${$max$}));\n",
-                 {{"r", ref}, {"t", t}, {"min", integer_literal(i.min, i.storage)}, {"max", integer_literal(i.max, i.storage)}});
+        p_.print("BITWIRE_TRY(bitwire::serialize_int($stream$, $r$, $t${$min$}, $t${$max$}));\n",
+                 {{"r", ref},
+                  {"t", t},
+                  {"min", integer_literal(i.min, i.storage)},
+                  {"max", integer_literal(i.max, i.storage)}});
       }
       return;
     }
     case TypeKind::Float:
-      p_.print("BITWIRE_TRY(bitwire::serialize_float(stream_, $r$));\n", {{"r", ref}});
+      p_.print("BITWIRE_TRY(bitwire::serialize_float($stream$, $r$));\n", {{"r", ref}});
       return;
     case TypeKind::Double:
-      p_.print("BITWIRE_TRY(bitwire::serialize_double(stream_, $r$));\n", {{"r", ref}});
+      p_.print("BITWIRE_TRY(bitwire::serialize_double($stream$, $r$));\n", {{"r", ref}});
       return;
     case TypeKind::CompressedFloat:
       // Parameters as a constant expression: nothing about the quantization is computed at run time.
-      p_.print("BITWIRE_TRY(bitwire::serialize_compressed_float(stream_, $r$, "
-               "bitwire::compressed_float_constant($min$, $max$, $res$)));\n",
-               {{"r", ref},
-                {"min", float_literal(type.compressed.min)},
-                {"max", float_literal(type.compressed.max)},
-                {"res", float_literal(type.compressed.resolution)}});
+      p_.print(
+          "BITWIRE_TRY(bitwire::serialize_compressed_float($stream$, $r$, "
+          "bitwire::compressed_float_constant($min$, $max$, $res$)));\n",
+          {{"r", ref},
+           {"min", float_literal(type.compressed.min)},
+           {"max", float_literal(type.compressed.max)},
+           {"res", float_literal(type.compressed.resolution)}});
       return;
     case TypeKind::FixedPoint:
-      p_.print("BITWIRE_TRY(bitwire::serialize_fixed<$f$>(stream_, $r$, $min$, $max$));\n",
+      p_.print("BITWIRE_TRY(bitwire::serialize_fixed<$f$>($stream$, $r$, $min$, $max$));\n",
                {{"f", std::to_string(type.fixed.fraction_bits)},
                 {"r", ref},
                 {"min", int64_literal(type.fixed.whole_min)},
                 {"max", int64_literal(type.fixed.whole_max)}});
       return;
     case TypeKind::Int128:
-      p_.print("BITWIRE_TRY(bitwire::serialize_raw128(stream_, $r$));\n", {{"r", ref}});
+      p_.print("BITWIRE_TRY(bitwire::serialize_raw128($stream$, $r$));\n", {{"r", ref}});
       return;
     case TypeKind::String:
-      p_.print("BITWIRE_TRY(bitwire::serialize_string(stream_, $r$));\n", {{"r", ref}});
+      p_.print("BITWIRE_TRY(bitwire::serialize_string($stream$, $r$));\n", {{"r", ref}});
       return;
     case TypeKind::Bytes:
       p_.print("{\n");
       {
         Indent in(p_);
         p_.print("auto length_ = static_cast<std::uint32_t>($r$.size());\n", {{"r", ref}});
-        p_.print("BITWIRE_TRY(bitwire::serialize_count(stream_, length_, 0, $max$));\n",
+        p_.print("BITWIRE_TRY(bitwire::serialize_count($stream$, length_, 0, $max$));\n",
                  {{"max", uint64_literal(type.max_length)}});
         p_.print("if constexpr (Stream_::kIsReading) $r$.resize(length_);\n", {{"r", ref}});
-        p_.print("BITWIRE_TRY(bitwire::serialize_bytes(stream_, $r$.data(), $r$.size()));\n", {{"r", ref}});
+        p_.print("BITWIRE_TRY(bitwire::serialize_bytes($stream$, $r$.data(), $r$.size()));\n", {{"r", ref}});
       }
       p_.print("}\n");
       return;
     case TypeKind::ByteBlock:
       // One block copy after the alignment; a read fails on non-zero padding or a short span.
-      p_.print("BITWIRE_TRY(bitwire::serialize_bytes(stream_, $r$.data(), $r$.size()));\n", {{"r", ref}});
+      p_.print("BITWIRE_TRY(bitwire::serialize_bytes($stream$, $r$.data(), $r$.size()));\n", {{"r", ref}});
       return;
     case TypeKind::Enum: {
       const model::Enum& e = *type.enumeration;
       const std::string t = element_type(type);
       const std::string u = storage_type(e.storage);
-      p_.print("BITWIRE_TRY(bitwire::serialize_enum(stream_, $r$, static_cast<$t$>($u${$min$}), static_cast<$t$>($u${$max$})));\n",
-               {{"r", ref}, {"t", t}, {"u", u}, {"min", int64_literal(e.min)}, {"max", int64_literal(e.wire_max)}});
+      p_.print(
+          "BITWIRE_TRY(bitwire::serialize_enum($stream$, $r$, static_cast<$t$>($u${$min$}), "
+          "static_cast<$t$>($u${$max$})));\n",
+          {{"r", ref},
+           {"t", t},
+           {"u", u},
+           {"min", int64_literal(e.min)},
+           {"max", int64_literal(e.wire_max)}});
       if (!e.contiguous && !e.headroom) {
         // A value between the declared ones: a read refuses it where it starts, a validating stream
         // refuses it at send (so a peer never sees it), a write asserts.
-        p_.print("BITWIRE_TRY(bitwire::serialize_enum_member(stream_, to_string($r$) != nullptr, $bits$));\n",
-                 {{"r", ref}, {"bits", std::to_string(e.bits)}});
+        p_.print(
+            "BITWIRE_TRY(bitwire::serialize_enum_member($stream$, to_string($r$) != nullptr, $bits$));\n",
+            {{"r", ref}, {"bits", std::to_string(e.bits)}});
       }
       return;
     }
@@ -173,14 +163,15 @@ void Emitter::element(const Type& type, const std::string& ref) {
       {
         Indent in(p_);
         p_.print("auto mask_ = static_cast<$u$>($r$);\n", {{"u", u}, {"r", ref}});
-        p_.print("BITWIRE_TRY(bitwire::serialize_bits(stream_, mask_, $bits$));\n", {{"bits", std::to_string(type.flags->bits)}});
+        p_.print("BITWIRE_TRY(bitwire::serialize_bits($stream$, mask_, $bits$));\n",
+                 {{"bits", std::to_string(type.flags->bits)}});
         p_.print("if constexpr (Stream_::kIsReading) $r$ = static_cast<$t$>(mask_);\n", {{"r", ref}, {"t", element_type(type)}});
       }
       p_.print("}\n");
       return;
     }
     case TypeKind::Struct:
-      p_.print("BITWIRE_TRY($r$.serialize(stream_));\n", {{"r", ref}});
+      p_.print("BITWIRE_TRY($r$.serialize($stream$));\n", {{"r", ref}});
       return;
   }
 }
@@ -196,7 +187,8 @@ void Emitter::field_value(const Field& field) {
           !field.type.integer.storage.is_signed && field.type.integer.storage.bits == 8 &&
           field.type.integer.bits == 8) {
         // Whole bytes: eight per 64-bit field (the same bits as one field per byte).
-        p_.print("BITWIRE_TRY(bitwire::serialize_byte_array(stream_, $f$.data(), $f$.size()));\n", {{"f", name}});
+        p_.print("BITWIRE_TRY(bitwire::serialize_byte_array($stream$, $f$.data(), $f$.size()));\n",
+                 {{"f", name}});
         return;
       }
       p_.print("for (auto& item_ : $f$) {\n", {{"f", name}});
@@ -211,7 +203,7 @@ void Emitter::field_value(const Field& field) {
       {
         Indent in(p_);
         p_.print("auto count_ = static_cast<std::uint32_t>($f$.size());\n", {{"f", name}});
-        p_.print("BITWIRE_TRY(bitwire::serialize_count(stream_, count_, $min$, $max$));\n",
+        p_.print("BITWIRE_TRY(bitwire::serialize_count($stream$, count_, $min$, $max$));\n",
                  {{"min", uint64_literal(field.array_min)}, {"max", uint64_literal(field.array_max)}});
         p_.print("if constexpr (Stream_::kIsReading) $f$.resize(count_);\n", {{"f", name}});
         // A counted loop, which the compilers unroll where they leave a begin/end loop alone.
@@ -239,21 +231,22 @@ void Emitter::field_value(const Field& field) {
         p_.print("} else {\n");
         p_.print("  for (bool is_changed_ : $c$) count_ += is_changed_ ? 1u : 0u;\n", {{"c", changed}});
         p_.print("}\n");
-        p_.print("BITWIRE_TRY(bitwire::serialize_count(stream_, count_, 0, $n$u));\n", {{"n", n}});
+        p_.print("BITWIRE_TRY(bitwire::serialize_count($stream$, count_, 0, $n$u));\n", {{"n", n}});
         p_.print("std::uint32_t position_ = 0;\n");
         p_.print("for (std::uint32_t i_ = 0; i_ < count_; ++i_) {\n");
         {
           Indent in2(p_);
           p_.print("std::uint32_t next_ = position_ + 1;\n");
           p_.print("if constexpr (Stream_::kIsReading) {\n");
-          p_.print("  const std::size_t at_ = stream_.bits_processed();\n");
-          p_.print("  BITWIRE_TRY(bitwire::serialize_int_relative(stream_, position_, next_));\n");
+          p_.print("  const std::size_t at_ = $stream$.bits_processed();\n");
+          p_.print("  BITWIRE_TRY(bitwire::serialize_int_relative($stream$, position_, next_));\n");
           p_.print("  // A position past the array is refused where it starts.\n");
-          p_.print("  if (next_ > $n$u) return stream_.fail_at(bitwire::ReadError::kInvalidCount, at_);\n", {{"n", n}});
+          p_.print("  if (next_ > $n$u) return $stream$.fail_at(bitwire::ReadError::kInvalidCount, at_);\n",
+                   {{"n", n}});
           p_.print("  $c$[next_ - 1] = true;\n", {{"c", changed}});
           p_.print("} else {\n");
           p_.print("  while (!$c$[next_ - 1]) ++next_;\n", {{"c", changed}});
-          p_.print("  BITWIRE_TRY(bitwire::serialize_int_relative(stream_, position_, next_));\n");
+          p_.print("  BITWIRE_TRY(bitwire::serialize_int_relative($stream$, position_, next_));\n");
           p_.print("}\n");
           p_.print("position_ = next_;\n");
           element(field.type, name + "[position_ - 1]");
@@ -286,85 +279,48 @@ std::string Emitter::condition_text(const Struct& s, const model::Condition& c) 
   return "true";
 }
 
-// An item list with its runs of fixed-width items grouped (fields, and the const(...) and reserved(...)
-// items between them): a group of two or more fields (or one array or struct) is read through one bitwire::ReadRun (one bounds check, constant offsets), written through one
-// bitwire::WriteRun (whole words at constant shifts) and measured as one constant.
+// An item list with its runs of fixed-width items read as the model split them (model::RunPiece): a
+// grouped piece is read through one bitwire::ReadRun (one bounds check, constant offsets), written through
+// one bitwire::WriteRun (whole words at constant shifts) and measured as one constant; a piece that joins
+// the next is read with it across the alignment between.
 void Emitter::emit_items(const Struct& s, const std::vector<Item>& items, const std::vector<model::Run>& runs) {
-  std::vector<Segment> segments;
+  std::vector<Piece> pieces;
   for (const model::Run& run : runs) {
-    // Greedy groups of at most kMaxGroupBits, in wire order.
-    std::size_t first = 0;
-    while (first < run.members.size()) {
-      std::size_t last = first;
-      std::uint64_t bits = run.members[first].bits;
-      while (last + 1 < run.members.size() && bits + run.members[last + 1].bits <= kMaxGroupBits) {
-        bits += run.members[++last].bits;
-      }
-      const Item& head = items[run.members[first].item];
-      const Field* single = head.kind == ItemKind::Field ? &s.fields[head.field] : nullptr;
-      const bool several_reads =
-          single != nullptr && (single->shape != Shape::Scalar || single->type.kind == TypeKind::Struct);
-      segments.push_back({{run.members.begin() + static_cast<std::ptrdiff_t>(first),
-                           run.members.begin() + static_cast<std::ptrdiff_t>(last) + 1},
-                          bits, bits != 0 && (last > first || several_reads)});
-      first = last + 1;
+    for (const model::RunPiece& piece : run.pieces) {
+      const auto begin = run.members.begin() + static_cast<std::ptrdiff_t>(piece.first);
+      pieces.push_back({{begin, begin + static_cast<std::ptrdiff_t>(piece.count)}, &piece});
     }
   }
   std::size_t next = 0;  // the first item not printed yet
-  for (std::size_t g = 0; g < segments.size(); ++g) {
-    const Segment& segment = segments[g];
-    if (g + 1 < segments.size() && aligned_pair(items, segment, segments[g + 1])) {
-      for (; next < segment.members.front().item; ++next) emit_item(s, items[next]);
-      emit_aligned_pair(s, items, segment, segments[g + 1]);
-      next = segments[++g].members.back().item + 1;
-    } else if (segment.grouped) {
-      for (; next < segment.members.front().item; ++next) emit_item(s, items[next]);
-      emit_run(s, items, segment.members, segment.bits);
-      next = segment.members.back().item + 1;
+  for (std::size_t g = 0; g < pieces.size(); ++g) {
+    const Piece& piece = pieces[g];
+    if (piece.piece->joins_next && g + 1 < pieces.size()) {
+      for (; next < piece.members.front().item; ++next) emit_item(s, items[next]);
+      emit_aligned_pair(s, items, piece, pieces[g + 1]);
+      next = pieces[++g].members.back().item + 1;
+    } else if (piece.piece->grouped) {
+      for (; next < piece.members.front().item; ++next) emit_item(s, items[next]);
+      emit_run(s, items, piece.members, piece.piece->bits);
+      next = piece.members.back().item + 1;
     }
   }
   for (; next < items.size(); ++next) emit_item(s, items[next]);
 }
 
-// Two pieces of runs with only an alignment between them. A ReadRun that starts on a byte boundary knows
-// the padding's width (it depends only on the first piece's width), so both pieces and the padding can be
-// read from one bounds check, every field (and the padding, still refused when not zero) at a constant
-// offset.
-bool Emitter::aligned_pair(const std::vector<Item>& items, const Segment& first, const Segment& second) const {
+// An aligned pair (model::RunPiece::joins_next): on a ReadStream whose cursor is on a byte boundary, one
+// ReadRun<bits, true> over both pieces and the padding (its width constant, still refused when not zero);
+// anywhere else (a reading stream at another bit, a short span, every other stream) the pieces exactly
+// as they are printed alone.
+void Emitter::emit_aligned_pair(const Struct& s, const std::vector<Item>& items, const Piece& first,
+                                const Piece& second) {
   const std::size_t align = first.members.back().item + 1;
-  if (align + 1 != second.members.front().item || items[align].kind != ItemKind::Align) return false;
-  if (first.bits == 0 || second.bits == 0) return false;
-  return first.bits + (8 - first.bits % 8) % 8 + second.bits <= kMaxGroupBits;
-}
-
-// An aligned pair (see aligned_pair): on a ReadStream whose cursor is on a byte boundary, one
-// ReadRun<bits, true> over both pieces and the padding; anywhere else (a reading stream at another bit,
-// a short span, every other stream) the pieces exactly as they are printed alone.
-void Emitter::emit_aligned_pair(const Struct& s, const std::vector<Item>& items, const Segment& first,
-                                const Segment& second) {
-  const std::size_t align = first.members.back().item + 1;
-  Printer outer = std::move(p_);
-  p_ = Printer();
-  for (const model::RunMember& member : first.members) emit_item(s, items[member.item]);
-  emit_item(s, items[align]);
-  for (const model::RunMember& member : second.members) emit_item(s, items[member.item]);
-  const std::string fields = p_.str();
-  p_ = Printer();
-  for (const Segment* segment : {&first, &second}) {
-    if (segment->grouped) {
-      emit_run(s, items, segment->members, segment->bits);
-    } else {
-      for (const model::RunMember& member : segment->members) emit_item(s, items[member.item]);
-    }
-    if (segment == &first) emit_item(s, items[align]);
-  }
-  const std::string alone = p_.str();
-  p_ = std::move(outer);
-  const std::uint64_t bits = first.bits + (8 - first.bits % 8) % 8 + second.bits;
-  const std::string count = std::to_string(bits);
-  p_.print("// $a$ + $b$ bits with an alignment between: on a ReadStream at a byte boundary one bounds check, the\n"
-           "// padding's width constant.\n",
-           {{"a", std::to_string(first.bits)}, {"b", std::to_string(second.bits)}});
+  const std::uint64_t first_bits = first.piece->bits;
+  const std::string count = std::to_string(first.piece->joined_bits);
+  p_.print(
+      "// $a$ + $b$ bits with an alignment between: on a ReadStream at a byte boundary one bounds check, "
+      "the\n"
+      "// padding's width constant.\n",
+      {{"a", std::to_string(first_bits)}, {"b", std::to_string(second.piece->bits)}});
   p_.print("bool in_aligned_run_ = false;\n");
   p_.print("if constexpr (bitwire::kReadsRuns<Stream_>) {\n");
   {
@@ -373,7 +329,12 @@ void Emitter::emit_aligned_pair(const Struct& s, const std::vector<Item>& items,
     p_.print("if (run_.load()) [[likely]] {\n");
     {
       Indent in2(p_);
-      p_.print(on_run(fields));
+      {
+        Bind on_run(p_, "stream", "run_");
+        for (const model::RunMember& member : first.members) emit_item(s, items[member.item]);
+        emit_item(s, items[align]);
+        for (const model::RunMember& member : second.members) emit_item(s, items[member.item]);
+      }
       p_.print("BITWIRE_TRY(run_.finish());\n");
       p_.print("in_aligned_run_ = true;\n");
     }
@@ -383,26 +344,23 @@ void Emitter::emit_aligned_pair(const Struct& s, const std::vector<Item>& items,
   p_.print("if (!in_aligned_run_) {\n");
   {
     Indent in(p_);
-    std::string escaped;  // '$' doubled for the printer, as on_run does
-    for (char c : alone) {
-      if (c == '$') escaped += '$';
-      escaped += c;
+    for (const Piece* piece : {&first, &second}) {
+      if (piece->piece->grouped) {
+        emit_run(s, items, piece->members, piece->piece->bits);
+      } else {
+        for (const model::RunMember& member : piece->members) emit_item(s, items[member.item]);
+      }
+      if (piece == &first) emit_item(s, items[align]);
     }
-    p_.print(escaped);
   }
   p_.print("}\n");
 }
 
-// A group of fixed-width items (fields, constants, reserved bits): on a ReadStream through a ReadRun, on a WriteStream through a WriteRun,
-// on a measuring stream one constant, on any other stream (a ValidateStream: every value checked with its
-// own reason) field by field.
-void Emitter::emit_run(const Struct& s, const std::vector<Item>& items, const std::vector<model::RunMember>& members,
-                       std::uint64_t bits) {
-  Printer outer = std::move(p_);
-  p_ = Printer();
-  for (const model::RunMember& member : members) emit_item(s, items[member.item]);
-  const std::string fields = p_.str();
-  p_ = std::move(outer);
+// A group of fixed-width items (fields, constants, reserved bits): on a ReadStream through a ReadRun, on a
+// WriteStream through a WriteRun, on a measuring stream one constant, on any other stream (a
+// ValidateStream: every value checked with its own reason) field by field.
+void Emitter::emit_run(const Struct& s, const std::vector<Item>& items,
+                       const std::vector<model::RunMember>& members, std::uint64_t bits) {
   const std::string count = std::to_string(bits);
   p_.print("if constexpr (Stream_::kIsMeasuring) {\n");
   p_.print("  stream_.add_bits($bits$);\n", {{"bits", count}});
@@ -411,7 +369,10 @@ void Emitter::emit_run(const Struct& s, const std::vector<Item>& items, const st
     // Writes cannot fail: the run's words are assembled at constant offsets and appended once per 64 bits.
     Indent in(p_);
     p_.print("bitwire::WriteRun<$bits$> run_(stream_);\n", {{"bits", count}});
-    p_.print(on_run(fields));
+    {
+      Bind on_run(p_, "stream", "run_");
+      for (const model::RunMember& member : members) emit_item(s, items[member.item]);
+    }
     p_.print("run_.finish();\n");
   }
   p_.print("} else {\n");
@@ -433,7 +394,10 @@ void Emitter::emit_run(const Struct& s, const std::vector<Item>& items, const st
       p_.print("if (run_.load()) [[likely]] {\n");
       {
         Indent in3(p_);
-        p_.print(on_run(fields));
+        {
+          Bind on_run(p_, "stream", "run_");
+          for (const model::RunMember& member : members) emit_item(s, items[member.item]);
+        }
         p_.print("BITWIRE_TRY(run_.finish());\n");
         p_.print("in_run_ = true;\n");
       }
@@ -443,13 +407,7 @@ void Emitter::emit_run(const Struct& s, const std::vector<Item>& items, const st
     p_.print("if (!in_run_) {\n");
     {
       Indent in2(p_);
-      // The same text on stream_ ('$' doubled for the printer the same way).
-      std::string escaped;
-      for (char c : fields) {
-        if (c == '$') escaped += '$';
-        escaped += c;
-      }
-      p_.print(escaped);
+      for (const model::RunMember& member : members) emit_item(s, items[member.item]);
     }
     p_.print("}\n");
   }
@@ -462,7 +420,7 @@ void Emitter::emit_item(const Struct& s, const Item& item) {
       const Field& field = s.fields[item.field];
       if (field.optional) {
         const std::string has = model::presence_member_name(field.name);
-        p_.print("BITWIRE_TRY(bitwire::serialize_bool(stream_, $has$));\n", {{"has", has}});
+        p_.print("BITWIRE_TRY(bitwire::serialize_bool($stream$, $has$));\n", {{"has", has}});
         p_.print("if ($has$) {\n", {{"has", has}});
         {
           Indent in(p_);
@@ -481,20 +439,21 @@ void Emitter::emit_item(const Struct& s, const Item& item) {
       return;
     }
     case ItemKind::Align:
-      p_.print("BITWIRE_TRY(bitwire::serialize_align(stream_));\n");
+      p_.print("BITWIRE_TRY(bitwire::serialize_align($stream$));\n");
       return;
     case ItemKind::Constant:
       // Stored nowhere: written as the value, refused on read when different (kConstantMismatch).
-      p_.print("BITWIRE_TRY(bitwire::serialize_constant(stream_, $v$, $bits$));\n",
+      p_.print("BITWIRE_TRY(bitwire::serialize_constant($stream$, $v$, $bits$));\n",
                {{"v", hex_literal(item.constant)}, {"bits", std::to_string(item.bits)}});
       return;
     case ItemKind::Reserved:
       // Stored nowhere: written as zeros, refused on read when any is one (kNonZeroReserved).
-      p_.print("BITWIRE_TRY(bitwire::serialize_reserved(stream_, $bits$));\n", {{"bits", std::to_string(item.bits)}});
+      p_.print("BITWIRE_TRY(bitwire::serialize_reserved($stream$, $bits$));\n",
+               {{"bits", std::to_string(item.bits)}});
       return;
     case ItemKind::Check:
       p_.print("if constexpr (bitwire::kSerializeChecks) {\n");
-      p_.print("  BITWIRE_TRY(bitwire::serialize_check(stream_));\n");
+      p_.print("  BITWIRE_TRY(bitwire::serialize_check($stream$));\n");
       p_.print("}\n");
       return;
     case ItemKind::If:

@@ -60,7 +60,15 @@ std::string Emitter::value_text(const Type& type, const model::Value& value) con
   switch (value.kind) {
     case model::Value::Kind::Bool: return value.boolean ? "true" : "false";
     case model::Value::Kind::Integer:
-      if (type.kind == TypeKind::Int128) return element_type(type) + "(" + int64_literal(value.integer) + ")";
+      if (type.kind == TypeKind::Int128) {
+        // An unsigned default is kept bit for bit (up to 2^64 - 1, model.hpp): one past int64 prints
+        // unsigned.
+        return element_type(type) + "(" +
+               (type.int128_signed || value.integer >= 0
+                    ? int64_literal(value.integer)
+                    : uint64_literal(static_cast<std::uint64_t>(value.integer))) +
+               ")";
+      }
       if (type.kind == TypeKind::Integer) return element_type(type) + "{" + integer_literal(value.integer, type.integer.storage) + "}";
       return element_type(type) + "{" + int64_literal(value.integer) + "}";
     case model::Value::Kind::Float:

@@ -69,16 +69,42 @@ std::string string_literal(const std::string& bytes) {
   return out + "\"";
 }
 
+namespace {
+
+// The text shown for the Unicode bidirectional control at `at` (UTF-8), or nullptr, with its length in
+// bytes in `length`: the embeddings and overrides U+202A-U+202E, the isolates U+2066-U+2069 and the marks
+// U+200E, U+200F, U+061C. Raw in a header they reorder how the code around them displays (Trojan Source)
+// and g++ warns (-Wbidi-chars). Shown as U+XXXX, which no compiler reads as a character.
+const char* bidi_control(const unsigned char* at, std::size_t size, std::size_t& length) {
+  static const char* const k202x[] = {"U+202A", "U+202B", "U+202C", "U+202D", "U+202E"};
+  static const char* const k206x[] = {"U+2066", "U+2067", "U+2068", "U+2069"};
+  length = 2;
+  if (size >= 2 && at[0] == 0xD8 && at[1] == 0x9C) return "U+061C";
+  length = 3;
+  if (size < 3 || at[0] != 0xE2) return nullptr;
+  if (at[1] == 0x80 && at[2] >= 0xAA && at[2] <= 0xAE) return k202x[at[2] - 0xAA];
+  if (at[1] == 0x80 && at[2] == 0x8E) return "U+200E";
+  if (at[1] == 0x80 && at[2] == 0x8F) return "U+200F";
+  if (at[1] == 0x81 && at[2] >= 0xA6 && at[2] <= 0xA9) return k206x[at[2] - 0xA6];
+  return nullptr;
+}
+
+}  // namespace
+
 std::string comment_text(const std::string& line) {
   std::string out;
   const auto* bytes = reinterpret_cast<const unsigned char*>(line.data());
   const bool utf8 = bitwire::check_utf8(bytes, line.size()) != bitwire::Utf8Status::kInvalid;
+  std::size_t length = 0;  // of a bidi control
   for (std::size_t i = 0; i < line.size(); ++i) {
     const unsigned char c = bytes[i];
     if (c == '\r') {
       out += "\\r";
     } else if (c == '\n') {
       out += "\\n";
+    } else if (const char* control = utf8 ? bidi_control(bytes + i, line.size() - i, length) : nullptr) {
+      out += control;
+      i += length - 1;
     } else if ((c < 0x20 && c != '\t') || c == 0x7f || (c >= 0x80 && !utf8)) {
       char escape[8];
       std::snprintf(escape, sizeof escape, "\\x%02X", c);

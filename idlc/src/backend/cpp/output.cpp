@@ -21,19 +21,6 @@ bool read_file(const std::filesystem::path& path, std::string& contents) {
   return true;
 }
 
-bool write_if_changed(const std::filesystem::path& path, const std::string& contents, std::string& error) {
-  std::string existing;
-  if (read_file(path, existing) && existing == contents) return true;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << contents;
-  out.close();
-  if (!out) {
-    error = "cannot write '" + path.string() + "'";
-    return false;
-  }
-  return true;
-}
-
 // Make syntax: spaces and '#' are escaped with a backslash, '$' doubled.
 std::string depfile_escape(const std::string& path) {
   std::string out;
@@ -46,6 +33,19 @@ std::string depfile_escape(const std::string& path) {
 }
 
 }  // namespace
+
+bool write_if_changed(const std::filesystem::path& path, const std::string& contents, std::string& error) {
+  std::string existing;
+  if (read_file(path, existing) && existing == contents) return true;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << contents;
+  out.close();
+  if (!out) {
+    error = "cannot write '" + path.string() + "'";
+    return false;
+  }
+  return true;
+}
 
 bool write_cpp_headers(const model::Schema& schema, const std::string& out_dir, const std::string& depfile,
                        std::string& error, const CppOptions& options) {
@@ -97,13 +97,7 @@ bool write_cpp_headers(const model::Schema& schema, const std::string& out_dir, 
     text += ":";
     for (const std::string& input : inputs) text += " " + depfile_escape(input);
     text += "\n";
-    std::ofstream out(depfile, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      error = "cannot write depfile '" + depfile + "'";
-      return false;
-    }
+    if (!write_if_changed(depfile, text, error)) return false;
   }
   return true;
 }

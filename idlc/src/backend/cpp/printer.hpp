@@ -1,5 +1,7 @@
-// A small code printer: text with `$name$` substitutions and scoped indentation. An unbound `$name$` is a
-// bug in the emitter, not in the schema, and stops emission with std::logic_error.
+// A small code printer: text with `$name$` substitutions and scoped indentation. A name is looked up in
+// the call's variables, then in the printer's bindings (Bind: a value that holds for a stretch of
+// printing, such as the stream a run of fields is read from). An unbound `$name$` is a bug in the
+// emitter, not in the schema, and stops emission with std::logic_error.
 #pragma once
 
 #include <initializer_list>
@@ -38,6 +40,12 @@ class Printer {
             break;
           }
         }
+        for (auto it = bindings_.rbegin(); !bound && it != bindings_.rend(); ++it) {
+          if (it->first == name) {
+            expanded += it->second;
+            bound = true;
+          }
+        }
         if (!bound) throw std::logic_error("printer: unbound variable $" + std::string(name) + "$");
       }
       i = end;
@@ -57,7 +65,17 @@ class Printer {
 
   const std::string& str() const { return out_; }
 
+  // Bindings nest: the newest binding of a name wins until it is popped.
+  void push_binding(std::string name, std::string value) {
+    bindings_.emplace_back(std::move(name), std::move(value));
+  }
+  void pop_binding() {
+    if (bindings_.empty()) throw std::logic_error("printer: pop_binding without a binding");
+    bindings_.pop_back();
+  }
+
  private:
+  std::vector<std::pair<std::string, std::string>> bindings_;
   std::string out_;
   int indent_ = 0;
   bool at_line_start_ = true;
@@ -70,6 +88,20 @@ class Indent {
   ~Indent() { printer_.outdent(); }
   Indent(const Indent&) = delete;
   Indent& operator=(const Indent&) = delete;
+
+ private:
+  Printer& printer_;
+};
+
+// Binds `$name$` to `value` for the life of the object.
+class Bind {
+ public:
+  Bind(Printer& printer, std::string name, std::string value) : printer_(printer) {
+    printer_.push_binding(std::move(name), std::move(value));
+  }
+  ~Bind() { printer_.pop_binding(); }
+  Bind(const Bind&) = delete;
+  Bind& operator=(const Bind&) = delete;
 
  private:
   Printer& printer_;
