@@ -17,10 +17,11 @@
 // T::serialize_delta against that baseline; whole: T::serialize.
 //
 // Contracts:
-// - Memory: both rings and a scratch object are allocated at construction; encode, decode and the ack
+// - Memory: both rings (and the receiver's scratch object) are allocated at construction; encode, decode and
+// the ack
 //   calls never allocate.
-// - Equality: the sender keeps each snapshot as the receiver decodes it (a whole write and read), so a
-//   delta is always taken against exactly the object the receiver holds under that id.
+// - Equality: the sender keeps each snapshot as the receiver decodes it (it reads back the bytes it just
+//   wrote), so a delta is always taken against exactly the object the receiver holds under that id.
 // - Untrusted input: decode refuses, counts and never applies a delta whose baseline the receiver does not
 //   hold (kNoBaseline) or that fails to read (kInvalid, read_error() says why); `out` and the ring are
 //   then untouched.
@@ -67,7 +68,7 @@ class DeltaSender {
   static constexpr size_t kMaxBytes =
       (delta_detail::kHeaderBits + (T::MaxBits > T::MaxDeltaBits ? T::MaxBits : T::MaxDeltaBits) + 7) / 8;
 
-  DeltaSender() : values_(new T[N]), slots_(new Slot[N]), scratch_(new std::byte[T::MaxBytes + 8]) {}
+  DeltaSender() : values_(new T[N]), slots_(new Slot[N]) {}
 
   // Writes `snapshot` into `out` with the next id: a delta against the newest acked snapshot still in the
   // ring when `allow_delta`, else whole. Returns the bytes written; 0 when `out` is shorter than kMaxBytes
@@ -91,7 +92,7 @@ class DeltaSender {
       ++counters_.sent_whole;
     }
     stream.flush();
-    keep(id, snapshot);
+    keep(id, baseline, std::span<const std::byte>(out.data(), stream.bytes_processed()));
     last_id_ = id;
     has_last_ = true;
     next_id_ = static_cast<uint16_t>(id + 1);
@@ -140,14 +141,16 @@ class DeltaSender {
     return slot.valid && slot.acked && slot.id == newest_acked_ ? index : -1;
   }
 
-  // Stores the snapshot as the receiver will hold it: its whole form written and read back.
-  void keep(uint16_t id, const T& snapshot) {
+  // Stores the snapshot as the receiver will hold it: the bytes just written, read back the way the
+  // receiver reads them (against the same baseline for a delta). The baseline's slot is not this one
+  // (it is 1 .. N - 1 ids older).
+  void keep(uint16_t id, int baseline, std::span<const std::byte> written) {
     const int index = id % N;
-    WriteStream write(std::span<std::byte>(scratch_.get(), T::MaxBytes + 8));
-    snapshot.serialize(write);
-    write.flush();
-    ReadStream read(std::span<const std::byte>(scratch_.get(), write.bytes_processed()));
-    const bool ok = values_[index].serialize(read);
+    ReadStream read(written);
+    uint64_t header = 0;
+    bool ok = read.read_bits(header, baseline >= 0 ? delta_detail::kHeaderBits : 17);
+    ok = ok && (baseline >= 0 ? values_[index].serialize_delta(read, values_[baseline])
+                              : values_[index].serialize(read));
     BITWIRE_ASSERT(ok);
     (void)ok;
     slots_[index] = Slot{id, 0, true, false, false};
@@ -155,7 +158,6 @@ class DeltaSender {
 
   std::unique_ptr<T[]> values_;
   std::unique_ptr<Slot[]> slots_;
-  std::unique_ptr<std::byte[]> scratch_;
   DeltaCounters counters_;
   uint16_t next_id_ = 0;
   uint16_t last_id_ = 0;
