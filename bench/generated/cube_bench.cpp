@@ -9,6 +9,7 @@
 //   cube_bench [seconds]     simulated seconds per run (default 60)
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -23,13 +24,13 @@
 #include "bitwire/sim/link.hpp"
 #include "cube_scene.hpp"
 #include "cubes.hpp"
+#include "demo_delta.hpp"
 
 namespace {
 
 using cubes::CubeSnapshot;
 constexpr int kRing = 64;
 using Sender = bitwire::DeltaSender<CubeSnapshot, kRing>;
-using Receiver = bitwire::DeltaReceiver<CubeSnapshot, kRing>;
 constexpr std::uint64_t kSeed = 0x5eed'c0be;
 constexpr double kRuleOfThumbHeaderBytes = 32;  // the article's UDP/IP header allowance per packet
 
@@ -57,11 +58,23 @@ std::size_t uncompressed_bytes(const cube_scene::Scene& scene) {
   return stream.bytes_processed();
 }
 
+// What a whole read of `value` gives: what the client must decode under its id.
+template <typename T>
+void canonical(const T& value, T& out) {
+  static std::vector<std::byte> bytes(T::MaxBytes + 8);
+  bitwire::WriteStream write(bytes);
+  value.serialize(write);
+  write.flush();
+  bitwire::ReadStream read{std::span<const std::byte>(bytes.data(), write.bytes_processed())};
+  out.serialize(read);
+}
+
+template <typename T>
 struct Client {
-  Receiver receiver;
-  std::unique_ptr<CubeSnapshot> out = std::make_unique<CubeSnapshot>();
+  bitwire::DeltaReceiver<T, kRing> receiver;
+  std::unique_ptr<T> out = std::make_unique<T>();
   // What the server sent under each id, as a whole read gives it: a ring of the last kRing * 2.
-  std::unique_ptr<CubeSnapshot[]> sent = std::make_unique<CubeSnapshot[]>(kRing * 2);
+  std::unique_ptr<T[]> sent = std::make_unique<T[]>(kRing * 2);
   std::unique_ptr<std::uint16_t[]> sent_ids = std::make_unique<std::uint16_t[]>(kRing * 2);
   long decoded = 0;
   long mismatched = 0;
@@ -103,22 +116,25 @@ struct DeltaRun {
   bitwire::DeltaCounters client;
 };
 
-DeltaRun run_delta(double loss_percent, int ticks) {
+// Snapshots `fill(tick, snapshot)` at 60 Hz from a DeltaSender to a DeltaReceiver over the simulator at
+// 100 ms RTT; `whole_bytes` receives the bytes the same snapshots take whole.
+template <typename T, typename Fill>
+DeltaRun run_delta(double loss_percent, int ticks, Fill&& fill, double* whole_bytes = nullptr) {
   bitwire::NetworkConditions conditions;
   conditions.latency_ms = 50;  // each way: 100 ms RTT
   conditions.loss_percent = loss_percent;
   bitwire::Link link(bitwire::LinkConfig::symmetric(conditions, kSeed));
-  auto client = std::make_unique<Client>();
+  auto client = std::make_unique<Client<T>>();
   Wire wire;
   bitwire::Endpoint server_endpoint(
       {}, link.callbacks(bitwire::LinkSide::kA, {&wire, &Wire::transmit, &accept, nullptr}));
   bitwire::Endpoint client_endpoint(
-      {}, link.callbacks(bitwire::LinkSide::kB, {client.get(), nullptr, &Client::process, nullptr}));
+      {}, link.callbacks(bitwire::LinkSide::kB, {client.get(), nullptr, &Client<T>::process, nullptr}));
   link.connect(server_endpoint, client_endpoint);
-  auto sender = std::make_unique<Sender>();
-  std::vector<std::byte> buffer(Sender::kMaxBytes);
-  cube_scene::Scene scene(kSeed);
-  auto snapshot = std::make_unique<CubeSnapshot>();
+  auto sender = std::make_unique<bitwire::DeltaSender<T, kRing>>();
+  std::vector<std::byte> buffer(bitwire::DeltaSender<T, kRing>::kMaxBytes);
+  std::vector<std::byte> whole(T::MaxBytes + 8);
+  auto snapshot = std::make_unique<T>();
   DeltaRun run;
   const std::byte nothing[1] = {};
   for (int tick = 0; tick < ticks; ++tick) {
@@ -128,12 +144,17 @@ DeltaRun run_delta(double loss_percent, int ticks) {
     link.update(now);
     for (std::uint16_t acked : server_endpoint.acks()) sender->on_packet_acked(acked);
     server_endpoint.clear_acks();
-    scene.step();
-    cube_scene::quantize(scene, *snapshot);
+    fill(tick, *snapshot);
     const std::size_t bytes = sender->encode(*snapshot, buffer);
     const int slot = sender->last_id() % (kRing * 2);
-    client->sent[slot] = *snapshot;  // quantized integers only: exactly what a whole read gives
+    canonical(*snapshot, client->sent[slot]);
     client->sent_ids[slot] = sender->last_id();
+    if (whole_bytes != nullptr) {
+      bitwire::WriteStream write(whole);
+      snapshot->serialize(write);
+      write.flush();
+      *whole_bytes += static_cast<double>(write.bytes_processed());
+    }
     const std::uint16_t sequence = server_endpoint.next_sequence();
     server_endpoint.send_packet(std::span<const std::byte>(buffer.data(), bytes));
     sender->on_packet_sent(sequence);
@@ -148,6 +169,55 @@ DeltaRun run_delta(double loss_percent, int ticks) {
   run.server = sender->counters();
   run.client = client->receiver.counters();
   return run;
+}
+
+// The demo's snapshot (examples/demo/session.cpp, fill_snapshot): 64 entities moving on circles, values
+// on the schema's quanta.
+float on_grid(float value, float step) {
+  return std::round(value / step) * step;
+}
+
+void fill_demo_snapshot(demo_delta::Snapshot& snapshot, std::uint32_t tick, std::uint32_t last_input_tick) {
+  snapshot.tick = tick;
+  snapshot.last_input_tick = last_input_tick;
+  snapshot.entities.clear();
+  for (std::uint32_t i = 0; i < 64; ++i) {
+    demo_delta::EntityState e;
+    e.id = static_cast<std::uint8_t>(i);
+    e.kind = static_cast<demo_delta::EntityKind>(i % 4);
+    const float angle = static_cast<float>(i) * 0.1f + static_cast<float>(tick % 3600) * 0.01f;
+    e.position = {on_grid(300.0f * std::cos(angle), 0.125f), on_grid(12.5f + static_cast<float>(i), 0.125f),
+                  on_grid(-300.0f * std::sin(angle), 0.125f)};
+    e.orientation = {static_cast<std::uint8_t>(i % 4), static_cast<std::int16_t>(i * 7 - 200), -35, 480};
+    e.at_rest = i % 5 == 0;
+    if (!e.at_rest) {
+      e.velocity = {on_grid(std::sin(angle) * 8.0f, 0.03125f), 0.0f,
+                    on_grid(std::cos(angle) * 8.0f, 0.03125f)};
+    }
+    if (e.kind == demo_delta::EntityKind::Player) {
+      e.health = static_cast<std::int8_t>(100 - i);
+      e.weapon = demo_delta::Weapon::Rifle;
+      e.clips = 3;
+    } else if (e.kind == demo_delta::EntityKind::Vehicle) {
+      e.fuel = 60;
+      e.occupants = 2;
+    }
+    snapshot.entities.push_back(e);
+  }
+}
+
+void print_run(const char* what, double loss, const DeltaRun& run, double seconds) {
+  std::printf(
+      "%s, %2.0f%% loss  %8.0f bytes/snapshot  %9.1f kbit/s payload  %9.1f kbit/s datagrams  "
+      "%9.1f kbit/s with %.0f bytes/datagram; %ld sent (%llu whole, %llu delta), %ld decoded, %ld "
+      "mismatched, "
+      "%llu refused for a missing baseline\n",
+      what, loss, run.payload_bytes / static_cast<double>(run.snapshots), kbps(run.payload_bytes, seconds),
+      kbps(run.datagram_bytes, seconds),
+      kbps(run.datagram_bytes + kRuleOfThumbHeaderBytes * static_cast<double>(run.datagrams), seconds),
+      kRuleOfThumbHeaderBytes, run.snapshots, static_cast<unsigned long long>(run.server.sent_whole),
+      static_cast<unsigned long long>(run.server.sent_delta), run.decoded, run.mismatched,
+      static_cast<unsigned long long>(run.client.refused_no_baseline));
 }
 
 template <typename F>
@@ -170,60 +240,72 @@ int main(int argc, char** argv) {
   const double seconds = argc > 1 ? std::atof(argv[1]) : 60.0;
   const int ticks = static_cast<int>(seconds * 60);
 
-  // (1) and (2): one pass over the scene, whole every tick.
-  {
-    cube_scene::Scene scene(kSeed);
-    auto snapshot = std::make_unique<CubeSnapshot>();
-    std::vector<std::byte> buffer(CubeSnapshot::MaxBytes + 8);
-    double floats = 0;
-    double quantized = 0;
-    long interacting = 0;
-    for (int tick = 0; tick < ticks; ++tick) {
-      scene.step();
-      floats += static_cast<double>(uncompressed_bytes(scene));
-      cube_scene::quantize(scene, *snapshot);
-      bitwire::WriteStream write(buffer);
-      snapshot->serialize(write);
-      write.flush();
-      quantized += static_cast<double>(write.bytes_processed());
-      for (const auto& b : scene.bodies()) interacting += b.interacting ? 1 : 0;
+  for (double kicks : {0.0, 1.0}) {
+    std::printf("%s\n", kicks == 0 ? "-- calm scene: the player's pushes only"
+                                   : "-- busy scene: the player's pushes and one random kick per tick");
+    // (1) and (2): one pass over the scene, whole every tick.
+    {
+      cube_scene::Scene scene(kSeed, kicks);
+      auto snapshot = std::make_unique<CubeSnapshot>();
+      std::vector<std::byte> buffer(CubeSnapshot::MaxBytes + 8);
+      double floats = 0;
+      double quantized = 0;
+      long interacting = 0;
+      for (int tick = 0; tick < ticks; ++tick) {
+        scene.step();
+        floats += static_cast<double>(uncompressed_bytes(scene));
+        cube_scene::quantize(scene, *snapshot);
+        bitwire::WriteStream write(buffer);
+        snapshot->serialize(write);
+        write.flush();
+        quantized += static_cast<double>(write.bytes_processed());
+        for (const auto& b : scene.bodies()) interacting += b.interacting ? 1 : 0;
+      }
+      std::printf(
+          "cube scene: %d cubes, %d ticks at 60 Hz (%.0f s), seed 0x%llx; %.1f cubes interacting per tick on "
+          "average\n",
+          cube_scene::kCubes, ticks, seconds, static_cast<unsigned long long>(kSeed),
+          static_cast<double>(interacting) / ticks);
+      std::printf(
+          "(1) uncompressed floats  %8.0f bytes/snapshot  %9.1f kbit/s payload  %9.1f kbit/s with %.0f "
+          "bytes/packet\n",
+          floats / ticks, kbps(floats, seconds), kbps(floats + kRuleOfThumbHeaderBytes * ticks, seconds),
+          kRuleOfThumbHeaderBytes);
+      std::printf(
+          "(2) quantized, whole     %8.0f bytes/snapshot  %9.1f kbit/s payload  %9.1f kbit/s with %.0f "
+          "bytes/packet\n",
+          quantized / ticks, kbps(quantized, seconds),
+          kbps(quantized + kRuleOfThumbHeaderBytes * ticks, seconds), kRuleOfThumbHeaderBytes);
     }
-    std::printf(
-        "cube scene: %d cubes, %d ticks at 60 Hz (%.0f s), seed 0x%llx; %.1f cubes interacting per tick on "
-        "average\n",
-        cube_scene::kCubes, ticks, seconds, static_cast<unsigned long long>(kSeed),
-        static_cast<double>(interacting) / ticks);
-    std::printf(
-        "(1) uncompressed floats  %8.0f bytes/snapshot  %9.1f kbit/s payload  %9.1f kbit/s with %.0f "
-        "bytes/packet\n",
-        floats / ticks, kbps(floats, seconds), kbps(floats + kRuleOfThumbHeaderBytes * ticks, seconds),
-        kRuleOfThumbHeaderBytes);
-    std::printf(
-        "(2) quantized, whole     %8.0f bytes/snapshot  %9.1f kbit/s payload  %9.1f kbit/s with %.0f "
-        "bytes/packet\n",
-        quantized / ticks, kbps(quantized, seconds),
-        kbps(quantized + kRuleOfThumbHeaderBytes * ticks, seconds), kRuleOfThumbHeaderBytes);
+    // (3): delta over the simulator.
+    for (double loss : {0.0, 5.0, 25.0}) {
+      auto scene = std::make_unique<cube_scene::Scene>(kSeed, kicks);
+      const DeltaRun run = run_delta<CubeSnapshot>(loss, ticks, [&](int, CubeSnapshot& snapshot) {
+        scene->step();
+        cube_scene::quantize(*scene, snapshot);
+      });
+      print_run("(3) cubes, delta", loss, run, seconds);
+    }
   }
 
-  // (3): delta over the simulator.
+  // (4): the demo's 64-entity snapshot, whole and delta.
   for (double loss : {0.0, 5.0, 25.0}) {
-    const DeltaRun run = run_delta(loss, ticks);
-    std::printf(
-        "(3) delta, %2.0f%% loss     %8.0f bytes/snapshot  %9.1f kbit/s payload  %9.1f kbit/s datagrams  "
-        "%9.1f kbit/s with %.0f bytes/datagram; %ld sent (%llu whole, %llu delta), %ld decoded, %ld "
-        "mismatched, "
-        "%llu refused for a missing baseline\n",
-        loss, run.payload_bytes / static_cast<double>(run.snapshots), kbps(run.payload_bytes, seconds),
-        kbps(run.datagram_bytes, seconds),
-        kbps(run.datagram_bytes + kRuleOfThumbHeaderBytes * static_cast<double>(run.datagrams), seconds),
-        kRuleOfThumbHeaderBytes, run.snapshots, static_cast<unsigned long long>(run.server.sent_whole),
-        static_cast<unsigned long long>(run.server.sent_delta), run.decoded, run.mismatched,
-        static_cast<unsigned long long>(run.client.refused_no_baseline));
+    double whole = 0;
+    const DeltaRun run = run_delta<demo_delta::Snapshot>(
+        loss, ticks,
+        [](int tick, demo_delta::Snapshot& snapshot) {
+          fill_demo_snapshot(snapshot, static_cast<std::uint32_t>(tick),
+                             static_cast<std::uint32_t>(tick > 3 ? tick - 3 : 0));
+        },
+        &whole);
+    std::printf("(4) demo Snapshot, whole  %8.0f bytes/snapshot  %9.1f kbit/s payload\n",
+                whole / static_cast<double>(run.snapshots), kbps(whole, seconds));
+    print_run("(4) demo Snapshot, delta", loss, run, seconds);
   }
 
-  // CPU: one delta of the scene against the snapshot 8 ticks before it (a 100 ms RTT baseline at 5% loss).
+  // CPU: one delta of the busy scene against the snapshot 8 ticks before it (a 100 ms RTT baseline).
   {
-    cube_scene::Scene scene(kSeed);
+    cube_scene::Scene scene(kSeed, 1.0);
     auto baseline = std::make_unique<CubeSnapshot>();
     auto current = std::make_unique<CubeSnapshot>();
     for (int tick = 0; tick < 600; ++tick) scene.step();

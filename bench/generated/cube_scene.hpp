@@ -27,7 +27,10 @@ struct Body {
 
 class Scene {
  public:
-  explicit Scene(std::uint64_t seed) : rng_(seed) {
+  // `kicks_per_tick`: besides the player's pushes, this many random cubes per tick (on average) get an
+  // impulse of 2..5 m/s with a hop and a spin: 0 is the player alone, 1 a busier scene.
+  explicit Scene(std::uint64_t seed, double kicks_per_tick = 0)
+      : rng_(seed), kicks_per_tick_(kicks_per_tick) {
     for (int i = 1; i < kCubes; ++i) {
       const int row = (i - 1) / 30;
       const int column = (i - 1) % 30;
@@ -43,6 +46,17 @@ class Scene {
     place_player();
     const Body& player = bodies_[0];
     const double player_speed = std::hypot(player.vx, player.vy);
+    for (double k = rng_.uniform(); k < kicks_per_tick_; k += 1.0) {
+      Body& b = bodies_[1 + rng_.below(kCubes - 1)];
+      const double heading = rng_.uniform(-3.14159, 3.14159);
+      const double speed = rng_.uniform(2.0, 5.0);
+      b.vx = std::cos(heading) * speed;
+      b.vy = std::sin(heading) * speed;
+      if (b.z <= 0.5 + 1e-9) b.vz = 2.0;
+      b.spin_yaw = rng_.uniform(-4.0, 4.0);
+      b.spin_roll = rng_.uniform(-6.0, 6.0);
+      b.interacting = true;
+    }
     for (int i = 1; i < kCubes; ++i) {
       Body& b = bodies_[i];
       const double dx = b.x - player.x;
@@ -100,6 +114,7 @@ class Scene {
   }
 
   bitwire::Random rng_;
+  double kicks_per_tick_ = 0;
   std::array<Body, kCubes> bodies_{};
   double time_ = 0;
 };
