@@ -62,6 +62,8 @@ inline constexpr size_t kHeaderBits = 16 + 1 + 16;
 template <typename T, int N>
 class DeltaSender {
   static_assert(N >= 2 && N <= 32768, "the ring holds 2 .. 32768 snapshots (ids are 16 bits)");
+  static constexpr size_t kSize = static_cast<size_t>(N);
+  static constexpr size_t kNone = kSize;  // no baseline
 
  public:
   // The most bytes encode writes.
@@ -76,11 +78,11 @@ class DeltaSender {
   size_t encode(const T& snapshot, std::span<std::byte> out, bool allow_delta = true) {
     if (out.size() < kMaxBytes) return 0;
     const uint16_t id = next_id_;
-    const int baseline = allow_delta ? acked_baseline(id) : -1;
+    const size_t baseline = allow_delta ? acked_baseline(id) : kNone;
     WriteStream stream(out);
     uint16_t id_bits = id;
     serialize_bits(stream, id_bits, 16);
-    bool delta = baseline >= 0;
+    bool delta = baseline != kNone;
     serialize_bool(stream, delta);
     if (delta) {
       uint16_t baseline_id = slots_[baseline].id;
@@ -102,14 +104,14 @@ class DeltaSender {
   // The packet `sequence` carries the snapshot encode wrote last.
   void on_packet_sent(uint16_t sequence) {
     if (!has_last_) return;
-    Slot& slot = slots_[last_id_ % N];
+    Slot& slot = slots_[last_id_ % kSize];
     slot.sent = true;
     slot.packet = sequence;
   }
 
   // Packet `sequence` arrived at the peer (the endpoint's acks).
   void on_packet_acked(uint16_t sequence) {
-    for (int i = 0; i < N; ++i) {
+    for (size_t i = 0; i < kSize; ++i) {
       Slot& slot = slots_[i];
       if (!slot.valid || !slot.sent || slot.packet != sequence || slot.acked) continue;
       slot.acked = true;
@@ -131,26 +133,26 @@ class DeltaSender {
     bool acked = false;
   };
 
-  // The ring index of the newest acked snapshot within N - 1 ids before `id`, or -1.
-  int acked_baseline(uint16_t id) const {
-    if (!has_acked_) return -1;
+  // The ring index of the newest acked snapshot within N - 1 ids before `id`, or kNone.
+  size_t acked_baseline(uint16_t id) const {
+    if (!has_acked_) return kNone;
     const auto distance = static_cast<uint16_t>(id - newest_acked_);
-    if (distance == 0 || distance >= N) return -1;
-    const int index = newest_acked_ % N;
+    if (distance == 0 || distance >= kSize) return kNone;
+    const size_t index = newest_acked_ % kSize;
     const Slot& slot = slots_[index];
-    return slot.valid && slot.acked && slot.id == newest_acked_ ? index : -1;
+    return slot.valid && slot.acked && slot.id == newest_acked_ ? index : kNone;
   }
 
   // Stores the snapshot as the receiver will hold it: the bytes just written, read back the way the
   // receiver reads them (against the same baseline for a delta). The baseline's slot is not this one
   // (it is 1 .. N - 1 ids older).
-  void keep(uint16_t id, int baseline, std::span<const std::byte> written) {
-    const int index = id % N;
+  void keep(uint16_t id, size_t baseline, std::span<const std::byte> written) {
+    const size_t index = id % kSize;
     ReadStream read(written);
     uint64_t header = 0;
-    bool ok = read.read_bits(header, baseline >= 0 ? delta_detail::kHeaderBits : 17);
-    ok = ok && (baseline >= 0 ? values_[index].serialize_delta(read, values_[baseline])
-                              : values_[index].serialize(read));
+    bool ok = read.read_bits(header, baseline != kNone ? static_cast<int>(delta_detail::kHeaderBits) : 17);
+    ok = ok && (baseline != kNone ? values_[index].serialize_delta(read, values_[baseline])
+                                  : values_[index].serialize(read));
     BITWIRE_ASSERT(ok);
     (void)ok;
     slots_[index] = Slot{id, 0, true, false, false};
@@ -169,6 +171,7 @@ class DeltaSender {
 template <typename T, int N>
 class DeltaReceiver {
   static_assert(N >= 2 && N <= 32768, "the ring holds 2 .. 32768 snapshots (ids are 16 bits)");
+  static constexpr size_t kSize = static_cast<size_t>(N);
 
  public:
   DeltaReceiver() : values_(new T[N]), ids_(new uint16_t[N]()), valid_(new bool[N]()), scratch_(new T()) {}
@@ -186,8 +189,8 @@ class DeltaReceiver {
       return refuse_invalid(stream);
     }
     if (delta) {
-      const int base = baseline_id % N;
-      if (!valid_[base] || ids_[base] != baseline_id || base == id % N) {
+      const size_t base = baseline_id % kSize;
+      if (!valid_[base] || ids_[base] != baseline_id || base == id % kSize) {
         ++counters_.refused_no_baseline;
         return DeltaResult::kNoBaseline;
       }
@@ -197,7 +200,7 @@ class DeltaReceiver {
       if (!scratch_->serialize(stream)) return refuse_invalid(stream);
       ++counters_.decoded_whole;
     }
-    const int index = id % N;
+    const size_t index = id % kSize;
     if (!valid_[index] || ids_[index] == id || sequence_greater_than(id, ids_[index])) {
       values_[index] = *scratch_;
       ids_[index] = id;
