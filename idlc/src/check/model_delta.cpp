@@ -152,6 +152,7 @@ std::vector<std::pair<std::uint32_t, std::string>> mark_delta_forms(Package& pac
                                   "only the changed elements");
       }
       if (delta_nested(field.type, &package) && !field.type.structure->delta_form) {
+        // A struct of this package: the package is ours to complete, the pointer is const by type only.
         auto* nested = const_cast<Struct*>(field.type.structure);
         nested->delta_form = true;
         pending.push_back(nested);
