@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "model/layout.hpp"
 #include "support.hpp"
 
 namespace {
@@ -109,6 +110,18 @@ TEST(DeltaModel, ProtocolIdChangesOnlyWhereDeltaIsDeclared) {
   IDLC_COMPILE_OK(again, "package t;\nstruct S { uint8 v; }\nmessage M { S s; }\n");
   EXPECT_NE(plain->package().protocol_id, delta->package().protocol_id);
   EXPECT_EQ(plain->package().protocol_id, again->package().protocol_id);
+}
+
+TEST(DeltaModel, LayoutNamesMaxDeltaBitsOfDeltaMessagesOnly) {
+  IDLC_COMPILE_OK(compiled, "package t;\ndelta message D { uint<0 .. 7> v; }\nmessage P { uint8 v; }\n");
+  const std::string text = idlc::layout_text(compiled->package());
+  EXPECT_NE(text.find("message D  (type id 0)  MaxBits 3, MaxBytes 1, delta form MaxDeltaBits 5\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("message P  (type id 1)  MaxBits 8, MaxBytes 1\n"), std::string::npos) << text;
+  const std::string json = idlc::layout_json(compiled->package());
+  EXPECT_NE(json.find("\"max_delta_bits\": 5"), std::string::npos) << json;
+  EXPECT_EQ(json.find("max_delta_bits"), json.rfind("max_delta_bits")) << "only the delta message has it";
 }
 
 }  // namespace
