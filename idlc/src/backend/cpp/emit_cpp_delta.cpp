@@ -276,7 +276,8 @@ void Emitter::delta_changed_list(const Field& field, const std::string& shared,
       p_.print("}\n");
       p_.print("position_ = next_;\n");
       p_.print("auto& item_ = $f$.data()[position_ - 1];\n", {{"f", name}});
-      p_.print("const auto& base_item_ = baseline_.$f$.data()[position_ - 1];\n", {{"f", name}});
+      p_.print("[[maybe_unused]] const auto& base_item_ = baseline_.$f$.data()[position_ - 1];\n",
+               {{"f", name}});
       delta_change(field.type, "item_", "base_item_");
     }
     p_.print("}\n");
