@@ -8,6 +8,7 @@
 #include "check/checker.hpp"
 #include "model/fingerprint.hpp"
 #include "check/model_build.hpp"
+#include "check/model_delta.hpp"
 #include "frontend/lexical.hpp"
 #include "frontend/names.hpp"
 
@@ -185,6 +186,7 @@ void Checker::declare(Scope& scope) {
         auto& s = package.structs.emplace_back();
         s.name = symbol.name, s.doc = std::move(doc), s.package = &package, s.source_offset = offset;
         s.is_message = static_cast<const ast::StructDecl*>(decl)->is_message;
+        s.delta = static_cast<const ast::StructDecl*>(decl)->is_delta;
         break;
       }
     }
@@ -451,6 +453,7 @@ void Checker::finish_package(Scope& scope) {
           ? 0
           : model::bits_required(0, static_cast<std::int64_t>(package.messages.size()) - 1);
   model::complete_package(package);
+  for (const auto& [offset, message] : model::mark_delta_forms(package)) error(scope, offset, message);
   for (const Symbol& symbol : scope.symbols) {
     if (symbol.kind != model::DeclKind::Struct || symbol.state != State::Done) continue;
     model::Struct& s = package.structs[symbol.index];

@@ -6,6 +6,7 @@
 #include "check/checker.hpp"
 #include "frontend/lexical.hpp"
 #include "check/model_build.hpp"
+#include "check/model_delta.hpp"
 #include "frontend/names.hpp"
 
 namespace idlc::detail {
@@ -227,6 +228,7 @@ bool Checker::resolve_struct(Symbol& symbol) {
   s.max_bits_without_checks = cost.max_without_checks;
   s.max_bytes = (cost.max + 7) / 8;
   model::complete_struct(s);
+  model::complete_delta(s);
   return true;
 }
 

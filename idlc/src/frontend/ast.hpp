@@ -214,6 +214,7 @@ struct FlagsDecl : Positioned {
 };
 
 struct StructDecl : Positioned {
+  bool is_delta = false;  // `delta message X { ... }`: the delta form is generated
   bool is_message = false;
   Identifier name;
   bool has_block = false;      // `message X block { ... }`: the message carries a block of bytes

@@ -313,6 +313,7 @@ ast::Declaration declaration(const tree::Declaration& in) {
         } else {
           ast::StructDecl s;
           s.offset = node.offset;
+          s.is_delta = node.is_delta;
           s.is_message = node.is_message;
           s.name = node.name;
           s.has_block = node.has_block;

@@ -144,6 +144,7 @@ struct EnumDecl : Positioned {
 };
 
 struct StructDecl : Positioned {
+  bool is_delta = false;
   bool is_message = false;
   Identifier name;
   bool has_block = false;
@@ -176,7 +177,7 @@ BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::ConstDecl, name, value)
 BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::Enumerator, name, value)
 BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::EnumDecl, name, storage, wire_max, items)
 BOOST_FUSION_ADAPT_STRUCT(idlc::ast::FlagsDecl, name, items)
-BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::StructDecl, is_message, name, has_block, budget, items)
+BOOST_FUSION_ADAPT_STRUCT(idlc::parser::tree::StructDecl, is_delta, is_message, name, has_block, budget, items)
 
 namespace idlc::parser {
 
@@ -254,6 +255,8 @@ const auto kw_budget = kw("budget");
 const auto kw_block = kw("block");
 // Contextual: a keyword only between an enum's name (or storage) and its `{`.
 const auto kw_enum_max = kw("max");
+// Contextual: a keyword only right before `message` or `struct` at file level.
+const auto kw_delta = kw("delta");
 
 // The words no name can take. Every other keyword is contextual (docs/schema-language.md, "Keywords"):
 // `package import option flags message align check sparse` (and `block budget res frac reserved max`) are
@@ -396,8 +399,9 @@ const auto enumerator_def = identifier >> -('=' > expr);
 const auto enum_decl_def = kw_enum > identifier > -(':' > identifier) > -(kw_enum_max > expr) > '{' > -(enumerator % ',') >
                            -lit(',') > list_end;
 const auto flags_decl_def = kw_flags > identifier > '{' > -(identifier % ',') > -lit(',') > list_end;
-const auto struct_decl_def = ((kw_message >> x3::attr(true)) | (kw_struct >> x3::attr(false))) > identifier >
-                             x3::matches[kw_block] > -(kw_budget > expr) > block;
+const auto struct_decl_def = x3::matches[kw_delta >> &(kw_message | kw_struct)] >>
+                             ((kw_message >> x3::attr(true)) | (kw_struct >> x3::attr(false))) > identifier
+                             > x3::matches[kw_block] > -(kw_budget > expr) > block;
 const auto declaration_def =
     package_decl | import_decl | option_decl | const_decl | enum_decl | flags_decl | struct_decl;
 

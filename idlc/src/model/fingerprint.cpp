@@ -30,7 +30,7 @@ class ShapeWriter {
     for (const model::Struct* message : package.messages) collect(*message);
     for (const model::Struct* message : package.messages) {
       out_ += "message " + std::to_string(message->type_id) + " " + message->name +
-              (message->has_block ? " block {" : " {") +
+              (message->has_block ? " block" : "") + (message->delta_form ? " delta {" : " {") +
               items(*message, message->body) + "}\n";
     }
     bool has_checks = false;
@@ -52,8 +52,8 @@ class ShapeWriter {
       Frame& frame = stack.back();
       if (frame.next == frame.s->fields.size()) {
         if (frame.s != &root)
-          out_ += "struct " + qualified(frame.s->package, frame.s->name) + " {" +
-                  items(*frame.s, frame.s->body) + "}\n";
+          out_ += "struct " + qualified(frame.s->package, frame.s->name) +
+                  (frame.s->delta_form ? " delta {" : " {") + items(*frame.s, frame.s->body) + "}\n";
         stack.pop_back();
         continue;
       }

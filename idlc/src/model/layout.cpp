@@ -266,6 +266,7 @@ std::string layout_text(const model::Package& package) {
            std::to_string(message->cost.max) + ", MaxBytes " + std::to_string(message->max_bytes);
     if (message->budget_bytes) out += ", budget " + std::to_string(*message->budget_bytes) + " bytes";
     if (message->has_block) out += ", carries a block";
+    if (message->delta_form) out += ", delta form MaxDeltaBits " + std::to_string(message->delta_cost.max);
     out += "\n";
     std::size_t field_width = 5;
     for (const LayoutRow& row : layout.rows) {
@@ -332,7 +333,10 @@ std::string layout_json(const model::Package& package) {
            ", \"max_bits_without_checks\": " + std::to_string(message->max_bits_without_checks) +
            ", \"max_bytes\": " + std::to_string(message->max_bytes) + ", \"budget_bytes\": " +
            (message->budget_bytes ? std::to_string(*message->budget_bytes) : std::string("null")) +
-           ", \"block\": " + (message->has_block ? "true" : "false") + ", \"truncated\": " + (layout.truncated ? "true" : "false") + ",\n     \"rows\": [";
+           ", \"block\": " + (message->has_block ? "true" : "false") +
+           (message->delta_form ? ", \"max_delta_bits\": " + std::to_string(message->delta_cost.max)
+                                : std::string()) +
+           ", \"truncated\": " + (layout.truncated ? "true" : "false") + ",\n     \"rows\": [";
     bool first_row = true;
     for (const LayoutRow& row : layout.rows) {
       out += first_row ? "\n" : ",\n";

@@ -336,6 +336,14 @@ struct Struct {
   bool has_block = false;
   std::optional<std::uint64_t> budget_bytes;  // messages: own `budget` or the package option
   std::uint32_t source_offset = 0;
+  // The delta form (docs/schema-language.md, "Delta messages"): `serialize_delta(stream, baseline)`
+  // writes one "changed" bit, then, when changed, the changes against the baseline (`delta_changes`).
+  bool delta = false;       // declared `delta message X` / `delta struct X`
+  bool delta_form = false;  // serialize_delta is generated: declared, or reached from a struct of the
+                            // same package that has it (through field types)
+  BitRange delta_changes;   // the changes alone (check markers counted); every struct has it computed
+  BitRange delta_cost;      // the delta form: {1, 1 + delta_changes.max}
+  std::uint64_t delta_max_bits_without_checks = 0;  // a bound on delta_cost.max when checks write nothing
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -396,6 +404,34 @@ inline constexpr int kMaxFlags = 64;
 // runtime's own definition, so that idlc and generated code cannot disagree.
 inline int bits_required(std::int64_t min, std::int64_t max) { return bitwire::bits_required<std::int64_t>(min, max); }
 
+// The delta form's relative encoding of a numeric value of `type` (Integer, FixedPoint, CompressedFloat of
+// 4 bits or more): a small change goes in this many bits (half the whole width, rounded up) after one
+// "small" bit, any other change as the whole value after the same bit. 0: the type has no relative
+// encoding, a change is sent whole.
+inline int delta_small_bits(const Type& type) {
+  int bits = 0;
+  switch (type.kind) {
+    case TypeKind::Integer:
+      bits = type.integer.bits;
+      break;
+    case TypeKind::FixedPoint:
+      bits = type.fixed.bits;
+      break;
+    case TypeKind::CompressedFloat:
+      bits = type.compressed.bits;
+      break;
+    default:
+      return 0;
+  }
+  return bits >= 4 ? (bits + 1) / 2 : 0;
+}
+
+// Whether a field of `type`, inside the delta form of a struct of `package`, is sent with the nested
+// struct's own delta form (a struct of the same package) rather than as a changed bit and the whole value.
+inline bool delta_nested(const Type& type, const Package* package) {
+  return type.kind == TypeKind::Struct && type.structure->package == package;
+}
+
 // Names of the C++ members the emitter may generate next to a field (checked for collisions).
 inline std::string presence_member_name(const std::string& field) {
   return "has_" + field;
@@ -412,8 +448,9 @@ inline std::string changed_member_name(const std::string& field) {
 // unqualified name would find the member, not the declaration.
 inline const std::vector<std::string>& reserved_member_names() {
   static const std::vector<std::string> names = {
-      "serialize", "MaxBits",   "MaxBytes", "MaxBitsWithoutChecks", "kTypeId", "kType", "kHasBlock", "kName",
-      "reset",     "to_string", "format"};
+      "serialize", "MaxBits",   "MaxBytes",        "MaxBitsWithoutChecks", "kTypeId",      "kType",
+      "kHasBlock", "kName",     "reset",           "to_string",            "format",       "serialize_delta",
+      "MaxDeltaBits", "MaxDeltaBytes"};
   return names;
 }
 

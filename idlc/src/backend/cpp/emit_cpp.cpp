@@ -95,6 +95,9 @@ void Emitter::prologue() {
     if (!options_.format && std::string(header) == "serialize/format") continue;
     p_.print("#include \"bitwire/$h$.hpp\"\n", {{"h", header}});
   }
+  bool delta = false;
+  for (const model::Struct& s : package_.structs) delta = delta || s.delta_form;
+  if (delta) p_.print("#include \"bitwire/serialize/delta.hpp\"\n");
   if (!package_.messages.empty()) p_.print("#include \"bitwire/message/message.hpp\"\n");
   for (const model::Package* import : package_.imports) {
     p_.print("#include \"$h$\"\n", {{"h", cpp_header_name(*import)}});

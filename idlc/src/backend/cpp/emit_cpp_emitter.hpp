@@ -3,6 +3,7 @@
 //   emit_cpp.cpp            the file: prologue, constants, enums, flag sets, the order of definitions
 //   emit_cpp_struct.cpp     struct definitions: members, initial values, MaxBits, formatting
 //   emit_cpp_serialize.cpp  the serialize function: fields, arrays, optional fields, ifs, directives
+//   emit_cpp_delta.cpp      the delta form: serialize_delta against a baseline, MaxDeltaBits
 //   emit_cpp_package.cpp    per package: MessageType, serialize_message, ProtocolId; the source files
 //                           with the message factory
 //
@@ -78,6 +79,19 @@ class Emitter {
   };
   void emit_aligned_pair(const model::Struct& s, const std::vector<model::Item>& items, const Piece& first,
                          const Piece& second);
+
+  // emit_cpp_delta.cpp
+  void delta_function(const model::Struct& s);
+  void delta_items(const model::Struct& s, const std::vector<model::Item>& items);
+  void delta_field(const model::Field& field);
+  void delta_shape(const model::Field& field);
+  void delta_scalar(const model::Type& type, const std::string& ref, const std::string& base);
+  void delta_change(const model::Type& type, const std::string& ref, const std::string& base);
+  void delta_changed_list(const model::Field& field, const std::string& shared,
+                          const std::string& shared_max);
+  std::string delta_differs(const model::Type& type, const std::string& a, const std::string& b) const;
+  std::string delta_condition(const model::Struct& s, const model::Condition& c,
+                              const std::string& prefix) const;
 
   // emit_cpp_package.cpp
   void message_type_enum();

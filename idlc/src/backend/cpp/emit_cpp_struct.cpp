@@ -195,6 +195,7 @@ void Emitter::structure(const Struct& s) {
     p_.print("BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {\n");
     p_.print("  return const_cast<$name$*>(this)->serialize(stream_);\n", {{"name", s.name}});
     p_.print("}\n\n");
+    if (s.delta_form) delta_function(s);
     struct_format_member(s);
     // A const member, not a hidden friend: C++20 synthesises != and the reversed form from it, and a member
     // is looked up only in the class of the left operand, where every hidden friend joins the overload set
