@@ -28,6 +28,8 @@ std::string compressed_params(const Type& type) {
 }  // namespace
 
 void Emitter::delta_function(const Struct& s) {
+  // The statements shared with serialize() name their stream `$stream$`; the delta form's is stream_.
+  Bind stream(p_, "stream", "stream_");
   p_.print(
       "// The delta form: this object as its changes against `baseline_`, which must be an object the\n");
   p_.print("// peer decoded (a read's result). One \"changed\" bit, then the changes (docs/delta.md).\n");
