@@ -150,11 +150,11 @@ void Server::reconcile() {
     if (e.kind == netcode::ServerEvent::Kind::kDisconnected && e.session == slot.session)
       slot.end_reason = e.reason;
   }
+  // Every disconnect before every connect: a client id that moved to a lower slot in this update (a second
+  // token, another address) must reach the game as leave-then-join, not join-then-leave.
   for (int i = 0; i < config_.max_clients; ++i) {
     Slot& slot = *slots_[static_cast<size_t>(i)];
-    const uint64_t current = netcode_->session(i);
-    if (current == slot.session) continue;
-    if (slot.session != 0) {
+    if (netcode_->session(i) != slot.session && slot.session != 0) {
       ServerEvent event;
       event.kind = ServerEvent::Kind::kDisconnected;
       event.client_index = i;
@@ -164,6 +164,11 @@ void Server::reconcile() {
       event.protocol_error = slot.protocol_error;
       push_event(event);
     }
+  }
+  for (int i = 0; i < config_.max_clients; ++i) {
+    Slot& slot = *slots_[static_cast<size_t>(i)];
+    const uint64_t current = netcode_->session(i);
+    if (current == slot.session) continue;
     // Either way the slot starts clean: nothing of the previous connection survives into the next one.
     slot.protocol_error = nullptr;
     slot.end_reason = netcode::DisconnectReason::kNone;

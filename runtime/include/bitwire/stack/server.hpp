@@ -83,6 +83,7 @@ class Server {
   // packets while a block fragment is ready within its channel's block budget (Connection::send_packets,
   // at most connection.max_packets_per_update in all).
   void send_packets();
+  // Within one update() every kDisconnected comes before every kConnected (then in slot order).
   bool next_event(ServerEvent& event);
   uint64_t events_dropped() const { return events_dropped_; }
 
