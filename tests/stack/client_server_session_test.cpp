@@ -234,5 +234,39 @@ TEST(StackSession, SameClientIdMovingToALowerSlotStaysConnected) {
   EXPECT_EQ(players.size(), 5u);
 }
 
+// Every event names its connection's session id and Server::session(i) the slot's: a reconnect of the
+// same client into the same slot is a new session, so a game keying its state by session id drops the old
+// connection's state and starts afresh. A free slot has session 0.
+TEST(StackSession, EventsAndSlotsCarryTheSessionId) {
+  StackHarness h(1);
+  Client& client = h.add_client();
+  EXPECT_EQ(h.server->session(0), 0u);
+  EXPECT_EQ(h.server->session(-1), 0u);
+  EXPECT_EQ(h.server->session(1), 0u);
+  h.connect(0);
+  ASSERT_TRUE(h.run_until([&] { return h.all_connected(); }, 300));
+  std::vector<ServerEvent> events = drain_events(*h.server);
+  ASSERT_EQ(events.size(), 1u);
+  const uint64_t first = events[0].session;
+  EXPECT_NE(first, 0u);
+  EXPECT_EQ(h.server->session(0), first);
+  EXPECT_EQ(h.server->session(0), h.server->netcode().session(0));
+
+  client.disconnect(h.now);
+  ASSERT_TRUE(h.run_until([&] { return !h.server->is_connected(0); }, 300));
+  EXPECT_EQ(h.server->session(0), 0u);
+  h.connect(0);
+  ASSERT_TRUE(h.run_until([&] { return h.all_connected(); }, 300));
+  events = drain_events(*h.server);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].kind, ServerEvent::Kind::kDisconnected);
+  EXPECT_EQ(events[0].session, first) << "the disconnect names the connection that ended";
+  EXPECT_EQ(events[1].kind, ServerEvent::Kind::kConnected);
+  EXPECT_NE(events[1].session, 0u);
+  EXPECT_NE(events[1].session, first) << "a reconnect of the same client id is a new session";
+  EXPECT_EQ(events[1].client_id, events[0].client_id);
+  EXPECT_EQ(h.server->session(0), events[1].session);
+}
+
 }  // namespace
 }  // namespace bitwire::test

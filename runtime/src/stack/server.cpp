@@ -162,6 +162,7 @@ void Server::reconcile() {
       event.reason = netcode_->disconnect_reason(i, slot.session);
       if (event.reason == netcode::DisconnectReason::kNone) event.reason = slot.end_reason;
       event.protocol_error = slot.protocol_error;
+      event.session = slot.session;
       push_event(event);
     }
   }
@@ -180,6 +181,7 @@ void Server::reconcile() {
       event.kind = ServerEvent::Kind::kConnected;
       event.client_index = i;
       event.client_id = slot.client_id;
+      event.session = current;
       name_slot(i);
       push_event(event);
     }
@@ -267,6 +269,10 @@ int Server::connected_count() const {
 
 uint64_t Server::client_id(int client_index) const {
   return valid(client_index) ? netcode_->client_id(client_index) : 0;
+}
+
+uint64_t Server::session(int client_index) const {
+  return valid(client_index) ? slots_[static_cast<size_t>(client_index)]->session : 0;
 }
 
 Address Server::client_address(int client_index) const {

@@ -31,7 +31,7 @@
 //   disconnect(), never inferred from netcode's event ring, so this holds whatever arrives in one update.
 // - Events: for every slot whose connection changed since the last update() or disconnect(), a
 //   kDisconnected for the connection the game was told of (if any), then a kConnected for the one it holds
-//   now (if any). A connection that began and ended within one update() was never visible to the game and
+//   now (if any); all kDisconnected of one update before its kConnected. A connection that began and ended within one update() was never visible to the game and
 //   is not reported. The reason of a
 //   kDisconnected is kNone only when a burst overflowed netcode's ring and another connection of the same
 //   slot ended after it (netcode().events_dropped() counts the loss). This server's own ring holds
@@ -58,6 +58,9 @@ struct ServerEvent {
   uint64_t client_id = 0;                                               // from the connect token
   netcode::DisconnectReason reason = netcode::DisconnectReason::kNone;  // for kDisconnected
   const char* protocol_error = nullptr;  // set when the server dropped the client for breaking the protocol
+  // Which connection of the slot this event is about: netcode's session id, new at every connect and never
+  // reused (never 0 in an event). Key per-connection game state by it, not by client_index or client_id.
+  uint64_t session = 0;
 };
 
 class Server {
@@ -107,6 +110,9 @@ class Server {
   int connected_count() const;
   int max_clients() const { return config_.max_clients; }
   uint64_t client_id(int client_index) const;
+  // The session id of the connection the game was last told of in slot `client_index` (the `session` of
+  // its kConnected event), 0 when the slot is free or the index invalid.
+  uint64_t session(int client_index) const;
   Address client_address(int client_index) const;
 
   // ---- Statistics and memory ----
