@@ -31,12 +31,12 @@
 //   disconnect(), never inferred from netcode's event ring, so this holds whatever arrives in one update.
 // - Events: for every slot whose connection changed since the last update() or disconnect(), a
 //   kDisconnected for the connection the game was told of (if any), then a kConnected for the one it holds
-//   now (if any); all kDisconnected of one update before its kConnected. A connection that began and ended within one update() was never visible to the game and
-//   is not reported. The reason of a
-//   kDisconnected is kNone only when a burst overflowed netcode's ring and another connection of the same
-//   slot ended after it (netcode().events_dropped() counts the loss). This server's own ring holds
-//   event_queue_size events (0: 2 * max_clients + 16), two per slot per update: a game that drains it every
-//   tick loses none; one that does not sees events_dropped() grow (its slots are reset all the same).
+//   now (if any); all kDisconnected of one update before its kConnected. A connection that began and ended
+//   within one update() was never visible to the game and is not reported. The reason of a kDisconnected is
+//   kNone only when a burst overflowed netcode's ring and another connection of the same slot ended after it
+//   (netcode().events_dropped() counts the loss). This server's own ring holds event_queue_size events
+//   (0: 2 * max_clients + 16), two per slot per update: a game that drains it every tick loses none; one
+//   that does not sees events_dropped() grow (its slots are reset all the same).
 // - A message sent to slot i must be created by create(i, ...) (another slot's pool is refused: kWrongPool).
 //   Handles obtained from create/receive must be released before the server is destroyed.
 // - A client whose packets break the channel protocol (the connection's error state) is disconnected; the
