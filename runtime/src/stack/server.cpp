@@ -65,6 +65,11 @@ Server::Server(const StackConfig& config, const MessageFactory& factory, const n
   payload_buffer_.reset(new std::byte[netcode::kMaxPayloadBytes]);
 
   const Connection& first = slots_[0]->connection;
+  if (!first.ok()) {
+    // What config.check(factory) did not catch would otherwise show as a protocol error at the first update.
+    error_ = keep_config_reason(error_text_, ConfigCheck::failure(first.error_reason()));
+    return;
+  }
   memory_per_slot_ = sizeof(Slot) + sizeof(std::unique_ptr<Slot>) + first.memory_bytes() +
                      netcode::Server::memory_per_slot(netcode_config) + 2 * sizeof(ServerEvent);
   memory_bytes_ = sizeof(Server) + netcode_->memory_bytes() +

@@ -65,8 +65,9 @@ struct ServerEvent {
 
 class Server {
  public:
-  // Refuses (ok() false, error_reason() says why) a config that fails check(), a factory that fails check(),
-  // or what netcode::Server refuses. A refused server does nothing.
+  // Refuses (ok() false, error_reason() says why) a config that fails check(factory), a factory that fails
+  // check(), a slot connection the two make invalid (a message pool above kMaxMessageSlotBytes), or what
+  // netcode::Server refuses. A refused server does nothing.
   Server(const StackConfig& config, const MessageFactory& factory, const netcode::Key& private_key,
          Transport& transport, const Address& public_address, double now = 0.0);
   ~Server();
