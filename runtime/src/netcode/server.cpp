@@ -9,6 +9,7 @@
 
 #include "address_map.hpp"
 #include "bitwire/core/log.hpp"
+#include "bitwire/core/monotonic_time.hpp"
 
 namespace bitwire::netcode {
 
@@ -517,6 +518,10 @@ void Server::update(double now, uint64_t unix_now) {
   if (!state_) return;
   State& st = *state_;
   ServerInternals in{*this, st};
+  if (!valid_time(now)) {
+    ++time_invalid_;  // refused: a NaN taken as a packet's arrival time would keep its slot from timing out
+    now = st.now;
+  }
   st.now = now;
   st.unix_now = unix_now;
   int budget = config_.max_receive_per_update;
