@@ -177,6 +177,7 @@ TEST(SimulatedTransport, RefusedConfigNamesTheField) {
       << config.check().reason();
   SimulatedTransport refused(inner, config);
   EXPECT_FALSE(refused.ok());
+  ASSERT_NE(refused.error_reason(), nullptr);
   EXPECT_NE(std::string(refused.error_reason()).find("ring_size"), std::string::npos);
   const std::array<std::byte, 4> payload{};
   refused.send(Address::ipv4(10, 0, 0, 2, 2), payload);
@@ -187,6 +188,7 @@ TEST(SimulatedTransport, RefusedConfigNamesTheField) {
   EXPECT_EQ(refused.stats().refused, 2u);
   config = SimulatedTransportConfig::symmetric(latency(1.0), 1);
   config.incoming.conditions.loss_percent = 101.0;
+  ASSERT_NE(config.check().reason(), nullptr);
   EXPECT_NE(std::string(config.check().reason()).find("SimulatedTransportConfig.incoming: "), std::string::npos)
       << config.check().reason();
   config = SimulatedTransportConfig::symmetric(latency(1.0), 1);
