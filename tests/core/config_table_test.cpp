@@ -176,6 +176,7 @@ TEST(ConfigTable, NetcodeServerMemoryAboveTheCapIsRefused) {
   config.max_clients = 4096;
   config.payload_queue_per_slot = 1024;
   ASSERT_FALSE(config.check().ok());
+  ASSERT_NE(config.check().reason(), nullptr);
   EXPECT_NE(
       std::string(config.check().reason()).find("ServerConfig.payload_queue_per_slot = 1024 is outside [1, "),
       std::string::npos)
@@ -252,6 +253,7 @@ TEST(ConfigTable, StackConfigMemoryAboveTheCapIsRefused) {
       << "the connection's pool and channels count too";
   ASSERT_GT(4096 * slot, kMaxStackServerMemoryBytes) << "the probe must pass the cap";
   ASSERT_FALSE(stack.check().ok());
+  ASSERT_NE(stack.check().reason(), nullptr);
   EXPECT_NE(std::string(stack.check().reason()).find("StackConfig.max_clients = 4096"), std::string::npos)
       << stack.check().reason();
   EXPECT_NE(std::string(stack.check().reason()).find("4096 MiB"), std::string::npos)

@@ -327,11 +327,13 @@ TEST(ChunkConfig, DefaultsValidAndBadPacketSizeNamed) {
   EXPECT_EQ(c.sanitized().max_packet_size, 1024 + 9);
   c = ChunkConfig{};
   c.block.fragment_size = 0;
+  ASSERT_NE(c.check().reason(), nullptr);
   EXPECT_NE(std::string(c.check().reason()).find("fragment_size"), std::string::npos);
   c = ChunkConfig{};
   c.block.fragment_size = 1;
   c.block.max_block_size = 65536;
   c.max_packet_size = 100;  // an ack of 65536 slices needs 8197 bytes
+  ASSERT_NE(c.check().reason(), nullptr);
   EXPECT_NE(
       std::string(c.check().reason()).find("ChunkConfig.max_packet_size = 100 is outside [8197, 65545]"),
       std::string::npos);

@@ -330,6 +330,7 @@ TEST(ConnectionConfigCheck, APacketTooLargeForTheEndpointsFragmentsIsRefusedAndL
   ConnectionConfig config;
   config.max_packet_size = 300000;
   ASSERT_FALSE(config.check().ok());
+  ASSERT_NE(config.check().reason(), nullptr);
   EXPECT_NE(
       std::string(config.check().reason()).find("ConnectionConfig.endpoint raised to hold max_packet_size"),
       std::string::npos)

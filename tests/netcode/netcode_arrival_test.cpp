@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -117,6 +118,42 @@ TEST(NetcodeArrival, ClientDatagramsTheTransportLeavesUndatedReadAsNow) {
     ASSERT_TRUE(client.receive_payload(out, size, sequence, arrival));
     EXPECT_DOUBLE_EQ(arrival, h.now);
   }
+}
+
+// A NaN or infinite `now` right after traffic on both sides is refused (counted, the previous time kept):
+// afterwards each side still times the other out once it goes silent, which a NaN taken as the time of the
+// last packet prevented for ever.
+TEST(NetcodeTime, NonFiniteNowIsRefusedAndCounted) {
+  Harness h(1);
+  Client& client = h.add_client();
+  h.connect(0);
+  ASSERT_TRUE(h.run_until([&] { return client.is_connected() && h.server->is_connected(0); }));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < 10; ++i) {  // both sides send at 10 Hz: each bad update has packets to receive
+    h.now += 0.02;
+    client.update(h.now);
+    h.server->update(nan, h.unix_now());
+    client.update(nan);
+    h.server->update(inf, h.unix_now());
+    client.update(-inf);
+  }
+  EXPECT_EQ(h.server->time_invalid(), 20u);
+  EXPECT_EQ(client.time_invalid(), 20u);
+  ASSERT_TRUE(client.is_connected());
+  ASSERT_TRUE(h.server->is_connected(0));
+  const double silent = h.now;
+  while (h.now < silent + 6.0) {  // the token's timeout is 5 s
+    h.now += 0.02;
+    h.server->update(h.now, h.unix_now());
+  }
+  EXPECT_FALSE(h.server->is_connected(0)) << "the server never timed out the silent client";
+  while (h.now < silent + 12.0) {
+    h.now += 0.02;
+    client.update(h.now);
+  }
+  EXPECT_FALSE(client.is_connected())
+      << "the client never timed out the silent server: " << to_string(client.state());
 }
 
 }  // namespace

@@ -13,6 +13,7 @@ namespace {
 
 using bitwire::test::bytes_of;
 using bitwire::test::ForgedClient;
+using bitwire::test::ForgedDatagram;
 using testing::Harness;
 using Datagram = LoopbackNetwork::Datagram;
 
@@ -118,6 +119,49 @@ TEST(NetcodePending, MappingOfATokenWithoutTimeoutExpiresAfterTenSeconds) {
   h.step();
   EXPECT_EQ(h.server->connected_count(), 1) << "gone at 10.2 s";
   EXPECT_EQ(h.server->drops(PacketError::kNoKey), 1u);
+}
+
+// Two tokens from one address: token1's first request at t = 0 is denied (server full) and re-sent once a
+// slot is free, token2 (a fresh token of the same client) first arrives at 4.9 s. The address's mapping now
+// holds token2's keys and must last token2's lifetime: its response after 5 s connects.
+TEST(NetcodePending, FreshTokenFromTheSameAddressGetsItsOwnDeadline) {
+  Harness h(1);
+  Client& genuine = h.add_client();
+  h.connect(0);
+  for (int i = 0; i < 200 && !genuine.is_connected(); ++i) h.step();
+  ASSERT_TRUE(genuine.is_connected());
+  std::vector<ForgedClient> tokens = forge(h, 2, 5);
+  tokens[1].address = tokens[0].address;  // token2's datagrams come from token1's address
+  h.network.on_send = [&tokens](Datagram& d) {
+    if (d.to != tokens[0].address) return true;
+    for (ForgedClient& f : tokens) {
+      if (f.response.empty() && f.take_challenge(std::span(d.bytes.data(), d.size))) break;
+    }
+    return false;
+  };
+  const auto inject = [&h](const ForgedClient& f, const ForgedDatagram& d) {
+    ASSERT_TRUE(h.network.inject(f.address, h.server_address, bytes_of(d)));
+  };
+  const double start = h.now;
+  inject(tokens[0], tokens[0].request);
+  h.step();
+  ASSERT_EQ(h.server->denied_sent(), 1u) << "token1's first request is denied: the server is full";
+  genuine.disconnect(h.now);
+  for (int i = 0; i < 50; ++i) h.step();
+  ASSERT_EQ(h.server->connected_count(), 0);
+  inject(tokens[0], tokens[0].request);  // token1 again: a mapping until start + 5 s
+  h.step();
+  ASSERT_FALSE(tokens[0].response.empty());
+  while (h.now < start + 4.9) h.step();
+  inject(tokens[1], tokens[1].request);
+  h.step();
+  ASSERT_FALSE(tokens[1].response.empty()) << "token2 got a challenge";
+  while (h.now < start + 5.3) h.step();
+  const uint64_t no_key = h.server->drops(PacketError::kNoKey);
+  inject(tokens[1], tokens[1].response);
+  h.step();
+  EXPECT_EQ(h.server->connected_count(), 1) << "token2's mapping ended at token1's deadline";
+  EXPECT_EQ(h.server->drops(PacketError::kNoKey), no_key);
 }
 
 }  // namespace

@@ -67,10 +67,11 @@ struct MismatchedPair {
   }
 };
 
-struct WarningCapture {
+// The mismatch is a misconfigured peer: reported as an error, so the default level (kError) shows it.
+struct ErrorCapture {
   std::vector<std::string> lines;
   static void sink(void* context, LogLevel level, const char* message) {
-    if (level == LogLevel::kWarning) static_cast<WarningCapture*>(context)->lines.emplace_back(message);
+    if (level == LogLevel::kError) static_cast<ErrorCapture*>(context)->lines.emplace_back(message);
   }
 };
 
@@ -88,11 +89,11 @@ TEST(AckDelayMismatch, RttComesFromPlainAcksWhenThePeerNeverSendsTheExtension) {
   EXPECT_NEAR(pair.a->endpoint.rtt_min_ms(), 100.0, 1e-6);
 }
 
-TEST(AckDelayMismatch, CountedFromTheFirstPlainAckAndWarnedOnce) {
-  WarningCapture capture;
+TEST(AckDelayMismatch, CountedFromTheFirstPlainAckAndReportedOnceAtTheDefaultLevel) {
+  ErrorCapture capture;
   const LogLevel level = log_level();
-  set_log_level(LogLevel::kWarning);
-  set_log_sink(&WarningCapture::sink, &capture);
+  set_log_level(LogLevel::kError);  // the default
+  set_log_sink(&ErrorCapture::sink, &capture);
   MismatchedPair pair;
   pair.run(kAckDelayMismatchPackets - 1);
   EXPECT_EQ(pair.a->endpoint.counters().acks_without_ack_delay, uint64_t{kAckDelayMismatchPackets} - 1);
@@ -123,10 +124,10 @@ TEST(AckDelayMismatch, ResetForgetsThePeer) {
 // a peer that streams before hearing from us and uneven send rates (B sends twice as often as A in some
 // phases, half as often in others), the counter stays below the threshold and every RTT sample is exact.
 TEST(AckDelayMismatch, GenuinePeerUnderHeavyLossNeverTripsIt) {
-  WarningCapture capture;
+  ErrorCapture capture;
   const LogLevel level = log_level();
   set_log_level(LogLevel::kWarning);
-  set_log_sink(&WarningCapture::sink, &capture);
+  set_log_sink(&ErrorCapture::sink, &capture);
   for (const uint32_t seed : {1u, 2u, 3u, 4u}) {
     auto a = Peer::make(extension_config());
     auto b = Peer::make(extension_config());

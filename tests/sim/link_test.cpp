@@ -63,6 +63,7 @@ TEST(Link, ConfigErrorNamesTheRefusedDirection) {
   EXPECT_EQ(Link().error_reason(), nullptr);
   config = LinkConfig{};
   config.a_to_b.conditions.loss_percent = std::numeric_limits<double>::quiet_NaN();
+  ASSERT_NE(config.check().reason(), nullptr);
   EXPECT_NE(
       std::string(config.check().reason()).find("LinkConfig.a_to_b: NetworkConditions.loss_percent = nan"),
       std::string::npos)

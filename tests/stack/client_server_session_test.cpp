@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <set>
 #include <vector>
 
 #include "support/forged_client.hpp"
@@ -18,11 +19,15 @@ using Datagram = LoopbackNetwork::Datagram;
 // datagram the server sends to one of them is kept off the network (offered to `on_reply` first); the first
 // challenge to each one completes its response and disconnect.
 struct Forgery {
-  explicit Forgery(StackHarness& harness, int count, uint64_t first_id) : h(harness) {
-    for (int k = 0; k < count; ++k) {
+  explicit Forgery(StackHarness& harness, int count, uint64_t first_id)
+      : Forgery(harness, consecutive(count, first_id)) {}
+  // One identity per entry of `client_ids` (equal ids: separate tokens for the same client id).
+  Forgery(StackHarness& harness, const std::vector<uint64_t>& client_ids) : h(harness) {
+    for (size_t n = 0; n < client_ids.size(); ++n) {
+      const int k = static_cast<int>(n);
       netcode::ConnectTokenParams params;
       params.protocol_id = h.server->protocol_id();
-      params.client_id = first_id + static_cast<uint64_t>(k);
+      params.client_id = client_ids[n];
       params.create_timestamp = h.unix_now();
       params.expire_seconds = 600;
       params.timeout_seconds = 300;
@@ -44,6 +49,12 @@ struct Forgery {
     for (const ForgedClient& c : clients) inject(c.request, c.address);
     h.step();
     for (const ForgedClient& c : clients) EXPECT_FALSE(c.response.empty()) << "no challenge was captured";
+  }
+
+  static std::vector<uint64_t> consecutive(int count, uint64_t first_id) {
+    std::vector<uint64_t> ids;
+    for (int k = 0; k < count; ++k) ids.push_back(first_id + static_cast<uint64_t>(k));
+    return ids;
   }
 
   void inject(const ForgedDatagram& d, const Address& from) {
@@ -187,6 +198,74 @@ TEST(StackSession, FloodOfReplayedConnectionsHidesNoGenuineEvent) {
   EXPECT_EQ(heard_connects, genuine_connects) << genuine_disconnects << " genuine disconnects";
   EXPECT_EQ(heard_disconnects, genuine_disconnects);
   EXPECT_EQ(h.server->events_dropped(), 0u);
+}
+
+// A game tracking its players by client id, fed the events of one update. Client id 777 holds slot 5 from
+// address A; in one update A disconnects and the same client id, with a second token, connects from
+// address B into the lower slot 2. The game must still count 777 as connected: every disconnect of an
+// update comes before every connect.
+TEST(StackSession, SameClientIdMovingToALowerSlotStaysConnected) {
+  StackHarness h(6);
+  Forgery forgery(h, {10, 11, 12, 13, 14, 777, 777});  // identities 5 (A) and 6 (B) are both client 777
+  std::set<uint64_t> players;
+  const auto track = [&] {
+    for (const ServerEvent& e : drain_events(*h.server)) {
+      if (e.kind == ServerEvent::Kind::kConnected) players.insert(e.client_id);
+      if (e.kind == ServerEvent::Kind::kDisconnected) players.erase(e.client_id);
+    }
+  };
+  for (size_t k = 0; k < 6; ++k) forgery.session(k, /*stay=*/true);
+  h.step();
+  track();
+  ASSERT_EQ(h.server->client_id(5), 777u) << "A holds slot 5";
+  forgery.inject(forgery.clients[2].disconnect, forgery.clients[2].address);
+  h.step();
+  track();
+  ASSERT_FALSE(h.server->is_connected(2)) << "slot 2 is free";
+
+  forgery.inject(forgery.clients[5].disconnect, forgery.clients[5].address);
+  forgery.session(6, /*stay=*/true);
+  h.step();
+  ASSERT_TRUE(h.server->is_connected(2));
+  ASSERT_EQ(h.server->client_id(2), 777u) << "B holds slot 2";
+  ASSERT_FALSE(h.server->is_connected(5)) << "A left slot 5";
+  track();
+  EXPECT_EQ(players.count(777), 1u) << "the game dropped client 777 although B is connected";
+  EXPECT_EQ(players.size(), 5u);
+}
+
+// Every event names its connection's session id and Server::session(i) the slot's: a reconnect of the
+// same client into the same slot is a new session, so a game keying its state by session id drops the old
+// connection's state and starts afresh. A free slot has session 0.
+TEST(StackSession, EventsAndSlotsCarryTheSessionId) {
+  StackHarness h(1);
+  Client& client = h.add_client();
+  EXPECT_EQ(h.server->session(0), 0u);
+  EXPECT_EQ(h.server->session(-1), 0u);
+  EXPECT_EQ(h.server->session(1), 0u);
+  h.connect(0);
+  ASSERT_TRUE(h.run_until([&] { return h.all_connected(); }, 300));
+  std::vector<ServerEvent> events = drain_events(*h.server);
+  ASSERT_EQ(events.size(), 1u);
+  const uint64_t first = events[0].session;
+  EXPECT_NE(first, 0u);
+  EXPECT_EQ(h.server->session(0), first);
+  EXPECT_EQ(h.server->session(0), h.server->netcode().session(0));
+
+  client.disconnect(h.now);
+  ASSERT_TRUE(h.run_until([&] { return !h.server->is_connected(0); }, 300));
+  EXPECT_EQ(h.server->session(0), 0u);
+  h.connect(0);
+  ASSERT_TRUE(h.run_until([&] { return h.all_connected(); }, 300));
+  events = drain_events(*h.server);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].kind, ServerEvent::Kind::kDisconnected);
+  EXPECT_EQ(events[0].session, first) << "the disconnect names the connection that ended";
+  EXPECT_EQ(events[1].kind, ServerEvent::Kind::kConnected);
+  EXPECT_NE(events[1].session, 0u);
+  EXPECT_NE(events[1].session, first) << "a reconnect of the same client id is a new session";
+  EXPECT_EQ(events[1].client_id, events[0].client_id);
+  EXPECT_EQ(h.server->session(0), events[1].session);
 }
 
 }  // namespace

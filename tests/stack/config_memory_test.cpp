@@ -10,6 +10,7 @@
 
 #include "bitwire/message/connection.hpp"
 #include "bitwire/message/message.hpp"
+#include "bitwire/stack/client.hpp"
 #include "bitwire/stack/server.hpp"
 #include "bitwire/stack/stack_config.hpp"
 #include "bitwire/transport/transport.hpp"
@@ -98,6 +99,41 @@ TEST(MessagePoolMemory, ConnectionReportsPoolSlotsAboveTheCap) {
             std::string::npos)
       << connection.error_reason();
   EXPECT_EQ(connection.pool().capacity(), 1024);
+}
+
+// A client whose connection's message pool passes the cap for its factory (the config alone passes) is
+// refused at construction with the connection's reason, not disconnected at its first update.
+TEST(MessagePoolMemory, ClientRefusesAConnectionWhosePoolPassesTheCap) {
+  StackConfig config;
+  config.connection.message_pool_size = 4096;
+  ASSERT_TRUE(config.check().ok());
+  LoopbackNetwork network(16);
+  LoopbackTransport transport(network, Address::ipv4(10, 0, 0, 2, 50000));
+  const Client client(config, MessageFactory(kHugeTypes), transport, 0.0);
+  EXPECT_FALSE(client.ok());
+  ASSERT_NE(client.error_reason(), nullptr);
+  EXPECT_NE(
+      std::string(client.error_reason()).find("ConnectionConfig.messages: MessagePoolConfig.capacity = 4096"),
+      std::string::npos)
+      << client.error_reason();
+}
+
+// One slot whose pool (2,048 slots of 1 MiB) passes the 1 GiB pool cap while the server's total (2 GiB) is
+// under its own cap: check(factory) passes, the slot's connection does not, and the server refuses.
+TEST(StackMemory, ServerRefusesASlotConnectionWhosePoolPassesTheCap) {
+  StackConfig config;
+  config.max_clients = 1;
+  config.connection.message_pool_size = 2048;
+  const MessageFactory factory(kHugeTypes);
+  ASSERT_TRUE(config.check(factory).ok()) << config.check(factory).reason();
+  LoopbackNetwork network(16);
+  const Address address = Address::ipv4(10, 0, 0, 1, 40000);
+  LoopbackTransport transport(network, address);
+  const Server server(config, factory, netcode::random_key(), transport, address, 0.0);
+  EXPECT_FALSE(server.ok());
+  ASSERT_NE(server.error_reason(), nullptr);
+  EXPECT_NE(std::string(server.error_reason()).find("MessagePoolConfig.capacity = 2048"), std::string::npos)
+      << server.error_reason();
 }
 
 // ConnectionConfig's pool part is checked through MessagePoolConfig's table, its reason prefixed.

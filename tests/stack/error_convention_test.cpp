@@ -133,5 +133,29 @@ TEST(ErrorConvention, StackServerAndClient) {
   expect_refused(Client(bad, kStackFactory, transport), "StackConfig.max_clients = 0 is outside [1, 4096]");
 }
 
+// A factory that fails check() (here: no message type) is a refusal with its reason in every component
+// that takes one, not an assert: the pool holds no slot, the connection reads and sends nothing.
+TEST(ErrorConvention, BadFactoryIsRefusedWithItsReason) {
+  const MessageFactory empty;
+  ASSERT_FALSE(empty.check().ok());
+  const char* reason = "a message factory needs at least one message type";
+  const MessagePool pool(empty, MessagePoolConfig{});
+  expect_refused(pool, reason);
+  EXPECT_EQ(pool.capacity(), 0);
+  Connection connection(empty, ConnectionConfig{});
+  expect_refused(connection, reason);
+  EXPECT_EQ(connection.error(), ConnectionError::kFactoryInvalid);
+  connection.reset();
+  EXPECT_EQ(connection.error(), ConnectionError::kFactoryInvalid) << "reset() keeps a construction refusal";
+  EXPECT_EQ(connection.pool().capacity(), 0);
+
+  LoopbackNetwork network;
+  LoopbackTransport transport(network, Address::ipv4(10, 0, 0, 1, 1));
+  expect_refused(Client(stack_test_config(), empty, transport), reason);
+  expect_refused(
+      Server(stack_test_config(), empty, netcode::random_key(), transport, transport.local_address()),
+      reason);
+}
+
 }  // namespace
 }  // namespace bitwire::test

@@ -34,6 +34,8 @@ const char* to_string(ConnectionError error) {
     case ConnectionError::kPacketInvalid: return "invalid packet";
     case ConnectionError::kMessageIdOutsideWindow: return "message id outside the receive window";
     case ConnectionError::kBlockFragmentInvalid: return "block fragment rejected";
+    case ConnectionError::kFactoryInvalid:
+      return "message factory refused";
   }
   return "unknown connection error";
 }
@@ -95,7 +97,12 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
     // A flagged state, not an abort: the sanitized config runs and error() says what was refused.
     fail(ConnectionError::kConfigInvalid, keep_config_reason(config_reason_, problem));
   }
-  BITWIRE_ASSERT(factory.check().ok());
+  if (const ConfigCheck problem = factory.check(); !problem) {
+    // Its entries (sizes, functions) cannot be trusted: the pool holds no slot, no message is written or
+    // read, and the error outranks a refused config.
+    error_ = ConnectionError::kNone;
+    fail(ConnectionError::kFactoryInvalid, keep_config_reason(config_reason_, problem));
+  }
   layout_.factory = factory_;
   layout_.channels = std::span<const ChannelConfig>(config_.channels.data(), static_cast<size_t>(config_.channel_count));
   protocol_id_ = protocol_id(factory_, config_);
@@ -408,7 +415,7 @@ void Connection::reset() {
   incoming_->clear();
   for (int i = 0; i < config_.channel_count; ++i) channels_[i]->reset();
   endpoint_->reset();
-  if (error_ != ConnectionError::kConfigInvalid) {
+  if (error_ != ConnectionError::kConfigInvalid && error_ != ConnectionError::kFactoryInvalid) {
     error_ = ConnectionError::kNone;
     error_reason_ = nullptr;
   }

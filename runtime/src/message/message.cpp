@@ -82,7 +82,12 @@ MessagePoolConfig MessagePoolConfig::sanitized(const MessageFactory& factory) co
 }
 
 MessagePool::MessagePool(const MessageFactory& factory, const MessagePoolConfig& config) : factory_(factory) {
-  BITWIRE_ASSERT(factory.check().ok());
+  if (const ConfigCheck problem = factory.check(); !problem) {
+    // A refused factory's entries (sizes, functions) cannot be trusted: the pool holds no slot, so
+    // create() returns empty handles and no type function is ever called.
+    error_reason_ = keep_config_reason(error_reason_text_, problem);
+    return;
+  }
   // A refused config is flagged, not trusted: every size below comes from the sanitized copy.
   error_reason_ = keep_config_reason(error_reason_text_, config.check(factory));
   const MessagePoolConfig c = config.sanitized(factory);

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "bitwire/core/log.hpp"
+#include "bitwire/core/monotonic_time.hpp"
 
 namespace bitwire::netcode {
 
@@ -168,6 +169,10 @@ void Client::send_packet(PacketType type, std::span<const std::byte> body) {
 }
 
 void Client::update(double now) {
+  if (!valid_time(now)) {
+    ++time_invalid_;  // refused: a NaN taken as the last receive time would keep it from ever timing out
+    now = now_;
+  }
   const ClientState before = state_;
   const int before_index = server_index_;
   step(now);

@@ -9,6 +9,7 @@
 
 #include "address_map.hpp"
 #include "bitwire/core/log.hpp"
+#include "bitwire/core/monotonic_time.hpp"
 
 namespace bitwire::netcode {
 
@@ -98,6 +99,7 @@ struct Pending {
   int32_t timeout_seconds = 0;
   double expire_time = 0.0;  // the token's first request plus its pending lifetime; never extended
   double last_access = 0.0;
+  std::array<std::byte, kMacBytes> token_mac{};  // which token the keys and expire_time belong to
 };
 
 // How the most recent session of a slot ended (kept across the next connect).
@@ -237,9 +239,11 @@ struct ServerInternals {
   }
 
   // Maps `from` to the token's keys until `deadline` (the token's first request plus its pending lifetime):
-  // a repeated request refreshes the idle timer but never the deadline, so a token holds an entry for a
-  // bounded time however often it is re-sent.
-  bool add_pending(const Address& from, const ConnectTokenPrivate& token, double deadline) {
+  // a repeated request of the same token (same `mac`) refreshes the idle timer but never the deadline, so a
+  // token holds an entry for a bounded time however often it is re-sent. Another token from the address
+  // replaces the keys, and with them the deadline: the entry then lasts that token's lifetime.
+  bool add_pending(const Address& from, const ConnectTokenPrivate& token,
+                   const std::array<std::byte, kMacBytes>& mac, double deadline) {
     int index = st.pending_by_address.find(from);
     if (index < 0) {
       if (st.pending_count == static_cast<int>(st.pending.size())) return false;
@@ -253,7 +257,9 @@ struct ServerInternals {
       st.pending_by_address.insert(from, index);
     }
     Pending& p = st.pending[static_cast<size_t>(index)];
-    p.expire_time = p.in_use ? std::min(p.expire_time, deadline) : deadline;
+    const bool same_token = p.in_use && p.token_mac == mac;
+    p.expire_time = same_token ? std::min(p.expire_time, deadline) : deadline;
+    p.token_mac = mac;
     p.in_use = true;
     p.address = from;
     p.send_key = token.server_to_client_key;
@@ -294,7 +300,7 @@ struct ServerInternals {
     const double deadline =
         st.tokens[static_cast<size_t>(entry)].time + pending_lifetime(token.timeout_seconds);
     if (deadline < st.now) return s.drop(PacketError::kRequestPendingExpired);
-    if (!add_pending(from, token, deadline)) return s.drop(PacketError::kRequestNoMapping);
+    if (!add_pending(from, token, mac, deadline)) return s.drop(PacketError::kRequestNoMapping);
     ChallengeToken challenge;
     challenge.client_id = token.client_id;
     challenge.user_data = token.user_data;
@@ -512,6 +518,10 @@ void Server::update(double now, uint64_t unix_now) {
   if (!state_) return;
   State& st = *state_;
   ServerInternals in{*this, st};
+  if (!valid_time(now)) {
+    ++time_invalid_;  // refused: a NaN taken as a packet's arrival time would keep its slot from timing out
+    now = st.now;
+  }
   st.now = now;
   st.unix_now = unix_now;
   int budget = config_.max_receive_per_update;

@@ -105,7 +105,7 @@ void Endpoint::State::process_acks(const AckInfo& info) {
 void Endpoint::State::note_ack_without_delay() {
   ++counters.acks_without_ack_delay;
   if (counters.acks_without_ack_delay != static_cast<uint64_t>(kAckDelayMismatchPackets)) return;
-  BITWIRE_LOG(LogLevel::kWarning,
+  BITWIRE_LOG(LogLevel::kError,
               "[%s] the peer acked our packets in %d of its packets without ever sending the ack delay "
               "extension, which ours carry: it runs without it (raw reliable 1.0, yojimbo, ack_delay = kOff) "
               "and may read it as payload. Set ack_delay = kOff on both ends for such a peer "

@@ -197,23 +197,25 @@ void SimulatedTransport::read_inner(double time) {
 }
 
 void SimulatedTransport::flush_incoming(double time) {
-  incoming_.deliver(time, [this](std::span<const std::byte> packet, double arrival) {
-    Address from;
-    if (packet.size() < kHeaderBytes || !get_address(packet.data(), from)) {
-      ++stats_.misaddressed;
-      return;
-    }
-    if (ring_count_ == ring_size_) {
-      ++stats_.ring_dropped;
-      return;
-    }
-    const size_t slot = static_cast<size_t>((ring_head_ + ring_count_) % ring_size_);
-    const size_t size = packet.size() - kHeaderBytes;
-    ring_[slot] = Entry{from, arrival, size};
-    std::memcpy(ring_bytes_.get() + slot * static_cast<size_t>(max_datagram_), packet.data() + kHeaderBytes,
-                size);
-    ++ring_count_;
-  });
+  // At most the room left in the ring: what does not fit stays in the simulator until receive() makes room.
+  incoming_.deliver(time, ring_size_ - ring_count_,
+                    [this](std::span<const std::byte> packet, double arrival) {
+                      Address from;
+                      if (packet.size() < kHeaderBytes || !get_address(packet.data(), from)) {
+                        ++stats_.misaddressed;
+                        return;
+                      }
+                      if (ring_count_ == ring_size_) {
+                        ++stats_.ring_dropped;
+                        return;
+                      }
+                      const size_t slot = static_cast<size_t>((ring_head_ + ring_count_) % ring_size_);
+                      const size_t size = packet.size() - kHeaderBytes;
+                      ring_[slot] = Entry{from, arrival, size};
+                      std::memcpy(ring_bytes_.get() + slot * static_cast<size_t>(max_datagram_),
+                                  packet.data() + kHeaderBytes, size);
+                      ++ring_count_;
+                    });
 }
 
 void SimulatedTransport::pump() {

@@ -16,6 +16,11 @@ Client::Client(const StackConfig& config, const MessageFactory& factory, Transpo
       connection_(factory, config_.connection, ConnectionCallbacks{this, &Client::transmit}, now),
       congestion_(config_.congestion) {
   error_ = keep_config_reason(error_text_, config.check());
+  if (error_ == nullptr) error_ = keep_config_reason(error_text_, factory.check());
+  // The connection checks what config.check() cannot without the factory (its pool's slots for the
+  // factory's largest type): a refused one would disconnect at the first update with a protocol error.
+  if (error_ == nullptr && !connection_.ok())
+    error_ = keep_config_reason(error_text_, ConfigCheck::failure(connection_.error_reason()));
   if (error_ == nullptr && !netcode_.ok()) error_ = netcode_.error_reason();
   memory_bytes_ = sizeof(Client) + netcode_.memory_bytes() + connection_.memory_bytes();
 }

@@ -65,6 +65,11 @@ Server::Server(const StackConfig& config, const MessageFactory& factory, const n
   payload_buffer_.reset(new std::byte[netcode::kMaxPayloadBytes]);
 
   const Connection& first = slots_[0]->connection;
+  if (!first.ok()) {
+    // What config.check(factory) did not catch would otherwise show as a protocol error at the first update.
+    error_ = keep_config_reason(error_text_, ConfigCheck::failure(first.error_reason()));
+    return;
+  }
   memory_per_slot_ = sizeof(Slot) + sizeof(std::unique_ptr<Slot>) + first.memory_bytes() +
                      netcode::Server::memory_per_slot(netcode_config) + 2 * sizeof(ServerEvent);
   memory_bytes_ = sizeof(Server) + netcode_->memory_bytes() +
@@ -150,11 +155,11 @@ void Server::reconcile() {
     if (e.kind == netcode::ServerEvent::Kind::kDisconnected && e.session == slot.session)
       slot.end_reason = e.reason;
   }
+  // Every disconnect before every connect: a client id that moved to a lower slot in this update (a second
+  // token, another address) must reach the game as leave-then-join, not join-then-leave.
   for (int i = 0; i < config_.max_clients; ++i) {
     Slot& slot = *slots_[static_cast<size_t>(i)];
-    const uint64_t current = netcode_->session(i);
-    if (current == slot.session) continue;
-    if (slot.session != 0) {
+    if (netcode_->session(i) != slot.session && slot.session != 0) {
       ServerEvent event;
       event.kind = ServerEvent::Kind::kDisconnected;
       event.client_index = i;
@@ -162,8 +167,14 @@ void Server::reconcile() {
       event.reason = netcode_->disconnect_reason(i, slot.session);
       if (event.reason == netcode::DisconnectReason::kNone) event.reason = slot.end_reason;
       event.protocol_error = slot.protocol_error;
+      event.session = slot.session;
       push_event(event);
     }
+  }
+  for (int i = 0; i < config_.max_clients; ++i) {
+    Slot& slot = *slots_[static_cast<size_t>(i)];
+    const uint64_t current = netcode_->session(i);
+    if (current == slot.session) continue;
     // Either way the slot starts clean: nothing of the previous connection survives into the next one.
     slot.protocol_error = nullptr;
     slot.end_reason = netcode::DisconnectReason::kNone;
@@ -175,6 +186,7 @@ void Server::reconcile() {
       event.kind = ServerEvent::Kind::kConnected;
       event.client_index = i;
       event.client_id = slot.client_id;
+      event.session = current;
       name_slot(i);
       push_event(event);
     }
@@ -262,6 +274,10 @@ int Server::connected_count() const {
 
 uint64_t Server::client_id(int client_index) const {
   return valid(client_index) ? netcode_->client_id(client_index) : 0;
+}
+
+uint64_t Server::session(int client_index) const {
+  return valid(client_index) ? slots_[static_cast<size_t>(client_index)]->session : 0;
 }
 
 Address Server::client_address(int client_index) const {

@@ -12,11 +12,14 @@
 //   timeouts, disconnects, protocol errors in netcode::Client/Server and bitwire::Client/Server) are kInfo
 //   and kWarning, so they are off until a game raises the level. Each names the connection (client index
 //   or slot, client id, address) and the reason.
-// - The sink is called with the log's mutex held: it must not log.
-// - Rate limit: at most `burst` lines at once and `lines_per_second` on average reach the sink (a token
-//   bucket on the steady clock; default 20 lines a second, bursts of 100), so a flood of hostile packets
-//   cannot flood the log. Lines over the limit are counted, not formatted; the next line that passes is
-//   preceded by one saying how many were suppressed. Emission is serialized by a mutex (no allocation).
+// - The sink is called with the log's mutex held. A line logged on that thread from inside the sink (by the
+//   sink or by bitwire code it calls) is dropped and counted (log_lines_reentrant()), never a deadlock;
+//   set_log_sink, set_log_rate_limit and log_lines_suppressed may be called from the sink.
+// - Rate limit: at most `burst` lines at once and `lines_per_second` on average reach the sink per level
+//   (a token bucket per level on the steady clock; default 20 lines a second, bursts of 100), so a flood of
+//   hostile packets cannot flood the log, nor keep an error line out of it. Lines over the limit are counted,
+//   not formatted; the next line that passes is preceded by one saying how many were suppressed. Emission is
+//   serialized by a mutex (no allocation).
 #pragma once
 
 #include <atomic>
@@ -42,10 +45,13 @@ using LogSink = void (*)(void* context, LogLevel level, const char* message);
 
 void set_log_sink(LogSink sink, void* context = nullptr);
 
-// lines_per_second <= 0: no limit. Resets the bucket to full and the suppressed count to zero.
-void set_log_rate_limit(double lines_per_second, int burst);
+// lines_per_second <= 0: no limit. Resets the buckets to full and the suppressed count to zero. A NaN rate
+// is refused (false; the limit in force stays).
+bool set_log_rate_limit(double lines_per_second, int burst);
 // Lines dropped by the rate limit since the last set_log_rate_limit.
 uint64_t log_lines_suppressed();
+// Lines logged from inside the sink (on its thread) and dropped, since the program started.
+uint64_t log_lines_reentrant();
 
 namespace detail {
 inline std::atomic<int> log_level{static_cast<int>(LogLevel::kError)};

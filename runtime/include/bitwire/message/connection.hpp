@@ -175,6 +175,7 @@ enum class ConnectionError : uint8_t {
   kPacketInvalid,           // a packet failed to read (packet_error() says why)
   kMessageIdOutsideWindow,  // a reliable message id beyond what the receive window allows
   kBlockFragmentInvalid,    // a block fragment the channel's block receiver rejects (error_reason() says why)
+  kFactoryInvalid,  // the MessageFactory failed check() (error_reason() says why): nothing is sent or read
 };
 const char* to_string(ConnectionError error);
 

@@ -315,7 +315,8 @@ inline constexpr auto kMessagePoolConfigLimits = config_table(
 class MessagePool {
  public:
   // A config that fails config.check(factory) is flagged (ok() false, error_reason() says why) and its
-  // sanitized(factory) copy is used: the pool never allocates past its caps.
+  // sanitized(factory) copy is used: the pool never allocates past its caps. A factory that fails check()
+  // is flagged the same way and the pool holds no slot (create() returns empty handles).
   MessagePool(const MessageFactory& factory, const MessagePoolConfig& config);
   ~MessagePool();
   MessagePool(const MessagePool&) = delete;

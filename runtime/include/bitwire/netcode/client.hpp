@@ -12,7 +12,9 @@
 //   client.disconnect(now);                            // redundant disconnect packets, then kDisconnected
 //
 // Contracts:
-// - Time is passed in (seconds, any monotonic origin). The client reads no clock and starts no thread.
+// - Time is passed in (seconds, any monotonic origin). The client reads no clock and starts no thread. A
+//   non-finite update() time (or one beyond kMaxTimeSeconds) is refused: counted in time_invalid(), the
+//   update runs at the previous time.
 // - States and their numbers are the standard's; negative states are errors and final until connect().
 // - Memory is allocated in the constructor (payload queue) and never after.
 // - Every datagram is untrusted; a dropped one increments drops(PacketError).
@@ -127,6 +129,8 @@ class Client {
 
   uint64_t drops(PacketError error) const { return drops_[static_cast<int>(error)]; }
   const ClientStats& stats() const { return stats_; }
+  // update() times refused (non-finite or beyond kMaxTimeSeconds): the update ran at the previous time.
+  uint64_t time_invalid() const { return time_invalid_; }
   size_t memory_bytes() const;
 
  private:
@@ -159,6 +163,7 @@ class Client {
   std::array<std::byte, kChallengeTokenBytes> challenge_token_{};
   ReplayProtection replay_;
   uint64_t drops_[kPacketErrorCount] = {};
+  uint64_t time_invalid_ = 0;
   ClientStats stats_;
   std::vector<std::byte> queue_bytes_;
   std::vector<uint16_t> queue_sizes_;

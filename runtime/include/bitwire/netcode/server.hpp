@@ -1,6 +1,6 @@
 // netcode::Server: the dedicated server's side of netcode 1.02 -- N client slots, connect-token checks,
-// challenge tokens, keep-alives, timeouts, redundant disconnects, events and per-slot statistics. Payloads are
-// opaque bytes (1..1200 per packet); the layers above (Endpoint, Connection) are not part of this class.
+// challenge tokens, keep-alives, timeouts, redundant disconnects, events and per-slot statistics. Payloads
+// are opaque bytes (1..1200 per packet); the layers above (Endpoint, Connection) are not part of this class.
 //
 // Usage:
 //   bitwire::netcode::ServerConfig config;
@@ -18,7 +18,8 @@
 //
 // Contracts:
 // - Time is passed in: `now` in seconds (any monotonic origin) and `unix_now` (unix seconds, for token
-//   expiry). The server reads no clock and starts no thread.
+//   expiry). The server reads no clock and starts no thread. A non-finite `now` (or one beyond
+//   kMaxTimeSeconds) is refused: counted in time_invalid(), the update runs at the previous time.
 // - Memory is allocated in the constructor and never after: memory_bytes() reports it; memory_per_slot()
 //   says what one slot costs (dominated by its payload queue: payload_queue_per_slot * 1200 bytes).
 // - Every datagram is untrusted: a dropped one increments drops(PacketError) and nothing else happens. The
@@ -193,6 +194,8 @@ class Server {
   uint64_t denied_sent() const { return denied_sent_; }
   uint64_t challenges_sent() const { return challenges_sent_; }
   uint64_t largest_reply_ratio_violations() const { return amplification_violations_; }
+  // update() times refused (non-finite or beyond kMaxTimeSeconds): the update ran at the previous time.
+  uint64_t time_invalid() const { return time_invalid_; }
 
   size_t memory_bytes() const { return memory_bytes_; }
   static size_t memory_per_slot(const ServerConfig& config);
@@ -215,6 +218,7 @@ class Server {
   uint64_t drops_[kPacketErrorCount] = {};
   PacketError last_drop_ = PacketError::kNone;
   uint64_t denied_sent_ = 0;
+  uint64_t time_invalid_ = 0;
   uint64_t challenges_sent_ = 0;
   uint64_t amplification_violations_ = 0;
   uint64_t events_dropped_ = 0;

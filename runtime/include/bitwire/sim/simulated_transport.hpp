@@ -51,7 +51,7 @@ struct SimulatedTransportConfig {
   // The same conditions both ways; the directions get different generator streams from `seed`.
   static SimulatedTransportConfig symmetric(const NetworkConditions& conditions, uint64_t seed = 1);
 
-  // nullptr when every field is within its limits, else the reason ("SimulatedTransportConfig.ring_size = 0
+  // ok() when every field is within its limits, else the reason ("SimulatedTransportConfig.ring_size = 0
   // is outside [1, 65536]", or a direction's NetworkSimulatorConfig reason prefixed with its name).
   ConfigCheck check() const;
 };

@@ -21,9 +21,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "bitwire/core/config_table.hpp"
@@ -183,11 +185,19 @@ class NetworkSimulator {
   // zero-latency echo terminates. Returns the number of packets delivered.
   template <typename Fn>
   int deliver(double now, Fn&& fn) {
+    return deliver(now, std::numeric_limits<int>::max(), std::forward<Fn>(fn));
+  }
+  // The same, at most `max_count` packets: the others stay in flight, due, for a later call (a receiver
+  // with room for only so many).
+  template <typename Fn>
+  int deliver(double now, int max_count, Fn&& fn) {
     if (!take_time(deliver_clock_, now)) return 0;
     now = deliver_clock_.now();
     const uint64_t serial_limit = next_serial_;
     int count = 0;
-    for (int slot = pop_due(now, serial_limit); slot >= 0; slot = pop_due(now, serial_limit)) {
+    while (count < max_count) {
+      const int slot = pop_due(now, serial_limit);
+      if (slot < 0) break;
       const SlotRelease release{this, slot};
       const std::span<const std::byte> bytes(slot_bytes(slot), static_cast<size_t>(slots_[slot].size));
       if constexpr (std::is_invocable_v<Fn&, std::span<const std::byte>, double>) {

@@ -45,8 +45,9 @@ class Client {
  public:
   static constexpr int kEventQueueSize = 16;
 
-  // Refuses (ok() false, error_reason() says why) a config that fails check(). The factory must pass its
-  // check() (asserted by the Connection).
+  // Refuses (ok() false, error_reason() says why) a config that fails check(), a factory that fails
+  // check(), and a connection the config and factory together make invalid (its message pool's slots for
+  // the factory's largest type above kMaxMessageSlotBytes). A refused client does nothing.
   Client(const StackConfig& config, const MessageFactory& factory, Transport& transport, double now = 0.0);
   ~Client();
   Client(const Client&) = delete;

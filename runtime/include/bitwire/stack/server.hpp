@@ -31,12 +31,12 @@
 //   disconnect(), never inferred from netcode's event ring, so this holds whatever arrives in one update.
 // - Events: for every slot whose connection changed since the last update() or disconnect(), a
 //   kDisconnected for the connection the game was told of (if any), then a kConnected for the one it holds
-//   now (if any). A connection that began and ended within one update() was never visible to the game and
-//   is not reported. The reason of a
-//   kDisconnected is kNone only when a burst overflowed netcode's ring and another connection of the same
-//   slot ended after it (netcode().events_dropped() counts the loss). This server's own ring holds
-//   event_queue_size events (0: 2 * max_clients + 16), two per slot per update: a game that drains it every
-//   tick loses none; one that does not sees events_dropped() grow (its slots are reset all the same).
+//   now (if any); all kDisconnected of one update before its kConnected. A connection that began and ended
+//   within one update() was never visible to the game and is not reported. The reason of a kDisconnected is
+//   kNone only when a burst overflowed netcode's ring and another connection of the same slot ended after it
+//   (netcode().events_dropped() counts the loss). This server's own ring holds event_queue_size events
+//   (0: 2 * max_clients + 16), two per slot per update: a game that drains it every tick loses none; one
+//   that does not sees events_dropped() grow (its slots are reset all the same).
 // - A message sent to slot i must be created by create(i, ...) (another slot's pool is refused: kWrongPool).
 //   Handles obtained from create/receive must be released before the server is destroyed.
 // - A client whose packets break the channel protocol (the connection's error state) is disconnected; the
@@ -58,12 +58,16 @@ struct ServerEvent {
   uint64_t client_id = 0;                                               // from the connect token
   netcode::DisconnectReason reason = netcode::DisconnectReason::kNone;  // for kDisconnected
   const char* protocol_error = nullptr;  // set when the server dropped the client for breaking the protocol
+  // Which connection of the slot this event is about: netcode's session id, new at every connect and never
+  // reused (never 0 in an event). Key per-connection game state by it, not by client_index or client_id.
+  uint64_t session = 0;
 };
 
 class Server {
  public:
-  // Refuses (ok() false, error_reason() says why) a config that fails check(), a factory that fails check(),
-  // or what netcode::Server refuses. A refused server does nothing.
+  // Refuses (ok() false, error_reason() says why) a config that fails check(factory), a factory that fails
+  // check(), a slot connection the two make invalid (a message pool above kMaxMessageSlotBytes), or what
+  // netcode::Server refuses. A refused server does nothing.
   Server(const StackConfig& config, const MessageFactory& factory, const netcode::Key& private_key,
          Transport& transport, const Address& public_address, double now = 0.0);
   ~Server();
@@ -83,6 +87,7 @@ class Server {
   // packets while a block fragment is ready within its channel's block budget (Connection::send_packets,
   // at most connection.max_packets_per_update in all).
   void send_packets();
+  // Within one update() every kDisconnected comes before every kConnected (then in slot order).
   bool next_event(ServerEvent& event);
   uint64_t events_dropped() const { return events_dropped_; }
 
@@ -106,6 +111,9 @@ class Server {
   int connected_count() const;
   int max_clients() const { return config_.max_clients; }
   uint64_t client_id(int client_index) const;
+  // The session id of the connection the game was last told of in slot `client_index` (the `session` of
+  // its kConnected event), 0 when the slot is free or the index invalid.
+  uint64_t session(int client_index) const;
   Address client_address(int client_index) const;
 
   // ---- Statistics and memory ----
