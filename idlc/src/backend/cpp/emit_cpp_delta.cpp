@@ -71,6 +71,8 @@ void Emitter::delta_function(const Struct& s) {
            {{"name", s.name}});
   {
     Indent in(p_);
+    // The field statements the whole form shares (element()) name their stream `$stream$`.
+    Bind stream(p_, "stream", "stream_");
     delta_items(s, s.body);
     p_.print("return true;\n");
   }
