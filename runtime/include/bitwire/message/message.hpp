@@ -84,6 +84,7 @@ constexpr size_t declared_max_bits() {
 
 template <typename T>
 concept HasDeltaForm = requires(T& message, const T& baseline, WriteStream& w, ReadStream& r) {
+  T::MaxBits;  // both bounds size the connection's scratch buffer
   T::MaxDeltaBits;
   { message.serialize_delta(w, baseline) } -> std::same_as<bool>;
   { message.serialize_delta(r, baseline) } -> std::same_as<bool>;
