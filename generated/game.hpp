@@ -7,12 +7,12 @@
 #include <string>
 #include <type_traits>
 
-#include "bitwire/message/message.hpp"
-#include "bitwire/serialize/delta.hpp"
 #include "bitwire/serialize/fixed_string.hpp"
 #include "bitwire/serialize/fixed_vector.hpp"
 #include "bitwire/serialize/format.hpp"
 #include "bitwire/serialize/serialize.hpp"
+#include "bitwire/serialize/delta.hpp"
+#include "bitwire/message/message.hpp"
 #include "common.hpp"
 
 /// The demo game's protocol: what a client sends every tick, what the server sends back, and the
@@ -399,22 +399,21 @@ struct EntityState {
 
   // Writes or measures the delta form of a const object.
   template <typename Stream_>
-  requires(!Stream_::kIsReading) BITWIRE_FORCE_INLINE
-      bool serialize_delta(Stream_& stream_, const EntityState& baseline_) const {
+    requires(!Stream_::kIsReading)
+  BITWIRE_FORCE_INLINE bool serialize_delta(Stream_& stream_, const EntityState& baseline_) const {
     return const_cast<EntityState*>(this)->serialize_delta(stream_, baseline_);
   }
 
   // The changes after the "changed" bit (also what an array sends for each changed element).
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize_delta_changes_([[maybe_unused]] Stream_& stream_,
-                                                     [[maybe_unused]] const EntityState& baseline_) {
+                                                   [[maybe_unused]] const EntityState& baseline_) {
     {
       bool is_changed_ = false;
       if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(id, baseline_.id);
       BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
       if (is_changed_) {
-        BITWIRE_TRY(
-            bitwire::serialize_int_delta(stream_, id, baseline_.id, std::uint8_t{0}, std::uint8_t{63}, 3));
+        BITWIRE_TRY(bitwire::serialize_int_delta(stream_, id, baseline_.id, std::uint8_t{0}, std::uint8_t{63}, 3));
       } else if constexpr (Stream_::kIsReading) {
         id = baseline_.id;
       }
@@ -424,8 +423,7 @@ struct EntityState {
       if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(kind, baseline_.kind);
       BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
       if (is_changed_) {
-        BITWIRE_TRY(bitwire::serialize_enum(stream_, kind, static_cast<EntityKind>(std::uint8_t{0}),
-                                            static_cast<EntityKind>(std::uint8_t{3})));
+        BITWIRE_TRY(bitwire::serialize_enum(stream_, kind, static_cast<EntityKind>(std::uint8_t{0}), static_cast<EntityKind>(std::uint8_t{3})));
       } else if constexpr (Stream_::kIsReading) {
         kind = baseline_.kind;
       }
@@ -442,8 +440,7 @@ struct EntityState {
     }
     {
       bool is_changed_ = false;
-      if constexpr (!Stream_::kIsReading)
-        is_changed_ = bitwire::delta_differs(orientation, baseline_.orientation);
+      if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(orientation, baseline_.orientation);
       BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
       if (is_changed_) {
         BITWIRE_TRY(orientation.serialize(stream_));
@@ -464,8 +461,7 @@ struct EntityState {
       if (!baseline_.at_rest) {
         {
           bool is_changed_ = false;
-          if constexpr (!Stream_::kIsReading)
-            is_changed_ = bitwire::delta_differs(velocity, baseline_.velocity);
+          if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(velocity, baseline_.velocity);
           BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
           if (is_changed_) {
             BITWIRE_TRY(velocity.serialize(stream_));
@@ -511,8 +507,7 @@ struct EntityState {
           if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(health, baseline_.health);
           BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
           if (is_changed_) {
-            BITWIRE_TRY(bitwire::serialize_int_delta(stream_, health, baseline_.health, std::int8_t{0},
-                                                     std::int8_t{100}, 4));
+            BITWIRE_TRY(bitwire::serialize_int_delta(stream_, health, baseline_.health, std::int8_t{0}, std::int8_t{100}, 4));
           } else if constexpr (Stream_::kIsReading) {
             health = baseline_.health;
           }
@@ -522,8 +517,7 @@ struct EntityState {
           if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(weapon, baseline_.weapon);
           BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
           if (is_changed_) {
-            BITWIRE_TRY(bitwire::serialize_enum(stream_, weapon, static_cast<Weapon>(std::uint8_t{0}),
-                                                static_cast<Weapon>(std::uint8_t{4})));
+            BITWIRE_TRY(bitwire::serialize_enum(stream_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
           } else if constexpr (Stream_::kIsReading) {
             weapon = baseline_.weapon;
           }
@@ -544,8 +538,7 @@ struct EntityState {
         } else if constexpr (bitwire::kWritesRuns<Stream_>) {
           bitwire::WriteRun<13> run_(stream_);
           BITWIRE_TRY(bitwire::serialize_int(run_, health, std::int8_t{0}, std::int8_t{100}));
-          BITWIRE_TRY(bitwire::serialize_enum(run_, weapon, static_cast<Weapon>(std::uint8_t{0}),
-                                              static_cast<Weapon>(std::uint8_t{4})));
+          BITWIRE_TRY(bitwire::serialize_enum(run_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
           BITWIRE_TRY(bitwire::serialize_int(run_, clips, std::uint8_t{0}, std::uint8_t{7}));
           run_.finish();
         } else {
@@ -555,8 +548,7 @@ struct EntityState {
             bitwire::ReadRun<13> run_(stream_);
             if (run_.load()) [[likely]] {
               BITWIRE_TRY(bitwire::serialize_int(run_, health, std::int8_t{0}, std::int8_t{100}));
-              BITWIRE_TRY(bitwire::serialize_enum(run_, weapon, static_cast<Weapon>(std::uint8_t{0}),
-                                                  static_cast<Weapon>(std::uint8_t{4})));
+              BITWIRE_TRY(bitwire::serialize_enum(run_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
               BITWIRE_TRY(bitwire::serialize_int(run_, clips, std::uint8_t{0}, std::uint8_t{7}));
               BITWIRE_TRY(run_.finish());
               in_run_ = true;
@@ -564,8 +556,7 @@ struct EntityState {
           }
           if (!in_run_) {
             BITWIRE_TRY(bitwire::serialize_int(stream_, health, std::int8_t{0}, std::int8_t{100}));
-            BITWIRE_TRY(bitwire::serialize_enum(stream_, weapon, static_cast<Weapon>(std::uint8_t{0}),
-                                                static_cast<Weapon>(std::uint8_t{4})));
+            BITWIRE_TRY(bitwire::serialize_enum(stream_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
             BITWIRE_TRY(bitwire::serialize_int(stream_, clips, std::uint8_t{0}, std::uint8_t{7}));
           }
         }
@@ -579,16 +570,14 @@ struct EntityState {
               if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(fuel, baseline_.fuel);
               BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
               if (is_changed_) {
-                BITWIRE_TRY(bitwire::serialize_int_delta(stream_, fuel, baseline_.fuel, std::int8_t{0},
-                                                         std::int8_t{100}, 4));
+                BITWIRE_TRY(bitwire::serialize_int_delta(stream_, fuel, baseline_.fuel, std::int8_t{0}, std::int8_t{100}, 4));
               } else if constexpr (Stream_::kIsReading) {
                 fuel = baseline_.fuel;
               }
             }
             {
               bool is_changed_ = false;
-              if constexpr (!Stream_::kIsReading)
-                is_changed_ = bitwire::delta_differs(occupants, baseline_.occupants);
+              if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(occupants, baseline_.occupants);
               BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
               if (is_changed_) {
                 BITWIRE_TRY(bitwire::serialize_int(stream_, occupants, std::uint8_t{0}, std::uint8_t{3}));
@@ -1025,15 +1014,15 @@ struct Snapshot {
 
   // Writes or measures the delta form of a const object.
   template <typename Stream_>
-  requires(!Stream_::kIsReading) BITWIRE_FORCE_INLINE
-      bool serialize_delta(Stream_& stream_, const Snapshot& baseline_) const {
+    requires(!Stream_::kIsReading)
+  BITWIRE_FORCE_INLINE bool serialize_delta(Stream_& stream_, const Snapshot& baseline_) const {
     return const_cast<Snapshot*>(this)->serialize_delta(stream_, baseline_);
   }
 
   // The changes after the "changed" bit (also what an array sends for each changed element).
   template <typename Stream_>
   BITWIRE_FORCE_INLINE bool serialize_delta_changes_([[maybe_unused]] Stream_& stream_,
-                                                     [[maybe_unused]] const Snapshot& baseline_) {
+                                                   [[maybe_unused]] const Snapshot& baseline_) {
     {
       bool is_changed_ = false;
       if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(tick, baseline_.tick);
@@ -1046,12 +1035,10 @@ struct Snapshot {
     }
     {
       bool is_changed_ = false;
-      if constexpr (!Stream_::kIsReading)
-        is_changed_ = bitwire::delta_differs(last_input_tick, baseline_.last_input_tick);
+      if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(last_input_tick, baseline_.last_input_tick);
       BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
       if (is_changed_) {
-        BITWIRE_TRY(
-            bitwire::serialize_bits_delta(stream_, last_input_tick, baseline_.last_input_tick, 32, 16));
+        BITWIRE_TRY(bitwire::serialize_bits_delta(stream_, last_input_tick, baseline_.last_input_tick, 32, 16));
       } else if constexpr (Stream_::kIsReading) {
         last_input_tick = baseline_.last_input_tick;
       }
@@ -1076,10 +1063,7 @@ struct Snapshot {
       {
         std::uint32_t changed_count_ = 0;
         if constexpr (!Stream_::kIsReading) {
-          for (std::uint32_t next_ = 1; next_ <= shared_; ++next_)
-            changed_count_ +=
-                bitwire::delta_differs(entities.data()[next_ - 1], baseline_.entities.data()[next_ - 1]) ? 1u
-                                                                                                         : 0u;
+          for (std::uint32_t next_ = 1; next_ <= shared_; ++next_) changed_count_ += bitwire::delta_differs(entities.data()[next_ - 1], baseline_.entities.data()[next_ - 1]) ? 1u : 0u;
         }
         BITWIRE_TRY(bitwire::serialize_count(stream_, changed_count_, 0, shared_));
         std::uint32_t position_ = 0;
@@ -1091,8 +1075,7 @@ struct Snapshot {
             // A position past the elements both objects hold is refused where it starts.
             if (next_ > shared_) return stream_.fail_at(bitwire::ReadError::kInvalidCount, at_);
           } else {
-            while (!bitwire::delta_differs(entities.data()[next_ - 1], baseline_.entities.data()[next_ - 1]))
-              ++next_;
+            while (!bitwire::delta_differs(entities.data()[next_ - 1], baseline_.entities.data()[next_ - 1])) ++next_;
             BITWIRE_TRY(bitwire::serialize_int_relative(stream_, position_, next_));
           }
           position_ = next_;
