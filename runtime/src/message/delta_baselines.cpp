@@ -93,9 +93,15 @@ DeltaBaselines::DeltaBaselines(const MessageFactory& factory, int ring) {
     rings.received_values = values + n * stride;
     values += 2 * n * stride;
     for (size_t i = 0; i < 2 * n; ++i) info.construct(rings.sent_values + i * stride);
-    rings.slots = ::new (slots) SenderSlot[n];
-    rings.received_ids = ::new (ids) uint16_t[n]();
-    rings.received_valid = ::new (valid) bool[n]();
+    // One object at a time: array placement-new may ask for more room than n elements.
+    for (size_t i = 0; i < n; ++i) {
+      ::new (slots + i) SenderSlot();
+      ::new (ids + i) uint16_t(0);
+      ::new (valid + i) bool(false);
+    }
+    rings.slots = slots;
+    rings.received_ids = ids;
+    rings.received_valid = valid;
     slots += n;
     ids += n;
     valid += n;
