@@ -117,23 +117,27 @@ inline constexpr auto kConnectionConfigLimits = config_table(
                                  .min = 8,
                                  .max = 1 << 20,
                                  .unit = "bytes"},
-    Field<ConnectionConfig, int>{
-        .name = "channel_count", .member = &ConnectionConfig::channel_count, .min = 1, .max = kMaxChannels},
+    Field<ConnectionConfig, int>{.name = "channel_count",
+                                 .member = &ConnectionConfig::channel_count,
+                                 .min = 1,
+                                 .max = kMaxChannels},
     Field<ConnectionConfig, int>{.name = "message_pool_size",
                                  .member = &ConnectionConfig::message_pool_size,
                                  .min = 0,
                                  .max = 1 << 24},
-    Field<ConnectionConfig, int>{
-        .name = "block_pool_size", .member = &ConnectionConfig::block_pool_size, .min = 0, .max = 1 << 16},
-    Field<ConnectionConfig, int>{
-        .name = "block_receive_reserve",
-        .member = &ConnectionConfig::block_receive_reserve,
-        .min = -1,
-        .max = (1 << 16) - 1,
-        // One buffer is always left for the application's outgoing blocks.
-        .upper =
-            [](const ConnectionConfig& c) { return (c.block_pool_size > 0 ? c.block_pool_size : 4) - 1; },
-        .upper_text = "block buffers - 1"},
+    Field<ConnectionConfig, int>{.name = "block_pool_size",
+                                 .member = &ConnectionConfig::block_pool_size,
+                                 .min = 0,
+                                 .max = 1 << 16},
+    Field<ConnectionConfig, int>{.name = "block_receive_reserve",
+                                 .member = &ConnectionConfig::block_receive_reserve,
+                                 .min = -1,
+                                 .max = (1 << 16) - 1,
+                                 // One buffer is always left for the application's outgoing blocks.
+                                 .upper = [](const ConnectionConfig& c) {
+                                   return (c.block_pool_size > 0 ? c.block_pool_size : 4) - 1;
+                                 },
+                                 .upper_text = "block buffers - 1"},
     Field<ConnectionConfig, int>{.name = "delta_baselines",
                                  .member = &ConnectionConfig::delta_baselines,
                                  .min = 0,
