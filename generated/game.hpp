@@ -11,6 +11,7 @@
 #include "bitwire/serialize/fixed_vector.hpp"
 #include "bitwire/serialize/format.hpp"
 #include "bitwire/serialize/serialize.hpp"
+#include "bitwire/serialize/delta.hpp"
 #include "bitwire/message/message.hpp"
 #include "common.hpp"
 
@@ -377,6 +378,272 @@ struct EntityState {
     return const_cast<EntityState*>(this)->serialize(stream_);
   }
 
+  // The delta form: this object as its changes against `baseline_`, which must be an object the
+  // peer decoded (a read's result). One "changed" bit, then the changes (docs/delta.md).
+  static constexpr std::size_t MaxDeltaBits = 146;
+  static constexpr std::size_t MaxDeltaBytes = (MaxDeltaBits + 7) / 8;
+
+  template <typename Stream_>
+  BITWIRE_FORCE_INLINE bool serialize_delta(Stream_& stream_, const EntityState& baseline_) {
+    // A read decodes into a distinct object: the baseline is read while members are assigned.
+    if constexpr (Stream_::kIsReading) BITWIRE_ASSERT(this != &baseline_);
+    bool is_changed_ = false;
+    if constexpr (!Stream_::kIsReading) is_changed_ = !(*this == baseline_);
+    BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+    if (!is_changed_) {
+      if constexpr (Stream_::kIsReading) *this = baseline_;
+      return true;
+    }
+    return serialize_delta_changes_(stream_, baseline_);
+  }
+
+  // Writes or measures the delta form of a const object.
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  BITWIRE_FORCE_INLINE bool serialize_delta(Stream_& stream_, const EntityState& baseline_) const {
+    return const_cast<EntityState*>(this)->serialize_delta(stream_, baseline_);
+  }
+
+  // The changes after the "changed" bit (also what an array sends for each changed element).
+  template <typename Stream_>
+  BITWIRE_FORCE_INLINE bool serialize_delta_changes_([[maybe_unused]] Stream_& stream_,
+                                                   [[maybe_unused]] const EntityState& baseline_) {
+    {
+      bool is_changed_ = false;
+      if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(id, baseline_.id);
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+      if (is_changed_) {
+        BITWIRE_TRY(bitwire::serialize_int_delta(stream_, id, baseline_.id, std::uint8_t{0}, std::uint8_t{63}, 3));
+      } else if constexpr (Stream_::kIsReading) {
+        id = baseline_.id;
+      }
+    }
+    {
+      bool is_changed_ = false;
+      if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(kind, baseline_.kind);
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+      if (is_changed_) {
+        BITWIRE_TRY(bitwire::serialize_enum(stream_, kind, static_cast<EntityKind>(std::uint8_t{0}), static_cast<EntityKind>(std::uint8_t{3})));
+      } else if constexpr (Stream_::kIsReading) {
+        kind = baseline_.kind;
+      }
+    }
+    {
+      bool is_changed_ = false;
+      if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(position, baseline_.position);
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+      if (is_changed_) {
+        BITWIRE_TRY(position.serialize(stream_));
+      } else if constexpr (Stream_::kIsReading) {
+        position = baseline_.position;
+      }
+    }
+    {
+      bool is_changed_ = false;
+      if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(orientation, baseline_.orientation);
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+      if (is_changed_) {
+        BITWIRE_TRY(orientation.serialize(stream_));
+      } else if constexpr (Stream_::kIsReading) {
+        orientation = baseline_.orientation;
+      }
+    }
+    {
+      bool flip_ = false;
+      if constexpr (!Stream_::kIsReading) flip_ = at_rest != baseline_.at_rest;
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, flip_));
+      if constexpr (Stream_::kIsReading) at_rest = baseline_.at_rest != flip_;
+    }
+    if constexpr (Stream_::kIsReading) {
+      velocity = ::common::Velocity{};
+    }
+    if (!at_rest) {
+      if (!baseline_.at_rest) {
+        {
+          bool is_changed_ = false;
+          if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(velocity, baseline_.velocity);
+          BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+          if (is_changed_) {
+            BITWIRE_TRY(velocity.serialize(stream_));
+          } else if constexpr (Stream_::kIsReading) {
+            velocity = baseline_.velocity;
+          }
+        }
+      } else {
+        if constexpr (Stream_::kIsMeasuring) {
+          stream_.add_bits(36);
+        } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+          bitwire::WriteRun<36> run_(stream_);
+          BITWIRE_TRY(velocity.serialize(run_));
+          run_.finish();
+        } else {
+          // 1 fields, 36 bits: on a ReadStream one bounds check, then every field at a constant offset.
+          bool in_run_ = false;
+          if constexpr (bitwire::kReadsRuns<Stream_>) {
+            bitwire::ReadRun<36> run_(stream_);
+            if (run_.load()) [[likely]] {
+              BITWIRE_TRY(velocity.serialize(run_));
+              BITWIRE_TRY(run_.finish());
+              in_run_ = true;
+            }
+          }
+          if (!in_run_) {
+            BITWIRE_TRY(velocity.serialize(stream_));
+          }
+        }
+      }
+    }
+    if constexpr (Stream_::kIsReading) {
+      health = std::int8_t{100};
+      weapon = Weapon::Pistol;
+      clips = std::uint8_t{};
+      fuel = std::int8_t{100};
+      occupants = std::uint8_t{};
+    }
+    if (kind == EntityKind::Player) {
+      if (baseline_.kind == EntityKind::Player) {
+        {
+          bool is_changed_ = false;
+          if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(health, baseline_.health);
+          BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+          if (is_changed_) {
+            BITWIRE_TRY(bitwire::serialize_int_delta(stream_, health, baseline_.health, std::int8_t{0}, std::int8_t{100}, 4));
+          } else if constexpr (Stream_::kIsReading) {
+            health = baseline_.health;
+          }
+        }
+        {
+          bool is_changed_ = false;
+          if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(weapon, baseline_.weapon);
+          BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+          if (is_changed_) {
+            BITWIRE_TRY(bitwire::serialize_enum(stream_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
+          } else if constexpr (Stream_::kIsReading) {
+            weapon = baseline_.weapon;
+          }
+        }
+        {
+          bool is_changed_ = false;
+          if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(clips, baseline_.clips);
+          BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+          if (is_changed_) {
+            BITWIRE_TRY(bitwire::serialize_int(stream_, clips, std::uint8_t{0}, std::uint8_t{7}));
+          } else if constexpr (Stream_::kIsReading) {
+            clips = baseline_.clips;
+          }
+        }
+      } else {
+        if constexpr (Stream_::kIsMeasuring) {
+          stream_.add_bits(13);
+        } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+          bitwire::WriteRun<13> run_(stream_);
+          BITWIRE_TRY(bitwire::serialize_int(run_, health, std::int8_t{0}, std::int8_t{100}));
+          BITWIRE_TRY(bitwire::serialize_enum(run_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
+          BITWIRE_TRY(bitwire::serialize_int(run_, clips, std::uint8_t{0}, std::uint8_t{7}));
+          run_.finish();
+        } else {
+          // 3 fields, 13 bits: on a ReadStream one bounds check, then every field at a constant offset.
+          bool in_run_ = false;
+          if constexpr (bitwire::kReadsRuns<Stream_>) {
+            bitwire::ReadRun<13> run_(stream_);
+            if (run_.load()) [[likely]] {
+              BITWIRE_TRY(bitwire::serialize_int(run_, health, std::int8_t{0}, std::int8_t{100}));
+              BITWIRE_TRY(bitwire::serialize_enum(run_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
+              BITWIRE_TRY(bitwire::serialize_int(run_, clips, std::uint8_t{0}, std::uint8_t{7}));
+              BITWIRE_TRY(run_.finish());
+              in_run_ = true;
+            }
+          }
+          if (!in_run_) {
+            BITWIRE_TRY(bitwire::serialize_int(stream_, health, std::int8_t{0}, std::int8_t{100}));
+            BITWIRE_TRY(bitwire::serialize_enum(stream_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
+            BITWIRE_TRY(bitwire::serialize_int(stream_, clips, std::uint8_t{0}, std::uint8_t{7}));
+          }
+        }
+      }
+    } else {
+      if (!(baseline_.kind == EntityKind::Player)) {
+        if (kind == EntityKind::Vehicle) {
+          if (baseline_.kind == EntityKind::Vehicle) {
+            {
+              bool is_changed_ = false;
+              if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(fuel, baseline_.fuel);
+              BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+              if (is_changed_) {
+                BITWIRE_TRY(bitwire::serialize_int_delta(stream_, fuel, baseline_.fuel, std::int8_t{0}, std::int8_t{100}, 4));
+              } else if constexpr (Stream_::kIsReading) {
+                fuel = baseline_.fuel;
+              }
+            }
+            {
+              bool is_changed_ = false;
+              if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(occupants, baseline_.occupants);
+              BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+              if (is_changed_) {
+                BITWIRE_TRY(bitwire::serialize_int(stream_, occupants, std::uint8_t{0}, std::uint8_t{3}));
+              } else if constexpr (Stream_::kIsReading) {
+                occupants = baseline_.occupants;
+              }
+            }
+          } else {
+            if constexpr (Stream_::kIsMeasuring) {
+              stream_.add_bits(9);
+            } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+              bitwire::WriteRun<9> run_(stream_);
+              BITWIRE_TRY(bitwire::serialize_int(run_, fuel, std::int8_t{0}, std::int8_t{100}));
+              BITWIRE_TRY(bitwire::serialize_int(run_, occupants, std::uint8_t{0}, std::uint8_t{3}));
+              run_.finish();
+            } else {
+              // 2 fields, 9 bits: on a ReadStream one bounds check, then every field at a constant offset.
+              bool in_run_ = false;
+              if constexpr (bitwire::kReadsRuns<Stream_>) {
+                bitwire::ReadRun<9> run_(stream_);
+                if (run_.load()) [[likely]] {
+                  BITWIRE_TRY(bitwire::serialize_int(run_, fuel, std::int8_t{0}, std::int8_t{100}));
+                  BITWIRE_TRY(bitwire::serialize_int(run_, occupants, std::uint8_t{0}, std::uint8_t{3}));
+                  BITWIRE_TRY(run_.finish());
+                  in_run_ = true;
+                }
+              }
+              if (!in_run_) {
+                BITWIRE_TRY(bitwire::serialize_int(stream_, fuel, std::int8_t{0}, std::int8_t{100}));
+                BITWIRE_TRY(bitwire::serialize_int(stream_, occupants, std::uint8_t{0}, std::uint8_t{3}));
+              }
+            }
+          }
+        }
+      } else {
+        if (kind == EntityKind::Vehicle) {
+          if constexpr (Stream_::kIsMeasuring) {
+            stream_.add_bits(9);
+          } else if constexpr (bitwire::kWritesRuns<Stream_>) {
+            bitwire::WriteRun<9> run_(stream_);
+            BITWIRE_TRY(bitwire::serialize_int(run_, fuel, std::int8_t{0}, std::int8_t{100}));
+            BITWIRE_TRY(bitwire::serialize_int(run_, occupants, std::uint8_t{0}, std::uint8_t{3}));
+            run_.finish();
+          } else {
+            // 2 fields, 9 bits: on a ReadStream one bounds check, then every field at a constant offset.
+            bool in_run_ = false;
+            if constexpr (bitwire::kReadsRuns<Stream_>) {
+              bitwire::ReadRun<9> run_(stream_);
+              if (run_.load()) [[likely]] {
+                BITWIRE_TRY(bitwire::serialize_int(run_, fuel, std::int8_t{0}, std::int8_t{100}));
+                BITWIRE_TRY(bitwire::serialize_int(run_, occupants, std::uint8_t{0}, std::uint8_t{3}));
+                BITWIRE_TRY(run_.finish());
+                in_run_ = true;
+              }
+            }
+            if (!in_run_) {
+              BITWIRE_TRY(bitwire::serialize_int(stream_, fuel, std::int8_t{0}, std::int8_t{100}));
+              BITWIRE_TRY(bitwire::serialize_int(stream_, occupants, std::uint8_t{0}, std::uint8_t{3}));
+            }
+          }
+        }
+      }
+    }
+    return true;
+  }
+
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
@@ -726,6 +993,105 @@ struct Snapshot {
     return const_cast<Snapshot*>(this)->serialize(stream_);
   }
 
+  // The delta form: this object as its changes against `baseline_`, which must be an object the
+  // peer decoded (a read's result). One "changed" bit, then the changes (docs/delta.md).
+  static constexpr std::size_t MaxDeltaBits = 9428;
+  static constexpr std::size_t MaxDeltaBytes = (MaxDeltaBits + 7) / 8;
+
+  template <typename Stream_>
+  BITWIRE_FORCE_INLINE bool serialize_delta(Stream_& stream_, const Snapshot& baseline_) {
+    // A read decodes into a distinct object: the baseline is read while members are assigned.
+    if constexpr (Stream_::kIsReading) BITWIRE_ASSERT(this != &baseline_);
+    bool is_changed_ = false;
+    if constexpr (!Stream_::kIsReading) is_changed_ = !(*this == baseline_);
+    BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+    if (!is_changed_) {
+      if constexpr (Stream_::kIsReading) *this = baseline_;
+      return true;
+    }
+    return serialize_delta_changes_(stream_, baseline_);
+  }
+
+  // Writes or measures the delta form of a const object.
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  BITWIRE_FORCE_INLINE bool serialize_delta(Stream_& stream_, const Snapshot& baseline_) const {
+    return const_cast<Snapshot*>(this)->serialize_delta(stream_, baseline_);
+  }
+
+  // The changes after the "changed" bit (also what an array sends for each changed element).
+  template <typename Stream_>
+  BITWIRE_FORCE_INLINE bool serialize_delta_changes_([[maybe_unused]] Stream_& stream_,
+                                                   [[maybe_unused]] const Snapshot& baseline_) {
+    {
+      bool is_changed_ = false;
+      if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(tick, baseline_.tick);
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+      if (is_changed_) {
+        BITWIRE_TRY(bitwire::serialize_bits_delta(stream_, tick, baseline_.tick, 32, 16));
+      } else if constexpr (Stream_::kIsReading) {
+        tick = baseline_.tick;
+      }
+    }
+    {
+      bool is_changed_ = false;
+      if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(last_input_tick, baseline_.last_input_tick);
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+      if (is_changed_) {
+        BITWIRE_TRY(bitwire::serialize_bits_delta(stream_, last_input_tick, baseline_.last_input_tick, 32, 16));
+      } else if constexpr (Stream_::kIsReading) {
+        last_input_tick = baseline_.last_input_tick;
+      }
+    }
+    {
+      // bool(same count) [count], the changes of the elements both hold, the new ones whole.
+      auto count_ = static_cast<std::uint32_t>(entities.size());
+      const auto base_count_ = static_cast<std::uint32_t>(baseline_.entities.size());
+      bool same_count_ = false;
+      if constexpr (!Stream_::kIsReading) same_count_ = count_ == base_count_;
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, same_count_));
+      if (same_count_) {
+        if constexpr (Stream_::kIsReading) count_ = base_count_;
+      } else {
+        BITWIRE_TRY(bitwire::serialize_count(stream_, count_, 0u, 64u));
+      }
+      const std::uint32_t shared_ = count_ < base_count_ ? count_ : base_count_;
+      if constexpr (Stream_::kIsReading) {
+        entities.resize(count_);
+        for (std::uint32_t i_ = 0; i_ < shared_; ++i_) entities.data()[i_] = baseline_.entities.data()[i_];
+      }
+      {
+        std::uint32_t changed_count_ = 0;
+        if constexpr (!Stream_::kIsReading) {
+          for (std::uint32_t next_ = 1; next_ <= shared_; ++next_) changed_count_ += bitwire::delta_differs(entities.data()[next_ - 1], baseline_.entities.data()[next_ - 1]) ? 1u : 0u;
+        }
+        BITWIRE_TRY(bitwire::serialize_count(stream_, changed_count_, 0, shared_));
+        std::uint32_t position_ = 0;
+        for (std::uint32_t c_ = 0; c_ < changed_count_; ++c_) {
+          std::uint32_t next_ = position_ + 1;
+          if constexpr (Stream_::kIsReading) {
+            const std::size_t at_ = stream_.bits_processed();
+            BITWIRE_TRY(bitwire::serialize_int_relative(stream_, position_, next_));
+            // A position past the elements both objects hold is refused where it starts.
+            if (next_ > shared_) return stream_.fail_at(bitwire::ReadError::kInvalidCount, at_);
+          } else {
+            while (!bitwire::delta_differs(entities.data()[next_ - 1], baseline_.entities.data()[next_ - 1])) ++next_;
+            BITWIRE_TRY(bitwire::serialize_int_relative(stream_, position_, next_));
+          }
+          position_ = next_;
+          auto& item_ = entities.data()[position_ - 1];
+          [[maybe_unused]] const auto& base_item_ = baseline_.entities.data()[position_ - 1];
+          BITWIRE_TRY(item_.serialize_delta_changes_(stream_, base_item_));
+        }
+      }
+      for (std::uint32_t i_ = shared_; i_ < count_; ++i_) {
+        auto& item_ = entities.data()[i_];
+        BITWIRE_TRY(item_.serialize(stream_));
+      }
+    }
+    return true;
+  }
+
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
@@ -1031,7 +1397,7 @@ struct LevelLoad {
 };
 
 // Fingerprint of the package's wire shape: peers built from different schemas have different ids.
-inline constexpr std::uint64_t ProtocolId = 0xc825e532746738adull;
+inline constexpr std::uint64_t ProtocolId = 0x485ad993e80299b5ull;
 
 // The message's name, or nullptr for a value outside MessageType.
 inline constexpr const char* message_name(MessageType type_) {

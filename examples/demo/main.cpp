@@ -200,7 +200,8 @@ int run(const Options& options) {
                 static_cast<unsigned long long>(invalid), static_cast<unsigned long long>(refused),
                 static_cast<unsigned long long>(unsent), failure.empty() ? "" : "; ", failure.c_str());
   add(invalid == 0 && refused == 0 && unsent == 0 && failure.empty(), text);
-  std::snprintf(text, sizeof text, "snapshots carried 64 entities and a valid input tick (%llu bad)",
+  std::snprintf(text, sizeof text,
+                "snapshots carried 64 entities, a valid input tick and every field as sent (%llu bad)",
                 static_cast<unsigned long long>(bad_snapshots));
   add(bad_snapshots == 0, text);
   // Statistics against the simulated conditions, per phase, over its settled part.

@@ -63,6 +63,8 @@ bitwire::StackConfig make_config(int clients, double rate_hz) {
   c.channels[kLevel].block_resend_time = 0.25;
   c.channels[kLevel].block_bandwidth_bytes_per_second = 512 * 1024;
   c.block_pool_size = 2;
+  // Snapshots (`delta message Snapshot`) go as deltas against the newest one each client acked.
+  c.delta_baselines = 32;
   // Every queue (256 + 256 + 64 + 64 + 4 + 4) plus what one received packet may hold: far below the default
   // (every queue + 256 + 64), whose slots each hold a whole Snapshot.
   c.message_pool_size = 768;
@@ -301,7 +303,12 @@ void Session::client_tick(int c, double now, bool send_reliable) {
       ++t.snapshots_received;
       if (snapshot == nullptr || snapshot->entities.size() != 64 || snapshot->last_input_tick > end.input_tick) {
         ++t.snapshots_bad;
+        continue;
       }
+      // Whole again, field for field, whether it came whole or as a delta: the server filled it from its
+      // tick and input tick alone.
+      fill_snapshot(expected_snapshot_, snapshot->tick, snapshot->last_input_tick);
+      if (!(expected_snapshot_ == *snapshot)) ++t.snapshots_bad;
     }
     while (auto message = client.receive(kLevel)) {
       ++t.blocks_received;

@@ -20,6 +20,7 @@
 #include "bitwire/stack/client.hpp"
 #include "bitwire/stack/server.hpp"
 #include "bitwire/transport/udp_socket.hpp"
+#include "game.hpp"
 #include "options.hpp"
 #include "socket_transport.hpp"
 #include "tick_clock.hpp"
@@ -118,6 +119,7 @@ class Session {
   std::vector<double> snapshot_credit_;  // per client: snapshots the advised send rate allows now
   std::vector<int> slot_client_;   // server slot -> client index, -1 when empty
   std::vector<uint8_t> level_;     // scratch: the expected level bytes of the client being checked
+  game::Snapshot expected_snapshot_;  // scratch: the snapshot the server sent for a received tick
   uint64_t tick_ = 0;
   double start_ = 0.0;
 };

@@ -143,4 +143,22 @@ TEST(SimulatorDoc, QuotesTheExample) {
       << "docs/simulator.md section 6 no longer quotes region [simulate] of examples/block_session.cpp";
 }
 
+// docs/delta.md section 3 quotes examples/delta_session.cpp (ctest `delta_session` runs it): every marked
+// region of the program is quoted whole and every ```cpp block of the section is a run of its lines.
+TEST(DeltaDoc, QuotesTheDeltaSessionExample) {
+  const std::vector<std::string> program = trimmed_lines(read_file("examples/delta_session.cpp"));
+  const auto regions = marked_regions(program);
+  ASSERT_EQ(regions.size(), 3u);  // config, send, receive
+  const auto blocks = cpp_blocks_of_section(read_file("docs/delta.md"), "## 3. Over a Connection");
+  ASSERT_EQ(blocks.size(), 4u) << "docs/delta.md section 3 lost its snippets";
+  for (const auto& block : blocks) {
+    EXPECT_TRUE(contains_run(program, block)) << "a ```cpp block of docs/delta.md section 3 is not in "
+                                                 "examples/delta_session.cpp; copy it again from there";
+  }
+  for (const auto& [name, lines] : regions) {
+    EXPECT_TRUE(std::find(blocks.begin(), blocks.end(), lines) != blocks.end())
+        << "region [" << name << "] of examples/delta_session.cpp is not quoted whole in docs/delta.md";
+  }
+}
+
 }  // namespace

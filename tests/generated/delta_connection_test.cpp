@@ -1,4 +1,4 @@
-// Delta snapshots through a bitwire::Connection as it is (docs/delta.md, "Over a Connection"): the
+// Delta snapshots as bytes in a message of their own on a bitwire::Connection (docs/delta.md section 2): the
 // server's DeltaSender encodes each Scene into a SceneBytes message on an unreliable channel, maps the
 // packet that carries it from Endpoint::next_sequence() before Connection::send_packets(), and learns
 // what arrived from the endpoint's acks; the client's DeltaReceiver decodes each message it receives.

@@ -87,6 +87,12 @@ uint64_t Connection::protocol_id(const MessageFactory& factory, const Connection
     f.add(c.disable_blocks ? 1 : 0, 1);
     f.add(static_cast<uint64_t>(c.receive_queue_size), 4);
   }
+  // The delta form changes how delta types are read: a peer without it must fail the envelope. Folded in
+  // only when on, so every existing protocol id stays what it was.
+  if (config.delta_baselines > 0) {
+    f.add(static_cast<uint64_t>(config.delta_baselines), 4);
+    for (const MessageTypeInfo& type : factory.types()) f.add(type.write_delta != nullptr ? 1 : 0, 1);
+  }
   return f.hash;
 }
 
@@ -140,6 +146,7 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
   outgoing_.reset(new OutgoingEntry[count]);
   incoming_ = std::make_unique<IncomingPacket>(layout_);
   packet_buffer_.reset(new std::byte[static_cast<size_t>(config_.max_packet_size)]);
+  delta_ = std::make_unique<DeltaBaselines>(factory_, config_.delta_baselines);
 
   EndpointConfig endpoint = endpoint_config(config_);
   endpoint.protocol_id = protocol_id_;
@@ -215,6 +222,8 @@ SendStatus Connection::send(int channel_index, MessageHandle&& message) {
     return refuse(SendResult::kInvalidMessage);
   }
   size_t bits = static_cast<size_t>(layout_.type_bits()) + validate.bits_processed();
+  // The delta form's header (its body never measures more than the whole one: DeltaBaselines).
+  if (c.type != ChannelType::kReliableOrdered && delta_->handles(info)) bits += DeltaBaselines::kHeaderBits;
   // The most this message's entry can ever have: the whole packet, or the channel's own budget.
   size_t budget_bytes = static_cast<size_t>(config_.max_packet_size);
   const char* budget_limit = "ConnectionConfig.max_packet_size";
@@ -352,8 +361,9 @@ size_t Connection::generate_packet(uint16_t sequence, std::span<std::byte> out) 
   for (int i = 0; i < config_.channel_count; ++i) {
     if (has[static_cast<size_t>(i)]) outgoing_[count++] = planned_[i];
   }
+  delta_->begin_packet(sequence);
   const size_t size = write_connection_packet(layout_, std::span<const OutgoingEntry>(outgoing_.get(), count),
-                                              out.first(bytes));
+                                              out.first(bytes), delta_.get());
   for (int i = 0; i < config_.channel_count; ++i) channels_[i]->packet_written();
   ++counters_.packets_generated;
   return size;
@@ -365,7 +375,14 @@ bool Connection::process_packet(uint16_t, std::span<const std::byte> bytes) {
     return false;
   }
   const ConnectionPacketError error =
-      read_connection_packet(layout_, *pool_, bytes, *incoming_, &packet_read_error_);
+      read_connection_packet(layout_, *pool_, bytes, *incoming_, &packet_read_error_, delta_.get());
+  if (error == ConnectionPacketError::kDeltaNoBaseline) {
+    // Never applied. Not the peer's fault either (its baseline was acked, then overwritten here by a
+    // newer snapshot that overtook this packet), so no error: dropped and not acked; its acks count.
+    ++counters_.packets_no_baseline;
+    endpoint_->defer_packet();
+    return false;
+  }
   if (error == ConnectionPacketError::kPoolExhausted) {
     ++counters_.packets_pool_exhausted;
     endpoint_->defer_packet();  // busy, not wrong: its acks still count (a refusal alone would drop them)
@@ -401,6 +418,17 @@ bool Connection::process_packet(uint16_t, std::span<const std::byte> bytes) {
       return false;
     }
   }
+  // Accepted: the delta-form snapshots it carried become baselines, then the channels take the messages.
+  for (int e = 0; e < incoming_->entry_count(); ++e) {
+    const IncomingPacket::Entry& entry = incoming_->entry(e);
+    if (entry.block ||
+        layout_.channels[static_cast<size_t>(entry.channel)].type == ChannelType::kReliableOrdered)
+      continue;
+    for (int m = entry.first_message; m < entry.first_message + entry.message_count; ++m) {
+      IncomingPacket::Message& message = incoming_->message(m);
+      if (delta_->handles(message.message.info())) delta_->commit(message.message, message.id);
+    }
+  }
   for (int e = 0; e < incoming_->entry_count(); ++e) channels_[incoming_->entry(e).channel]->apply(*incoming_, e);
   incoming_->clear();
   ++counters_.packets_processed;
@@ -409,12 +437,14 @@ bool Connection::process_packet(uint16_t, std::span<const std::byte> bytes) {
 
 void Connection::on_packet_acked(uint16_t sequence) {
   for (int i = 0; i < config_.channel_count; ++i) channels_[i]->on_packet_acked(sequence);
+  delta_->on_packet_acked(sequence);
 }
 
 void Connection::reset() {
   incoming_->clear();
   for (int i = 0; i < config_.channel_count; ++i) channels_[i]->reset();
   endpoint_->reset();
+  delta_->reset();
   if (error_ != ConnectionError::kConfigInvalid && error_ != ConnectionError::kFactoryInvalid) {
     error_ = ConnectionError::kNone;
     error_reason_ = nullptr;
@@ -433,7 +463,8 @@ size_t Connection::memory_required(const MessageFactory& factory, const Connecti
                  IncomingPacket::memory_required(channels) +
                  Endpoint::memory_required(endpoint_config(config)) +
                  static_cast<size_t>(config.max_packet_size) +
-                 static_cast<size_t>(config.channel_count) * (2 * sizeof(OutgoingEntry) + sizeof(void*));
+                 static_cast<size_t>(config.channel_count) * (2 * sizeof(OutgoingEntry) + sizeof(void*)) +
+                 DeltaBaselines::memory_required(factory, config.delta_baselines);
   for (const ChannelConfig& c : channels) {
     total += c.type == ChannelType::kReliableOrdered ? ReliableOrderedChannel::memory_required(c, block_types)
                                                      : UnreliableUnorderedChannel::memory_required(c);
@@ -444,7 +475,8 @@ size_t Connection::memory_required(const MessageFactory& factory, const Connecti
 size_t Connection::memory_bytes() const {
   size_t total = pool_->memory_bytes() + incoming_->memory_bytes() + endpoint_->memory_bytes() +
                  static_cast<size_t>(config_.max_packet_size) +
-                 static_cast<size_t>(config_.channel_count) * (2 * sizeof(OutgoingEntry) + sizeof(void*));
+                 static_cast<size_t>(config_.channel_count) * (2 * sizeof(OutgoingEntry) + sizeof(void*)) +
+                 delta_->memory_bytes();
   for (int i = 0; i < config_.channel_count; ++i) total += channels_[i]->memory_bytes();
   return total;
 }

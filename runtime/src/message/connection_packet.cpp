@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "bitwire/message/delta_baselines.hpp"
 #include "bitwire/serialize/serialize.hpp"
 
 namespace bitwire {
@@ -70,6 +71,8 @@ const char* to_string(ConnectionPacketError error) {
       return "fragment 0 names a message type without a block";
     case ConnectionPacketError::kPoolExhausted:
       return "message pool exhausted";
+    case ConnectionPacketError::kDeltaNoBaseline:
+      return "delta against a baseline the receiver does not hold";
   }
   return "unknown packet error";
 }
@@ -92,7 +95,7 @@ void write_body(WriteStream& stream, MessageHandle& message) {
 }
 
 void write_messages(WriteStream& stream, const PacketLayout& layout, const ChannelConfig& channel,
-                    std::span<const OutgoingMessage> messages) {
+                    std::span<const OutgoingMessage> messages, DeltaBaselines* delta) {
   bool has_messages = !messages.empty();
   serialize_bool(stream, has_messages);
   if (!has_messages) return;
@@ -114,7 +117,11 @@ void write_messages(WriteStream& stream, const PacketLayout& layout, const Chann
   } else {
     for (const OutgoingMessage& m : messages) {
       write_type(stream, layout, *m.message);
-      write_body(stream, *m.message);
+      if (delta != nullptr && delta->handles(m.message->info())) {
+        delta->write(stream, *m.message);
+      } else {
+        write_body(stream, *m.message);
+      }
       if (m.message->info().has_block) {
         const std::span<const std::byte> block = m.message->block();
         BITWIRE_ASSERT(!block.empty());
@@ -150,7 +157,7 @@ void write_fragment(WriteStream& stream, const PacketLayout& layout, const Chann
 }  // namespace
 
 size_t write_connection_packet(const PacketLayout& layout, std::span<const OutgoingEntry> entries,
-                               std::span<std::byte> out) {
+                               std::span<std::byte> out, DeltaBaselines* delta) {
   WriteStream stream(out);
   const auto channels = static_cast<uint32_t>(layout.channel_count());
   auto count = static_cast<uint32_t>(entries.size());
@@ -164,7 +171,7 @@ size_t write_connection_packet(const PacketLayout& layout, std::span<const Outgo
     serialize_bool(stream, block);
     const ChannelConfig& channel = layout.channels[static_cast<size_t>(entry.channel)];
     if (!block) {
-      write_messages(stream, layout, channel, entry.messages);
+      write_messages(stream, layout, channel, entry.messages, delta);
     } else {
       write_fragment(stream, layout, channel, entry.fragment);
     }
@@ -268,7 +275,7 @@ struct Reader {
 
 ConnectionPacketError read_connection_packet(const PacketLayout& layout, MessagePool& pool,
                                              std::span<const std::byte> bytes, IncomingPacket& out,
-                                             ReadError* stream_error) {
+                                             ReadError* stream_error, DeltaBaselines* delta) {
   out.clear();
   ReadStream stream(bytes);
   Reader reader{layout, pool, stream};
@@ -334,7 +341,12 @@ ConnectionPacketError read_connection_packet(const PacketLayout& layout, Message
               return error;
             ++out.message_count_;
             ++entry.message_count;
-            if ((error = reader.read_body(messages[i].message)) != ConnectionPacketError::kNone) return error;
+            if (delta != nullptr && delta->handles(messages[i].message.info())) {
+              error = delta->read(stream, messages[i].message, messages[i].id);
+            } else {
+              error = reader.read_body(messages[i].message);
+            }
+            if (error != ConnectionPacketError::kNone) return error;
             if (messages[i].message.info().has_block) {
               if ((error = reader.read_block(channel, messages[i].message)) != ConnectionPacketError::kNone)
                 return error;

@@ -28,8 +28,6 @@ std::string compressed_params(const Type& type) {
 }  // namespace
 
 void Emitter::delta_function(const Struct& s) {
-  // The statements shared with serialize() name their stream `$stream$`; the delta form's is stream_.
-  Bind stream(p_, "stream", "stream_");
   p_.print(
       "// The delta form: this object as its changes against `baseline_`, which must be an object the\n");
   p_.print("// peer decoded (a read's result). One \"changed\" bit, then the changes (docs/delta.md).\n");
@@ -73,6 +71,8 @@ void Emitter::delta_function(const Struct& s) {
            {{"name", s.name}});
   {
     Indent in(p_);
+    // The field statements the whole form shares (element()) name their stream `$stream$`.
+    Bind stream(p_, "stream", "stream_");
     delta_items(s, s.body);
     p_.print("return true;\n");
   }

@@ -56,6 +56,7 @@
 #include "bitwire/message/channel.hpp"
 #include "bitwire/message/channel_config.hpp"
 #include "bitwire/message/connection_packet.hpp"
+#include "bitwire/message/delta_baselines.hpp"
 #include "bitwire/message/detail/flight_limit.hpp"
 #include "bitwire/message/message.hpp"
 #include "bitwire/packet/endpoint.hpp"
@@ -82,6 +83,9 @@ struct ConnectionConfig {
   int block_pool_size = 0;      // block buffers; 0 = 4 when a type carries blocks and a channel allows them
   int block_receive_reserve = -1;  // block buffers only received blocks may take (MessagePool's contract);
                                    // -1 = one per block-carrying channel, at most block buffers - 1
+  int delta_baselines = 0;         // > 0: every `delta message` type sent on an unreliable channel goes as a
+                                   // delta against the newest snapshot of its type the peer acked, with this
+                                   // many baselines kept per type on each side (docs/delta.md); 0 = whole
   EndpointConfig endpoint;      // the packet layer; its protocol_id is replaced by protocol_id()
 
   // Passes when every field (kConnectionConfigLimits), every used channel, the endpoint (as given and as
@@ -134,6 +138,10 @@ inline constexpr auto kConnectionConfigLimits = config_table(
                                    return (c.block_pool_size > 0 ? c.block_pool_size : 4) - 1;
                                  },
                                  .upper_text = "block buffers - 1"},
+    Field<ConnectionConfig, int>{.name = "delta_baselines",
+                                 .member = &ConnectionConfig::delta_baselines,
+                                 .min = 0,
+                                 .max = DeltaBaselines::kMaxRing},
     Field<ConnectionConfig, int>{.name = "max_packets_per_update",
                                  .member = &ConnectionConfig::max_packets_per_update,
                                  .min = 1,
@@ -192,6 +200,8 @@ struct ConnectionCounters {
                                         // per probe interval, so that a silent link cannot stall both ends)
   uint64_t packets_after_error = 0;     // refused: the connection was already in its error state
   uint64_t sends_refused = 0;           // send() calls that returned anything but kQueued
+  uint64_t packets_no_baseline = 0;     // refused: a delta against a baseline this side does not hold
+                                        // (never applied; dropped and not acked, its acks still processed)
   friend bool operator==(const ConnectionCounters&, const ConnectionCounters&) = default;
 };
 
@@ -280,6 +290,8 @@ class Connection {
   int send_queue_depth(int channel) const { return channels_[channel]->send_queue_depth(); }
   int receive_queue_depth(int channel) const { return channels_[channel]->receive_queue_depth(); }
   const ConnectionCounters& counters() const { return counters_; }
+  // The delta form's rings and counters (ConnectionConfig::delta_baselines; ring() 0 when off).
+  const DeltaBaselines& delta_baselines() const { return *delta_; }
   const ConnectionConfig& config() const { return config_; }
   const PacketLayout& layout() const { return layout_; }
   Channel& channel(int index) { return *channels_[index]; }
@@ -315,6 +327,7 @@ class Connection {
   std::unique_ptr<IncomingPacket> incoming_;
   std::unique_ptr<std::byte[]> packet_buffer_;
   std::unique_ptr<Endpoint> endpoint_;
+  std::unique_ptr<DeltaBaselines> delta_;
   ConnectionError error_ = ConnectionError::kNone;
   const char* error_reason_ = nullptr;
   char config_reason_[kConfigReasonBytes] = {};  // a config reason, owned by the connection

@@ -32,6 +32,8 @@
 
 namespace bitwire {
 
+class DeltaBaselines;
+
 // What both ends agree on: the message types and the channel list.
 struct PacketLayout {
   MessageFactory factory;
@@ -68,6 +70,7 @@ enum class ConnectionPacketError : uint8_t {
   kFragmentSizeOutOfRange,   // fragmentSize outside [1, blockFragmentSize]
   kFragmentNotBlockType,     // fragment 0's message type is not a block message
   kPoolExhausted,            // no message slot (or block buffer) to read into: not the peer's fault
+  kDeltaNoBaseline,          // a delta body names a baseline the receiver does not hold (DeltaBaselines)
 };
 
 const char* to_string(ConnectionPacketError error);
@@ -95,9 +98,10 @@ struct OutgoingEntry {
 };
 
 // Writes a connection packet with `entries` (ascending channel order) into `out`; returns the bytes used.
-// Precondition: `out` holds it (the caller's bit count says so).
+// Precondition: `out` holds it (the caller's bit count says so). With `delta`, the body of a message
+// whose type delta->handles() on an unreliable channel is written in the delta form (delta_baselines.hpp).
 size_t write_connection_packet(const PacketLayout& layout, std::span<const OutgoingEntry> entries,
-                               std::span<std::byte> out);
+                               std::span<std::byte> out, DeltaBaselines* delta = nullptr);
 
 // ---- Reading ----
 
@@ -139,8 +143,8 @@ class IncomingPacket {
 
  private:
   friend ConnectionPacketError read_connection_packet(const PacketLayout&, MessagePool&,
-                                                      std::span<const std::byte>, IncomingPacket&,
-                                                      ReadError*);
+                                                      std::span<const std::byte>, IncomingPacket&, ReadError*,
+                                                      DeltaBaselines*);
   std::unique_ptr<Entry[]> entries_;
   std::unique_ptr<Message[]> messages_;
   std::unique_ptr<std::byte[]> fragment_bytes_;
@@ -152,8 +156,12 @@ class IncomingPacket {
 
 // Reads a connection packet from untrusted bytes into `out` (cleared first). On failure `out` is empty
 // and `stream_error`, when given, receives the stream's reason for kReadFailed / kMessageBodyInvalid.
+// With `delta`, the body of a message whose type delta->handles() on an unreliable channel is read in the
+// delta form; its snapshot id lands in the Message's `id` (for DeltaBaselines::commit once the packet is
+// accepted), and a delta against a baseline not held is kDeltaNoBaseline.
 ConnectionPacketError read_connection_packet(const PacketLayout& layout, MessagePool& pool,
                                              std::span<const std::byte> bytes, IncomingPacket& out,
-                                             ReadError* stream_error = nullptr);
+                                             ReadError* stream_error = nullptr,
+                                             DeltaBaselines* delta = nullptr);
 
 }  // namespace bitwire

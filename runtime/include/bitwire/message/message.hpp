@@ -60,6 +60,13 @@ struct MessageTypeInfo {
   bool (*read)(void* message, ReadStream& stream) = nullptr;
   bool (*measure)(void* message, MeasureStream& stream) = nullptr;
   bool (*validate)(void* message, ValidateStream& stream) = nullptr;
+  // The delta form (`delta message`: T has serialize_delta and MaxDeltaBits), else all null / 0. A
+  // Connection with ConnectionConfig::delta_baselines > 0 sends such a type on an unreliable channel as a
+  // delta against a snapshot the peer acked (docs/delta.md).
+  size_t max_delta_bits = 0;
+  bool (*write_delta)(const void* message, const void* baseline, WriteStream& stream) = nullptr;
+  bool (*read_delta)(void* message, const void* baseline, ReadStream& stream) = nullptr;
+  void (*copy)(void* to, const void* from) = nullptr;  // *to = *from (a baseline kept)
 };
 
 namespace detail {
@@ -72,6 +79,29 @@ constexpr size_t declared_max_bits() {
     return static_cast<size_t>(T::MaxBits);
   } else {
     return 0;
+  }
+}
+
+template <typename T>
+concept HasDeltaForm = requires(T& message, const T& baseline, WriteStream& w, ReadStream& r) {
+  T::MaxBits;  // both bounds size the connection's scratch buffer
+  T::MaxDeltaBits;
+  { message.serialize_delta(w, baseline) } -> std::same_as<bool>;
+  { message.serialize_delta(r, baseline) } -> std::same_as<bool>;
+};
+
+// Fills the delta entry points of `info` when T has the delta form.
+template <typename T>
+constexpr void describe_delta(MessageTypeInfo& info) {
+  if constexpr (HasDeltaForm<T>) {
+    info.max_delta_bits = static_cast<size_t>(T::MaxDeltaBits);
+    info.write_delta = [](const void* message, const void* baseline, WriteStream& stream) {
+      return static_cast<const T*>(message)->serialize_delta(stream, *static_cast<const T*>(baseline));
+    };
+    info.read_delta = [](void* message, const void* baseline, ReadStream& stream) {
+      return static_cast<T*>(message)->serialize_delta(stream, *static_cast<const T*>(baseline));
+    };
+    info.copy = [](void* to, const void* from) { *static_cast<T*>(to) = *static_cast<const T*>(from); };
   }
 }
 
@@ -122,6 +152,7 @@ constexpr MessageTypeInfo describe_message(const char* name, const MessageSerial
   info.read = serializers.read;
   info.measure = serializers.measure;
   info.validate = serializers.validate;
+  detail::describe_delta<T>(info);
   return info;
 }
 
