@@ -38,13 +38,6 @@ double Channel::message_resend_delay() const {
                   config_.message_resend_rtt_factor * rtt_ + config_.message_resend_jitter_factor * jitter_);
 }
 
-double Channel::block_resend_delay() const {
-  const double floor = config_.block_resend_time;
-  if (config_.message_resend_rtt_factor <= 0.0 || rtt_ <= 0.0) return floor;
-  return std::max(floor,
-                  config_.message_resend_rtt_factor * rtt_ + config_.message_resend_jitter_factor * jitter_);
-}
-
 size_t Channel::entry_overhead_bits() const {
   // Entry header (channel index, block flag), hasMessages, the message count.
   return static_cast<size_t>(layout_.entry_header_bits()) + 1 +
@@ -69,6 +62,11 @@ ReliableOrderedChannel::ReliableOrderedChannel(const PacketLayout& layout, int i
   if (config_.fragments_blocks() && layout.factory.any_block_type()) {
     block_sender_ = std::make_unique<BlockSender>(config_.block_config());
     block_receiver_ = std::make_unique<BlockReceiver>(config_.block_config());
+    // With resends timed from the round trip, a fragment sent before one whose ack arrived goes again at
+    // once (the fixed-time mode, yojimbo's, keeps the delay alone). The fragments' timer stays
+    // block_resend_time: at the end of a block nothing later can show a hole, and the timer is what
+    // finds the last losses; a timer from the round trip (longer) made the tail longer (bench/RESULTS.md).
+    block_sender_->set_fast_resend(config_.message_resend_rtt_factor > 0.0);
   }
 }
 

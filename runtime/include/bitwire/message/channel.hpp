@@ -159,8 +159,6 @@ class Channel {
   // Seconds before an unacked message may be sent again: message_resend_time, or from the RTT when
   // message_resend_rtt_factor > 0 and an RTT is known (never below message_resend_time).
   double message_resend_delay() const;
-  // The same for block fragments, with block_resend_time as the fixed time and the floor.
-  double block_resend_delay() const;
 
  protected:
   // Bits of the entry's header and message count/flags before any message.

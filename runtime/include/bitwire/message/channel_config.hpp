@@ -33,8 +33,9 @@ struct ChannelConfig {
                                        // message_resend_rtt_factor > 0, the least time (the floor)
   // Reliable: resend delays from the measured round trip: max(message_resend_time, message_resend_rtt_factor
   // x Connection::ack_round_trip() + message_resend_jitter_factor x the endpoint's RTT jitter) once the
-  // endpoint has an RTT sample; block fragments the same with block_resend_time as the floor. 0 keeps the
-  // fixed times (yojimbo's behaviour; StackConfig::yojimbo_compatible sets 0).
+  // endpoint has an RTT sample. Above 0 also turns on fast resend of block fragments (a fragment sent
+  // before one whose ack arrived goes again without waiting for block_resend_time). 0 keeps the fixed
+  // times alone (yojimbo's behaviour; StackConfig::yojimbo_compatible sets 0).
   double message_resend_rtt_factor = 1.0;
   double message_resend_jitter_factor = 4.0;
   int packet_budget_bytes = 0;         // most bytes this channel may use in one packet; 0 = the packet's budget
