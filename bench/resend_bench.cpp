@@ -2,10 +2,11 @@
 // ticked at 60 Hz with send_packets() every tick). Simulated time only: no CPU figures here, so the results
 // do not depend on the machine's load. Three modes:
 //
-//   resend_bench messages [fixed]  sends per delivered reliable message and latency, at 5% and 25% loss both
+//   resend_bench messages [fixed|F] sends per delivered reliable message and latency, at 5% and 25% loss both
 //                                  ways and RTT 50-300 ms (half each way): A sends one 100-byte reliable
 //                                  message every 6 ticks (10 a second) for 60 s, 4 seeds a cell.
-//                                  `fixed` runs the yojimbo-style fixed 0.1 s resend time instead.
+//                                  `fixed` runs the yojimbo-style fixed 0.1 s resend time instead; a
+//                                  number F sets message_resend_rtt_factor (default: the config's).
 //   resend_bench block [seeds]     one 256 KiB block message at 10% loss both ways, RTT 100 ms, default
 //                                  channel (budget 262,144 bytes/s): time / (size / budget / (1 - loss)),
 //                                  mean, p90 and max over `seeds` seeds (default 200).
@@ -92,10 +93,11 @@ double percentile(std::vector<double>& values, double p) {
   return values[std::min(index, values.size() - 1)];
 }
 
-int run_messages(bool fixed) {
+int run_messages(double factor) {
   const MessageFactory factory(kEventTypes);
   ConnectionConfig config;
-  if (fixed) config.channels[0].message_resend_rtt_factor = 0.0;
+  const bool fixed = factor == 0.0;
+  if (factor >= 0.0) config.channels[0].message_resend_rtt_factor = factor;
   std::printf("resend: %s (message_resend_time %.3f s, rtt factor %.2f, jitter factor %.1f)\n",
               fixed ? "fixed" : "from the RTT", config.channels[0].message_resend_time,
               config.channels[0].message_resend_rtt_factor, config.channels[0].message_resend_jitter_factor);
@@ -226,10 +228,13 @@ int run_nothing_due(int window, int queued, int repeats) {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "messages";
-  if (mode == "messages") return run_messages(argc > 2 && std::string(argv[2]) == "fixed");
+  if (mode == "messages") {
+    const std::string arg = argc > 2 ? argv[2] : "";
+    return run_messages(arg.empty() ? -1.0 : arg == "fixed" ? 0.0 : std::atof(arg.c_str()));
+  }
   if (mode == "block") return run_block(argc > 2 ? std::atoi(argv[2]) : 200);
   if (mode == "nothingdue" && argc > 4)
     return run_nothing_due(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
-  std::printf("usage: resend_bench messages [fixed] | block [seeds] | nothingdue W Q K\n");
+  std::printf("usage: resend_bench messages [fixed|F] | block [seeds] | nothingdue W Q K\n");
   return 2;
 }
