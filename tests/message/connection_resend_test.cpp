@@ -8,12 +8,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include "bitwire/message/channel.hpp"
 #include "bitwire/message/connection.hpp"
 #include "bitwire/stack/stack_config.hpp"
 #include "support/connection_pair.hpp"
+#include "support/seed.hpp"
 #include "support/test_messages.hpp"
 
 namespace bitwire {
@@ -114,6 +116,77 @@ TEST(ConnectionResend, ALostMessageIsResentAfterTheRoundTrip) {
   EXPECT_GE(resent_at - sent_at, delay - 1e-9);
   EXPECT_LT(resent_at - sent_at, delay + kTick + 1e-9) << "resent at the first update past the delay";
   EXPECT_GT(delay, 0.1 + kTick) << "the delay covers the round trip and the ticks, not the fixed 0.1 s";
+}
+
+// The due lists pick exactly what a walk over the window would: a model walks from the oldest unacked
+// id, at most receive_queue_size ids, and takes every due message (never sent, or last sent at least the
+// resend delay ago) until the packet's message cap; the channel must return those ids, in that order.
+// Random sends, acks (in any order, some never), clock steps and round-trip changes; ids wrap.
+TEST(ConnectionResend, PacketBuildPicksWhatAWalkOverTheWindowPicks) {
+  BITWIRE_SEEDED_TEST_SEED(0xd0e5u);
+  std::mt19937_64 rng(seed);
+  ConnectionConfig config;
+  config.channels[0].send_queue_size = 256;
+  config.channels[0].receive_queue_size = 64;
+  config.channels[0].max_messages_per_packet = 8;
+  config.channels[0].message_resend_time = 0.05;
+  config.message_pool_size = 512;
+  Connection connection(MessageFactory(test::kAllTypes), config);
+  auto& channel = static_cast<ReliableOrderedChannel&>(connection.channel(0));
+
+  struct Model {
+    double last_sent = -1.0;
+    bool acked = false;
+  };
+  std::vector<Model> model;                    // by serial
+  std::vector<std::vector<uint32_t>> packets;  // serials carried by each sequence
+  uint32_t oldest = 0;
+  double now = 0.0;
+  uint64_t compared = 0;
+  for (int step = 0; step < 60000; ++step) {
+    const int sends = static_cast<int>(rng() % 4);
+    for (int i = 0; i < sends && channel.can_send(); ++i) {
+      ASSERT_TRUE(connection.send(0, connection.create<Small>()));
+      model.push_back({});
+    }
+    now += static_cast<double>(rng() % 4) * 0.02;
+    if (rng() % 8 == 0) channel.set_round_trip(static_cast<double>(rng() % 200) / 1000.0, 0.005);
+    const double delay = channel.message_resend_delay();
+    // The model's packet.
+    std::vector<uint32_t> expected;
+    const uint32_t end = std::min<uint32_t>(static_cast<uint32_t>(model.size()), oldest + 64);
+    for (uint32_t serial = oldest; serial < end && expected.size() < 8; ++serial) {
+      const Model& m = model[serial];
+      if (m.acked || (m.last_sent >= 0.0 && now < m.last_sent + delay)) continue;
+      expected.push_back(serial);
+    }
+    OutgoingEntry entry;
+    const auto sequence = static_cast<uint16_t>(packets.size());
+    const size_t used = channel.plan(sequence, now, 8 * 1200, entry);
+    std::vector<uint32_t> got;
+    if (used != 0) {
+      for (const OutgoingMessage& m : entry.messages) {
+        // Serials from 16-bit ids: the id is the serial's low 16 bits, within 65535 of the oldest.
+        got.push_back(oldest + static_cast<uint16_t>(m.id - static_cast<uint16_t>(oldest)));
+      }
+    }
+    ASSERT_EQ(got, expected) << "step " << step;
+    compared += got.size();
+    for (const uint32_t serial : got) model[serial].last_sent = now;
+    packets.push_back(got);
+    // Ack a few random recent packets (some are never acked: their messages are resent).
+    for (int k = static_cast<int>(rng() % 3); k > 0 && !packets.empty(); --k) {
+      const size_t back = std::min<size_t>(packets.size(), 1 + rng() % 40);
+      const size_t index = packets.size() - back;
+      channel.on_packet_acked(static_cast<uint16_t>(index));
+      for (const uint32_t serial : packets[index]) model[serial].acked = true;
+      packets[index].clear();
+    }
+    while (oldest < model.size() && model[oldest].acked) ++oldest;
+    ASSERT_EQ(channel.oldest_unacked_id(), static_cast<uint16_t>(oldest));
+  }
+  EXPECT_GT(model.size(), 65536u) << "ids wrapped";
+  EXPECT_GT(compared, 100000u);
 }
 
 // A 256 KiB block at 10% loss both ways and 100 ms RTT, 200 seeds: the time to deliver over what the
