@@ -209,12 +209,14 @@ class ReliableOrderedChannel final : public Channel {
   struct SendEntry {
     MessageHandle message;
     double last_sent = -1.0;
-    uint32_t body_bits = 0;
+    uint32_t body_bits : 31 = 0;  // a message's bits are far below 2^31 (the packet bounds them)
+    uint32_t sent_once : 1 = 0;   // on the sent list (else on the never-sent list)
     uint32_t serial = 0;  // monotonic message count; the id is its low 16 bits
     int32_t prev = -1;    // neighbours on the list the message is on (slot indices; -1: none)
     int32_t next = -1;
-    bool sent_once = false;
   };
+  static_assert(sizeof(MessageHandle) != 16 || sizeof(double) != 8 || sizeof(SendEntry) == 40,
+                "the list links fit where the padding was: memory per slot unchanged");
   // An intrusive list through send_queue_ slots.
   struct SlotList {
     int32_t head = -1;
