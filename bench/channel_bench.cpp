@@ -36,7 +36,8 @@ constexpr bitwire::MessageTypeInfo kGameTypes[] = {
 
 // Packet build with `queued` reliable messages waiting. Arg 1 selects the moment:
 //   0: every queued message is due (last sent > 0.1 s ago): the packet fills from the oldest;
-//   1: every message in the window was just sent: the walk visits the whole window and finds nothing.
+//   1: every message in the window was just sent: nothing is due (the build reads the list heads only;
+//      bench/resend_bench.cpp nothingdue counts its instructions).
 // Nothing is ever acked, so the queue stays as it is.
 void BM_PacketBuild(benchmark::State& state) {
   const int queued = static_cast<int>(state.range(0));

@@ -213,6 +213,32 @@ TEST(BlockSender, RoundRobinSkipsAckedAndResendsAfterDelay) {
   EXPECT_EQ(sender.counters().fragments_resent, 5u);
 }
 
+// Fast resend: an ack of fragment 2 shows that 0 and 1, sent before it, are missing: they go at once,
+// long before min_resend_delay; 3, sent after 2, still waits. Without fast resend (the default) nothing
+// goes before the delay.
+TEST(BlockSender, FastResendSendsWhatAnAckShowsMissing) {
+  for (const bool fast : {true, false}) {
+    BlockConfig config = unlimited(8 * 1024);
+    config.min_resend_delay = 1.0;
+    BlockSender sender = primed(config);
+    sender.set_fast_resend(fast);
+    ASSERT_TRUE(sender.begin(8 * 1024, 0.0));
+    for (uint32_t i = 0; i < 4; ++i) {  // one fragment at each of 0.0, 0.1, 0.2, 0.3
+      const auto fragment = sender.next_fragment(0.1 * i, 1 << 20);
+      ASSERT_TRUE(fragment);
+      EXPECT_EQ(fragment->id, i);
+    }
+    sender.on_fragment_acked(2);
+    // The cursor is at 4 (never sent): first sends go first, then the holes.
+    EXPECT_EQ(drain(sender, 0.35), fast ? (std::vector<uint32_t>{4, 5, 6, 7, 0, 1}) : range(4, 8)) << fast;
+    EXPECT_TRUE(drain(sender, 0.4).empty()) << "resent holes wait again; 3 was sent after the ack's fragment";
+    EXPECT_EQ(sender.counters().fragments_resent, fast ? 2u : 0u);
+    // An ack of 5 (sent at 0.35) shows 3 (sent at 0.3) missing, not those sent with 5 at 0.35.
+    sender.on_fragment_acked(5);
+    EXPECT_EQ(drain(sender, 0.45), fast ? std::vector<uint32_t>{3} : std::vector<uint32_t>{}) << fast;
+  }
+}
+
 TEST(BlockSender, CursorResumesWhereTheBudgetStopped) {
   BlockConfig config;
   config.max_block_size = 8 * 1024;

@@ -32,6 +32,13 @@ BlockSender::BlockSender(const BlockConfig& config) : config_(config.sanitized()
   sent_.assign(bitset_words(fragments), 0);
 }
 
+bool BlockSender::due(uint32_t id, double now) const {
+  if (!test_bit(sent_, id)) return true;
+  if (now - last_sent_[id] >= config_.min_resend_delay) return true;
+  // A fragment sent later has been acked: this one is presumed lost.
+  return fast_resend_ && last_sent_[id] < acked_sent_at_;
+}
+
 size_t BlockSender::memory_required(const BlockConfig& config) {
   const auto fragments = static_cast<size_t>(config.sanitized().max_fragments());
   return fragments * sizeof(double) + 2 * fragments * sizeof(uint32_t) +
@@ -62,6 +69,7 @@ bool BlockSender::begin(uint32_t size, double now) {
   std::fill_n(acked_.begin(), words, uint64_t{0});
   std::fill_n(sent_.begin(), words, uint64_t{0});
   burst_ = static_cast<double>(config_.initial_burst_bytes);
+  acked_sent_at_ = -1.0;
   sending_ = true;
   ++counters_.blocks_started;
   return true;
@@ -103,10 +111,10 @@ std::optional<BlockFragment> BlockSender::next_fragment(double now, size_t max_b
   accrue(now);
   if (!sending_) return std::nullopt;
   // The cursor is the least recently sent unacked fragment (fragments are sent in cycle order and acked
-  // ones are unlinked), so if it is not due yet, nothing is.
+  // ones are unlinked), so if it is not due yet, nothing is (by the delay or by a later fragment's ack).
   const uint32_t id = cursor_;
   const bool resend = test_bit(sent_, id);
-  if (resend && now - last_sent_[id] < config_.min_resend_delay) return std::nullopt;
+  if (!due(id, now)) return std::nullopt;
   const uint32_t size = fragment_size(id);
   if (size > max_bytes) return std::nullopt;
   const double cost = static_cast<double>(size) + config_.fragment_overhead_bytes;
@@ -132,7 +140,7 @@ bool BlockSender::fragment_ready(double now, size_t max_bytes) {
   accrue(now);
   if (!sending_) return false;
   const uint32_t id = cursor_;
-  if (test_bit(sent_, id) && now - last_sent_[id] < config_.min_resend_delay) return false;
+  if (!due(id, now)) return false;
   const uint32_t size = fragment_size(id);
   if (size > max_bytes) return false;
   const double cost = static_cast<double>(size) + config_.fragment_overhead_bytes;
@@ -156,6 +164,7 @@ BlockAckResult BlockSender::on_fragment_acked(uint32_t id) {
   }
   set_bit(acked_, id);
   ++counters_.acks_new;
+  if (test_bit(sent_, id)) acked_sent_at_ = std::max(acked_sent_at_, last_sent_[id]);
   unlink(id);
   if (--unacked_ > 0) return BlockAckResult::kNewlyAcked;
   sending_ = false;

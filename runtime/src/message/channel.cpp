@@ -31,6 +31,13 @@ Channel::Channel(const PacketLayout& layout, int index)
     : layout_(layout), config_(layout.channels[static_cast<size_t>(index)]), index_(index),
       type_bits_(layout.type_bits()) {}
 
+double Channel::message_resend_delay() const {
+  const double floor = config_.message_resend_time;
+  if (config_.message_resend_rtt_factor <= 0.0 || rtt_ <= 0.0) return floor;
+  return std::max(floor,
+                  config_.message_resend_rtt_factor * rtt_ + config_.message_resend_jitter_factor * jitter_);
+}
+
 size_t Channel::entry_overhead_bits() const {
   // Entry header (channel index, block flag), hasMessages, the message count.
   return static_cast<size_t>(layout_.entry_header_bits()) + 1 +
@@ -49,10 +56,17 @@ ReliableOrderedChannel::ReliableOrderedChannel(const PacketLayout& layout, int i
   id_ring_.reset(new uint32_t[id_ring_size_]);
   scratch_.reset(new OutgoingMessage[static_cast<size_t>(config_.max_messages_per_packet)]);
   serials_.reset(new uint32_t[static_cast<size_t>(config_.max_messages_per_packet)]);
+  due_capacity_ = std::min(config_.send_queue_size, config_.receive_queue_size);
+  due_.reset(new uint16_t[static_cast<size_t>(due_capacity_)]);
   // Blocks travel as fragments only when some type carries one; otherwise no block memory at all.
   if (config_.fragments_blocks() && layout.factory.any_block_type()) {
     block_sender_ = std::make_unique<BlockSender>(config_.block_config());
     block_receiver_ = std::make_unique<BlockReceiver>(config_.block_config());
+    // With resends timed from the round trip, a fragment sent before one whose ack arrived goes again at
+    // once (the fixed-time mode, yojimbo's, keeps the delay alone). The fragments' timer stays
+    // block_resend_time: at the end of a block nothing later can show a hole, and the timer is what
+    // finds the last losses; a timer from the round trip (longer) made the tail longer (bench/RESULTS.md).
+    block_sender_->set_fast_resend(config_.message_resend_rtt_factor > 0.0);
   }
 }
 
@@ -63,14 +77,17 @@ size_t ReliableOrderedChannel::memory_required(const ChannelConfig& config, bool
          SequenceBuffer<SentPacket>::memory_required(static_cast<size_t>(config.sent_packets_buffer_size)) +
          static_cast<size_t>(config.sent_message_ids) * sizeof(uint32_t) +
          static_cast<size_t>(config.max_messages_per_packet) * (sizeof(OutgoingMessage) + sizeof(uint32_t)) +
+         static_cast<size_t>(std::min(config.send_queue_size, config.receive_queue_size)) * sizeof(uint16_t) +
          (blocks ? sizeof(BlockSender) + BlockSender::memory_required(config.block_config()) : 0) +
          (blocks ? sizeof(BlockReceiver) + BlockReceiver::memory_required(config.block_config()) : 0);
 }
 
 size_t ReliableOrderedChannel::memory_bytes() const {
   return static_cast<size_t>(config_.send_queue_size) * sizeof(SendEntry) +
-         static_cast<size_t>(config_.receive_queue_size) * sizeof(ReceiveEntry) + sent_packets_.memory_bytes() +
-         id_ring_size_ * sizeof(uint32_t) + static_cast<size_t>(config_.max_messages_per_packet) * (sizeof(OutgoingMessage) + sizeof(uint32_t)) +
+         static_cast<size_t>(config_.receive_queue_size) * sizeof(ReceiveEntry) +
+         sent_packets_.memory_bytes() + id_ring_size_ * sizeof(uint32_t) +
+         static_cast<size_t>(config_.max_messages_per_packet) * (sizeof(OutgoingMessage) + sizeof(uint32_t)) +
+         static_cast<size_t>(due_capacity_) * sizeof(uint16_t) +
          (block_sender_ ? sizeof(BlockSender) + block_sender_->memory_bytes() : 0) +
          (block_receiver_ ? sizeof(BlockReceiver) + block_receiver_->memory_bytes() : 0);
 }
@@ -89,6 +106,7 @@ void ReliableOrderedChannel::send(MessageHandle&& message, uint32_t body_bits) {
   entry.body_bits = body_bits;
   entry.serial = send_serial_;
   entry.sent_once = false;
+  list_append(unsent_, static_cast<int32_t>(send_id_ & send_mask_));
   ++send_id_;
   ++send_serial_;
   ++queued_;
@@ -119,16 +137,42 @@ size_t ReliableOrderedChannel::plan(uint16_t sequence, double now, size_t availa
   // Never past oldest unacked + the receiver's window.
   const int pending = static_cast<uint16_t>(send_id_ - oldest_unacked_);
   const int walk = std::min(pending, config_.receive_queue_size);
+  // The due prefix of the sent list (ordered by last send, so by due time), as offsets from the oldest
+  // unacked id. Every sent message lies within the window and before any block message.
+  const double delay = message_resend_delay();
+  int due = 0;
+  for (int32_t slot = sent_.head; slot >= 0 && due < due_capacity_;) {
+    const SendEntry& entry = send_queue_[slot];
+    if (now < entry.last_sent + delay) break;
+    due_[due++] = static_cast<uint16_t>(static_cast<uint16_t>(entry.serial) - oldest_unacked_);
+    ++last_walk_;
+    slot = entry.next;
+  }
+  if (due > 1) std::sort(due_.get(), due_.get() + due);
+  // Merge with the never-sent messages (in id order) up to the window or a block message: the ids in
+  // ascending order, exactly as a walk over the window skipping what is not due would meet them.
   int count = 0;
   uint16_t previous = 0;
-  for (int i = 0; i < walk && count < max_messages; ++i) {
-    const auto id = static_cast<uint16_t>(oldest_unacked_ + i);
-    SendEntry& entry = send_queue_[id & send_mask_];
-    ++last_walk_;
-    if (!entry.message) continue;
-    // A block message goes alone, as fragments, once it is the oldest unacked: what follows it waits.
-    if (entry.message.info().has_block) break;
-    if (entry.last_sent >= 0.0 && now < entry.last_sent + config_.message_resend_time) continue;
+  int next_due = 0;
+  int32_t unsent = unsent_.head;
+  while (count < max_messages) {
+    int unsent_offset = walk;
+    if (unsent >= 0) {
+      const SendEntry& candidate = send_queue_[unsent];
+      unsent_offset = static_cast<uint16_t>(static_cast<uint16_t>(candidate.serial) - oldest_unacked_);
+      // A block message goes alone, as fragments, once it is the oldest unacked: what follows it waits.
+      if (candidate.message.info().has_block) unsent_offset = walk;
+    }
+    const bool take_unsent = unsent_offset < walk && (next_due == due || unsent_offset < due_[next_due]);
+    if (!take_unsent && next_due == due) break;
+    const int offset = take_unsent ? unsent_offset : due_[next_due++];
+    const auto slot = static_cast<int32_t>((oldest_unacked_ + offset) & send_mask_);
+    SendEntry& entry = send_queue_[slot];
+    if (take_unsent) {
+      unsent = entry.next;
+      ++last_walk_;
+    }
+    const auto id = static_cast<uint16_t>(oldest_unacked_ + offset);
     const size_t cost = (count == 0 ? 0 : static_cast<size_t>(relative_id_bits(previous, id))) + entry.body_bits;
     if (cost > budget) continue;
     budget -= cost;
@@ -138,6 +182,8 @@ size_t ReliableOrderedChannel::plan(uint16_t sequence, double now, size_t availa
     previous = id;
     ++counters_.messages_sent;
     if (entry.sent_once) ++counters_.messages_resent;
+    list_remove(entry.sent_once ? sent_ : unsent_, slot);
+    list_append(sent_, slot);
     entry.sent_once = true;
     entry.last_sent = now;
   }
@@ -156,6 +202,33 @@ size_t ReliableOrderedChannel::plan(uint16_t sequence, double now, size_t availa
   out.block = false;
   out.messages = std::span<const OutgoingMessage>(scratch_.get(), static_cast<size_t>(count));
   return available_bits - budget;
+}
+
+void ReliableOrderedChannel::list_append(SlotList& list, int32_t slot) {
+  SendEntry& entry = send_queue_[slot];
+  entry.prev = list.tail;
+  entry.next = -1;
+  if (list.tail >= 0) {
+    send_queue_[list.tail].next = slot;
+  } else {
+    list.head = slot;
+  }
+  list.tail = slot;
+}
+
+void ReliableOrderedChannel::list_remove(SlotList& list, int32_t slot) {
+  SendEntry& entry = send_queue_[slot];
+  if (entry.prev >= 0) {
+    send_queue_[entry.prev].next = entry.next;
+  } else {
+    list.head = entry.next;
+  }
+  if (entry.next >= 0) {
+    send_queue_[entry.next].prev = entry.prev;
+  } else {
+    list.tail = entry.prev;
+  }
+  entry.prev = entry.next = -1;
 }
 
 size_t Channel::fragment_entry_bits(size_t body_bits) const {
@@ -357,6 +430,7 @@ void ReliableOrderedChannel::on_packet_acked(uint16_t sequence) {
       if (result == BlockAckResult::kCompleted) {
         SendEntry& entry = send_queue_[block_serial_ & send_mask_];
         entry.message.reset();
+        list_remove(unsent_, static_cast<int32_t>(block_serial_ & send_mask_));
         --queued_;
         ++counters_.messages_acked;
         ++counters_.blocks_acked;
@@ -373,6 +447,7 @@ void ReliableOrderedChannel::on_packet_acked(uint16_t sequence) {
       SendEntry& entry = send_queue_[serial & send_mask_];
       if (entry.message && entry.serial == serial) {
         entry.message.reset();
+        list_remove(sent_, static_cast<int32_t>(serial & send_mask_));
         --queued_;
         ++counters_.messages_acked;
       }
@@ -386,6 +461,8 @@ void ReliableOrderedChannel::reset() {
   for (int i = 0; i < config_.send_queue_size; ++i) send_queue_[i] = SendEntry{};
   for (int i = 0; i < config_.receive_queue_size; ++i) receive_queue_[i] = ReceiveEntry{};
   sent_packets_.reset();
+  unsent_ = SlotList{};
+  sent_ = SlotList{};
   if (block_sender_) block_sender_->cancel();
   if (block_receiver_) block_receiver_->reset();
   set_block_waiting(false);

@@ -269,6 +269,12 @@ MessageHandle Connection::receive(int channel) {
 }
 
 void Connection::update(double now) {
+  if (updated_ && now > now_) {
+    const double interval = now - now_;
+    update_interval_ =
+        update_interval_ == 0.0 ? interval : update_interval_ + (interval - update_interval_) / 8.0;
+  }
+  updated_ = true;
   now_ = now;
   endpoint_->update(now);
 }
@@ -279,6 +285,11 @@ bool Connection::send_packet() {
   if (!endpoint_->send_packet({packet_buffer_.get(), size})) return false;
   flight_.sent(now_);
   return true;
+}
+
+double Connection::ack_round_trip() const {
+  if (endpoint_->rtt_samples() == 0) return 0.0;
+  return endpoint_->rtt_ms() / 1000.0 + 2.0 * update_interval_;
 }
 
 double Connection::probe_interval() const {
@@ -345,6 +356,10 @@ size_t Connection::generate_packet(uint16_t sequence, std::span<std::byte> out) 
   const bool active = error_ == ConnectionError::kNone || error_ == ConnectionError::kConfigInvalid;
   std::array<bool, kMaxChannels> has{};
   if (active) {
+    // The resend delays follow the measured round trip (none before the first sample).
+    const double round_trip = ack_round_trip();
+    const double jitter = endpoint_->jitter_ms() / 1000.0;
+    for (int i = 0; i < config_.channel_count; ++i) channels_[i]->set_round_trip(round_trip, jitter);
     for (int k = 0; k < config_.channel_count; ++k) {
       const int i = priority_order_[static_cast<size_t>(k)];
       const ChannelConfig& c = layout_.channels[static_cast<size_t>(i)];
@@ -452,6 +467,8 @@ void Connection::reset() {
   packet_error_ = ConnectionPacketError::kNone;
   packet_read_error_ = ReadError::kNone;
   flight_.reset();
+  update_interval_ = 0.0;
+  updated_ = false;
 }
 
 size_t Connection::memory_required(const MessageFactory& factory, const ConnectionConfig& raw) {

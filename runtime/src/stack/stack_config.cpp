@@ -214,6 +214,7 @@ StackConfig StackConfig::yojimbo_compatible(uint64_t yojimbo_protocol_id) {
     channel.sent_packets_buffer_size = 1024;
     channel.packet_budget_bytes = 0;  // packetBudget -1: the rest of the packet
     channel.message_resend_time = 0.1;
+    channel.message_resend_rtt_factor = 0.0;  // yojimbo resends after a fixed messageResendTime
   }
   EndpointConfig& endpoint = connection.endpoint;
   endpoint.ack_delay = AckDelayMode::kOff;  // reliable 1.0 has no extension

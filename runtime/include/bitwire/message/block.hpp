@@ -23,8 +23,10 @@
 // - Memory: both classes allocate everything in the constructor, sized from the config (memory_bytes());
 //   nothing afterwards, whatever the peer sends.
 // - Time is passed in, seconds, non-decreasing; the classes never read a clock.
-// - Scheduling (BlockSender): a fragment is sent again only when it is unacked and at least
-//   min_resend_delay has passed since its last send. A cursor walks a cyclic list of the unacked
+// - Scheduling (BlockSender): a fragment is sent again only when it is unacked and either
+//   min_resend_delay has passed since its last send or, with set_fast_resend(true), a fragment sent after
+//   it (at a later time) has been acked: the ack shows the hole, so the fragment is presumed lost and goes
+//   as soon as the budget allows. A cursor walks a cyclic list of the unacked
 //   fragments in id order, so sends spread round-robin over the whole block. Every send costs its bytes
 //   plus fragment_overhead_bytes from a budget that accrues bandwidth_bytes_per_second and is capped at
 //   max_budget_bytes (idle time cannot bank a larger burst); initial_burst_bytes of a new block are paid
@@ -180,6 +182,10 @@ class BlockSender {
   // Returns true when the bitfield was applied. O(count / 8 + newly acked).
   bool on_ack_bitfield(std::span<const std::byte> bits, uint32_t count);
 
+  // When on, an ack of a fragment makes every unacked fragment sent before it (at an earlier time) due at
+  // once, without waiting for the resend delay. Off by default (resends follow the delay alone).
+  void set_fast_resend(bool on) { fast_resend_ = on; }
+
   // Changes the budget's rate from `now` on (e.g. from a congestion controller); what accrued until `now`
   // accrued at the old rate. False, and nothing changed, when the config would then fail check().
   bool set_bandwidth(double bytes_per_second, double now);
@@ -207,6 +213,7 @@ class BlockSender {
  private:
   void accrue(double now);
   void unlink(uint32_t id);
+  bool due(uint32_t id, double now) const;
 
   BlockConfig config_;
   std::vector<double> last_sent_;  // per fragment; meaningful once the fragment was sent
@@ -222,6 +229,8 @@ class BlockSender {
   double budget_ = 0.0;
   double burst_ = 0.0;
   double last_accrual_ = 0.0;
+  double acked_sent_at_ = -1.0;  // fast resend: the latest send time among the fragments acked so far
+  bool fast_resend_ = false;
   BlockSenderCounters counters_;
 };
 

@@ -3,10 +3,12 @@
 // ReliableOrderedChannel follows the "reliable ordered messages" article exactly:
 // - send: the message (already validated and measured by the connection) goes into a send queue indexed by
 //   message id (a ring of send_queue_size); a full queue refuses it (kQueueFull).
-// - packet: walk from the oldest unacked id towards the newest, never past oldest unacked +
-//   receive_queue_size (an id the receiver could not buffer), and include every message not sent within
-//   message_resend_time that still fits the remaining bits; stop when the packet's message count or bits
-//   run out. Remember which ids went in which packet sequence.
+// - packet: in id order from the oldest unacked id, never past oldest unacked + receive_queue_size (an id
+//   the receiver could not buffer), include every message that is due (never sent, or not sent within the
+//   resend delay) and still fits the remaining bits; stop when the packet's message count or bits run out.
+//   Remember which ids went in which packet sequence.
+// - resend delay: message_resend_time, or with message_resend_rtt_factor > 0 and an RTT measured,
+//   max(message_resend_time, rtt_factor x smoothed RTT + jitter_factor x jitter) (set_round_trip()).
 // - ack of a packet: drop its messages from the send queue, then advance the oldest unacked id past
 //   every acked slot.
 // - receive: buffer out-of-order messages by id in a ring of receive_queue_size, release strictly in
@@ -14,9 +16,12 @@
 //   next + receive_queue_size (and not older) means the peer broke the window: a connection error.
 // Message ids are 16 bits and wrap; every comparison is modulo 65536 (sequence.hpp).
 //
-// Cost of building a packet: the walk visits at most receive_queue_size ids and stops as soon as the
-// packet is full, so it is bounded by the window, not by how many messages are queued
-// (bench/channel_bench.cpp measures 1, 1,000 and 65,000 queued).
+// Cost of building a packet: it visits only what is due. Queued messages sit on one of two intrusive lists
+// through the send queue's slots: never sent (in id order) or sent (in order of last send, so in order of
+// due time: one resend delay applies to all). A build takes the due prefix of the sent list (sorted by id,
+// bounded by the window) and merges it with the never-sent list's head, stopping at the packet's message
+// cap, the window or a block message. With nothing due it reads one list head and one entry, whatever the
+// queue length or window (bench/resend_bench.cpp nothingdue, under callgrind).
 //
 // UnreliableUnorderedChannel: a queue of send_queue_size; each packet takes queued messages in order,
 // those that fit go, those that do not are dropped (counted): the queue is empty after every packet.
@@ -146,6 +151,15 @@ class Channel {
   // Bytes allocated at construction.
   virtual size_t memory_bytes() const = 0;
 
+  // The connection's round-trip estimate (seconds; rtt <= 0: none measured yet), set before each packet.
+  void set_round_trip(double rtt, double jitter) {
+    rtt_ = rtt;
+    jitter_ = jitter;
+  }
+  // Seconds before an unacked message may be sent again: message_resend_time, or from the RTT when
+  // message_resend_rtt_factor > 0 and an RTT is known (never below message_resend_time).
+  double message_resend_delay() const;
+
  protected:
   // Bits of the entry's header and message count/flags before any message.
   size_t entry_overhead_bits() const;
@@ -155,6 +169,8 @@ class Channel {
   int index_ = 0;
   int type_bits_ = 0;
   ChannelCounters counters_;
+  double rtt_ = 0.0;
+  double jitter_ = 0.0;
 };
 
 class ReliableOrderedChannel final : public Channel {
@@ -182,7 +198,8 @@ class ReliableOrderedChannel final : public Channel {
   uint16_t next_send_id() const { return send_id_; }
   uint16_t oldest_unacked_id() const { return oldest_unacked_; }
   uint16_t next_receive_id() const { return receive_id_; }
-  // Message ids the last plan() visited (the walk's length), for the cost benchmark.
+  // Message ids the last plan() visited (due resends gathered + never-sent messages looked at), for the
+  // cost tests and benchmarks.
   int last_walk_length() const { return last_walk_; }
   // The block machinery (nullptr unless blocks travel as fragments on this channel).
   const BlockSender* block_sender() const { return block_sender_.get(); }
@@ -192,9 +209,18 @@ class ReliableOrderedChannel final : public Channel {
   struct SendEntry {
     MessageHandle message;
     double last_sent = -1.0;
-    uint32_t body_bits = 0;
+    uint32_t body_bits : 31 = 0;  // a message's bits are far below 2^31 (the packet bounds them)
+    uint32_t sent_once : 1 = 0;   // on the sent list (else on the never-sent list)
     uint32_t serial = 0;  // monotonic message count; the id is its low 16 bits
-    bool sent_once = false;
+    int32_t prev = -1;    // neighbours on the list the message is on (slot indices; -1: none)
+    int32_t next = -1;
+  };
+  static_assert(sizeof(MessageHandle) != 16 || sizeof(double) != 8 || sizeof(SendEntry) == 40,
+                "the list links fit where the padding was: memory per slot unchanged");
+  // An intrusive list through send_queue_ slots.
+  struct SlotList {
+    int32_t head = -1;
+    int32_t tail = -1;
   };
   struct ReceiveEntry {
     MessageHandle message;
@@ -207,6 +233,8 @@ class ReliableOrderedChannel final : public Channel {
     uint32_t block_serial = 0;   // serial of that fragment's block message
   };
 
+  void list_append(SlotList& list, int32_t slot);
+  void list_remove(SlotList& list, int32_t slot);
   size_t plan_block(uint16_t sequence, double now, size_t available_bits, OutgoingEntry& out);
   bool block_in_flight() const;
   // Where a reliable id not older than the next expected one falls: kNone (in the receive window),
@@ -226,6 +254,10 @@ class ReliableOrderedChannel final : public Channel {
   uint64_t id_ring_next_ = 0;  // monotonic write position
   std::unique_ptr<OutgoingMessage[]> scratch_;
   std::unique_ptr<uint32_t[]> serials_;
+  SlotList unsent_;  // queued, never sent, in id order (a block message stays here until acked)
+  SlotList sent_;    // sent and unacked, in order of last send (of due time)
+  std::unique_ptr<uint16_t[]> due_;  // plan(): the due messages' offsets from oldest_unacked_
+  int due_capacity_ = 0;
   uint16_t send_id_ = 0;
   uint32_t send_serial_ = 0;  // 32-bit count behind send_id_: an ack from an earlier 16-bit lap cannot match
   uint16_t oldest_unacked_ = 0;

@@ -29,7 +29,15 @@ struct ChannelConfig {
   int sent_packets_buffer_size = 1024; // reliable: sent packets whose message ids are remembered for acks
   int sent_message_ids = 16384;        // reliable: message ids remembered across those packets; older packets'
                                        // acks are forgotten (their messages are simply resent)
-  double message_resend_time = 0.1;    // reliable: seconds before an unacked message is sent again
+  double message_resend_time = 0.1;    // reliable: seconds before an unacked message is sent again; with
+                                       // message_resend_rtt_factor > 0, the least time (the floor)
+  // Reliable: resend delays from the measured round trip: max(message_resend_time, message_resend_rtt_factor
+  // x Connection::ack_round_trip() + message_resend_jitter_factor x the endpoint's RTT jitter) once the
+  // endpoint has an RTT sample. Above 0 also turns on fast resend of block fragments (a fragment sent
+  // before one whose ack arrived goes again without waiting for block_resend_time). 0 keeps the fixed
+  // times alone (yojimbo's behaviour; StackConfig::yojimbo_compatible sets 0).
+  double message_resend_rtt_factor = 1.0;
+  double message_resend_jitter_factor = 4.0;
   int packet_budget_bytes = 0;         // most bytes this channel may use in one packet; 0 = the packet's budget
   int priority = 0;                    // higher fills each packet first; ties go by channel index
   // Reliable block transfer (local; BlockConfig's table checks them, see block.hpp):
@@ -111,11 +119,20 @@ inline constexpr auto kChannelConfigLimits = config_table(
                                  .min = 0.0,
                                  .max = 3600.0,
                                  .unit = "s"},
+    Field<ChannelConfig, double>{.name = "message_resend_rtt_factor",
+                                 .member = &ChannelConfig::message_resend_rtt_factor,
+                                 .min = 0.0,
+                                 .max = 100.0},
+    Field<ChannelConfig, double>{.name = "message_resend_jitter_factor",
+                                 .member = &ChannelConfig::message_resend_jitter_factor,
+                                 .min = 0.0,
+                                 .max = 100.0},
     Field<ChannelConfig, int>{.name = "packet_budget_bytes",
                               .member = &ChannelConfig::packet_budget_bytes,
                               .min = 0,
                               .max = 1 << 20,
                               .unit = "bytes"},
-    Field<ChannelConfig, int>{.name = "priority", .member = &ChannelConfig::priority, .min = -1000, .max = 1000});
+    Field<ChannelConfig, int>{
+        .name = "priority", .member = &ChannelConfig::priority, .min = -1000, .max = 1000});
 
 }  // namespace bitwire

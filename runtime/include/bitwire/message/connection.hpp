@@ -251,6 +251,14 @@ class Connection {
   int max_packets_in_flight() const { return flight_.max_packets_in_flight(); }
   // Seconds between probes while every record is in flight: half the smoothed RTT, within [0.1, 1].
   double probe_interval() const;
+  // Seconds an ack is expected to take to be seen here: the endpoint's smoothed RTT (the network's round
+  // trip) plus two update intervals (the peer's wait until a packet carries the ack, this side's wait until
+  // an update reads it; the peer is taken to update as often as this side); 0 before the first RTT
+  // sample. The reliable channels' resend delays follow it and the endpoint's jitter
+  // (ChannelConfig::message_resend_rtt_factor).
+  double ack_round_trip() const;
+  // Smoothed seconds between update() calls (weight 1/8 per call; 0 before the second call).
+  double update_interval() const { return update_interval_; }
   // One datagram from the transport.
   ReceiveResult receive_packet(std::span<const std::byte> datagram);
   // The same, for a datagram that reached this host at `arrival_time` (update()'s clock): passed to
@@ -335,6 +343,8 @@ class Connection {
   ReadError packet_read_error_ = ReadError::kNone;
   ConnectionCounters counters_;
   FlightLimit flight_;  // when send_packets() may send (the in-flight limit and its probes)
+  double update_interval_ = 0.0;  // smoothed seconds between update() calls
+  bool updated_ = false;          // update() has been called since construction or reset()
 };
 
 }  // namespace bitwire
