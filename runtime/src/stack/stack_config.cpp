@@ -47,7 +47,8 @@ void size_endpoint_to_whole_packets(ConnectionConfig& connection) {
 
 // The connection as the stack runs it: the forced fields of stack/stack_config.hpp applied (protocol id, envelope
 // off, ack delay, and a connection packet sent whole no larger than netcode's payload holds).
-ConnectionConfig stacked_connection(const StackConfig& c) {
+// `size_endpoint` false: the endpoint as the game gave it (what the netcode fit rule judges).
+ConnectionConfig stacked_connection(const StackConfig& c, bool size_endpoint = true) {
   ConnectionConfig connection = c.connection;
   connection.protocol_id = c.protocol_id;
   connection.endpoint.protocol_id = c.protocol_id;  // the Connection replaces it; the same value is legal
@@ -56,14 +57,14 @@ ConnectionConfig stacked_connection(const StackConfig& c) {
   const int room = whole_packet_room(connection.endpoint);
   if (connection.max_packet_size <= 1200 && connection.max_packet_size > room)
     connection.max_packet_size = room;
-  if (connection.max_packet_size <= 1200) size_endpoint_to_whole_packets(connection);
+  if (size_endpoint && connection.max_packet_size <= 1200) size_endpoint_to_whole_packets(connection);
   return connection;
 }
 
 // The largest datagram the endpoint the Connection builds sends: a whole packet up to fragment_above bytes
 // behind its largest header, or a fragment (its 5-byte header, a packet header, fragment_size bytes).
 bool endpoint_fits_netcode(const StackConfig& c) {
-  const EndpointConfig e = Connection::endpoint_config(stacked_connection(c).sanitized()).sanitized();
+  const EndpointConfig e = Connection::endpoint_config(stacked_connection(c, false).sanitized()).sanitized();
   const size_t header = stacked_header_bytes(e);
   const size_t whole = header + static_cast<size_t>(std::min(e.fragment_above, e.max_packet_size));
   const size_t fragment = kFragmentHeaderBytes + header + static_cast<size_t>(e.fragment_size);
