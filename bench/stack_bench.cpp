@@ -192,6 +192,20 @@ class TimedTransport final : public Transport {
     return got;
   }
   Address local_address() const override { return inner_.local_address(); }
+  void begin_batch() override { inner_.begin_batch(); }
+  void end_batch() override {
+    const double start = thread_cpu_seconds();
+    inner_.end_batch();
+    seconds += thread_cpu_seconds() - start;
+    ++calls;
+  }
+  std::span<std::byte> send_room() override { return inner_.send_room(); }
+  void send_written(const Address& to, size_t size) override {
+    const double start = thread_cpu_seconds();
+    inner_.send_written(to, size);
+    seconds += thread_cpu_seconds() - start;
+    ++calls;
+  }
   size_t receive_many(std::span<std::byte> buffers, size_t stride, size_t count, size_t* sizes, Address* from,
                       double* arrival_times) override {
     const double start = thread_cpu_seconds();

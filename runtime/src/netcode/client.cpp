@@ -160,9 +160,17 @@ void Client::fail_or_next(ClientState failure, double now) {
 
 void Client::send_packet(PacketType type, std::span<const std::byte> body) {
   // The sequence carries on across the token's servers: the key is the same, so a nonce is never reused.
-  const size_t size = write_encrypted_packet(type, sequence_++, body, token_.protocol_id,
-                                             token_.client_to_server_key, std::span(send_buffer_));
-  transport_.send(server_address(), std::span(send_buffer_).first(size));
+  // Sealed in the transport's own room when it has one (no copy on the way to the socket).
+  const std::span<std::byte> room = transport_.send_room();
+  const bool in_room = room.size() >= kMaxPacketBytes;
+  const std::span<std::byte> out = in_room ? room : std::span<std::byte>(send_buffer_);
+  const size_t size =
+      write_encrypted_packet(type, sequence_++, body, token_.protocol_id, token_.client_to_server_key, out);
+  if (in_room) {
+    transport_.send_written(server_address(), size);
+  } else {
+    transport_.send(server_address(), out.first(size));
+  }
   last_send_ = now_;
   ++stats_.packets_sent;
 }

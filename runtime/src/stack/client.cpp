@@ -157,7 +157,9 @@ void Client::update(double now) {
 }
 
 void Client::send_packets() {
-  if (ok() && netcode_.is_connected() && was_connected_) connection_.send_packets();
+  if (!ok() || !netcode_.is_connected() || !was_connected_) return;
+  const TransportBatch batch(netcode_.transport());  // a tick's packets (and block fragments) together
+  connection_.send_packets();
 }
 
 void Client::disconnect(double now) {

@@ -183,6 +183,7 @@ void Server::reconcile() {
 
 void Server::update(double now, uint64_t unix_now) {
   if (!ok()) return;
+  const TransportBatch batch(netcode_->transport());  // disconnects' packets leave together
   now_ = now;
   netcode_->update(now, unix_now);
   reconcile();
@@ -214,6 +215,9 @@ void Server::update(double now, uint64_t unix_now) {
 
 void Server::send_packets() {
   if (!ok()) return;
+  // Every slot's packets in one batch: one sendmmsg per kMaxSocketBatch datagrams on UDP, each sealed in
+  // the transport's room (no copy between netcode and the socket).
+  const TransportBatch batch(netcode_->transport());
   for (int i = 0; i < config_.max_clients; ++i) {
     if (netcode_->is_connected(i)) slots_[static_cast<size_t>(i)]->connection.send_packets();
   }

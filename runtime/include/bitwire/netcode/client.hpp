@@ -87,6 +87,9 @@ struct ClientStats {
 class Client {
  public:
   Client(const ClientConfig& config, Transport& transport);
+  // The transport this client sends on (a caller sending several payloads at once may wrap them in a
+  // TransportBatch on it).
+  Transport& transport() const { return transport_; }
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;

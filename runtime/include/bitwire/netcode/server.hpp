@@ -152,6 +152,9 @@ class Server {
   bool ok() const { return error_ == nullptr; }
   const char* error_reason() const { return error_; }
   const ServerConfig& config() const { return config_; }
+  // The transport this server sends on: a caller that sends many payloads at once wraps them in a
+  // TransportBatch on it (one sendmmsg for them on UDP). update() runs in a batch of its own.
+  Transport& transport() const { return transport_; }
 
   void update(double now, uint64_t unix_now);
   // Handles one datagram as update() does for each one it receives (also the fuzz entry point). `datagram` is
