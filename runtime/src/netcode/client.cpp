@@ -416,11 +416,19 @@ bool Client::receive_payload(std::span<std::byte> out, size_t& size, uint64_t& s
 
 bool Client::receive_payload(std::span<std::byte> out, size_t& size, uint64_t& sequence, double& arrival_time) {
   if (queue_count_ == 0) return false;
+  if (out.size() < queue_sizes_[static_cast<size_t>(queue_head_)]) return false;
+  std::span<const std::byte> view;
+  receive_payload_view(view, sequence, arrival_time);
+  std::memcpy(out.data(), view.data(), view.size());
+  size = view.size();
+  return true;
+}
+
+bool Client::receive_payload_view(std::span<const std::byte>& payload, uint64_t& sequence,
+                                  double& arrival_time) {
+  if (queue_count_ == 0) return false;
   const size_t entry = static_cast<size_t>(queue_head_);
-  const size_t n = queue_sizes_[entry];
-  if (out.size() < n) return false;
-  std::memcpy(out.data(), queue_bytes_.data() + entry * kMaxPayloadBytes, n);
-  size = n;
+  payload = std::span<const std::byte>(queue_bytes_.data() + entry * kMaxPayloadBytes, queue_sizes_[entry]);
   sequence = queue_sequences_[entry];
   arrival_time = queue_arrivals_[entry];
   queue_head_ = (queue_head_ + 1) % config_.payload_queue_size;

@@ -689,13 +689,25 @@ bool Server::receive_payload(int slot, std::span<std::byte> out, size_t& size, u
 bool Server::receive_payload(int slot, std::span<std::byte> out, size_t& size, uint64_t& sequence,
                              double& arrival_time) {
   if (!is_connected(slot)) return false;
+  const Slot& s = state_->slots[static_cast<size_t>(slot)];
+  if (s.queue_count == 0) return false;
+  const size_t entry = static_cast<size_t>(slot * config_.payload_queue_per_slot + s.queue_head);
+  if (out.size() < state_->payload_sizes[entry]) return false;
+  std::span<const std::byte> view;
+  receive_payload_view(slot, view, sequence, arrival_time);
+  std::memcpy(out.data(), view.data(), view.size());
+  size = view.size();
+  return true;
+}
+
+bool Server::receive_payload_view(int slot, std::span<const std::byte>& payload, uint64_t& sequence,
+                                  double& arrival_time) {
+  if (!is_connected(slot)) return false;
   Slot& s = state_->slots[static_cast<size_t>(slot)];
   if (s.queue_count == 0) return false;
   const size_t entry = static_cast<size_t>(slot * config_.payload_queue_per_slot + s.queue_head);
-  const size_t n = state_->payload_sizes[entry];
-  if (out.size() < n) return false;
-  std::memcpy(out.data(), state_->payload_bytes.data() + entry * kMaxPayloadBytes, n);
-  size = n;
+  payload = std::span<const std::byte>(state_->payload_bytes.data() + entry * kMaxPayloadBytes,
+                                       state_->payload_sizes[entry]);
   sequence = state_->payload_sequences[entry];
   arrival_time = state_->payload_arrivals[entry];
   s.queue_head = (s.queue_head + 1) % config_.payload_queue_per_slot;

@@ -185,6 +185,10 @@ class Server {
   // The same, with the time its datagram was received (the transport's arrival time, at most the now of the
   // update() that received it): what the Endpoint needs for RTT samples that exclude the wait for the tick.
   bool receive_payload(int slot, std::span<std::byte> out, size_t& size, uint64_t& sequence, double& arrival_time);
+  // The same without the copy: `payload` views the popped entry inside the server's queue. The view is
+  // valid until the next update() or process_datagram() (only they fill the queue), so read it first.
+  bool receive_payload_view(int slot, std::span<const std::byte>& payload, uint64_t& sequence,
+                            double& arrival_time);
   // Sends the redundant disconnect packets and frees the slot (event kDisconnected, kServerDisconnected).
   void disconnect(int slot);
   void disconnect_all();

@@ -152,7 +152,6 @@ class Server {
   int event_head_ = 0;
   int event_count_ = 0;
   uint64_t events_dropped_ = 0;
-  std::unique_ptr<std::byte[]> payload_buffer_;
   size_t memory_per_slot_ = 0;
   size_t memory_bytes_ = 0;
 };
