@@ -11,7 +11,9 @@
 //   on UDP, a memcpy into a mailbox in-process), crypto (the same number of AEAD seals and opens at the same
 //   average sizes, timed alone after the run), and the rest (netcode logic, endpoint, channels, messages).
 //
-// Usage: stack_bench [inproc|udp] [clients...]   (default: inproc 64 256 1024, then udp 64 256)
+// Usage: stack_bench [inproc|udp] [workers=N] [clients...]   (default: inproc 64 256 1024, then udp 64 256)
+// workers=N (UDP only): N servers on N ports, each owning a share of the slots, each ticking on its own
+// thread; client i's connect token names worker i % N.
 // The in-process transport here gives every address its own mailbox (O(1) delivery), unlike the tests'
 // LoopbackNetwork (one shared queue scanned per receive), whose cost would swamp the stack at 1,024 clients.
 #include <sodium.h>
@@ -23,6 +25,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bitwire/stack/client.hpp"
@@ -192,6 +195,20 @@ class TimedTransport final : public Transport {
     return got;
   }
   Address local_address() const override { return inner_.local_address(); }
+  void begin_batch() override { inner_.begin_batch(); }
+  void end_batch() override {
+    const double start = thread_cpu_seconds();
+    inner_.end_batch();
+    seconds += thread_cpu_seconds() - start;
+    ++calls;
+  }
+  std::span<std::byte> send_room() override { return inner_.send_room(); }
+  void send_written(const Address& to, size_t size) override {
+    const double start = thread_cpu_seconds();
+    inner_.send_written(to, size);
+    seconds += thread_cpu_seconds() - start;
+    ++calls;
+  }
   size_t receive_many(std::span<std::byte> buffers, size_t stride, size_t count, size_t* sizes, Address* from,
                       double* arrival_times) override {
     const double start = thread_cpu_seconds();
@@ -264,24 +281,35 @@ struct Result {
   size_t memory_per_slot = 0;
   uint64_t snapshots_lost = 0;
   uint64_t inputs_received = 0;
+  int workers = 1;
+  double busiest_worker_seconds = 0.0;  // the worker with the most CPU time
 };
 
-Result run(bool udp, int client_count, int ticks) {
+// `workers` servers, each on its own UDP port and owning ceil(clients / workers) slots; client i's token
+// names worker i % workers (the backend's choice: N ports announced in the connect token). Each worker's
+// tick runs on its own thread; its thread CPU time is what is measured.
+Result run(bool udp, int client_count, int ticks, int workers = 1) {
   Result result;
   result.transport = udp ? "loopback UDP" : "in-process";
   result.clients = client_count;
-  const StackConfig config = bench_config(client_count);
+  result.workers = workers;
+  if (workers < 1 || (!udp && workers > 1)) {
+    std::fprintf(stderr, "workers > 1 needs udp\n");
+    std::exit(1);
+  }
+  const int per_worker = (client_count + workers - 1) / workers;
+  const StackConfig config = bench_config(per_worker);
   const netcode::Key key = netcode::random_key();
 
   std::unique_ptr<Mailboxes> boxes;
   std::vector<std::unique_ptr<UdpSocket>> sockets;
-  std::vector<std::unique_ptr<Transport>> transports;
+  std::vector<std::unique_ptr<Transport>> transports;  // workers first, then the clients
   if (udp) {
-    for (int i = 0; i <= client_count; ++i) {
+    for (int i = 0; i < workers + client_count; ++i) {
       auto socket = std::make_unique<UdpSocket>();
       UdpSocketConfig socket_config;
-      socket_config.receive_buffer_size = i == 0 ? 8 << 20 : 256 << 10;
-      socket_config.send_buffer_size = i == 0 ? 8 << 20 : 256 << 10;
+      socket_config.receive_buffer_size = i < workers ? 8 << 20 : 256 << 10;
+      socket_config.send_buffer_size = i < workers ? 8 << 20 : 256 << 10;
       if (socket->open(Address::ipv4(127, 0, 0, 1, 0), socket_config) != SocketStatus::kOk) {
         std::fprintf(stderr, "cannot open socket %d\n", i);
         std::exit(1);
@@ -294,26 +322,31 @@ Result run(bool udp, int client_count, int ticks) {
     for (int i = 0; i <= client_count; ++i)
       transports.push_back(std::make_unique<MailboxTransport>(*boxes, i));
   }
-  TimedTransport server_transport(*transports[0]);
-  const Address server_address = transports[0]->local_address();
   double now = 1.0;
-  Server server(config, kFactory, key, server_transport, server_address, now);
-  if (!server.ok()) {
-    std::fprintf(stderr, "server: %s\n", server.error_reason());
-    std::exit(1);
+  std::vector<std::unique_ptr<TimedTransport>> timed;
+  std::vector<std::unique_ptr<Server>> servers;
+  for (int w = 0; w < workers; ++w) {
+    timed.push_back(std::make_unique<TimedTransport>(*transports[static_cast<size_t>(w)]));
+    servers.push_back(std::make_unique<Server>(config, kFactory, key, *timed.back(),
+                                               transports[static_cast<size_t>(w)]->local_address(), now));
+    if (!servers.back()->ok()) {
+      std::fprintf(stderr, "server: %s\n", servers.back()->error_reason());
+      std::exit(1);
+    }
   }
-  result.memory_per_slot = server.memory_per_slot();
+  result.memory_per_slot = servers[0]->memory_per_slot();
   std::vector<std::unique_ptr<Client>> clients;
   for (int i = 0; i < client_count; ++i) {
+    const Server& server = *servers[static_cast<size_t>(i % workers)];
     clients.push_back(
-        std::make_unique<Client>(config, kFactory, *transports[static_cast<size_t>(i + 1)], now));
+        std::make_unique<Client>(config, kFactory, *transports[static_cast<size_t>(workers + i)], now));
     netcode::ConnectTokenParams params;
     params.protocol_id = server.protocol_id();
     params.client_id = static_cast<uint64_t>(i + 1);
     params.create_timestamp = kUnix;
     params.timeout_seconds = 10;
     params.server_addresses.count = 1;
-    params.server_addresses.items[0] = server_address;
+    params.server_addresses.items[0] = transports[static_cast<size_t>(i % workers)]->local_address();
     netcode::ConnectToken token;
     std::array<std::byte, netcode::kConnectTokenBytes> bytes{};
     if (!netcode::generate_connect_token(params, key, token) || !netcode::write_connect_token(token, bytes)) {
@@ -343,15 +376,16 @@ Result run(bool udp, int client_count, int ticks) {
       client->send_packets();
     }
   };
-  uint64_t inputs = 0;
-  auto server_tick = [&](int tick) {
+  std::vector<uint64_t> inputs(static_cast<size_t>(workers), 0);
+  auto server_tick = [&](int tick, int w) {
+    Server& server = *servers[static_cast<size_t>(w)];
     server.update(now, kUnix + 1);
     ServerEvent event;
     while (server.next_event(event)) {
     }
-    for (int i = 0; i < client_count; ++i) {
+    for (int i = 0; i < server.max_clients(); ++i) {
       if (!server.is_connected(i)) continue;
-      while (auto m = server.receive(i, kUnreliable)) ++inputs;
+      while (auto m = server.receive(i, kUnreliable)) ++inputs[static_cast<size_t>(w)];
       while (auto m = server.receive(i, kReliable)) {
       }
       auto snapshot = server.create<Snapshot>(i);
@@ -366,66 +400,101 @@ Result run(bool udp, int client_count, int ticks) {
     }
     server.send_packets();
   };
+  // Every worker's tick, each on its own thread (worker 0 on this one); `seconds[w]` += its thread CPU time.
+  std::vector<double> seconds(static_cast<size_t>(workers), 0.0);
+  auto all_server_ticks = [&](int tick, bool timed_run) {
+    auto one = [&](int w) {
+      const double start = thread_cpu_seconds();
+      server_tick(tick, w);
+      if (timed_run) seconds[static_cast<size_t>(w)] += thread_cpu_seconds() - start;
+    };
+    std::vector<std::thread> threads;
+    for (int w = 1; w < workers; ++w) threads.emplace_back(one, w);
+    one(0);
+    for (std::thread& t : threads) t.join();
+  };
+  auto connected = [&] {
+    int n = 0;
+    for (const auto& server : servers) n += server->connected_count();
+    return n;
+  };
+  auto totals = [&](uint64_t& sent, uint64_t& received, uint64_t& packets_sent, uint64_t& packets_received) {
+    sent = received = packets_sent = packets_received = 0;
+    for (const auto& server : servers) {
+      for (int i = 0; i < server->max_clients(); ++i) {
+        sent += server->netcode().stats(i).bytes_sent;
+        received += server->netcode().stats(i).bytes_received;
+        packets_sent += server->netcode().stats(i).packets_sent;
+        packets_received += server->netcode().stats(i).packets_received;
+      }
+    }
+  };
 
   // Connect (untimed), then a warm-up second, then the measured ticks.
-  for (int tick = 0; tick < 600 && server.connected_count() < client_count; ++tick) {
+  for (int tick = 0; tick < 600 && connected() < client_count; ++tick) {
     now += 1.0 / 60.0;
     client_tick(tick);
-    server_tick(tick);
+    all_server_ticks(tick, false);
   }
   for (int tick = 0; tick < 60; ++tick) {
     now += 1.0 / 60.0;
     client_tick(tick);
-    server_tick(tick);
+    all_server_ticks(tick, false);
   }
-  result.connected = server.connected_count();
+  result.connected = connected();
   uint64_t sent0 = 0, received0 = 0, packets_sent0 = 0, packets_received0 = 0;
-  for (int i = 0; i < client_count; ++i) {
-    sent0 += server.netcode().stats(i).bytes_sent;
-    received0 += server.netcode().stats(i).bytes_received;
-    packets_sent0 += server.netcode().stats(i).packets_sent;
-    packets_received0 += server.netcode().stats(i).packets_received;
+  totals(sent0, received0, packets_sent0, packets_received0);
+  for (auto& t : timed) {
+    t->seconds = 0.0;
+    t->calls = 0;
   }
-  server_transport.seconds = 0.0;
-  server_transport.calls = 0;
-  inputs = 0;
-  double server_seconds = 0.0;
+  std::fill(inputs.begin(), inputs.end(), 0);
   for (int tick = 0; tick < ticks; ++tick) {
     now += 1.0 / 60.0;
     client_tick(tick);
-    const double start = thread_cpu_seconds();
-    server_tick(tick);
-    server_seconds += thread_cpu_seconds() - start;
+    all_server_ticks(tick, true);
   }
   uint64_t sent = 0, received = 0, packets_sent = 0, packets_received = 0;
-  for (int i = 0; i < client_count; ++i) {
-    sent += server.netcode().stats(i).bytes_sent;
-    received += server.netcode().stats(i).bytes_received;
-    packets_sent += server.netcode().stats(i).packets_sent;
-    packets_received += server.netcode().stats(i).packets_received;
-  }
+  totals(sent, received, packets_sent, packets_received);
   sent -= sent0;
   received -= received0;
   packets_sent -= packets_sent0;
   packets_received -= packets_received0;
-  const double seconds = ticks / 60.0;
+  const double game_seconds = ticks / 60.0;
   result.ticks = ticks;
-  // The clock reads inside the decorator are part of server_seconds too: take them out of both.
-  const double clock_cost = clock_pair_seconds() * static_cast<double>(server_transport.calls);
-  result.transport_seconds = std::max(0.0, server_transport.seconds - clock_cost);
-  result.server_seconds = std::max(1e-9, server_seconds - clock_cost);
-  result.inputs_received = inputs;
-  result.up_bytes_per_second = static_cast<double>(received) / seconds / client_count;
-  result.down_bytes_per_second = static_cast<double>(sent) / seconds / client_count;
-  // The server opened `packets_received` packets and sealed `packets_sent`, at these average sizes.
+  // The clock reads inside the decorator are part of the workers' time too: take them out of both.
+  const double clock_pair = clock_pair_seconds();
+  double transport_seconds = 0.0, server_seconds = 0.0;
+  for (int w = 0; w < workers; ++w) {
+    const TimedTransport& t = *timed[static_cast<size_t>(w)];
+    const double clock_cost = clock_pair * static_cast<double>(t.calls);
+    transport_seconds += std::max(0.0, t.seconds - clock_cost);
+    const double worker = std::max(1e-9, seconds[static_cast<size_t>(w)] - clock_cost);
+    seconds[static_cast<size_t>(w)] = worker;
+    server_seconds += worker;
+    result.busiest_worker_seconds = std::max(result.busiest_worker_seconds, worker);
+  }
+  result.transport_seconds = transport_seconds;
+  result.server_seconds = server_seconds;
+  for (uint64_t n : inputs) result.inputs_received += n;
+  result.up_bytes_per_second = static_cast<double>(received) / game_seconds / client_count;
+  result.down_bytes_per_second = static_cast<double>(sent) / game_seconds / client_count;
+  // The servers opened `packets_received` packets and sealed `packets_sent`, at these average sizes.
   const size_t up_size = packets_received ? received / packets_received : 0;
   const size_t down_size = packets_sent ? sent / packets_sent : 0;
   constexpr int kSamples = 20000;
   result.crypto_seconds = aead_seconds(up_size, kSamples) / kSamples * static_cast<double>(packets_received) +
                           aead_seconds(down_size, kSamples) / kSamples * static_cast<double>(packets_sent);
-  std::fprintf(stderr, "  %s %d clients: %llu up packets of %zu B, %llu down of %zu B\n", result.transport,
-               client_count, static_cast<unsigned long long>(packets_received), up_size,
-               static_cast<unsigned long long>(packets_sent), down_size);
+  std::fprintf(stderr, "  %s %d clients, %d worker(s): %llu up packets of %zu B, %llu down of %zu B\n",
+               result.transport, client_count, workers, static_cast<unsigned long long>(packets_received),
+               up_size, static_cast<unsigned long long>(packets_sent), down_size);
+  for (int w = 0; w < workers; ++w) {
+    std::fprintf(
+        stderr, "  worker %d: %d clients, %.2f us CPU per client-tick\n", w,
+        servers[static_cast<size_t>(w)]->connected_count(),
+        1e6 * seconds[static_cast<size_t>(w)] /
+            (static_cast<double>(std::max(servers[static_cast<size_t>(w)]->connected_count(), 1)) * ticks));
+  }
   return result;
 }
 
@@ -435,11 +504,15 @@ void print(const Result& r) {
   const double sustained = (1.0 / 60.0) / (r.server_seconds / client_ticks);
   const double transport = 100.0 * r.transport_seconds / r.server_seconds;
   const double crypto = 100.0 * r.crypto_seconds / r.server_seconds;
+  // With workers, the clients the machine sustains at 60 Hz: the busiest worker's core is the limit.
+  const double busiest_share = r.busiest_worker_seconds / r.server_seconds;
   std::printf(
-      "| %s | %d (%d connected) | %.2f | %.0f | %.0f / %.0f | %.0f%% | %.0f%% | %.0f%% | %zu | %.1f%% |\n",
-      r.transport, r.clients, r.connected, per_client_tick_us, sustained, r.up_bytes_per_second,
-      r.down_bytes_per_second, crypto, transport, std::max(0.0, 100.0 - crypto - transport),
-      r.memory_per_slot, 100.0 * static_cast<double>(r.inputs_received) / client_ticks);
+      "| %s | %d (%d connected) | %d | %.2f | %.0f | %.0f%% | %.0f / %.0f | %.0f%% | %.0f%% | %.0f%% | %zu | "
+      "%.1f%% |\n",
+      r.transport, r.clients, r.connected, r.workers, per_client_tick_us, sustained, 100.0 * busiest_share,
+      r.up_bytes_per_second, r.down_bytes_per_second, crypto, transport,
+      std::max(0.0, 100.0 - crypto - transport), r.memory_per_slot,
+      100.0 * static_cast<double>(r.inputs_received) / client_ticks);
   std::fflush(stdout);
 }
 
@@ -447,24 +520,33 @@ void print(const Result& r) {
 
 int main(int argc, char** argv) {
   if (sodium_init() < 0) return 1;
-  std::vector<std::pair<bool, int>> runs;
+  struct Run {
+    bool udp;
+    int clients;
+    int workers;
+  };
+  std::vector<Run> runs;
   bool udp = false;
+  int workers = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "udp") {
       udp = true;
     } else if (arg == "inproc") {
       udp = false;
+    } else if (arg.rfind("workers=", 0) == 0) {
+      workers = std::atoi(arg.c_str() + 8);
     } else {
-      runs.emplace_back(udp, std::atoi(argv[i]));
+      runs.push_back({udp, std::atoi(argv[i]), workers});
     }
   }
-  if (runs.empty()) runs = {{false, 64}, {false, 256}, {false, 1024}, {true, 64}, {true, 256}};
+  if (runs.empty()) runs = {{false, 64, 1}, {false, 256, 1}, {false, 1024, 1}, {true, 64, 1}, {true, 256, 1}};
   std::printf(
-      "| transport | clients | server CPU us / client-tick | clients at 60 Hz on one core | "
-      "bytes/s per client up / down | crypto | transport | stack (rest) | bytes per slot | inputs delivered "
-      "|\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
-  for (const auto& [is_udp, clients] : runs) print(run(is_udp, clients, 600));
+      "| transport | clients | workers | server CPU us / client-tick (all workers) | clients at 60 Hz per "
+      "core | "
+      "busiest worker's share | bytes/s per client up / down | crypto | transport | stack (rest) | bytes per "
+      "slot | inputs delivered |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const Run& r : runs) print(run(r.udp, r.clients, 600, r.workers));
   return 0;
 }

@@ -58,6 +58,12 @@ StackToken make_token(const StackConfig& config, const netcode::Key& key, const 
   return bytes;
 }
 
+uint64_t total_packets_sent(const Server& server) {
+  uint64_t sent = 0;
+  for (int i = 0; i < server.max_clients(); ++i) sent += server.netcode().stats(i).packets_sent;
+  return sent;
+}
+
 TEST(ClientServerUdp, ClientsExchangeOnEveryChannelWhileGarbageHitsTheServerPort) {
   const StackConfig config = stack_test_config(8);
   const netcode::Key key = netcode::random_key();
@@ -84,6 +90,7 @@ TEST(ClientServerUdp, ClientsExchangeOnEveryChannelWhileGarbageHitsTheServerPort
       down_expected(kClients, 0);
   std::vector<int> up_unreliable(kClients, 0), down_unreliable(kClients, 0);
   uint64_t garbage = 0;
+  int batched_ticks = 0;  // ticks whose send_packets sent a packet to every client
   auto tick = [&] {
     now += 1.0 / 60.0;
     std::array<std::byte, 600> junk{};
@@ -127,7 +134,12 @@ TEST(ClientServerUdp, ClientsExchangeOnEveryChannelWhileGarbageHitsTheServerPort
         ++up_unreliable[c];
       }
     }
+    // Every slot's packets of the tick leave in one sendmmsg (one sendto per datagram before).
+    const uint64_t calls = server.transport->send_calls();
+    const uint64_t packets = total_packets_sent(s);
     s.send_packets();
+    EXPECT_LE(server.transport->send_calls() - calls, 1u);
+    if (total_packets_sent(s) - packets >= static_cast<uint64_t>(kClients)) ++batched_ticks;
   };
   auto done = [&] {
     for (int c = 0; c < kClients; ++c) {
@@ -141,6 +153,7 @@ TEST(ClientServerUdp, ClientsExchangeOnEveryChannelWhileGarbageHitsTheServerPort
     EXPECT_GT(up_unreliable[c], kMessages / 2) << "loopback UDP loses little";
     EXPECT_GT(down_unreliable[c], static_cast<int>(kMessages / 2));
   }
+  EXPECT_GT(batched_ticks, 10);
   EXPECT_GT(garbage, 100u);
   EXPECT_GT(server.server->netcode().drops(netcode::PacketError::kNoKey) +
                 server.server->netcode().drops(netcode::PacketError::kRequestWrongSize),

@@ -219,6 +219,35 @@ TEST(StackMemory, DefaultSlotBytes) {
   }
 }
 
+// Connection packets of at most 1200 bytes are sent whole by both ends, so the stack sizes the endpoint's
+// packet and reassembly buffers to that packet: the endpoint's 16 KiB default and its 32 reassembly slots
+// (512 KiB of a 540 KiB endpoint) made the default slot without block types 1,085,677 bytes, and 4,096 of
+// them did not fit the server's 4 GiB (sanitized to 3,956 slots).
+TEST(StackMemory, WholePacketsSizeTheEndpointAndTheDefaultFits4096Slots) {
+  const MessageFactory factory(kTwoTypes);  // no block types
+  ASSERT_FALSE(factory.any_block_type());
+  StackConfig config;
+  config.max_clients = 4096;
+  EXPECT_TRUE(config.check(factory).ok()) << config.check(factory).reason();
+  EXPECT_EQ(config.sanitized(factory).max_clients, 4096);
+  EXPECT_LE(stack_slot_memory(config, factory), kMaxStackServerMemoryBytes / 4096);
+
+  const ConnectionConfig run = config.sanitized(factory).connection;
+  EXPECT_EQ(run.endpoint.max_packet_size, run.max_packet_size);
+  EXPECT_EQ(run.endpoint.reassembly_slots, 1);
+  EXPECT_TRUE(run.endpoint.check().ok()) << run.endpoint.check().reason();
+  EXPECT_LT(Endpoint::memory_required(Connection::endpoint_config(run)), 32u * 1024);
+  EXPECT_EQ(stack_protocol_id(factory, config), stack_protocol_id(factory, config.sanitized(factory)))
+      << "the endpoint is not in the protocol id";
+
+  // Packets larger than netcode's payload are the endpoint's to fragment: its buffers are left as asked.
+  StackConfig large;
+  large.connection.max_packet_size = 8 * 1024;
+  const EndpointConfig endpoint = large.sanitized(factory).connection.endpoint;
+  EXPECT_EQ(endpoint.reassembly_slots, EndpointConfig{}.reassembly_slots);
+  EXPECT_EQ(endpoint.max_packet_size, EndpointConfig{}.max_packet_size);
+}
+
 // A 1 MiB message type and 1,024 pool slots: each server slot holds 1 GiB of message pool, which the cap
 // did not count (endpoint + netcode only), so 8 slots (8 GiB) were accepted. check(factory) refuses it
 // with a reason, sanitized(factory) lowers max_clients, and the Server refuses the config.

@@ -161,9 +161,17 @@ void Client::fail_or_next(ClientState failure, double now) {
 
 void Client::send_packet(PacketType type, std::span<const std::byte> body) {
   // The sequence carries on across the token's servers: the key is the same, so a nonce is never reused.
-  const size_t size = write_encrypted_packet(type, sequence_++, body, token_.protocol_id,
-                                             token_.client_to_server_key, std::span(send_buffer_));
-  transport_.send(server_address(), std::span(send_buffer_).first(size));
+  // Sealed in the transport's own room when it has one (no copy on the way to the socket).
+  const std::span<std::byte> room = transport_.send_room();
+  const bool in_room = room.size() >= kMaxPacketBytes;
+  const std::span<std::byte> out = in_room ? room : std::span<std::byte>(send_buffer_);
+  const size_t size =
+      write_encrypted_packet(type, sequence_++, body, token_.protocol_id, token_.client_to_server_key, out);
+  if (in_room) {
+    transport_.send_written(server_address(), size);
+  } else {
+    transport_.send(server_address(), out.first(size));
+  }
   last_send_ = now_;
   ++stats_.packets_sent;
 }
@@ -413,11 +421,19 @@ bool Client::receive_payload(std::span<std::byte> out, size_t& size, uint64_t& s
 
 bool Client::receive_payload(std::span<std::byte> out, size_t& size, uint64_t& sequence, double& arrival_time) {
   if (queue_count_ == 0) return false;
+  if (out.size() < queue_sizes_[static_cast<size_t>(queue_head_)]) return false;
+  std::span<const std::byte> view;
+  receive_payload_view(view, sequence, arrival_time);
+  std::memcpy(out.data(), view.data(), view.size());
+  size = view.size();
+  return true;
+}
+
+bool Client::receive_payload_view(std::span<const std::byte>& payload, uint64_t& sequence,
+                                  double& arrival_time) {
+  if (queue_count_ == 0) return false;
   const size_t entry = static_cast<size_t>(queue_head_);
-  const size_t n = queue_sizes_[entry];
-  if (out.size() < n) return false;
-  std::memcpy(out.data(), queue_bytes_.data() + entry * kMaxPayloadBytes, n);
-  size = n;
+  payload = std::span<const std::byte>(queue_bytes_.data() + entry * kMaxPayloadBytes, queue_sizes_[entry]);
   sequence = queue_sequences_[entry];
   arrival_time = queue_arrivals_[entry];
   queue_head_ = (queue_head_ + 1) % config_.payload_queue_size;

@@ -176,22 +176,39 @@ struct ServerInternals {
   }
 
   // A reply to the datagram being processed (challenge or denied): never larger than that datagram.
+  // Where the next packet is sealed: the transport's own room when it has one (no copy on the way to the
+  // socket), else the server's buffer.
+  std::span<std::byte> packet_room() {
+    const std::span<std::byte> room = s.transport_.send_room();
+    return room.size() >= kMaxPacketBytes ? room : std::span<std::byte>(st.send_buffer);
+  }
+
+  void send_packet(const Address& to, std::span<std::byte> room, size_t size) {
+    if (room.data() == st.send_buffer.data()) {
+      s.transport_.send(to, room.first(size));
+    } else {
+      s.transport_.send_written(to, size);
+    }
+  }
+
   void send_reply(const Address& to, PacketType type, std::span<const std::byte> body, const Key& key) {
-    const size_t size = write_encrypted_packet(type, st.global_sequence++, body, s.config_.protocol_id, key,
-                                               std::span(st.send_buffer));
+    const std::span<std::byte> room = packet_room();
+    const size_t size =
+        write_encrypted_packet(type, st.global_sequence++, body, s.config_.protocol_id, key, room);
     if (size > st.reply_budget) {
       ++s.amplification_violations_;
       return;
     }
     st.reply_budget = 0;  // one reply per datagram
-    s.transport_.send(to, std::span(st.send_buffer).first(size));
+    send_packet(to, room, size);
   }
 
   void send_to_slot(int index, PacketType type, std::span<const std::byte> body) {
     Slot& slot = st.slots[static_cast<size_t>(index)];
-    const size_t size = write_encrypted_packet(type, slot.send_sequence++, body, s.config_.protocol_id,
-                                               slot.send_key, std::span(st.send_buffer));
-    s.transport_.send(slot.address, std::span(st.send_buffer).first(size));
+    const std::span<std::byte> room = packet_room();
+    const size_t size =
+        write_encrypted_packet(type, slot.send_sequence++, body, s.config_.protocol_id, slot.send_key, room);
+    send_packet(slot.address, room, size);
     slot.last_send = st.now;
     ++slot.stats.packets_sent;
     slot.stats.bytes_sent += size;
@@ -518,6 +535,7 @@ void Server::update(double now, uint64_t unix_now) {
   if (!state_) return;
   State& st = *state_;
   ServerInternals in{*this, st};
+  const TransportBatch batch(transport_);  // replies and keep-alives leave together at the end
   if (!valid_time(now)) {
     ++time_invalid_;  // refused: a NaN taken as a packet's arrival time would keep its slot from timing out
     now = st.now;
@@ -681,13 +699,25 @@ bool Server::receive_payload(int slot, std::span<std::byte> out, size_t& size, u
 bool Server::receive_payload(int slot, std::span<std::byte> out, size_t& size, uint64_t& sequence,
                              double& arrival_time) {
   if (!is_connected(slot)) return false;
+  const Slot& s = state_->slots[static_cast<size_t>(slot)];
+  if (s.queue_count == 0) return false;
+  const size_t entry = static_cast<size_t>(slot * config_.payload_queue_per_slot + s.queue_head);
+  if (out.size() < state_->payload_sizes[entry]) return false;
+  std::span<const std::byte> view;
+  receive_payload_view(slot, view, sequence, arrival_time);
+  std::memcpy(out.data(), view.data(), view.size());
+  size = view.size();
+  return true;
+}
+
+bool Server::receive_payload_view(int slot, std::span<const std::byte>& payload, uint64_t& sequence,
+                                  double& arrival_time) {
+  if (!is_connected(slot)) return false;
   Slot& s = state_->slots[static_cast<size_t>(slot)];
   if (s.queue_count == 0) return false;
   const size_t entry = static_cast<size_t>(slot * config_.payload_queue_per_slot + s.queue_head);
-  const size_t n = state_->payload_sizes[entry];
-  if (out.size() < n) return false;
-  std::memcpy(out.data(), state_->payload_bytes.data() + entry * kMaxPayloadBytes, n);
-  size = n;
+  payload = std::span<const std::byte>(state_->payload_bytes.data() + entry * kMaxPayloadBytes,
+                                       state_->payload_sizes[entry]);
   sequence = state_->payload_sequences[entry];
   arrival_time = state_->payload_arrivals[entry];
   s.queue_head = (s.queue_head + 1) % config_.payload_queue_per_slot;

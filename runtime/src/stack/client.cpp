@@ -134,14 +134,15 @@ void Client::update(double now) {
     session_ended(nullptr);
   }
   connection_.update(now);
-  size_t size = 0;
   uint64_t sequence = 0;
   double arrival_time = now;
-  while (netcode_.receive_payload(payload_buffer_, size, sequence, arrival_time)) {
+  std::span<const std::byte> payload;
+  // Read in place in netcode's queue: the view lives until netcode's next update.
+  while (netcode_.receive_payload_view(payload, sequence, arrival_time)) {
     if (!connected)
       continue;  // a payload that arrived before the session was reported: nothing to apply it to
-    payload_bytes_received_ += size;
-    connection_.receive_packet(std::span<const std::byte>(payload_buffer_, size), arrival_time);
+    payload_bytes_received_ += payload.size();
+    connection_.receive_packet(payload, arrival_time);
   }
   if (connected && connection_.error() != ConnectionError::kNone) {
     const char* reason = connection_.error_reason();
@@ -162,7 +163,9 @@ void Client::update(double now) {
 }
 
 void Client::send_packets() {
-  if (ok() && netcode_.is_connected() && was_connected_) connection_.send_packets();
+  if (!ok() || !netcode_.is_connected() || !was_connected_) return;
+  const TransportBatch batch(netcode_.transport());  // a tick's packets (and block fragments) together
+  connection_.send_packets();
 }
 
 void Client::disconnect(double now) {

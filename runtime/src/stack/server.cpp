@@ -62,7 +62,6 @@ Server::Server(const StackConfig& config, const MessageFactory& factory, const n
   }
   event_capacity_ = config_.event_queue_size > 0 ? config_.event_queue_size : 2 * config_.max_clients + 16;
   events_.reset(new ServerEvent[static_cast<size_t>(event_capacity_)]);
-  payload_buffer_.reset(new std::byte[netcode::kMaxPayloadBytes]);
 
   const Connection& first = slots_[0]->connection;
   if (!first.ok()) {
@@ -74,7 +73,7 @@ Server::Server(const StackConfig& config, const MessageFactory& factory, const n
                      netcode::Server::memory_per_slot(netcode_config) + 2 * sizeof(ServerEvent);
   memory_bytes_ = sizeof(Server) + netcode_->memory_bytes() +
                   count * (sizeof(Slot) + sizeof(std::unique_ptr<Slot>) + first.memory_bytes()) +
-                  static_cast<size_t>(event_capacity_) * sizeof(ServerEvent) + netcode::kMaxPayloadBytes;
+                  static_cast<size_t>(event_capacity_) * sizeof(ServerEvent);
   if (log_enabled(LogLevel::kInfo)) {
     char address[kMaxAddressText];
     public_address.print(address);
@@ -195,6 +194,7 @@ void Server::reconcile() {
 
 void Server::update(double now, uint64_t unix_now) {
   if (!ok()) return;
+  const TransportBatch batch(netcode_->transport());  // disconnects' packets leave together
   now_ = now;
   netcode_->update(now, unix_now);
   reconcile();
@@ -203,13 +203,13 @@ void Server::update(double now, uint64_t unix_now) {
     Slot& slot = *slots_[static_cast<size_t>(i)];
     Connection& connection = slot.connection;
     connection.update(now);
-    size_t size = 0;
+    std::span<const std::byte> payload;
     uint64_t sequence = 0;
     double arrival_time = now;
-    while (netcode_->receive_payload(i, std::span<std::byte>(payload_buffer_.get(), netcode::kMaxPayloadBytes),
-                                     size, sequence, arrival_time)) {
-      slot.payload_bytes_received += size;
-      connection.receive_packet(std::span<const std::byte>(payload_buffer_.get(), size), arrival_time);
+    // Read in place in netcode's queue: the view lives until netcode's next update.
+    while (netcode_->receive_payload_view(i, payload, sequence, arrival_time)) {
+      slot.payload_bytes_received += payload.size();
+      connection.receive_packet(payload, arrival_time);
     }
     if (connection.error() != ConnectionError::kNone) {
       slot.protocol_error = connection.error_reason();
@@ -226,6 +226,9 @@ void Server::update(double now, uint64_t unix_now) {
 
 void Server::send_packets() {
   if (!ok()) return;
+  // Every slot's packets in one batch: one sendmmsg per kMaxSocketBatch datagrams on UDP, each sealed in
+  // the transport's room (no copy between netcode and the socket).
+  const TransportBatch batch(netcode_->transport());
   for (int i = 0; i < config_.max_clients; ++i) {
     if (netcode_->is_connected(i)) slots_[static_cast<size_t>(i)]->connection.send_packets();
   }

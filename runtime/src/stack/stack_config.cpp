@@ -28,9 +28,27 @@ int whole_packet_room(const EndpointConfig& e) {
   return static_cast<int>(netcode::kMaxPayloadBytes - stacked_header_bytes(e));
 }
 
+// A connection whose packets are at most 1200 bytes has every one sent whole (Connection::endpoint_config
+// raises fragment_above to max_packet_size), and so has its peer, which runs the same config: its endpoint
+// never reassembles a packet a well-behaved peer sent. Its packet and reassembly buffers are sized to that
+// packet instead of the endpoint's 16 KiB default (32 reassembly slots of 16 KiB: 512 KiB of a 540 KiB
+// endpoint); one slot of it is kept, so a fragmented packet from a hostile peer is refused by size, not
+// by a missing buffer. Only lowers: nothing on the wire changes (a peer's whole packets are at most
+// connection.max_packet_size, its fragments never came), nor the protocol id (the endpoint is not in it).
+void size_endpoint_to_whole_packets(ConnectionConfig& connection) {
+  EndpointConfig& e = connection.endpoint;
+  if (e.max_packet_size <= connection.max_packet_size) return;
+  e.max_packet_size = connection.max_packet_size;
+  e.fragment_size = std::min(e.fragment_size, e.max_packet_size);
+  e.max_fragments = (e.max_packet_size + e.fragment_size - 1) / e.fragment_size;
+  e.fragment_above = std::min(e.fragment_above, e.max_packet_size);
+  e.reassembly_slots = 1;
+}
+
 // The connection as the stack runs it: the forced fields of stack/stack_config.hpp applied (protocol id, envelope
 // off, ack delay, and a connection packet sent whole no larger than netcode's payload holds).
-ConnectionConfig stacked_connection(const StackConfig& c) {
+// `size_endpoint` false: the endpoint as the game gave it (what the netcode fit rule judges).
+ConnectionConfig stacked_connection(const StackConfig& c, bool size_endpoint = true) {
   ConnectionConfig connection = c.connection;
   connection.protocol_id = c.protocol_id;
   connection.endpoint.protocol_id = c.protocol_id;  // the Connection replaces it; the same value is legal
@@ -39,13 +57,14 @@ ConnectionConfig stacked_connection(const StackConfig& c) {
   const int room = whole_packet_room(connection.endpoint);
   if (connection.max_packet_size <= 1200 && connection.max_packet_size > room)
     connection.max_packet_size = room;
+  if (size_endpoint && connection.max_packet_size <= 1200) size_endpoint_to_whole_packets(connection);
   return connection;
 }
 
 // The largest datagram the endpoint the Connection builds sends: a whole packet up to fragment_above bytes
 // behind its largest header, or a fragment (its 5-byte header, a packet header, fragment_size bytes).
 bool endpoint_fits_netcode(const StackConfig& c) {
-  const EndpointConfig e = Connection::endpoint_config(stacked_connection(c).sanitized()).sanitized();
+  const EndpointConfig e = Connection::endpoint_config(stacked_connection(c, false).sanitized()).sanitized();
   const size_t header = stacked_header_bytes(e);
   const size_t whole = header + static_cast<size_t>(std::min(e.fragment_above, e.max_packet_size));
   const size_t fragment = kFragmentHeaderBytes + header + static_cast<size_t>(e.fragment_size);

@@ -23,12 +23,61 @@ double arrival_on_clock(double clock_time, double realtime_now, double kernel_ti
 
 }  // namespace
 
-void UdpTransport::send(const Address& to, std::span<const std::byte> datagram) {
-  const SocketStatus status = socket_.send(to, datagram);
+UdpTransport::UdpTransport(UdpSocket& socket)
+    : socket_(socket), rooms_(std::make_unique<std::byte[]>(kMaxSocketBatch * kRoomBytes)) {}
+
+UdpTransport::~UdpTransport() {
+  flush();
+}
+
+void UdpTransport::count_send(SocketStatus status) {
   if (status != SocketStatus::kOk) {
     ++send_failures_;
     last_failure_ = status;
   }
+}
+
+void UdpTransport::send(const Address& to, std::span<const std::byte> datagram) {
+  if (batch_depth_ > 0 && datagram.size() <= kRoomBytes) {
+    const std::span<std::byte> room = send_room();
+    if (!datagram.empty()) std::memcpy(room.data(), datagram.data(), datagram.size());
+    send_written(to, datagram.size());
+    return;
+  }
+  flush();  // anything held leaves first: datagrams keep their order
+  ++send_calls_;
+  count_send(socket_.send(to, datagram));
+}
+
+std::span<std::byte> UdpTransport::send_room() {
+  return std::span<std::byte>(rooms_.get() + held_count_ * kRoomBytes, kRoomBytes);
+}
+
+void UdpTransport::send_written(const Address& to, size_t size) {
+  bitwire::Datagram& d = held_[held_count_];
+  d.buffer = send_room();
+  d.size = std::min(size, kRoomBytes);
+  d.address = to;
+  ++held_count_;
+  if (batch_depth_ == 0 || held_count_ == held_.size()) flush();
+}
+
+void UdpTransport::end_batch() {
+  if (batch_depth_ > 0 && --batch_depth_ == 0) flush();
+}
+
+void UdpTransport::flush() {
+  if (held_count_ == 0) return;
+  const std::span<bitwire::Datagram> held(held_.data(), held_count_);
+  held_count_ = 0;
+  if (held.size() == 1) {  // one datagram: sendto, without sendmmsg's headers
+    ++send_calls_;
+    count_send(socket_.send(held[0].address, held[0].buffer.first(held[0].size)));
+    return;
+  }
+  ++send_calls_;
+  socket_.send_batch(held);
+  for (const bitwire::Datagram& d : held) count_send(d.status);
 }
 
 bool UdpTransport::receive(std::span<std::byte> buffer, Address& from, size_t& size, double& arrival_time) {
@@ -69,9 +118,9 @@ size_t UdpTransport::receive_many(std::span<std::byte> buffers, size_t stride, s
   size_t got = 0;
   while (got < count) {
     const size_t want = std::min<size_t>(count - got, batch_.size());
-    for (size_t i = 0; i < want; ++i) batch_[i].buffer = buffers.subspan((got + i) * stride, stride);
     SocketStatus status = SocketStatus::kOk;
-    const size_t n = socket_.receive_batch(std::span<bitwire::Datagram>(batch_.data(), want), status);
+    const size_t n = socket_.receive_rooms(buffers.subspan(got * stride, want * stride), stride,
+                                           std::span<bitwire::Datagram>(batch_.data(), want), status);
     if (n == 0) {
       if (status != SocketStatus::kNothingToRead && status != SocketStatus::kOk) {
         ++receive_failures_;

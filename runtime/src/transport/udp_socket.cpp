@@ -53,6 +53,36 @@ struct UdpSocket::Batch {
   iovec vectors[kMaxSocketBatch];
   sockaddr_storage addresses[kMaxSocketBatch];
   alignas(cmsghdr) unsigned char controls[kMaxSocketBatch][kControlBytes];
+
+  // receive_rooms' headers, kept between calls: they point at the rooms they were prepared for, and the
+  // kernel rewrites only the name and control lengths of the entries it fills, so a call with the same
+  // rooms restores those (`dirty` entries) instead of preparing every header again.
+  mmsghdr room_headers[kMaxSocketBatch];
+  iovec room_vectors[kMaxSocketBatch];
+  sockaddr_storage room_addresses[kMaxSocketBatch];
+  alignas(cmsghdr) unsigned char room_controls[kMaxSocketBatch][kControlBytes];
+  const std::byte* room_base = nullptr;
+  size_t room_stride = 0;
+  size_t room_count = 0;
+  size_t dirty = 0;
+
+  void prepare_rooms(std::byte* base, size_t stride, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+      room_vectors[i] = iovec{base + i * stride, stride};
+      room_headers[i] = mmsghdr{};
+      msghdr& h = room_headers[i].msg_hdr;
+      h.msg_name = &room_addresses[i];
+      h.msg_namelen = sizeof(sockaddr_storage);
+      h.msg_iov = &room_vectors[i];
+      h.msg_iovlen = 1;
+      h.msg_control = room_controls[i];
+      h.msg_controllen = kControlBytes;
+    }
+    room_base = base;
+    room_stride = stride;
+    room_count = count;
+    dirty = 0;
+  }
 };
 
 double realtime_seconds() {
@@ -345,6 +375,51 @@ size_t UdpSocket::receive_batch(std::span<Datagram> datagrams, SocketStatus& sta
     if (static_cast<size_t>(got) < count) break;
   }
   return total;
+}
+
+size_t UdpSocket::receive_rooms(std::span<std::byte> rooms, size_t stride, std::span<Datagram> out,
+                                SocketStatus& status) {
+  status = SocketStatus::kNothingToRead;
+  if (fd_ < 0) {
+    status = SocketStatus::kNotOpen;
+    return 0;
+  }
+  const size_t count =
+      std::min({out.size(), static_cast<size_t>(kMaxSocketBatch), stride == 0 ? 0 : rooms.size() / stride});
+  if (count == 0) return 0;
+  Batch& b = *batch_;
+  if (b.room_base != rooms.data() || b.room_stride != stride || b.room_count < count) {
+    b.prepare_rooms(rooms.data(), stride, count);
+  } else {
+    for (size_t i = 0; i < b.dirty; ++i) {
+      b.room_headers[i].msg_hdr.msg_namelen = sizeof(sockaddr_storage);
+      b.room_headers[i].msg_hdr.msg_controllen = kControlBytes;
+    }
+    b.dirty = 0;
+  }
+  const int got = ::recvmmsg(fd_, b.room_headers, static_cast<unsigned>(count), MSG_DONTWAIT, nullptr);
+  if (got < 0) {
+    const int error_number = errno;
+    if (error_number != EAGAIN && error_number != EWOULDBLOCK) status = fail(error_number);
+    return 0;
+  }
+  b.dirty = static_cast<size_t>(got);
+  for (size_t i = 0; i < b.dirty; ++i) {
+    Datagram& d = out[i];
+    msghdr& h = b.room_headers[i].msg_hdr;
+    d.buffer = rooms.subspan(i * stride, stride);
+    d.address = from_native(b.room_addresses[i]);
+    d.kernel_time = kernel_time_of(h);
+    if (h.msg_flags & MSG_TRUNC) {
+      d.size = 0;
+      d.status = SocketStatus::kTruncated;
+    } else {
+      d.size = b.room_headers[i].msg_len;
+      d.status = SocketStatus::kOk;
+    }
+  }
+  status = SocketStatus::kOk;
+  return b.dirty;
 }
 
 size_t UdpSocket::send_batch(std::span<Datagram> datagrams) {

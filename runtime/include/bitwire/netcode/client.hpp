@@ -89,6 +89,9 @@ struct ClientStats {
 class Client {
  public:
   Client(const ClientConfig& config, Transport& transport);
+  // The transport this client sends on (a caller sending several payloads at once may wrap them in a
+  // TransportBatch on it).
+  Transport& transport() const { return transport_; }
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
@@ -126,6 +129,9 @@ class Client {
   bool receive_payload(std::span<std::byte> out, size_t& size, uint64_t& sequence);
   // The same, with the time its datagram was received (at most the now of the update() that received it).
   bool receive_payload(std::span<std::byte> out, size_t& size, uint64_t& sequence, double& arrival_time);
+  // The same without the copy: `payload` views the popped entry inside the client's queue, valid until
+  // the next update() or process_datagram() (only they fill the queue).
+  bool receive_payload_view(std::span<const std::byte>& payload, uint64_t& sequence, double& arrival_time);
 
   uint64_t drops(PacketError error) const { return drops_[static_cast<int>(error)]; }
   const ClientStats& stats() const { return stats_; }

@@ -153,6 +153,9 @@ class Server {
   bool ok() const { return error_ == nullptr; }
   const char* error_reason() const { return error_; }
   const ServerConfig& config() const { return config_; }
+  // The transport this server sends on: a caller that sends many payloads at once wraps them in a
+  // TransportBatch on it (one sendmmsg for them on UDP). update() runs in a batch of its own.
+  Transport& transport() const { return transport_; }
 
   void update(double now, uint64_t unix_now);
   // Handles one datagram as update() does for each one it receives (also the fuzz entry point). `datagram` is
@@ -183,6 +186,10 @@ class Server {
   // The same, with the time its datagram was received (the transport's arrival time, at most the now of the
   // update() that received it): what the Endpoint needs for RTT samples that exclude the wait for the tick.
   bool receive_payload(int slot, std::span<std::byte> out, size_t& size, uint64_t& sequence, double& arrival_time);
+  // The same without the copy: `payload` views the popped entry inside the server's queue. The view is
+  // valid until the next update() or process_datagram() (only they fill the queue), so read it first.
+  bool receive_payload_view(int slot, std::span<const std::byte>& payload, uint64_t& sequence,
+                            double& arrival_time);
   // Sends the redundant disconnect packets and frees the slot (event kDisconnected, kServerDisconnected).
   void disconnect(int slot);
   void disconnect_all();

@@ -114,7 +114,6 @@ class Client {
   uint64_t payload_bytes_received_ = 0;
   uint64_t payloads_refused_ = 0;
   size_t memory_bytes_ = 0;
-  std::byte payload_buffer_[netcode::kMaxPayloadBytes] = {};
 };
 
 }  // namespace bitwire

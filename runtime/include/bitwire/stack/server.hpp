@@ -121,7 +121,19 @@ class Server {
   const netcode::Server& netcode() const { return *netcode_; }
   // The slot's connection, for its counters and channel state (do not reset or feed it directly).
   const Connection& connection(int client_index) const;
-  // Bytes allocated for one slot: its Connection (pool, channels, endpoint), controller and netcode slot.
+  // Bytes allocated for one slot, fixed at construction, each part sized from what the game declared:
+  // - the message pool: message_pool_size (0: every channel queue + one packet + 64) slots of the
+  //   factory's largest message type, plus block_pool_size buffers of max_block_size when a type carries
+  //   blocks and a channel allows them (none otherwise);
+  // - each channel: its send and receive queues, its sent-packet records and message ids, and with blocks
+  //   a block sender (per-fragment state) and receiver (one max_block_size buffer);
+  // - the Endpoint: its sequence windows and, when connection packets are at most 1200 bytes (sent whole by
+  //   both ends), one packet buffer and one reassembly slot of connection.max_packet_size; larger packets
+  //   keep the endpoint's own reassembly_slots x max_packet_size;
+  // - the incoming packet's entry table (per channel) and the packet buffer (connection.max_packet_size);
+  // - netcode's slot (payload_queue_per_slot x 1200 bytes and its replay window), the Slot object with its
+  //   congestion controller, and its two event records.
+  // stack_slot_memory(config, factory) is the same figure less the Slot object (docs/client-server.md 2).
   size_t memory_per_slot() const { return memory_per_slot_; }
   // Everything allocated at construction.
   size_t memory_bytes() const { return memory_bytes_; }
@@ -148,7 +160,6 @@ class Server {
   int event_head_ = 0;
   int event_count_ = 0;
   uint64_t events_dropped_ = 0;
-  std::unique_ptr<std::byte[]> payload_buffer_;
   size_t memory_per_slot_ = 0;
   size_t memory_bytes_ = 0;
 };

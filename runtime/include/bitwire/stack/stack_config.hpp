@@ -38,9 +38,9 @@ namespace bitwire {
 
 // The most a server's slots may need together: max_clients * stack_slot_memory() (each slot's Connection --
 // message pool, channel queues, incoming packet, Endpoint -- and its netcode slot); a config above it is
-// refused, and sanitized() lowers max_clients to fit. 4 GiB: 1,787 slots of the default config with a
-// block-carrying factory (2.40 MB each, docs/client-server.md section 2), about 13,000 of 256-message queues
-// without blocks and 4 reassembly slots; 4096 endpoints of 64 MiB (256 GiB) do not fit.
+// refused, and sanitized() lowers max_clients to fit. 4 GiB: 2,287 slots of the default config with a
+// block-carrying factory (1.88 MB each, docs/client-server.md section 2), all 4,096 of the default config
+// without block types (561 KB each); 4096 endpoints of 64 MiB (256 GiB) do not fit.
 inline constexpr size_t kMaxStackServerMemoryBytes = size_t{4} << 30;
 
 struct StackConfig {

@@ -1,9 +1,11 @@
-// Transport: where netcode's datagrams go. UdpTransport puts them on a UdpSocket; LoopbackNetwork carries them
-// between in-process endpoints (no sockets) for tests, with hooks to drop, change, duplicate or reorder them.
+// Transport: where netcode's datagrams go. UdpTransport puts them on a UdpSocket; LoopbackNetwork carries
+// them between in-process endpoints (no sockets) for tests, with hooks to drop, change, duplicate or reorder
+// them.
 //
 // Contracts:
 // - send() hands over one datagram and may drop it (as UDP may); it never blocks.
-// - receive() copies the next datagram for this endpoint into the caller's buffer and returns true, or returns
+// - receive() copies the next datagram for this endpoint into the caller's buffer and returns true, or
+// returns
 //   false when none waits. A datagram larger than the buffer is dropped and reported with size 0 and true
 //   (so the caller counts it) -- never cut short.
 // - Arrival times: every receive reports when the datagram was taken from the socket / queue, read from the
@@ -15,6 +17,14 @@
 //   time a datagram was injected with, when it has one (a simulated link's delivery time, as a kernel
 //   receive timestamp would be), and never a time later than its clock.
 // - LoopbackNetwork allocates its queue at construction (capacity fixed); a full queue drops and counts.
+// - Batches: between begin_batch() and end_batch() a transport may hold the datagrams send() and
+//   send_written() are given and send them together at end_batch() (UdpTransport: one sendmmsg per
+//   kMaxSocketBatch datagrams), in the order they were given. Outside a batch every datagram leaves at once.
+//   Batches nest (the outermost end_batch() sends); TransportBatch is the scoped form. netcode's update()
+//   and the stack's send_packets() each run in one batch. A transport without batches (the default, and
+//   decorators that do not forward them) sends at once.
+// - send_room() / send_written(): room inside the transport for the next datagram (empty when it has none);
+//   a sender that writes its datagram there and calls send_written(to, size) saves send()'s copy.
 #pragma once
 
 #include <array>
@@ -22,6 +32,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -47,6 +58,15 @@ class Transport {
   virtual size_t receive_many(std::span<std::byte> buffers, size_t stride, size_t count, size_t* sizes,
                               Address* from, double* arrival_times);
 
+  // See "Batches" above. The default holds nothing.
+  virtual void begin_batch() {}
+  virtual void end_batch() {}
+  // Room for one datagram inside the transport, valid until the next call on this transport; empty when
+  // the transport has none (then build the datagram elsewhere and send() it). send_written(to, size) sends
+  // the first `size` bytes of the room last returned (size <= its length).
+  virtual std::span<std::byte> send_room() { return {}; }
+  virtual void send_written(const Address& to, size_t size) { (void)to, (void)size; }
+
   // The clock arrivals are read from (the caller's update() clock); an empty function removes it. Read live
   // (each call the time at that moment). A clock stepped once per tick dates kernel-stamped datagrams early
   // by the time from the step to the read, and others late by up to a tick (docs/transport.md).
@@ -59,7 +79,22 @@ class Transport {
   TransportClock clock_;
 };
 
+// begin_batch() ... end_batch() as one scope.
+class TransportBatch {
+ public:
+  explicit TransportBatch(Transport& transport) : transport_(transport) { transport_.begin_batch(); }
+  ~TransportBatch() { transport_.end_batch(); }
+  TransportBatch(const TransportBatch&) = delete;
+  TransportBatch& operator=(const TransportBatch&) = delete;
+
+ private:
+  Transport& transport_;
+};
+
 // Over a UdpSocket the caller owns (it must outlive the transport). Socket failures are counted, not fatal.
+// Sends inside a batch are held in kMaxSocketBatch rooms of kRoomBytes (allocated at construction) and
+// leave in one sendmmsg when the batch ends or the rooms are full; a datagram larger than a room leaves at
+// once with sendto (after the held ones, keeping the order).
 // Arrival times: the clock's time at the read minus the datagram's wait in the kernel buffer (its
 // SO_TIMESTAMPNS time against CLOCK_REALTIME at the read), so a datagram that waited for a slow tick is dated
 // when it reached the host. A wait that is negative or above kMaxKernelAgeSeconds (CLOCK_REALTIME stepped,
@@ -67,8 +102,16 @@ class Transport {
 class UdpTransport final : public Transport {
  public:
   static constexpr double kMaxKernelAgeSeconds = 1.0;
-  explicit UdpTransport(UdpSocket& socket) : socket_(socket) {}
+  static constexpr size_t kRoomBytes = 1500;
+  explicit UdpTransport(UdpSocket& socket);
+  ~UdpTransport() override;  // sends what a batch still holds
+  UdpTransport(const UdpTransport&) = delete;
+  UdpTransport& operator=(const UdpTransport&) = delete;
   void send(const Address& to, std::span<const std::byte> datagram) override;
+  void begin_batch() override { ++batch_depth_; }
+  void end_batch() override;
+  std::span<std::byte> send_room() override;
+  void send_written(const Address& to, size_t size) override;
   bool receive(std::span<std::byte> buffer, Address& from, size_t& size, double& arrival_time) override;
   Address local_address() const override { return socket_.local_address(); }
   size_t receive_many(std::span<std::byte> buffers, size_t stride, size_t count, size_t* sizes, Address* from,
@@ -76,10 +119,20 @@ class UdpTransport final : public Transport {
   uint64_t send_failures() const { return send_failures_; }
   uint64_t receive_failures() const { return receive_failures_; }
   SocketStatus last_failure() const { return last_failure_; }
+  // System calls made to send (sendto and sendmmsg), for tests and benchmarks.
+  uint64_t send_calls() const { return send_calls_; }
 
  private:
+  void flush();  // sends the held datagrams
+  void count_send(SocketStatus status);
+
   UdpSocket& socket_;
   std::array<bitwire::Datagram, kMaxSocketBatch> batch_{};
+  std::array<bitwire::Datagram, kMaxSocketBatch> held_{};
+  std::unique_ptr<std::byte[]> rooms_;  // kMaxSocketBatch x kRoomBytes
+  size_t held_count_ = 0;
+  int batch_depth_ = 0;
+  uint64_t send_calls_ = 0;
   uint64_t send_failures_ = 0;
   uint64_t receive_failures_ = 0;
   SocketStatus last_failure_ = SocketStatus::kOk;

@@ -133,6 +133,13 @@ class UdpSocket {
   // an error, which `status` reports; kNothingToRead otherwise). A truncated datagram is counted and marked
   // kTruncated in its slot.
   size_t receive_batch(std::span<Datagram> datagrams, SocketStatus& status);
+  // One recvmmsg into up to min(out.size(), kMaxSocketBatch) rooms of `stride` bytes at `rooms` (room i at
+  // i * stride); out[i] reports datagram i (its buffer is room i). Returns how many were received, with
+  // `status` as receive_batch's. The system call's headers are kept between calls with the same rooms, so
+  // a call costs the datagrams it returns, not the rooms it offers: the receive path of a server that
+  // polls every tick and usually finds a few datagrams.
+  size_t receive_rooms(std::span<std::byte> rooms, size_t stride, std::span<Datagram> out,
+                       SocketStatus& status);
   // Sends every datagram (each status set); returns how many the OS took.
   size_t send_batch(std::span<Datagram> datagrams);
 
