@@ -242,9 +242,9 @@ TEST(ConfigTable, StackConfigChecksItsCongestionConfig) {
 TEST(ConfigTable, StackConfigMemoryAboveTheCapIsRefused) {
   StackConfig stack;
   stack.max_clients = 4096;
-  stack.connection.endpoint.reassembly_slots = 256;  // about 1 MiB per endpoint with 1 KiB fragments
-  stack.connection.endpoint.max_packet_size = 4096;
-  stack.connection.endpoint.max_fragments = 4;
+  // 2^18 pooled messages per connection: over 1 MiB a slot. (Not the endpoint's reassembly: the stack
+  // sizes it to its whole connection packets, whatever the config asks.)
+  stack.connection.message_pool_size = 1 << 18;
   const size_t slot = stack_slot_memory(stack);  // for the smallest factory: what check() counts
   netcode::ServerConfig server;
   static_cast<netcode::ServerSettings&>(server) = stack.server;
@@ -261,7 +261,7 @@ TEST(ConfigTable, StackConfigMemoryAboveTheCapIsRefused) {
   const StackConfig fitted = stack.sanitized();
   EXPECT_TRUE(fitted.check().ok());
   EXPECT_EQ(static_cast<size_t>(fitted.max_clients), kMaxStackServerMemoryBytes / slot);
-  EXPECT_EQ(fitted.connection.endpoint.reassembly_slots, 256) << "the slot itself is kept";
+  EXPECT_EQ(fitted.connection.message_pool_size, 1 << 18) << "the slot itself is kept";
   stack.max_clients = static_cast<int>(kMaxStackServerMemoryBytes / slot);
   EXPECT_TRUE(stack.check().ok()) << "the largest count that fits";
 }
