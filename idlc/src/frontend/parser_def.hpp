@@ -399,9 +399,9 @@ const auto enumerator_def = identifier >> -('=' > expr);
 const auto enum_decl_def = kw_enum > identifier > -(':' > identifier) > -(kw_enum_max > expr) > '{' > -(enumerator % ',') >
                            -lit(',') > list_end;
 const auto flags_decl_def = kw_flags > identifier > '{' > -(identifier % ',') > -lit(',') > list_end;
-const auto struct_decl_def = x3::matches[kw_delta >> &(kw_message | kw_struct)] >>
-                             ((kw_message >> x3::attr(true)) | (kw_struct >> x3::attr(false))) > identifier
-                             > x3::matches[kw_block] > -(kw_budget > expr) > block;
+const auto struct_decl_def = (x3::matches[kw_delta >> &(kw_message | kw_struct)] >>
+                              ((kw_message >> x3::attr(true)) | (kw_struct >> x3::attr(false)))) > identifier >
+                             x3::matches[kw_block] > -(kw_budget > expr) > block;
 const auto declaration_def =
     package_decl | import_decl | option_decl | const_decl | enum_decl | flags_decl | struct_decl;
 
