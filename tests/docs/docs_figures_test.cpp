@@ -484,8 +484,8 @@ TEST(DocsFigures, ReadmeHandWrittenMessageSize) {
 
 // ---- Every doc a source cites exists ------------------------------------------------------------------
 
-// Every name N in `text` written as docs/N.md, N of letters, digits and _ . - (scanned by hand: g++ 12's
-// <regex> trips -Wmaybe-uninitialized inside libstdc++ in the sanitizer build).
+// Every doc name `text` cites: "docs/", then letters, digits and _ . -, ending in ".md". Scanned by hand:
+// g++ 12's <regex> trips -Wmaybe-uninitialized inside libstdc++ in the sanitizer build.
 std::vector<std::string> cited_docs(const std::string& text) {
   const auto name_char = [](char c) {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
