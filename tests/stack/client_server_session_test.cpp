@@ -50,6 +50,11 @@ struct Forgery {
     h.step();
     for (const ForgedClient& c : clients) EXPECT_FALSE(c.response.empty()) << "no challenge was captured";
   }
+  // The network's hook points at this object: the harness (and its server, whose destructor still sends
+  // disconnect packets) may outlive it.
+  ~Forgery() { h.network.on_send = nullptr; }
+  Forgery(const Forgery&) = delete;
+  Forgery& operator=(const Forgery&) = delete;
 
   static std::vector<uint64_t> consecutive(int count, uint64_t first_id) {
     std::vector<uint64_t> ids;
