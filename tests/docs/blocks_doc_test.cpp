@@ -13,40 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "support/doc_quotes.hpp"
+
 namespace {
 
-std::string read_file(const std::string& relative) {
-  std::ifstream in(std::string(BITWIRE_SOURCE_DIR) + "/" + relative, std::ios::binary);
-  EXPECT_TRUE(in) << relative;
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-std::string trim(const std::string& line) {
-  const size_t begin = line.find_first_not_of(" \t\r");
-  if (begin == std::string::npos) return "";
-  const size_t end = line.find_last_not_of(" \t\r");
-  return line.substr(begin, end - begin + 1);
-}
-
-std::vector<std::string> trimmed_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    lines.push_back(trim(text.substr(start, end - start)));
-    start = end + 1;
-  }
-  return lines;
-}
-
-bool contains_run(const std::vector<std::string>& lines, const std::vector<std::string>& run) {
-  if (run.empty() || run.size() > lines.size()) return false;
-  for (size_t i = 0; i + run.size() <= lines.size(); ++i) {
-    if (std::equal(run.begin(), run.end(), lines.begin() + static_cast<std::ptrdiff_t>(i))) return true;
-  }
-  return false;
-}
+using namespace bitwire::test::doc_quotes;
 
 // The ```cpp blocks after the heading that starts with `heading`, up to the next "## " heading.
 std::vector<std::vector<std::string>> cpp_blocks_of_section(const std::string& markdown,
@@ -66,25 +37,6 @@ std::vector<std::vector<std::string>> cpp_blocks_of_section(const std::string& m
   return blocks;
 }
 
-std::map<std::string, std::vector<std::string>> marked_regions(const std::vector<std::string>& lines) {
-  std::map<std::string, std::vector<std::string>> regions;
-  std::map<std::string, size_t> open;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const std::string& line = lines[i];
-    if (line.rfind("// [", 0) != 0 || line.back() != ']') continue;
-    const std::string name = line.substr(4, line.size() - 5);
-    const auto it = open.find(name);
-    if (it == open.end()) {
-      open[name] = i;
-    } else {
-      regions[name] = std::vector<std::string>(lines.begin() + static_cast<std::ptrdiff_t>(it->second + 1),
-                                               lines.begin() + static_cast<std::ptrdiff_t>(i));
-      open.erase(it);
-    }
-  }
-  EXPECT_TRUE(open.empty()) << "a marker is not closed";
-  return regions;
-}
 
 TEST(BlocksDoc, EverySnippetIsQuotedFromTheProgram) {
   const std::vector<std::string> program = trimmed_lines(read_file("examples/block_session.cpp"));
