@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <set>
@@ -113,7 +114,10 @@ TEST(UdpRelay, ForwardsBothWaysAfterTheLatencyDropsWhatDecideDropsAndCounts) {
   ASSERT_GE(client, 0);
   UdpRelay relay(config);
   ASSERT_TRUE(relay.open(0, server_port)) << relay.error();
-  std::thread thread([&] { relay.run_for(3.0); });
+  std::atomic<bool> stop{false};
+  std::thread thread([&] {
+    while (!stop) relay.run_for(0.02);
+  });
 
   // Up: 40 datagrams, each "MK<i>MK" (two markers); the server gets exactly those relay_decide keeps, in
   // order, each no sooner than the latency after it was sent.
@@ -153,6 +157,8 @@ TEST(UdpRelay, ForwardsBothWaysAfterTheLatencyDropsWhatDecideDropsAndCounts) {
   uint16_t stranger_port = 0;
   const int stranger = bound_socket(stranger_port);
   send_to(stranger, relay_back_port, "foreign");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // a loopback datagram needs far less
+  stop = true;
   thread.join();
 
   const RelayStats& up = relay.stats(RelayDirection::kUp);
@@ -190,7 +196,10 @@ TEST(UdpRelay, JitterReordersByDueTime) {
   const int client = bound_socket(client_port);
   UdpRelay relay(config);
   ASSERT_TRUE(relay.open(0, server_port)) << relay.error();
-  std::thread thread([&] { relay.run_for(1.0); });
+  std::atomic<bool> stop{false};
+  std::thread thread([&] {
+    while (!stop) relay.run_for(0.02);
+  });
   // Sent together, they leave in the order of their drawn delays.
   for (int i = 0; i < 8; ++i) send_to(client, relay.listen_port(), std::to_string(i));
   std::multimap<double, std::string> by_delay;
@@ -203,6 +212,7 @@ TEST(UdpRelay, JitterReordersByDueTime) {
   uint16_t from = 0;
   for (const auto& [delay, text] : by_delay) expected += text;
   for (int i = 0; i < 8; ++i) got += receive(server, 1.0, from);
+  stop = true;
   thread.join();
   EXPECT_EQ(got, expected);
   EXPECT_NE(expected, "01234567") << "seed 11 draws delays out of order";
