@@ -262,6 +262,14 @@ TEST(StackMemory, DeclaredBlockBuffersSizeTheArena) {
   EXPECT_EQ(stack_block_arena_memory(config, factory), 0u);
   config.block_buffers = 70000;
   EXPECT_FALSE(config.check(factory).ok());
+  // 8,192 buffers of 256 KiB are 2 GiB: refused with the reason, lowered to 4,096 by sanitized().
+  StackConfig big;
+  big.block_buffers = 8192;
+  EXPECT_STREQ(
+      big.check(factory).reason(),
+      "StackConfig.block_buffers = 8192: buffers of 262144 bytes pass the 1024 MiB cap (kMaxBlockPoolBytes)");
+  EXPECT_EQ(big.sanitized(factory).block_buffers, 4096);
+  EXPECT_TRUE(big.sanitized(factory).check(factory).ok());
 }
 
 // Connection packets of at most 1200 bytes are sent whole by both ends, so the stack sizes the endpoint's

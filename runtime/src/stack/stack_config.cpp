@@ -134,6 +134,25 @@ size_t arena_bytes(const StackConfig& c, const MessageFactory& factory) {
   return BlockArena::memory_required(count, size);
 }
 
+// A declared arena within kMaxBlockPoolBytes, its buffers as large as the connection's largest block (the
+// connection already checked or sanitized, so its channels can be read).
+size_t declared_buffer_size(const StackConfig& c) {
+  return static_cast<size_t>(std::max(c.connection.message_pool_config(true).max_block_size, 1));
+}
+
+bool declared_arena_fits(const StackConfig& c) {
+  return static_cast<size_t>(c.block_buffers) <= kMaxBlockPoolBytes / declared_buffer_size(c);
+}
+
+ConfigCheck declared_arena_refusal(const StackConfig& c) {
+  char out[kConfigReasonBytes];
+  std::snprintf(
+      out, sizeof out,
+      "StackConfig.block_buffers = %d: buffers of %zu bytes pass the %zu MiB cap (kMaxBlockPoolBytes)",
+      c.block_buffers, declared_buffer_size(c), kMaxBlockPoolBytes >> 20);
+  return ConfigCheck::failure(out);
+}
+
 bool memory_fits(const StackConfig& c, const MessageFactory& factory = kSmallestFactory) {
   return static_cast<size_t>(c.max_clients) * slot_bytes(c, factory) + arena_bytes(c, factory) <=
          kMaxStackServerMemoryBytes;
@@ -186,6 +205,7 @@ ConfigCheck StackConfig::check() const {
     return config_part_check("StackConfig.congestion", problem);
   }
   if (!endpoint_fits_netcode(*this)) return ConfigCheck::failure(kFitsNetcodeReason);
+  if (!declared_arena_fits(*this)) return declared_arena_refusal(*this);
   if (!memory_fits(*this)) return memory_refusal(*this, kSmallestFactory);
   return {};
 }
@@ -197,6 +217,8 @@ StackConfig StackConfig::sanitized() const {
   c.client = c.client.sanitized();
   c.congestion = c.congestion.sanitized();
   if (!endpoint_fits_netcode(c)) fit_endpoint_to_netcode(c);
+  if (!declared_arena_fits(c))
+    c.block_buffers = static_cast<int>(kMaxBlockPoolBytes / declared_buffer_size(c));
   // Fewer slots, never smaller ones: a slot's size is what the game asked each connection to hold. One slot
   // always fits (the endpoint's own cap is 64 MiB, the netcode slot's a few MiB at most).
   if (!memory_fits(c)) fit_memory(c, kSmallestFactory);
