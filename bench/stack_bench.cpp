@@ -11,13 +11,15 @@
 //   on UDP, a memcpy into a mailbox in-process), crypto (the same number of AEAD seals and opens at the same
 //   average sizes, timed alone after the run), and the rest (netcode logic, endpoint, channels, messages).
 //
-// Usage: stack_bench [inproc|udp] [workers=N] [plain] [clients...]   (default: inproc 64 256 1024, then udp
-// 64 256) plain: the transport decorator reads no clock (the transport share is then not measured, shown as
-// 0%). Reading the thread CPU clock is a system call (CLOCK_THREAD_CPUTIME_ID has no vDSO path), two per
-// datagram sent; its calibrated cost is subtracted, but in place it costs more than in the calibration loop,
-// so the plain run is the one to read "clients per core" from. workers=N (UDP only): N servers on N ports,
-// each owning a share of the slots, each ticking on its own thread; client i's connect token names worker i %
-// N. The in-process transport here gives every address its own mailbox (O(1) delivery), unlike the tests'
+// Usage: stack_bench [inproc|udp] [workers=N] [plain] [clients...]
+//   (default: inproc 64 256 1024, then udp 64 256)
+// plain: the transport decorator reads no clock, so the transport share is not measured (shown as 0%).
+//   Reading the thread CPU clock is a system call (CLOCK_THREAD_CPUTIME_ID has no vDSO path), two per
+//   datagram sent; its calibrated cost is subtracted, but in place it costs more than in the calibration
+//   loop, so "clients per core" is read from plain runs.
+// workers=N (UDP only): N servers on N ports, each owning a share of the slots, each ticking on its own
+//   thread; client i's connect token names worker i % N.
+// The in-process transport here gives every address its own mailbox (O(1) delivery), unlike the tests'
 // LoopbackNetwork (one shared queue scanned per receive), whose cost would swamp the stack at 1,024 clients.
 #include <sodium.h>
 #include <time.h>
