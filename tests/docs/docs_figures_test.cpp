@@ -243,30 +243,35 @@ void expect_slot_row(const char* row_words, const StackConfig& config) {
   const MessageFactory factory(test::kAllTypes);
   ASSERT_EQ(config.check(factory).reason(), nullptr) << config.check(factory).reason();
   const StackConfig stacked = config.sanitized(factory);
-  Connection connection(factory, stacked.connection);
+  // As the server builds a slot: its pool takes block buffers from the server's shared arena.
+  BlockArena arena(stack_block_buffers(config, factory),
+                   static_cast<size_t>(stacked.connection.message_pool_config(true).max_block_size));
+  Connection connection(factory, stacked.connection, {}, 0.0, &arena);
   const size_t slot = stack_slot_memory(config, factory);
   const size_t pool = connection.pool().memory_bytes();
   const size_t endpoint = Endpoint::memory_required(stacked.connection.endpoint);
   const size_t netcode = slot - connection.memory_bytes();
-  const size_t fit = std::min<size_t>(kMaxStackServerMemoryBytes / slot, 4096);
-  const std::string row = std::string(row_words) + " | ";
+  const size_t shared = stack_block_arena_memory(config, factory);
+  ASSERT_EQ(shared, arena.memory_bytes());
+  const size_t fit = std::min<size_t>((kMaxStackServerMemoryBytes - shared) / slot, 4096);
+  std::string row = std::string(row_words) + " | ";
   expect_figure(doc, row, slot, "stack_slot_memory(config, kAllTypes)");
-  expect_figure(doc, row + with_commas(slot) + " | ", pool, "the Connection's message pool");
-  expect_figure(doc, row + with_commas(slot) + " | " + with_commas(pool) + " | ", endpoint,
-                "Endpoint::memory_required of the stack's endpoint config");
-  expect_figure(doc,
-                row + with_commas(slot) + " | " + with_commas(pool) + " | " + with_commas(endpoint) + " | ",
-                netcode, "the slot less its Connection");
-  expect_figure(doc,
-                row + with_commas(slot) + " | " + with_commas(pool) + " | " + with_commas(endpoint) + " | " +
-                    with_commas(netcode) + " | ",
-                fit, "kMaxStackServerMemoryBytes / slot, at most max_clients' 4096");
+  row += with_commas(slot) + " | ";
+  expect_figure(doc, row, pool, "the Connection's message pool (on the shared arena)");
+  row += with_commas(pool) + " | ";
+  expect_figure(doc, row, endpoint, "Endpoint::memory_required of the stack's endpoint config");
+  row += with_commas(endpoint) + " | ";
+  expect_figure(doc, row, netcode, "the slot less its Connection");
+  row += with_commas(netcode) + " | ";
+  expect_figure(doc, row, shared, "stack_block_arena_memory(config, kAllTypes): once per server");
+  row += with_commas(shared) + " | ";
+  expect_figure(doc, row, fit,
+                "(kMaxStackServerMemoryBytes - shared buffers) / slot, at most max_clients' 4096");
 }
 
 TEST(DocsFigures, ClientServerSlotTable) {
-  expect_slot_row(
-      "default `StackConfig` (1 reliable channel, 1024-message queues, 4 block buffers of 256 KiB)",
-      StackConfig{});
+  expect_slot_row("default `StackConfig` (1 reliable channel, 1024-message queues, blocks of 256 KiB)",
+                  StackConfig{});
   StackConfig no_blocks;
   no_blocks.connection.channels[0].disable_blocks = true;
   expect_slot_row("the same, blocks disabled", no_blocks);

@@ -207,5 +207,30 @@ TEST(ClientServerUdp, ServerRestartOnTheSamePortClientsReconnect) {
   EXPECT_TRUE(received);
 }
 
+// The client reads its socket as the server does: one recvmmsg per batch of datagrams, not one recvmsg
+// each. 40 datagrams wait on the client's socket (junk from a stranger: each is read and dropped); one
+// update reads them all in ceil(40 / 16) + 0 = 3 calls (the last returns fewer than it asked for, which ends
+// the loop), where one recvmsg per datagram made 41.
+TEST(ClientServerUdp, TheClientReadsABurstInBatches) {
+  StackConfig config = stack_test_config(4);
+  UdpClient client(config);
+  ASSERT_TRUE(client.ok);
+  UdpSocket stranger;
+  ASSERT_EQ(stranger.open(Address::ipv4(127, 0, 0, 1, 0)), SocketStatus::kOk);
+  std::vector<std::byte> junk(100, std::byte{0x42});
+  constexpr int kDatagrams = 40;
+  for (int i = 0; i < kDatagrams; ++i) {
+    ASSERT_EQ(stranger.send(client.socket.local_address(), junk), SocketStatus::kOk);
+  }
+  client.client->update(0.0);
+  EXPECT_EQ(client.transport->receive_calls(), 3u);
+  // Every datagram was read: the socket is empty.
+  std::vector<std::byte> buffer(1500);
+  Address from;
+  size_t size = 0;
+  EXPECT_EQ(client.socket.receive(buffer, from, size), SocketStatus::kNothingToRead);
+  EXPECT_EQ(client.client->netcode().stats().packets_received, 0u) << "junk is dropped, never accepted";
+}
+
 }  // namespace
 }  // namespace bitwire::test

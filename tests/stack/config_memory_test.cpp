@@ -204,8 +204,10 @@ TEST(StackMemory, DefaultSlotBytes) {
   for (const Case& c : cases) {
     ASSERT_TRUE(c.config.check(factory).ok()) << c.name << ": " << c.config.check(factory).reason();
     const StackConfig stacked = c.config.sanitized(factory);
-    ConnectionConfig run = stacked.connection;  // as the server builds it
-    Connection connection(factory, run);
+    ConnectionConfig run = stacked.connection;  // as the server builds it: on the shared block arena
+    BlockArena arena(stack_block_buffers(c.config, factory),
+                     static_cast<size_t>(run.message_pool_config(true).max_block_size));
+    Connection connection(factory, run, {}, 0.0, &arena);
     netcode::ServerConfig server;  // as the server builds it: the settings, the stack's slot count
     static_cast<netcode::ServerSettings&>(server) = stacked.server;
     server.max_clients = stacked.max_clients;
@@ -213,10 +215,61 @@ TEST(StackMemory, DefaultSlotBytes) {
     const size_t slot = stack_slot_memory(c.config, factory);
     EXPECT_EQ(slot, connection.memory_bytes() + netcode_slot) << c.name;
     EXPECT_GE(slot, stack_slot_memory(c.config)) << "without a factory: a lower bound";
-    std::printf("%s: %zu bytes per slot (connection %zu of which message pool %zu, endpoint %zu; netcode %zu)\n",
-                c.name, slot, connection.memory_bytes(), connection.pool().memory_bytes(),
-                Endpoint::memory_required(run.endpoint), netcode_slot);
+    EXPECT_EQ(arena.memory_bytes(), stack_block_arena_memory(c.config, factory)) << c.name;
+    std::printf(
+        "%s: %zu bytes per slot (connection %zu of which message pool %zu, endpoint %zu; netcode %zu); "
+        "shared block buffers %d, %zu bytes\n",
+        c.name, slot, connection.memory_bytes(), connection.pool().memory_bytes(),
+        Endpoint::memory_required(run.endpoint), netcode_slot, arena.buffer_count(), arena.memory_bytes());
   }
+}
+
+// The goal of 4,096 slots in the server's 4 GiB with a game that sends blocks: the default slot with a
+// block-carrying type is at most 1,000,000 bytes (decimal MB). The block buffers (4 x 256 KiB per slot when
+// each slot owned them: 1,877,639 bytes a slot) are the server's shared arena, counted once.
+TEST(StackMemory, DefaultSlotWithBlocksIsAtMostOneMegabyte) {
+  const MessageFactory factory(kAllTypes);  // one type carries a block
+  const StackConfig config;
+  EXPECT_LE(stack_slot_memory(config, factory), 1'000'000u);
+  StackConfig most;
+  most.max_clients = 4096;
+  EXPECT_TRUE(most.check(factory).ok()) << most.check(factory).reason();
+  EXPECT_EQ(most.sanitized(factory).max_clients, 4096);
+  EXPECT_EQ(stack_block_buffers(most, factory), 64) << "the default: 4 a slot up to 64";
+  EXPECT_EQ(stack_block_arena_memory(most, factory), 64 * (256 * 1024 + sizeof(int32_t)));
+
+  LoopbackNetwork network(16);
+  const Address address = Address::ipv4(10, 0, 0, 1, 40000);
+  LoopbackTransport transport(network, address);
+  const Server server(config, factory, netcode::random_key(), transport, address, 0.0);
+  ASSERT_TRUE(server.ok()) << server.error_reason();
+  EXPECT_LE(server.memory_per_slot(), 1'000'000u);
+  ASSERT_NE(server.block_arena(), nullptr);
+  EXPECT_EQ(server.block_arena()->buffer_count(), stack_block_buffers(config, factory));
+  EXPECT_GE(server.memory_bytes(), 64 * server.memory_per_slot() + server.block_arena()->memory_bytes());
+}
+
+// A declared count is the arena's size; fewer than one slot's block_pool_size is raised to it.
+TEST(StackMemory, DeclaredBlockBuffersSizeTheArena) {
+  const MessageFactory factory(kAllTypes);
+  StackConfig config;
+  config.block_buffers = 200;
+  EXPECT_EQ(stack_block_buffers(config, factory), 200);
+  config.block_buffers = 2;
+  EXPECT_EQ(stack_block_buffers(config, factory), 4);
+  config.connection.channels[0].disable_blocks = true;
+  EXPECT_EQ(stack_block_buffers(config, factory), 0);
+  EXPECT_EQ(stack_block_arena_memory(config, factory), 0u);
+  config.block_buffers = 70000;
+  EXPECT_FALSE(config.check(factory).ok());
+  // 8,192 buffers of 256 KiB are 2 GiB: refused with the reason, lowered to 4,096 by sanitized().
+  StackConfig big;
+  big.block_buffers = 8192;
+  EXPECT_STREQ(
+      big.check(factory).reason(),
+      "StackConfig.block_buffers = 8192: buffers of 262144 bytes pass the 1024 MiB cap (kMaxBlockPoolBytes)");
+  EXPECT_EQ(big.sanitized(factory).block_buffers, 4096);
+  EXPECT_TRUE(big.sanitized(factory).check(factory).ok());
 }
 
 // Connection packets of at most 1200 bytes are sent whole by both ends, so the stack sizes the endpoint's

@@ -98,6 +98,10 @@ uint64_t Connection::protocol_id(const MessageFactory& factory, const Connection
 
 Connection::Connection(const MessageFactory& factory, const ConnectionConfig& config,
                        const ConnectionCallbacks& callbacks, double now)
+    : Connection(factory, config, callbacks, now, nullptr) {}
+
+Connection::Connection(const MessageFactory& factory, const ConnectionConfig& config,
+                       const ConnectionCallbacks& callbacks, double now, BlockArena* shared_blocks)
     : config_(config.sanitized()), callbacks_(callbacks), factory_(factory), now_(now) {
   if (const ConfigCheck problem = config.check(); !problem) {
     // A flagged state, not an abort: the sanitized config runs and error() says what was refused.
@@ -113,7 +117,8 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
   layout_.channels = std::span<const ChannelConfig>(config_.channels.data(), static_cast<size_t>(config_.channel_count));
   protocol_id_ = protocol_id(factory_, config_);
 
-  pool_ = std::make_unique<MessagePool>(factory_, config_.message_pool_config(factory_.any_block_type()));
+  pool_ = std::make_unique<MessagePool>(factory_, config_.message_pool_config(factory_.any_block_type()),
+                                        shared_blocks);
   if (!pool_->ok() && error_ == ConnectionError::kNone) {
     // The table passed (config_ is sanitized); the factory's largest type made the slots too big.
     fail(ConnectionError::kConfigInvalid,
@@ -471,17 +476,18 @@ void Connection::reset() {
   updated_ = false;
 }
 
-size_t Connection::memory_required(const MessageFactory& factory, const ConnectionConfig& raw) {
+size_t Connection::memory_required(const MessageFactory& factory, const ConnectionConfig& raw,
+                                   bool shared_blocks) {
   const ConnectionConfig config = raw.sanitized();
   const bool block_types = factory.any_block_type();
   const auto channels =
       std::span<const ChannelConfig>(config.channels.data(), static_cast<size_t>(config.channel_count));
-  size_t total = MessagePool::memory_required(factory, config.message_pool_config(block_types)) +
-                 IncomingPacket::memory_required(channels) +
-                 Endpoint::memory_required(endpoint_config(config)) +
-                 static_cast<size_t>(config.max_packet_size) +
-                 static_cast<size_t>(config.channel_count) * (2 * sizeof(OutgoingEntry) + sizeof(void*)) +
-                 DeltaBaselines::memory_required(factory, config.delta_baselines);
+  size_t total =
+      MessagePool::memory_required(factory, config.message_pool_config(block_types), shared_blocks) +
+      IncomingPacket::memory_required(channels) + Endpoint::memory_required(endpoint_config(config)) +
+      static_cast<size_t>(config.max_packet_size) +
+      static_cast<size_t>(config.channel_count) * (2 * sizeof(OutgoingEntry) + sizeof(void*)) +
+      DeltaBaselines::memory_required(factory, config.delta_baselines);
   for (const ChannelConfig& c : channels) {
     total += c.type == ChannelType::kReliableOrdered ? ReliableOrderedChannel::memory_required(c, block_types)
                                                      : UnreliableUnorderedChannel::memory_required(c);

@@ -81,7 +81,32 @@ MessagePoolConfig MessagePoolConfig::sanitized(const MessageFactory& factory) co
   return c;
 }
 
-MessagePool::MessagePool(const MessageFactory& factory, const MessagePoolConfig& config) : factory_(factory) {
+BlockArena::BlockArena(int buffer_count, size_t buffer_size)
+    : size_(std::clamp<size_t>(buffer_size, 1, size_t{1} << 30)) {
+  count_ = static_cast<int>(std::min<size_t>(static_cast<size_t>(std::clamp(buffer_count, 0, 1 << 16)),
+                                             kMaxBlockPoolBytes / size_));
+  if (count_ > 0) {
+    storage_.reset(new std::byte[size_ * static_cast<size_t>(count_)]);
+    free_.reset(new int32_t[static_cast<size_t>(count_)]);
+    for (int i = 0; i < count_; ++i) free_[i] = count_ - 1 - i;
+  }
+  free_count_ = count_;
+}
+
+int BlockArena::take() {
+  if (free_count_ == 0) {
+    ++exhausted_;
+    return -1;
+  }
+  return free_[--free_count_];
+}
+
+MessagePool::MessagePool(const MessageFactory& factory, const MessagePoolConfig& config)
+    : MessagePool(factory, config, nullptr) {}
+
+MessagePool::MessagePool(const MessageFactory& factory, const MessagePoolConfig& config,
+                         BlockArena* shared_blocks)
+    : factory_(factory) {
   if (const ConfigCheck problem = factory.check(); !problem) {
     // A refused factory's entries (sizes, functions) cannot be trusted: the pool holds no slot, so
     // create() returns empty handles and no type function is ever called.
@@ -106,6 +131,18 @@ MessagePool::MessagePool(const MessageFactory& factory, const MessagePoolConfig&
 
   block_count_ = c.block_count;
   max_block_size_ = static_cast<size_t>(c.max_block_size);
+  if (shared_blocks != nullptr && block_count_ > 0) {
+    if (shared_blocks->buffer_size() < max_block_size_) {
+      if (error_reason_ == nullptr) {
+        error_reason_ = "MessagePool: the shared BlockArena's buffers are smaller than max_block_size";
+      }
+      block_count_ = 0;
+    }
+    arena_ = shared_blocks;
+    free_block_count_ = 0;  // unused: blocks_free() asks the arena
+    block_receive_reserve_ = std::clamp(config.block_receive_reserve, 0, block_count_);
+    return;
+  }
   if (block_count_ > 0) {
     block_storage_.reset(new std::byte[max_block_size_ * static_cast<size_t>(block_count_)]);
     free_blocks_.reset(new int32_t[static_cast<size_t>(block_count_)]);
@@ -120,19 +157,21 @@ MessagePool::~MessagePool() {
   BITWIRE_ASSERT(live_ == 0);
 }
 
-size_t MessagePool::memory_required(const MessageFactory& factory, const MessagePoolConfig& config) {
+size_t MessagePool::memory_required(const MessageFactory& factory, const MessagePoolConfig& config,
+                                    bool shared_blocks) {
   const MessagePoolConfig c = config.sanitized(factory);
   size_t align = 1;
   const size_t stride = slot_stride(factory, &align);
   return stride * static_cast<size_t>(c.capacity) + align +
          static_cast<size_t>(c.capacity) * (sizeof(SlotState) + sizeof(uint32_t)) +
-         static_cast<size_t>(c.block_count) * (static_cast<size_t>(c.max_block_size) + sizeof(int32_t));
+         (shared_blocks ? 0
+                        : static_cast<size_t>(c.block_count) *
+                              (static_cast<size_t>(c.max_block_size) + sizeof(int32_t)));
 }
 
 size_t MessagePool::memory_bytes() const {
-  return storage_bytes_ +
-         static_cast<size_t>(capacity_) * (sizeof(SlotState) + sizeof(uint32_t)) +
-         static_cast<size_t>(block_count_) * (max_block_size_ + sizeof(int32_t));
+  return storage_bytes_ + static_cast<size_t>(capacity_) * (sizeof(SlotState) + sizeof(uint32_t)) +
+         (arena_ != nullptr ? 0 : static_cast<size_t>(block_count_) * (max_block_size_ + sizeof(int32_t)));
 }
 
 MessageHandle MessagePool::create(uint32_t type_id) {
@@ -165,17 +204,23 @@ int MessagePool::blocks_reserved() const {
 }
 
 int MessagePool::take_block(bool received) {
-  if (free_block_count_ == 0) {
+  if (blocks_free() == 0) {
     ++blocks_exhausted_;
+    if (arena_ != nullptr && blocks_live_ < block_count_) ++arena_->exhausted_;
     return -1;
   }
   ++blocks_live_;
   if (received) ++blocks_received_live_;
+  if (arena_ != nullptr) return arena_->take();
   return free_blocks_[--free_block_count_];
 }
 
 void MessagePool::free_block(int block, bool received) {
-  free_blocks_[free_block_count_++] = block;
+  if (arena_ != nullptr) {
+    arena_->give(block);
+  } else {
+    free_blocks_[free_block_count_++] = block;
+  }
   --blocks_live_;
   if (received) --blocks_received_live_;
 }
@@ -201,35 +246,44 @@ std::span<const std::byte> MessageHandle::block() const {
   if (pool_ == nullptr) return {};
   const auto& state = pool_->slots_[slot_];
   if (state.block < 0) return {};
-  return {pool_->block_storage_.get() + static_cast<size_t>(state.block) * pool_->max_block_size_, state.block_size};
+  return {pool_->block_data(state.block), state.block_size};
 }
 
-BlockAllocation MessageHandle::take_block(size_t size, bool received) {
+BlockAllocation MessageHandle::take_block(size_t size, bool received, bool zero) {
   if (pool_ == nullptr) return {{}, BlockRefusal::kEmptyHandle};
   if (!info().has_block) return {{}, BlockRefusal::kNotBlockType};
   if (size == 0 || size > pool_->max_block_size_) return {{}, BlockRefusal::kSizeOutOfRange};
   auto& state = pool_->slots_[slot_];
   if (state.block < 0) {
     // The application may take only what the reserve for received blocks leaves free.
-    if (!received && pool_->free_block_count_ > 0 && !pool_->can_allocate_block()) {
+    if (!received && pool_->blocks_free() > 0 && !pool_->can_allocate_block()) {
       ++pool_->blocks_reserved_refusals_;
       return {{}, BlockRefusal::kReservedForReceiving};
     }
     state.block = pool_->take_block(received);
-    if (state.block < 0) return {{}, BlockRefusal::kNoBuffer};
+    if (state.block < 0) {
+      const bool arena_empty = pool_->arena_ != nullptr && pool_->blocks_live_ < pool_->block_count_;
+      return {{}, arena_empty ? BlockRefusal::kSharedBuffersInUse : BlockRefusal::kNoBuffer};
+    }
     state.block_received = received;
   }
   state.block_size = static_cast<uint32_t>(size);
-  return {{pool_->block_storage_.get() + static_cast<size_t>(state.block) * pool_->max_block_size_, size},
-          BlockRefusal::kNone};
+  const std::span<std::byte> bytes(pool_->block_data(state.block), size);
+  // A shared buffer last held another peer's block: what the caller does not write must not leak it.
+  if (zero && pool_->arena_ != nullptr) std::memset(bytes.data(), 0, bytes.size());
+  return {bytes, BlockRefusal::kNone};
 }
 
-BlockAllocation MessageHandle::try_allocate_block(size_t size) { return take_block(size, false); }
+BlockAllocation MessageHandle::try_allocate_block(size_t size) {
+  return take_block(size, false, true);
+}
 
-std::span<std::byte> MessageHandle::allocate_received_block(size_t size) { return take_block(size, true).bytes; }
+std::span<std::byte> MessageHandle::allocate_received_block(size_t size) {
+  return take_block(size, true, false).bytes;
+}
 
 BlockRefusal MessageHandle::try_attach_block(std::span<const std::byte> bytes) {
-  const BlockAllocation destination = try_allocate_block(bytes.size());
+  const BlockAllocation destination = take_block(bytes.size(), false, false);
   if (!destination) return destination.refusal;
   std::memcpy(destination.bytes.data(), bytes.data(), bytes.size());
   return BlockRefusal::kNone;
@@ -242,6 +296,8 @@ const char* to_string(BlockRefusal refusal) {
     case BlockRefusal::kNotBlockType: return "the message type carries no block";
     case BlockRefusal::kSizeOutOfRange: return "block size is 0 or above the pool's max_block_size";
     case BlockRefusal::kNoBuffer: return "every block buffer is in use";
+    case BlockRefusal::kSharedBuffersInUse:
+      return "every buffer of the shared block arena is in use (StackConfig.block_buffers)";
     case BlockRefusal::kReservedForReceiving:
       return "the free block buffers are reserved for received blocks (block_receive_reserve)";
   }

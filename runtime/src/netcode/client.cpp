@@ -45,6 +45,7 @@ Client::Client(const ClientConfig& config, Transport& transport)
     : config_(config.sanitized()), transport_(transport) {
   error_ = keep_config_reason(error_text_, config.check());
   if (!crypto_init()) error_ = "libsodium failed to initialise";
+  receive_rooms_.reset(new std::byte[kClientReceiveBatch * kReceiveBufferBytes]);
   const size_t n = static_cast<size_t>(config_.payload_queue_size);
   queue_bytes_.resize(n * kMaxPayloadBytes);
   queue_sizes_.resize(n);
@@ -55,8 +56,9 @@ Client::Client(const ClientConfig& config, Transport& transport)
 Client::~Client() = default;
 
 size_t Client::memory_bytes() const {
-  return sizeof(Client) + queue_bytes_.size() + queue_sizes_.size() * sizeof(uint16_t) +
-         queue_sequences_.size() * sizeof(uint64_t) + queue_arrivals_.size() * sizeof(double);
+  return sizeof(Client) + kClientReceiveBatch * kReceiveBufferBytes + queue_bytes_.size() +
+         queue_sizes_.size() * sizeof(uint16_t) + queue_sequences_.size() * sizeof(uint64_t) +
+         queue_arrivals_.size() * sizeof(double);
 }
 
 Address Client::server_address() const {
@@ -260,16 +262,26 @@ void Client::log_change(ClientState before, int before_index) const {
 void Client::step(double now) {
   now_ = now;
   if (error_ != nullptr) return;
-  for (int i = 0; i < config_.max_receive_per_update; ++i) {
-    Address from;
-    size_t size = 0;
-    double arrival_time = now;
-    if (!transport_.receive(std::span(receive_buffer_), from, size, arrival_time)) break;
-    if (size == 0) {
-      drop(PacketError::kOversized);
-      continue;
+  // Batched as the server's: one receive_many (one recvmmsg on UdpTransport) per kClientReceiveBatch
+  // datagrams, ending at the first call that returns fewer than it asked for.
+  const std::span<std::byte> rooms(receive_rooms_.get(), kClientReceiveBatch * kReceiveBufferBytes);
+  int budget = config_.max_receive_per_update;
+  while (budget > 0) {
+    const size_t want = std::min<size_t>(static_cast<size_t>(budget), kClientReceiveBatch);
+    // An entry the transport leaves undated is taken as received now (process_datagram clamps the rest).
+    std::fill_n(receive_arrivals_.begin(), want, now);
+    const size_t got = transport_.receive_many(rooms, kReceiveBufferBytes, want, receive_sizes_.data(),
+                                               receive_from_.data(), receive_arrivals_.data());
+    for (size_t i = 0; i < got; ++i) {
+      if (receive_sizes_[i] == 0) {
+        drop(PacketError::kOversized);
+        continue;
+      }
+      process_datagram(receive_from_[i], rooms.subspan(i * kReceiveBufferBytes, receive_sizes_[i]),
+                       receive_arrivals_[i]);
     }
-    process_datagram(from, std::span(receive_buffer_).first(size), arrival_time);
+    budget -= static_cast<int>(got);
+    if (got < want) break;
   }
   if (state_ <= ClientState::kDisconnected) return;
   if (state_ != ClientState::kConnected &&

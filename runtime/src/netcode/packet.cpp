@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 
 #include "bytes.hpp"
@@ -127,15 +128,26 @@ size_t write_encrypted_packet(PacketType type, uint64_t sequence, std::span<cons
   for (int i = 0; i < n; ++i)
     out[1 + static_cast<size_t>(i)] = static_cast<std::byte>((sequence >> (8 * i)) & 0xFFu);
   std::byte* sealed = out.data() + 1 + n;
-  if (body_size > 0) std::memmove(sealed, body.data(), body_size);
+  // The cipher reads the body and writes the sealed bytes in one pass when the two do not overlap (the
+  // stack's case: the body is the endpoint's packet, the output the transport's room) or are the same
+  // bytes; a partial overlap, which the cipher does not allow, is moved into place first.
+  const std::byte* plain = body.data();
+  const auto from = reinterpret_cast<uintptr_t>(plain);  // addresses: the two may be unrelated buffers
+  const auto to = reinterpret_cast<uintptr_t>(sealed);
+  const bool disjoint = body_size == 0 || from + body_size <= to || to + body_size <= from;
+  if (!disjoint && plain != sealed) {
+    std::memmove(sealed, plain, body_size);
+    plain = sealed;
+  }
   const auto ad = packet_associated_data(protocol_id, prefix);
   const auto nonce = detail::sequence_nonce(sequence);
   crypto_init();
-  unsigned long long sealed_size = 0;
-  crypto_aead_chacha20poly1305_ietf_encrypt(sodium_bytes(sealed), &sealed_size, sodium_bytes(sealed),
-                                            body_size, sodium_bytes(ad.data()), ad.size(), nullptr,
-                                            sodium_bytes(nonce.data()), sodium_bytes(key.data()));
-  return 1 + static_cast<size_t>(n) + static_cast<size_t>(sealed_size);
+  unsigned long long mac_size = 0;
+  crypto_aead_chacha20poly1305_ietf_encrypt_detached(
+      sodium_bytes(sealed), sodium_bytes(sealed + body_size), &mac_size, sodium_bytes(plain), body_size,
+      sodium_bytes(ad.data()), ad.size(), nullptr, sodium_bytes(nonce.data()), sodium_bytes(key.data()));
+  const size_t sealed_size = body_size + static_cast<size_t>(mac_size);
+  return 1 + static_cast<size_t>(n) + sealed_size;
 }
 
 void ReplayProtection::reset() {

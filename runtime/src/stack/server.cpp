@@ -10,10 +10,10 @@ namespace bitwire {
 
 struct Server::Slot {
   Slot(Server& owner, int slot_index, const MessageFactory& factory, const ConnectionConfig& config,
-       const BinaryCongestionConfig& congestion_config, double now)
+       const BinaryCongestionConfig& congestion_config, double now, BlockArena* shared_blocks)
       : server(owner),
         index(slot_index),
-        connection(factory, config, ConnectionCallbacks{this, &Server::transmit}, now),
+        connection(factory, config, ConnectionCallbacks{this, &Server::transmit}, now, shared_blocks),
         congestion(congestion_config) {}
 
   Server& server;
@@ -54,11 +54,15 @@ Server::Server(const StackConfig& config, const MessageFactory& factory, const n
     return;
   }
 
+  if (const int buffers = stack_block_buffers(config_, factory); buffers > 0) {
+    const MessagePoolConfig pool = config_.connection.message_pool_config(true);
+    block_arena_ = std::make_unique<BlockArena>(buffers, static_cast<size_t>(pool.max_block_size));
+  }
   const auto count = static_cast<size_t>(config_.max_clients);
   slots_.reset(new std::unique_ptr<Slot>[count]);
   for (int i = 0; i < config_.max_clients; ++i) {
-    slots_[static_cast<size_t>(i)] =
-        std::make_unique<Slot>(*this, i, factory, config_.connection, config_.congestion, now);
+    slots_[static_cast<size_t>(i)] = std::make_unique<Slot>(*this, i, factory, config_.connection,
+                                                            config_.congestion, now, block_arena_.get());
   }
   event_capacity_ = config_.event_queue_size > 0 ? config_.event_queue_size : 2 * config_.max_clients + 16;
   events_.reset(new ServerEvent[static_cast<size_t>(event_capacity_)]);
@@ -73,7 +77,8 @@ Server::Server(const StackConfig& config, const MessageFactory& factory, const n
                      netcode::Server::memory_per_slot(netcode_config) + 2 * sizeof(ServerEvent);
   memory_bytes_ = sizeof(Server) + netcode_->memory_bytes() +
                   count * (sizeof(Slot) + sizeof(std::unique_ptr<Slot>) + first.memory_bytes()) +
-                  static_cast<size_t>(event_capacity_) * sizeof(ServerEvent);
+                  static_cast<size_t>(event_capacity_) * sizeof(ServerEvent) +
+                  (block_arena_ != nullptr ? block_arena_->memory_bytes() : 0);
   if (log_enabled(LogLevel::kInfo)) {
     char address[kMaxAddressText];
     public_address.print(address);

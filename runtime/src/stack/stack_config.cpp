@@ -112,21 +112,67 @@ constexpr MessageFactory kSmallestFactory{kSmallestTypes};
 // pool, channel queues, incoming packet and its Endpoint as the stack runs it: envelope off, ack delay as
 // stacked) and the
 // netcode slot.
+// A slot's block buffers are the server's shared arena's (arena_bytes), not the slot's.
 size_t slot_bytes(const StackConfig& c, const MessageFactory& factory = kSmallestFactory) {
-  return Connection::memory_required(factory, stacked_connection(c)) +
+  return Connection::memory_required(factory, stacked_connection(c), true) +
          netcode::Server::memory_per_slot(stacked_server(c));
 }
 
+// The arena's buffer count and size for `c` (its nested configs in range); 0 buffers without block types.
+int arena_buffers(const StackConfig& c, const MessageFactory& factory, size_t* buffer_size = nullptr) {
+  const MessagePoolConfig pool = c.connection.message_pool_config(factory.any_block_type());
+  if (buffer_size != nullptr) *buffer_size = static_cast<size_t>(std::max(pool.max_block_size, 1));
+  if (pool.block_count == 0) return 0;
+  const int declared = c.block_buffers > 0 ? c.block_buffers : std::min(c.max_clients * pool.block_count, 64);
+  const size_t most = kMaxBlockPoolBytes / static_cast<size_t>(std::max(pool.max_block_size, 1));
+  return static_cast<int>(std::min<size_t>(static_cast<size_t>(std::max(declared, pool.block_count)), most));
+}
+
+size_t arena_bytes(const StackConfig& c, const MessageFactory& factory) {
+  size_t size = 0;
+  const int count = arena_buffers(c, factory, &size);
+  return BlockArena::memory_required(count, size);
+}
+
+// A declared arena within kMaxBlockPoolBytes, its buffers as large as the connection's largest block (the
+// connection already checked or sanitized, so its channels can be read).
+size_t declared_buffer_size(const StackConfig& c) {
+  return static_cast<size_t>(std::max(c.connection.message_pool_config(true).max_block_size, 1));
+}
+
+bool declared_arena_fits(const StackConfig& c) {
+  return static_cast<size_t>(c.block_buffers) <= kMaxBlockPoolBytes / declared_buffer_size(c);
+}
+
+ConfigCheck declared_arena_refusal(const StackConfig& c) {
+  char out[kConfigReasonBytes];
+  std::snprintf(
+      out, sizeof out,
+      "StackConfig.block_buffers = %d: buffers of %zu bytes pass the %zu MiB cap (kMaxBlockPoolBytes)",
+      c.block_buffers, declared_buffer_size(c), kMaxBlockPoolBytes >> 20);
+  return ConfigCheck::failure(out);
+}
+
 bool memory_fits(const StackConfig& c, const MessageFactory& factory = kSmallestFactory) {
-  return static_cast<size_t>(c.max_clients) * slot_bytes(c, factory) <= kMaxStackServerMemoryBytes;
+  return static_cast<size_t>(c.max_clients) * slot_bytes(c, factory) + arena_bytes(c, factory) <=
+         kMaxStackServerMemoryBytes;
+}
+
+// max_clients lowered until the slots and the arena fit (the arena at most 1 GiB: kMaxBlockPoolBytes).
+void fit_memory(StackConfig& c, const MessageFactory& factory) {
+  const size_t arena = arena_bytes(c, factory);
+  c.max_clients =
+      static_cast<int>(std::max<size_t>((kMaxStackServerMemoryBytes - arena) / slot_bytes(c, factory), 1));
 }
 
 ConfigCheck memory_refusal(const StackConfig& c, const MessageFactory& factory) {
   char out[kConfigReasonBytes];
   std::snprintf(out, kConfigReasonBytes,
                 "StackConfig.max_clients = %d: %d slots of %zu bytes (connection: message pool, channels, "
-                "endpoint; netcode slot) pass the server's %zu MiB cap (kMaxStackServerMemoryBytes)",
-                c.max_clients, c.max_clients, slot_bytes(c, factory), kMaxStackServerMemoryBytes >> 20);
+                "endpoint; netcode slot) and %zu bytes of shared block buffers pass the server's %zu MiB cap "
+                "(kMaxStackServerMemoryBytes)",
+                c.max_clients, c.max_clients, slot_bytes(c, factory), arena_bytes(c, factory),
+                kMaxStackServerMemoryBytes >> 20);
   return ConfigCheck::failure(out);
 }
 
@@ -159,6 +205,7 @@ ConfigCheck StackConfig::check() const {
     return config_part_check("StackConfig.congestion", problem);
   }
   if (!endpoint_fits_netcode(*this)) return ConfigCheck::failure(kFitsNetcodeReason);
+  if (!declared_arena_fits(*this)) return declared_arena_refusal(*this);
   if (!memory_fits(*this)) return memory_refusal(*this, kSmallestFactory);
   return {};
 }
@@ -170,11 +217,11 @@ StackConfig StackConfig::sanitized() const {
   c.client = c.client.sanitized();
   c.congestion = c.congestion.sanitized();
   if (!endpoint_fits_netcode(c)) fit_endpoint_to_netcode(c);
+  if (!declared_arena_fits(c))
+    c.block_buffers = static_cast<int>(kMaxBlockPoolBytes / declared_buffer_size(c));
   // Fewer slots, never smaller ones: a slot's size is what the game asked each connection to hold. One slot
   // always fits (the endpoint's own cap is 64 MiB, the netcode slot's a few MiB at most).
-  if (!memory_fits(c)) {
-    c.max_clients = static_cast<int>(std::max<size_t>(kMaxStackServerMemoryBytes / slot_bytes(c), 1));
-  }
+  if (!memory_fits(c)) fit_memory(c, kSmallestFactory);
   c.connection = stacked_connection(c);
   return c;
 }
@@ -188,10 +235,7 @@ ConfigCheck StackConfig::check(const MessageFactory& factory) const {
 
 StackConfig StackConfig::sanitized(const MessageFactory& factory) const {
   StackConfig c = sanitized();
-  if (!memory_fits(c, factory)) {
-    c.max_clients =
-        static_cast<int>(std::max<size_t>(kMaxStackServerMemoryBytes / slot_bytes(c, factory), 1));
-  }
+  if (!memory_fits(c, factory)) fit_memory(c, factory);
   return c;
 }
 
@@ -200,6 +244,14 @@ size_t stack_slot_memory(const StackConfig& config, const MessageFactory& factor
 }
 
 size_t stack_slot_memory(const StackConfig& config) { return stack_slot_memory(config, kSmallestFactory); }
+
+int stack_block_buffers(const StackConfig& config, const MessageFactory& factory) {
+  return arena_buffers(config.sanitized(factory), factory);
+}
+
+size_t stack_block_arena_memory(const StackConfig& config, const MessageFactory& factory) {
+  return arena_bytes(config.sanitized(factory), factory);
+}
 
 uint64_t stack_protocol_id(const MessageFactory& factory, const StackConfig& config) {
   if (config.netcode_protocol_id_as_is) return config.protocol_id;

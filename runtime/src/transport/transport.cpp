@@ -83,6 +83,7 @@ void UdpTransport::flush() {
 bool UdpTransport::receive(std::span<std::byte> buffer, Address& from, size_t& size, double& arrival_time) {
   while (true) {
     double kernel_time = 0.0;
+    ++receive_calls_;
     const SocketStatus status = socket_.receive(buffer, from, size, kernel_time);
     if (status == SocketStatus::kNothingToRead) return false;
     if (status == SocketStatus::kOk || status == SocketStatus::kTruncated) {
@@ -119,6 +120,7 @@ size_t UdpTransport::receive_many(std::span<std::byte> buffers, size_t stride, s
   while (got < count) {
     const size_t want = std::min<size_t>(count - got, batch_.size());
     SocketStatus status = SocketStatus::kOk;
+    ++receive_calls_;
     const size_t n = socket_.receive_rooms(buffers.subspan(got * stride, want * stride), stride,
                                            std::span<bitwire::Datagram>(batch_.data(), want), status);
     if (n == 0) {

@@ -209,6 +209,11 @@ class Connection {
  public:
   Connection(const MessageFactory& factory, const ConnectionConfig& config, const ConnectionCallbacks& callbacks = {},
              double now = 0.0);
+  // The same with the message pool's block buffers taken from `shared_blocks` (a server's arena shared by its
+  // slots; nullptr: the pool's own): block_pool_size is then the most this connection holds at once, and
+  // memory_bytes() leaves the arena out. The arena must outlive the connection.
+  Connection(const MessageFactory& factory, const ConnectionConfig& config,
+             const ConnectionCallbacks& callbacks, double now, BlockArena* shared_blocks);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -309,11 +314,13 @@ class Connection {
   const Endpoint& endpoint() const { return *endpoint_; }
   // The callbacks the connection gave its endpoint (to wrap, e.g. by a Link, and set back).
   EndpointCallbacks endpoint_callbacks();
-  // Bytes allocated at construction (pool, channels, buffers, endpoint).
+  // Bytes allocated at construction (pool, channels, buffers, endpoint; not a shared arena's buffers).
   size_t memory_bytes() const;
   // What a connection of `config` (sanitized) and `factory` allocates: memory_bytes() of one built from
-  // them, without building it (the stack's memory cap counts it per server slot).
-  static size_t memory_required(const MessageFactory& factory, const ConnectionConfig& config);
+  // them, without building it (the stack's memory cap counts it per server slot); `shared_blocks`: built on
+  // a BlockArena.
+  static size_t memory_required(const MessageFactory& factory, const ConnectionConfig& config,
+                                bool shared_blocks = false);
 
  private:
   void fail(ConnectionError error, const char* reason);

@@ -15,8 +15,9 @@
 // Contracts:
 // - A factory's table is indexed by type id: kTypes[i].type_id == i (check() says which entry is not).
 // - MessagePool: `capacity` slots, each large enough for the package's largest type, and `block_count`
-//   block buffers of `max_block_size` bytes, all allocated in the constructor; create() and release never
-//   allocate. An exhausted pool returns an empty handle and counts it (exhausted()); it never grows.
+//   block buffers of `max_block_size` bytes (or none of its own on a shared BlockArena), all allocated in the
+//   constructor; create() and release never allocate. An exhausted pool returns an empty handle and counts it
+//   (exhausted()); it never grows.
 // - Block buffers are shared by blocks the application attaches (outgoing) and blocks a channel
 //   receives. `block_receive_reserve` of them are kept for received blocks: an application request
 //   succeeds only while more buffers are free than the reserve still owes (the reserve minus the received
@@ -202,7 +203,10 @@ enum class BlockRefusal : uint8_t {
   kNotBlockType,          // the message type carries no block
   kSizeOutOfRange,        // size 0 or above the pool's max_block_size
   kNoBuffer,              // every block buffer is in use (queued, in flight, received or held)
-  kReservedForReceiving,  // the free buffers are kept for received blocks (MessagePoolConfig::block_receive_reserve)
+  kReservedForReceiving,  // the free buffers are kept for received blocks
+                          // (MessagePoolConfig::block_receive_reserve)
+  kSharedBuffersInUse,    // the pool may take another buffer, but every buffer of its shared BlockArena is in
+                          // use
 };
 const char* to_string(BlockRefusal refusal);
 
@@ -271,7 +275,8 @@ class MessageHandle {
 
  private:
   friend class MessagePool;
-  BlockAllocation take_block(size_t size, bool received);
+  // `zero`: clear the bytes first when they come from a shared arena (a block filled in place).
+  BlockAllocation take_block(size_t size, bool received, bool zero);
   MessageHandle(MessagePool* pool, uint32_t slot) : pool_(pool), slot_(slot) {}
   MessagePool* pool_ = nullptr;
   uint32_t slot_ = 0;
@@ -342,6 +347,46 @@ inline constexpr auto kMessagePoolConfigLimits = config_table(
                                   .upper = [](const MessagePoolConfig& c) { return c.block_count; },
                                   .upper_text = "block_count"});
 
+// Block buffers shared by many MessagePools (a server's slots): `buffer_count` buffers of `buffer_size`
+// bytes, allocated in the constructor, never grown. A pool built on an arena allocates no block buffer of
+// its own: it takes one from the arena when a block needs it (at most its config's block_count at once)
+// and gives it back on release, so a server's block memory is what the game declares for the blocks in
+// flight at once across all its peers, not block_count x every slot. When the arena is empty a request is
+// refused (BlockRefusal::kSharedBuffersInUse; a received block waits, its packets dropped unacked so the
+// peer resends, as for a full pool). An application block filled in place from an arena buffer is zeroed
+// first: no byte of one peer's block reaches another. Not thread-safe (one server thread); not movable
+// (pools point to it); every pool on it must be destroyed first.
+class BlockArena {
+ public:
+  // Counts outside [0, 1 << 16], sizes outside [1, 1 GiB] or a total above kMaxBlockPoolBytes are clamped.
+  BlockArena(int buffer_count, size_t buffer_size);
+  BlockArena(const BlockArena&) = delete;
+  BlockArena& operator=(const BlockArena&) = delete;
+
+  int buffer_count() const { return count_; }
+  size_t buffer_size() const { return size_; }
+  int buffers_free() const { return free_count_; }
+  uint64_t exhausted() const { return exhausted_; }  // requests refused because every buffer was in use
+  size_t memory_bytes() const { return memory_required(count_, size_); }
+  static size_t memory_required(int buffer_count, size_t buffer_size) {
+    return static_cast<size_t>(buffer_count) * (buffer_size + sizeof(int32_t));
+  }
+
+ private:
+  friend class MessagePool;
+  friend class MessageHandle;
+  int take();
+  void give(int buffer) { free_[free_count_++] = buffer; }
+  std::byte* buffer(int index) const { return storage_.get() + static_cast<size_t>(index) * size_; }
+
+  int count_ = 0;
+  size_t size_ = 0;
+  std::unique_ptr<std::byte[]> storage_;
+  std::unique_ptr<int32_t[]> free_;
+  int free_count_ = 0;
+  uint64_t exhausted_ = 0;
+};
+
 // Fixed storage for messages of one factory. Not thread-safe; not movable (handles point to it).
 class MessagePool {
  public:
@@ -349,6 +394,10 @@ class MessagePool {
   // sanitized(factory) copy is used: the pool never allocates past its caps. A factory that fails check()
   // is flagged the same way and the pool holds no slot (create() returns empty handles).
   MessagePool(const MessageFactory& factory, const MessagePoolConfig& config);
+  // The same with its block buffers taken from `shared_blocks` (nullptr: its own), whose buffer_size must
+  // be at least the config's max_block_size (else the pool is flagged and holds no block buffer): the pool
+  // holds at most config.block_count of them at once and allocates none itself.
+  MessagePool(const MessageFactory& factory, const MessagePoolConfig& config, BlockArena* shared_blocks);
   ~MessagePool();
   MessagePool(const MessagePool&) = delete;
   MessagePool& operator=(const MessagePool&) = delete;
@@ -371,18 +420,24 @@ class MessagePool {
   uint64_t blocks_exhausted() const { return blocks_exhausted_; }  // block requests refused for lack of a buffer
   int block_receive_reserve() const { return block_receive_reserve_; }
   int blocks_received_live() const { return blocks_received_live_; }  // buffers holding received blocks
-  int blocks_free() const { return free_block_count_; }
+  // Buffers a request may take now: with a shared arena, what the pool's cap and the arena both allow.
+  int blocks_free() const {
+    return arena_ == nullptr ? free_block_count_
+                             : std::min(block_count_ - blocks_live_, arena_->buffers_free());
+  }
+  const BlockArena* shared_blocks() const { return arena_; }
   // Buffers an application request may not take now: what the reserve still owes + waiting received blocks.
   int blocks_reserved() const;
   // True when an application block request (try_allocate_block) would find a buffer now.
-  bool can_allocate_block() const { return free_block_count_ > blocks_reserved(); }
+  bool can_allocate_block() const { return blocks_free() > blocks_reserved(); }
   int receive_waiters() const { return receive_waiters_; }  // received blocks waiting for a buffer
   // Application requests refused with kReservedForReceiving (a buffer was free but kept).
   uint64_t blocks_reserved_refusals() const { return blocks_reserved_refusals_; }
-  // Bytes allocated at construction.
+  // Bytes allocated at construction (a shared arena's buffers are the arena's, not counted here).
   size_t memory_bytes() const;
-  // What a pool of `config` (sanitized for `factory`) allocates.
-  static size_t memory_required(const MessageFactory& factory, const MessagePoolConfig& config);
+  // What a pool of `config` (sanitized for `factory`) allocates; `shared_blocks`: on a BlockArena.
+  static size_t memory_required(const MessageFactory& factory, const MessagePoolConfig& config,
+                                bool shared_blocks = false);
   // False when the config given to the constructor was refused (the sanitized one is in use).
   bool ok() const { return error_reason_ == nullptr; }
   // nullptr when ok(), else why the config was refused (owned by the pool).
@@ -408,6 +463,10 @@ class MessagePool {
   void* slot_data(uint32_t slot) const { return storage_.get() + offset_ + size_t{slot} * stride_; }
   int take_block(bool received);
   void free_block(int block, bool received);
+  std::byte* block_data(int block) const {
+    return arena_ != nullptr ? arena_->buffer(block)
+                             : block_storage_.get() + static_cast<size_t>(block) * max_block_size_;
+  }
 
   MessageFactory factory_;
   char error_reason_text_[kConfigReasonBytes] = {};
@@ -434,6 +493,7 @@ class MessagePool {
   int blocks_received_live_ = 0;
   int receive_waiters_ = 0;
   uint64_t blocks_reserved_refusals_ = 0;
+  BlockArena* arena_ = nullptr;  // where block buffers come from when shared (block_storage_ then empty)
 };
 
 }  // namespace bitwire

@@ -177,8 +177,14 @@ class Client {
   std::vector<double> queue_arrivals_;  // when each queued payload's datagram was received
   int queue_head_ = 0;
   int queue_count_ = 0;
-  // One datagram as the transport hands it over / takes it.
-  std::array<std::byte, kReceiveBufferBytes> receive_buffer_{};
+  // Datagrams as the transport hands them over: up to kClientReceiveBatch per receive_many (one recvmmsg on
+  // UdpTransport), allocated at construction and counted in memory_bytes().
+  static constexpr size_t kClientReceiveBatch = 16;
+  std::unique_ptr<std::byte[]> receive_rooms_;  // kClientReceiveBatch x kReceiveBufferBytes
+  std::array<size_t, kClientReceiveBatch> receive_sizes_{};
+  std::array<Address, kClientReceiveBatch> receive_from_{};
+  std::array<double, kClientReceiveBatch> receive_arrivals_{};
+  // One datagram as the transport takes it.
   std::array<std::byte, kReceiveBufferBytes> send_buffer_{};
 };
 

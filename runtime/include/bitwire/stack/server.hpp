@@ -123,8 +123,8 @@ class Server {
   const Connection& connection(int client_index) const;
   // Bytes allocated for one slot, fixed at construction, each part sized from what the game declared:
   // - the message pool: message_pool_size (0: every channel queue + one packet + 64) slots of the
-  //   factory's largest message type, plus block_pool_size buffers of max_block_size when a type carries
-  //   blocks and a channel allows them (none otherwise);
+  //   factory's largest message type (its block buffers, up to block_pool_size at once, are taken from the
+  //   server's shared block_arena(), counted in memory_bytes() once, not per slot);
   // - each channel: its send and receive queues, its sent-packet records and message ids, and with blocks
   //   a block sender (per-fragment state) and receiver (one max_block_size buffer);
   // - the Endpoint: its sequence windows and, when connection packets are at most 1200 bytes (sent whole by
@@ -135,8 +135,10 @@ class Server {
   //   congestion controller, and its two event records.
   // stack_slot_memory(config, factory) is the same figure less the Slot object (docs/client-server.md 2).
   size_t memory_per_slot() const { return memory_per_slot_; }
-  // Everything allocated at construction.
+  // Everything allocated at construction (the slots, netcode, the events and the shared block arena).
   size_t memory_bytes() const { return memory_bytes_; }
+  // The block buffers all slots share (StackConfig::block_buffers), or nullptr without block types.
+  const BlockArena* block_arena() const { return block_arena_.get(); }
 
  private:
   struct Slot;
@@ -154,6 +156,7 @@ class Server {
   uint64_t protocol_id_ = 0;
   double now_ = 0.0;
   std::unique_ptr<netcode::Server> netcode_;
+  std::unique_ptr<BlockArena> block_arena_;  // before slots_: their pools give buffers back on destruction
   std::unique_ptr<std::unique_ptr<Slot>[]> slots_;
   std::unique_ptr<ServerEvent[]> events_;
   int event_capacity_ = 0;

@@ -37,10 +37,10 @@
 namespace bitwire {
 
 // The most a server's slots may need together: max_clients * stack_slot_memory() (each slot's Connection --
-// message pool, channel queues, incoming packet, Endpoint -- and its netcode slot); a config above it is
-// refused, and sanitized() lowers max_clients to fit. 4 GiB: 2,287 slots of the default config with a
-// block-carrying factory (1.88 MB each, docs/client-server.md section 2), all 4,096 of the default config
-// without block types (561 KB each); 4096 endpoints of 64 MiB (256 GiB) do not fit.
+// message pool, channel queues, incoming packet, Endpoint -- and its netcode slot) + the shared block
+// buffers (stack_block_arena_memory); a config above it is refused, and sanitized() lowers max_clients (then
+// block_buffers) to fit. 4 GiB: all 4,096 slots of the default config, with or without a block-carrying
+// factory (docs/client-server.md section 2); 4096 endpoints of 64 MiB (256 GiB) do not fit.
 inline constexpr size_t kMaxStackServerMemoryBytes = size_t{4} << 30;
 
 struct StackConfig {
@@ -51,6 +51,12 @@ struct StackConfig {
   netcode::ClientConfig client;  // the client's netcode settings (allow_insecure_lan_connect off)
   BinaryCongestionConfig congestion;  // per-slot congestion controller (reported in the statistics)
   int event_queue_size = 0;           // server events kept until next_event(); 0: 2 * max_clients + 16
+  // Block buffers of the server, shared by all its slots (a BlockArena of the connection's largest
+  // max_block_size): the blocks that may be queued, in flight or held, sent and received, across all clients
+  // at once. Each slot still holds at most connection.block_pool_size of them. 0: 4 per slot up to 64 (16 MiB
+  // at the default 256 KiB); never fewer than one slot's block_pool_size. Unused without block types.
+  // The client's Connection keeps its own buffers.
+  int block_buffers = 0;
 
   // Passes when every field is in range (kStackConfigLimits), the connection's protocol ids are 0 or
   // protocol_id, every nested config passes its own check() (the server's settings as a netcode::ServerConfig
@@ -90,17 +96,23 @@ struct StackConfig {
 // smallest package, what check() counts.
 size_t stack_slot_memory(const StackConfig& config, const MessageFactory& factory);
 size_t stack_slot_memory(const StackConfig& config);
+// The server's shared block buffers for `config` (sanitized for `factory`): StackConfig::block_buffers as
+// resolved (0 without block types or with blocks off on every channel), and the bytes of that arena.
+// The server's slots together take max_clients * stack_slot_memory + stack_block_arena_memory.
+int stack_block_buffers(const StackConfig& config, const MessageFactory& factory);
+size_t stack_block_arena_memory(const StackConfig& config, const MessageFactory& factory);
 
 // The limits of StackConfig's own fields (the nested configs have their own tables). check() and
 // sanitized() are derived from these tables alone, plus the one rule between two nested configs (the
 // endpoint's largest datagram fits netcode's payload), whose check and repair sit side by side in
 // stack_config.cpp.
 inline constexpr auto kStackConfigLimits = config_table(
-    Field<StackConfig, int>{.name = "max_clients", .member = &StackConfig::max_clients, .min = 1, .max = 4096},
-    Field<StackConfig, int>{.name = "event_queue_size",
-                            .member = &StackConfig::event_queue_size,
-                            .min = 0,
-                            .max = 1 << 20});
+    Field<StackConfig, int>{
+        .name = "max_clients", .member = &StackConfig::max_clients, .min = 1, .max = 4096},
+    Field<StackConfig, int>{
+        .name = "event_queue_size", .member = &StackConfig::event_queue_size, .min = 0, .max = 1 << 20},
+    Field<StackConfig, int>{
+        .name = "block_buffers", .member = &StackConfig::block_buffers, .min = 0, .max = 1 << 16});
 
 // netcode's protocol id for this layout: tokens for this server must carry it. With
 // netcode_protocol_id_as_is it is config.protocol_id itself.

@@ -121,6 +121,9 @@ class UdpTransport final : public Transport {
   SocketStatus last_failure() const { return last_failure_; }
   // System calls made to send (sendto and sendmmsg), for tests and benchmarks.
   uint64_t send_calls() const { return send_calls_; }
+  // System calls made to receive (recvmsg and recvmmsg, the empty last one included), for tests and
+  // benchmarks.
+  uint64_t receive_calls() const { return receive_calls_; }
 
  private:
   void flush();  // sends the held datagrams
@@ -133,6 +136,7 @@ class UdpTransport final : public Transport {
   size_t held_count_ = 0;
   int batch_depth_ = 0;
   uint64_t send_calls_ = 0;
+  uint64_t receive_calls_ = 0;
   uint64_t send_failures_ = 0;
   uint64_t receive_failures_ = 0;
   SocketStatus last_failure_ = SocketStatus::kOk;

@@ -1,0 +1,120 @@
+// Blocks through the full stack: a block travels at its channel's budget, and the server's slots share one
+// arena of block buffers (StackConfig::block_buffers; docs/client-server.md section 2).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "support/stack_harness.hpp"
+#include "support/test_messages.hpp"
+
+namespace bitwire::test {
+namespace {
+
+inline constexpr MessageTypeInfo kBlockStackTypes[] = {
+    describe_message<Small>("Small"), describe_message<Tiny>("Tiny"), describe_message<Numbered>("Numbered"),
+    describe_message<WithBlock>("WithBlock")};
+inline constexpr MessageFactory kBlockStackFactory{kBlockStackTypes};
+
+// Server::send_packets and Client::send_packets go through Connection::send_packets: a block is sent at its
+// channel's block budget (several fragment packets per update), not one fragment per update.
+TEST(ClientServer, ABlockTravelsAtItsBudgetNotOneFragmentPerUpdate) {
+  StackConfig config = stack_test_config(2);
+  config.connection.channels[kReliable].disable_blocks = false;
+  config.connection.channels[kReliable].max_block_size = 64 * 1024;
+  StackHarness h(config, 16384, kBlockStackFactory);
+  Client& client = h.add_client();
+  h.connect(0);
+  ASSERT_TRUE(h.run_until([&] { return h.all_connected(); }, 300));
+  // 64 fragments of 1 KiB each way; the default block budget (256 KiB/s) pays about four a tick at 60 Hz.
+  constexpr size_t kBlockBytes = 64 * 1024;
+  std::vector<std::byte> bytes(kBlockBytes);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::byte>(i * 7 + 3);
+  auto down = h.server->create<WithBlock>(0);
+  ASSERT_TRUE(down.attach_block(bytes));
+  ASSERT_TRUE(h.server->send(0, kReliable, std::move(down)));
+  auto up = client.create<WithBlock>();
+  ASSERT_TRUE(up.attach_block(bytes));
+  ASSERT_TRUE(client.send(kReliable, std::move(up)));
+  bool down_done = false, up_done = false;
+  int steps = 0;
+  for (; steps < 200 && !(down_done && up_done); ++steps) {
+    h.step();
+    while (auto m = client.receive(kReliable)) {
+      down_done =
+          m.block().size() == kBlockBytes && std::equal(bytes.begin(), bytes.end(), m.block().begin());
+    }
+    while (auto m = h.server->receive(0, kReliable)) {
+      up_done = m.block().size() == kBlockBytes && std::equal(bytes.begin(), bytes.end(), m.block().begin());
+    }
+  }
+  EXPECT_TRUE(down_done);
+  EXPECT_TRUE(up_done);
+  // One fragment per update would need at least 64 updates.
+  EXPECT_LT(steps, 40);
+  EXPECT_GT(h.server->connection(0).counters().extra_packets, 0u);
+  EXPECT_GT(client.connection().counters().extra_packets, 0u);
+}
+
+// The server's slots take block buffers from one shared arena (StackConfig::block_buffers): blocks flow to
+// two clients through it; when it is empty a block for another client is refused with its reason, and
+// once a transfer is acked and its message released the buffer serves the next one.
+TEST(ClientServer, SlotsShareTheServersBlockBuffers) {
+  StackConfig config = stack_test_config(2);
+  config.connection.channels[kReliable].disable_blocks = false;
+  config.connection.channels[kReliable].max_block_size = 4 * 1024;
+  config.connection.block_pool_size = 2;
+  config.connection.block_receive_reserve = 0;  // so that the application can empty the arena
+  config.block_buffers = 2;
+  StackHarness h(config, 16384, kBlockStackFactory);
+  Client& first = h.add_client();
+  Client& second = h.add_client();
+  h.connect(0);
+  h.connect(1);
+  ASSERT_TRUE(h.run_until([&] { return h.all_connected(); }, 300));
+  ASSERT_NE(h.server->block_arena(), nullptr);
+  EXPECT_EQ(h.server->block_arena()->buffer_count(), 2);
+  std::vector<std::byte> bytes(3000);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::byte>(i * 13 + 1);
+  for (int i = 0; i < 2; ++i) {  // both shared buffers, for the first client
+    auto down = h.server->create<WithBlock>(0);
+    ASSERT_EQ(down.try_attach_block(bytes), BlockRefusal::kNone) << i;
+    ASSERT_TRUE(h.server->send(0, kReliable, std::move(down)));
+  }
+  EXPECT_EQ(h.server->block_arena()->buffers_free(), 0);
+  auto later = h.server->create<WithBlock>(1);
+  EXPECT_EQ(later.try_attach_block(bytes), BlockRefusal::kSharedBuffersInUse)
+      << "the second slot may hold 2 but the server's arena is empty";
+  int received_first = 0;
+  int refused_ticks = 0;
+  bool second_done = false;
+  int steps = 0;
+  for (; steps < 600 && !(received_first == 2 && second_done); ++steps) {
+    h.step();
+    while (auto m = first.receive(kReliable)) {
+      received_first +=
+          m.block().size() == bytes.size() && std::equal(bytes.begin(), bytes.end(), m.block().begin());
+    }
+    while (auto m = second.receive(kReliable)) {
+      second_done =
+          m.block().size() == bytes.size() && std::equal(bytes.begin(), bytes.end(), m.block().begin());
+    }
+    // Retried each tick: granted once an acked block of the first client gave its buffer back.
+    if (later) {
+      if (later.try_attach_block(bytes) == BlockRefusal::kNone) {
+        ASSERT_TRUE(h.server->send(1, kReliable, std::move(later)));
+      } else {
+        ++refused_ticks;
+      }
+    }
+  }
+  EXPECT_EQ(received_first, 2);
+  EXPECT_TRUE(second_done);
+  EXPECT_GT(refused_ticks, 0) << "the arena stayed empty until the first client acked a block";
+  EXPECT_EQ(h.server->block_arena()->buffers_free(), 2) << "every buffer is back once the blocks are acked";
+  EXPECT_GT(h.server->block_arena()->exhausted(), 0u);
+}
+
+}  // namespace
+}  // namespace bitwire::test
