@@ -133,19 +133,20 @@ void Emitter::constant(const model::Constant& c) {
 
 void Emitter::enumeration(const model::Enum& e) {
   doc(e.doc);
-  p_.print("// Wire: [$min$, $max$] in $bits$ bits$holes$.\n",
-           {{"min", std::to_string(e.min)},
-            {"max", std::to_string(e.wire_max)},
-            {"bits", std::to_string(e.bits)},
-            {"holes", e.headroom       ? "; headroom: reads keep values without an enumerator (to_string gives nullptr)"
-                      : e.contiguous ? ""
-                                     : "; reads refuse values between the declared ones"}});
+  p_.print(
+      "// Wire: [$min$, $max$] in $bits$ bits$holes$.\n",
+      {{"min", model::enum_value_text(e.min)},
+       {"max", model::enum_value_text(e.wire_max)},
+       {"bits", std::to_string(e.bits)},
+       {"holes", e.headroom ? "; headroom: reads keep values without an enumerator (to_string gives nullptr)"
+                 : e.contiguous ? ""
+                                : "; reads refuse values between the declared ones"}});
   p_.print("enum class $name$ : $u$ {\n", {{"name", e.name}, {"u", storage_type(e.storage)}});
   {
     Indent in(p_);
     for (const model::Enumerator& item : e.items) {
       doc(item.doc);
-      p_.print("$name$ = $value$,\n", {{"name", item.name}, {"value", int64_literal(item.value)}});
+      p_.print("$name$ = $value$,\n", {{"name", item.name}, {"value", enum_literal(item.value)}});
     }
   }
   p_.print("};\n\n");
