@@ -5,10 +5,14 @@
 # package's message factory -- and makes `name` a static library of those source files that carries the
 # headers' include directory and the bitwire runtime headers: target_link_libraries(game PRIVATE name).
 # The factory (every message's serialize for the four stream kinds) is compiled once, in that library,
-# not in every file that dispatches messages, and spread over FACTORY_SOURCES files per schema (default 8:
-# <schema>.cpp, <schema>_factory_1.cpp ... <schema>_factory_7.cpp), which a parallel build compiles at
-# once. idlc fills a file with at least 16 messages, so a small package fills only <schema>.cpp and the
-# other files are empty translation units; 1 writes <schema>.cpp alone. Files are regenerated when a
+# not in every file that dispatches messages, and spread over FACTORY_SOURCES files per schema (default 16:
+# <schema>.cpp, <schema>_factory_1.cpp ... <schema>_factory_15.cpp), which a parallel build compiles at
+# once. idlc fills a file with at least 25 messages, so the files that hold messages are the ones idlc's
+# own default (--factory-sources auto) writes -- one per 25 messages, at most 16: a package of 200 messages
+# fills 8 files of 25, one of up to 49 fills <schema>.cpp alone -- and the others are empty translation
+# units (about 10 ms each). The count is fixed, not the package's, because the build must know the file
+# names before idlc runs. 1 writes <schema>.cpp alone; more than 16 (up to 64) gives a package of over
+# 400 messages smaller files, at the price of one more header parse each. Files are regenerated when a
 # listed schema, any schema it imports, or idlc itself changes (idlc writes a depfile naming every schema
 # it read).
 # The library is compiled with the directory's settings; BITWIRE_SERIALIZE_CHECKS must be the same as
@@ -30,7 +34,8 @@ function(idlc_generate)
             "[NO_FORMAT] [RANDOM] [BENCHMARK])")
   endif()
   if(NOT DEFINED ARG_FACTORY_SOURCES)
-    set(ARG_FACTORY_SOURCES 8)
+    # idlc's kAutoMaxFactorySources: the same files hold messages as with idlc's automatic count.
+    set(ARG_FACTORY_SOURCES 16)
   endif()
   if(NOT ARG_FACTORY_SOURCES MATCHES "^[1-9][0-9]?$" OR ARG_FACTORY_SOURCES GREATER 64)
     message(FATAL_ERROR "idlc_generate: FACTORY_SOURCES '${ARG_FACTORY_SOURCES}' must be a number from 1 to 64")

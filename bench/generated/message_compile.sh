@@ -5,7 +5,7 @@
 #
 # BUILD_DIR holds idlc/idlc and bench/generated/big_schema_gen (`cmake --build build/release --target idlc
 # big_schema_gen`); COMPILERS default to g++ and clang++. idlc runs with --factory-sources $SOURCES (default
-# 8, what idlc_generate uses). Files compiled with -std=c++20 -O2 -c:
+# 16, what idlc_generate uses). Files compiled with -std=c++20 -O2 -c:
 #   include.cpp   includes the header and writes and reads one message type with serialize_message
 #   dispatch.cpp  includes the header, builds a MessagePool on message_factory() and writes and reads a
 #                 message of a type chosen at run time through serialize_message(stream, pool, handle)
@@ -40,7 +40,7 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$generator" "$work/big.net" "$messages"
-"$idlc" -o "$work" --factory-sources "${SOURCES:-8}" "$work/big.net"
+"$idlc" -o "$work" --factory-sources "${SOURCES:-16}" "$work/big.net"
 echo "big.hpp: $messages messages, $(wc -c <"$work/big.hpp") bytes, $(wc -l <"$work/big.hpp") lines"
 
 cat >"$work/include.cpp" <<'CPP'
@@ -100,6 +100,6 @@ for compiler in "${compilers[@]}"; do
     fi
   done
   if [[ ${#factory[@]} -gt 0 ]]; then
-    echo "$compiler -O2 factory (${#factory[@]} of ${SOURCES:-8} files): ${total} s CPU in all, largest $largest_file ${largest} s"
+    echo "$compiler -O2 factory (${#factory[@]} of ${SOURCES:-16} files): ${total} s CPU in all, largest $largest_file ${largest} s"
   fi
 done

@@ -37,10 +37,14 @@ const char kUsage[] =
     "  --bench            with -o: --random, and NAME_bench.cpp per schema file named here: a Google\n"
     "                     Benchmark program timing write, read and measure of every message\n"
     "  --no-format        with -o: leave out the formatting code (format_value, to_string of structs)\n"
-    "  --factory-sources N\n"
-    "                     with -o: spread each package's message factory over N source files (1..64,\n"
-    "                     default 1): NAME.cpp and NAME_factory_1.cpp ... NAME_factory_<N-1>.cpp, always\n"
-    "                     all N (a file left without messages is empty); compile every one of them\n"
+    "  --factory-sources auto|N\n"
+    "                     with -o: spread each package's message factory over source files NAME.cpp and\n"
+    "                     NAME_factory_1.cpp ... NAME_factory_<N-1>.cpp; compile every one of them.\n"
+    "                     auto (the default): one file per 25 messages (rounded down), at most 16 files,\n"
+    "                     so a package of up to 49 messages gets NAME.cpp alone; N (1..64): always exactly\n"
+    "                     N files, at least 25 messages a file (a file left without messages is empty),\n"
+    "                     for build systems that list them in advance.\n"
+    "                     Factory files of an earlier run beyond the count are removed\n"
     "  -I DIR             also look for imported files in DIR (after the importing file's directory)\n"
     "  --allow-import-outside\n"
     "                     let imports name files outside the directories of the given schema files\n"
@@ -73,6 +77,7 @@ int run(int argc, char** argv) {
   std::string depfile;
   bool random = false;
   bool bench = false;
+  bool factory_sources_given = false;
   bool parseable_fixits = false;
   idlc::LoadOptions load_options;
   idlc::CppOptions cpp_options;
@@ -92,12 +97,17 @@ int run(int argc, char** argv) {
     } else if (arg == "--factory-sources") {
       if (i + 1 >= argc) return usage_error("'--factory-sources' needs a value");
       const std::string value = argv[++i];
+      factory_sources_given = true;
+      if (value == "auto") {
+        cpp_options.factory_sources = idlc::kFactorySourcesAuto;
+        continue;
+      }
       int count = 0;
       const bool digits = !value.empty() && value.size() <= 2 &&
                           value.find_first_not_of("0123456789") == std::string::npos;
       if (digits) count = std::stoi(value);
       if (count < 1 || count > idlc::kMaxFactorySources) {
-        return usage_error("'--factory-sources " + value + "': give a number of files from 1 to " +
+        return usage_error("'--factory-sources " + value + "': give auto or a number of files from 1 to " +
                            std::to_string(idlc::kMaxFactorySources));
       }
       cpp_options.factory_sources = count;
@@ -135,7 +145,7 @@ int run(int argc, char** argv) {
   }
   if (files.empty()) return usage_error("no schema files given");
   if (!depfile.empty() && out_dir.empty()) return usage_error("--depfile needs -o DIR");
-  if (cpp_options.factory_sources != 1 && out_dir.empty()) return usage_error("--factory-sources needs -o DIR");
+  if (factory_sources_given && out_dir.empty()) return usage_error("--factory-sources needs -o DIR");
   if (random && out_dir.empty()) return usage_error(std::string(bench ? "--bench" : "--random") + " needs -o DIR");
   for (const std::string& file : files) {
     std::error_code ec;

@@ -57,7 +57,7 @@ inline std::string instantiate_struct(const idlc::model::Package& package, const
 
 // Emits each schema (a root, compiled on its own with the others available as imports) into `dir`
 // and writes `dir`/tu.cpp instantiating every struct and every package's serialize_message, and
-// including each root's source file (its message factory).
+// including each root's source files (its message factory, however many files idlc spreads it over).
 inline Emitted emit_all(const std::vector<Schema>& schemas, const fs::path& dir,
                         const idlc::CppOptions& options = {}) {
   Emitted result;
@@ -77,12 +77,16 @@ inline Emitted emit_all(const std::vector<Schema>& schemas, const fs::path& dir,
     for (const idlc::model::Package& package : model->packages) {
       const std::string text = idlc::emit_cpp_header(package, options);
       write_text(dir / idlc::cpp_header_name(package), text);
-      write_text(dir / idlc::cpp_source_name(package), idlc::emit_cpp_source(package, options));
+      const std::vector<std::string> names = idlc::cpp_source_names(package, options);
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        write_text(dir / names[i], idlc::emit_cpp_source(package, options, static_cast<int>(i)));
+      }
       result.all_text += text;
     }
     const idlc::model::Package& root = *model->roots.front();
     result.headers.push_back(idlc::cpp_header_name(root));
-    sources += "#include \"" + idlc::cpp_source_name(root) + "\"\n";
+    for (const std::string& name : idlc::cpp_source_names(root, options))
+      sources += "#include \"" + name + "\"\n";
     includes += "#include \"" + idlc::cpp_header_name(root) + "\"\n";
     std::string ns;
     for (const std::string& part : root.name_parts) ns += "::" + part;

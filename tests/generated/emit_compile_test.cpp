@@ -76,6 +76,23 @@ TEST(EmitCompile, BidiControlsInDocCommentsCompileUnderWerror) {
                   "}\n");
 }
 
+// Enum values past 2^63 - 1 are unsigned literals of the uint64 storage: no narrowing, no sign
+// conversion, in the enum, its wire range, a default and a condition.
+TEST(EmitCompile, UnsignedEnumValuesPast2To63CompileUnderWerror) {
+  expect_compiles("enum_uint64", R"(package t;
+enum Wide : uint64 { low, half = 9223372036854775808, top = 18446744073709551615 }
+enum Chosen { a = 9223372036854775808, b }
+enum Room : uint64 max 18446744073709551615 { none, some }
+message M {
+    Wide w = Wide.top;
+    Chosen c = Chosen.b;
+    Room r;
+    Wide many[0 .. 2];
+    if (w == Wide.half) { uint8 x; }
+}
+)");
+}
+
 // Every name the generated code declares or uses next to the fields: locals, parameters, the stream and
 // its template parameter, the formatter's parameters, the factory's and serialize_message's.
 TEST(EmitCompile, FieldsNamedLikeGeneratedLocalsCompile) {

@@ -207,4 +207,22 @@ TEST(LangKeywords, NamesSpeltLikeKeywordsRoundTrip) {
   EXPECT_EQ(lang::frac_count, 2);
 }
 
+// Enumerators at 2^63 and 2^64 - 1 cross the wire exactly, as does a value of the headroom range that has
+// no enumerator (a newer peer's).
+TEST(LangWideEnum, ValuesPast2To63RoundTrip) {
+  static_assert(std::is_same_v<std::underlying_type_t<lang::wide>, std::uint64_t>);
+  static_assert(static_cast<std::uint64_t>(lang::wide::top) == 18446744073709551615ull);
+  static_assert(static_cast<std::uint64_t>(lang::wide::half) == 9223372036854775808ull);
+  lang::wide_values value;
+  EXPECT_EQ(value.first, lang::wide::top);
+  value.second = lang::wide::half;
+  value.room = static_cast<lang::wide_room>(18446744073709551615ull);
+  EXPECT_EQ(round_trip(value), value);
+  value.first = lang::wide::half;
+  value.extra = 7;
+  EXPECT_EQ(round_trip(value), value);
+  EXPECT_EQ(lang::wide_values::MaxBits, 64u + 64u + 64u + 8u);
+  EXPECT_STREQ(lang::to_string(lang::wide::top), "top");
+}
+
 }  // namespace

@@ -299,25 +299,30 @@ TEST_F(Cli, UnchangedOutputsAreNotRewritten) {
 // system declares them before idlc runs): a package too small to fill them leaves the rest empty.
 TEST_F(Cli, FactorySourcesWriteExactlyThatManyFiles) {
   std::string text = "package big;\n";
-  for (int i = 0; i < 40; ++i) text += "message M" + std::to_string(i) + " { uint<0 .. 9> x; }\n";
+  for (int i = 0; i < 100; ++i) text += "message M" + std::to_string(i) + " { uint<0 .. 9> x; }\n";
   write("big.net", text);
   write("small.net", "package small;\nmessage Only { bool x; }\n");
-  for (const char* bad : {"0", "65", "x", "-1", "007"}) {
+  for (const char* bad : {"0", "65", "x", "-1", "007", "Auto"}) {
     Result r = run(std::string("-o out --factory-sources ") + bad + " big.net");
     EXPECT_EQ(r.status, 2) << bad;
-    EXPECT_NE(r.err.find("give a number of files from 1 to 64"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("give auto or a number of files from 1 to 64"), std::string::npos) << r.err;
   }
   EXPECT_EQ(run("--factory-sources 3 big.net").status, 2) << "needs -o";
-  ASSERT_EQ(run("-o out --factory-sources 4 big.net small.net").status, 0);
+  EXPECT_EQ(run("--factory-sources auto big.net").status, 2) << "needs -o";
+  ASSERT_EQ(run("-o out --factory-sources 5 big.net small.net").status, 0);
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir_ / "out")) names.push_back(entry.path().filename().string());
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{"big.cpp", "big.hpp", "big_factory_1.cpp", "big_factory_2.cpp",
-                                             "big_factory_3.cpp", "small.cpp", "small.hpp", "small_factory_1.cpp",
-                                             "small_factory_2.cpp", "small_factory_3.cpp"}));
-  // 40 messages at 16 or more a file: three files of 13, 13 and 14, the fourth empty.
-  EXPECT_NE(slurp(dir_ / "out" / "big_factory_2.cpp").find("bool write_M39_(void* message_"), std::string::npos);
-  EXPECT_EQ(slurp(dir_ / "out" / "big_factory_3.cpp").find("#include"), std::string::npos);
+                                             "big_factory_3.cpp", "big_factory_4.cpp", "small.cpp",
+                                             "small.hpp", "small_factory_1.cpp", "small_factory_2.cpp",
+                                             "small_factory_3.cpp", "small_factory_4.cpp"}));
+  // 100 messages at 25 or more a file: four files of 25, the fifth empty.
+  EXPECT_NE(slurp(dir_ / "out" / "big_factory_3.cpp").find("bool write_M99_(void* message_"),
+            std::string::npos);
+  EXPECT_EQ(slurp(dir_ / "out" / "big_factory_3.cpp").find("bool write_M74_(void* message_"),
+            std::string::npos);
+  EXPECT_EQ(slurp(dir_ / "out" / "big_factory_4.cpp").find("#include"), std::string::npos);
   EXPECT_EQ(slurp(dir_ / "out" / "small_factory_1.cpp").find("#include"), std::string::npos);
   EXPECT_NE(slurp(dir_ / "out" / "small.cpp").find("bool write_Only_(void* message_"), std::string::npos);
 
@@ -326,6 +331,48 @@ TEST_F(Cli, FactorySourcesWriteExactlyThatManyFiles) {
   Result clash = run("-o clash --factory-sources 2 big.net big_factory_1.net");
   EXPECT_EQ(clash.status, 1);
   EXPECT_NE(clash.err.find("would both generate 'big_factory_1.cpp'"), std::string::npos) << clash.err;
+}
+
+// Without --factory-sources (or with auto) the package's size chooses: one file per 25 messages, rounded
+// down, at least 1 and at most 16; a later run with fewer files removes the factory files it no longer
+// writes, so a build that compiles every NAME_factory_*.cpp never sees an entry point twice.
+TEST_F(Cli, FactorySourcesDefaultToOneFilePer25Messages) {
+  const auto factory_files = [&](const fs::path& out) {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(out)) {
+      const std::string name = entry.path().filename().string();
+      if (name.size() > 4 && name.substr(name.size() - 4) == ".cpp") names.push_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  const auto schema = [](int messages) {
+    std::string text = "package big;\n";
+    for (int i = 0; i < messages; ++i) text += "message M" + std::to_string(i) + " { uint<0 .. 9> x; }\n";
+    return text;
+  };
+  for (const auto& [messages, files] : std::vector<std::pair<int, std::size_t>>{
+           {1, 1}, {49, 1}, {50, 2}, {200, 8}, {399, 15}, {400, 16}, {1000, 16}}) {
+    SCOPED_TRACE(std::to_string(messages) + " messages");
+    write("big.net", schema(messages));
+    fs::remove_all(dir_ / "auto");
+    ASSERT_EQ(run("-o auto big.net").status, 0);
+    const std::vector<std::string> names = factory_files(dir_ / "auto");
+    ASSERT_EQ(names.size(), files);
+    for (const std::string& name : names) {
+      EXPECT_NE(slurp(dir_ / "auto" / name).find("#include \"big.hpp\""), std::string::npos)
+          << name << " is empty";
+    }
+  }
+  // The same as `--factory-sources auto`, byte for byte.
+  ASSERT_EQ(run("-o explicit --factory-sources auto big.net").status, 0);
+  EXPECT_EQ(slurp(dir_ / "explicit" / "big_factory_15.cpp"), slurp(dir_ / "auto" / "big_factory_15.cpp"));
+  EXPECT_NE(slurp(dir_ / "auto" / "big.cpp").find("idlc's choice for 1000 messages"), std::string::npos);
+
+  // 1000 messages wrote 16 files; 60 write 2 and remove the other 14.
+  write("big.net", schema(60));
+  ASSERT_EQ(run("-o auto big.net").status, 0);
+  EXPECT_EQ(factory_files(dir_ / "auto"), (std::vector<std::string>{"big.cpp", "big_factory_1.cpp"}));
 }
 
 TEST_F(Cli, TheShippedSchemasCheckClean) {

@@ -105,6 +105,22 @@ TEST(Layout, LongRunsAndAlignedPairsAreShown) {
       << json;
 }
 
+// An enum with values past 2^63 - 1 shows its true width: [0, 2^64 - 1] is 64 bits, two values just past
+// 2^63 are 1.
+TEST(Layout, UnsignedEnumsPast2To63HaveTheirTrueWidth) {
+  auto c = idlc::test::compile_text(
+      "package t;\n"
+      "enum Wide : uint64 { low, top = 18446744073709551615 }\n"
+      "enum High { a = 9223372036854775808, b }\n"
+      "message M { Wide w; High h; }\n",
+      {}, "t.net");
+  ASSERT_TRUE(c->schema) << c->errors;
+  const std::string text = idlc::layout_text(c->package());
+  EXPECT_NE(text.find("  0             64          w      Wide\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  64            1           h      High\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("worst case 65 bits"), std::string::npos) << text;
+}
+
 TEST(Layout, RowsEndAtMaxBits) {
   auto c = idlc::test::compile_text(kSchema, {}, "demo.net");
   ASSERT_TRUE(c->schema) << c->errors;

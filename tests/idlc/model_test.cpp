@@ -4,6 +4,7 @@
 // linear in an `else if` chain.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 #include "backend/cpp/emit_cpp.hpp"
@@ -435,6 +436,44 @@ struct S {
   EXPECT_EQ(full_signed.bits, 64);
   EXPECT_TRUE(full_signed.storage.is_signed);
   EXPECT_EQ(static_cast<std::uint64_t>(find_field(s, "ones").default_value->integer), ~std::uint64_t{0});
+}
+
+// Enum values reach 2^64 - 1 with uint64 storage (declared, or chosen for values past 2^63 - 1), exactly:
+// the model keeps them in 128 bits, the header spells them as unsigned literals, the fingerprint as their
+// decimal value.
+TEST(Model, EnumValuesReachTwoToThe64MinusOne) {
+  IDLC_COMPILE_OK(compiled, R"(package t;
+enum Wide : uint64 { low, half = 9223372036854775808, top = 18446744073709551615 }
+enum Chosen { a = 9223372036854775808, b }
+enum Room : uint64 max 18446744073709551615 { none, some }
+message M { Wide w = Wide.top; Chosen c; Room r; if (w == Wide.half) { uint8 x; } }
+)");
+  const auto& enums = compiled->package().enums;
+  ASSERT_EQ(enums.size(), 3u);
+  const Enum& wide = enums[0];
+  EXPECT_EQ(enum_value_text(wide.items[1].value), "9223372036854775808");
+  EXPECT_EQ(enum_value_text(wide.max), "18446744073709551615");
+  EXPECT_TRUE(wide.min == 0);
+  EXPECT_EQ(wide.bits, 64);
+  EXPECT_FALSE(wide.contiguous);
+  EXPECT_FALSE(wide.storage.is_signed);
+  EXPECT_EQ(wide.storage.bits, 64);
+  const Enum& chosen = enums[1];
+  EXPECT_EQ(enum_value_text(chosen.items[1].value), "9223372036854775809");
+  EXPECT_EQ(chosen.bits, 1);
+  EXPECT_FALSE(chosen.storage.is_signed);
+  EXPECT_EQ(chosen.storage.bits, 64);
+  const Enum& room = enums[2];
+  EXPECT_TRUE(room.headroom);
+  EXPECT_EQ(enum_value_text(room.wire_max), "18446744073709551615");
+  EXPECT_EQ(room.bits, 64);
+  const std::string header = idlc::emit_cpp_header(compiled->package());
+  EXPECT_NE(header.find("half = 9223372036854775808ULL,"), std::string::npos) << header;
+  EXPECT_NE(header.find("top = 18446744073709551615ULL,"), std::string::npos);
+  EXPECT_NE(header.find("// Wire: [0, 18446744073709551615] in 64 bits"), std::string::npos);
+  EXPECT_NE(header.find("static_cast<Chosen>(std::uint64_t{9223372036854775809ULL})"), std::string::npos);
+  EXPECT_EQ(enum_value_text(-1), "-1");
+  EXPECT_EQ(enum_value_text(std::numeric_limits<std::int64_t>::min()), "-9223372036854775808");
 }
 
 TEST(Model, ByteBlockIsAFixedLengthAlignedCopy) {

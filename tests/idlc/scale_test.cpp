@@ -8,6 +8,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -202,6 +203,31 @@ TEST(Scale, FactorySourcesDefineEveryEntryPointOnce) {
     EXPECT_EQ(previous_end, package.messages.size());
     EXPECT_EQ(used, std::min<std::size_t>(static_cast<std::size_t>(files), 256 / idlc::kMinMessagesPerFactorySource));
   }
+}
+
+// The default (kFactorySourcesAuto) chooses one file per kMinMessagesPerFactorySource messages, rounded
+// down, from 1 to kAutoMaxFactorySources, and every file it chooses holds messages.
+TEST(Scale, AutomaticFactorySourcesFollowThePackageSize) {
+  ASSERT_EQ(idlc::CppOptions{}.factory_sources, idlc::kFactorySourcesAuto);
+  idlc::model::Package package;
+  std::deque<idlc::model::Struct> storage;
+  const auto resize = [&](std::size_t messages) {
+    while (package.messages.size() < messages) package.messages.push_back(&storage.emplace_back());
+  };
+  for (const auto& [messages, files] : std::vector<std::pair<std::size_t, int>>{
+           {0, 1}, {1, 1}, {24, 1}, {25, 1}, {49, 1}, {50, 2}, {200, 8}, {201, 8}, {400, 16}, {2000, 16}}) {
+    SCOPED_TRACE(std::to_string(messages) + " messages");
+    resize(messages);
+    const int count = idlc::factory_source_count(package, idlc::CppOptions{});
+    EXPECT_EQ(count, files);
+    for (int i = 0; i < count && messages > 0; ++i) {
+      const auto [first, last] = idlc::factory_share(messages, count, i);
+      EXPECT_GE(last - first, std::min(messages, idlc::kMinMessagesPerFactorySource));
+    }
+  }
+  idlc::CppOptions explicit_count;
+  explicit_count.factory_sources = 40;
+  EXPECT_EQ(idlc::factory_source_count(package, explicit_count), 40) << "an explicit count is kept";
 }
 
 // idlc --no-format: no formatting code at all (the enums' to_string stays: reads use it), and less text.

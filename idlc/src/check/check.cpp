@@ -311,7 +311,7 @@ bool Checker::resolve_enum(Symbol& symbol) {
     }
   }
   std::map<std::string, std::uint32_t> names;
-  std::map<std::int64_t, std::string> values;
+  std::map<model::EnumValue, std::string> values;
   Int next = 0;
   for (const ast::Enumerator& item : decl.items) {
     if (std::string problem = name_problem(item.name, NameContext::Enumerator); !problem.empty()) {
@@ -337,39 +337,48 @@ bool Checker::resolve_enum(Symbol& symbol) {
       at = item.value->offset;
     }
     next = value + 1;
-    if (value < std::numeric_limits<std::int64_t>::min() ||
-        value > std::numeric_limits<std::int64_t>::max()) {
+    // A value is exact in EnumValue over [-2^63, 2^64 - 1]: some 64-bit storage holds each of them (which
+    // one holds all of them is checked below).
+    if (value < kEnumValueMin || value > kEnumValueMax) {
       error(scope, at, "enum value " + item.name + " = " + to_string(value) + " overflows 64 bits");
       ok = false;
       continue;
     }
-    auto v = static_cast<std::int64_t>(value);
-    if (auto it = values.find(v); it != values.end()) {
+    if (auto it = values.find(value); it != values.end()) {
       error(scope, at,
-            item.name + " = " + std::to_string(v) + " repeats the value of " + it->second +
+            item.name + " = " + to_string(value) + " repeats the value of " + it->second +
                 ": enum values must be distinct");
       ok = false;
       continue;
     }
-    values.emplace(v, item.name);
+    values.emplace(value, item.name);
     if (declared && (value < storage_min(*declared) || value > storage_max(*declared))) {
       error(scope, at,
-            item.name + " = " + std::to_string(v) + " does not fit the enum's storage " +
+            item.name + " = " + to_string(value) + " does not fit the enum's storage " +
                 storage_name(*declared) + " (" + to_string(storage_min(*declared)) + " .. " +
                 to_string(storage_max(*declared)) + "): widen the storage or change the value");
       ok = false;
     }
-    e.items.push_back(model::Enumerator{item.name, doc_at(scope, item.offset), v});
+    e.items.push_back(model::Enumerator{item.name, doc_at(scope, item.offset), value});
   }
   if (!ok) return false;
   e.min = values.begin()->first;
   e.max = values.rbegin()->first;
   e.wire_max = e.max;
   if (decl.wire_max && !enum_headroom(scope, decl, declared, e)) return false;
-  e.bits = model::bits_required(e.min, e.wire_max);
+  if (!declared && e.min < 0 && e.wire_max > kInt64Max) {
+    // Without a declared storage the checker picks one; none holds both a negative value and one past
+    // 2^63 - 1. With a declared storage the per-value check above already said which value does not fit.
+    error(scope, decl.name.offset,
+          "enum " + symbol.name + " spans " + to_string(e.min) + " .. " + to_string(e.wire_max) +
+              ", which no 64-bit storage holds (int64 stops at 9223372036854775807, uint64 at 0): "
+              "narrow the values");
+    return false;
+  }
+  e.bits = model::enum_bits_required(e.min, e.wire_max);
   e.storage_declared = declared.has_value();
   e.storage = declared ? *declared : smallest_storage(e.min, e.wire_max, false);
-  e.contiguous = static_cast<Int>(e.max) - static_cast<Int>(e.min) + 1 == static_cast<Int>(e.items.size());
+  e.contiguous = e.max - e.min + 1 == static_cast<Int>(e.items.size());
   return true;
 }
 
@@ -377,17 +386,17 @@ bool Checker::resolve_enum(Symbol& symbol) {
 // adds up to K are read (and kept) by this one.
 bool Checker::enum_headroom(Scope& scope, const ast::EnumDecl& decl, const std::optional<model::IntStorage>& declared,
                             model::Enum& e) {
-  std::optional<std::int64_t> wire_max = eval_int64(*decl.wire_max, scope, "the wire maximum");
+  std::optional<Int> wire_max = eval_bound(*decl.wire_max, scope, "the wire maximum", true);
   if (!wire_max) return false;
   if (*wire_max < e.max) {
     error(scope, decl.wire_max->offset,
-          "the wire maximum " + std::to_string(*wire_max) + " of enum " + e.name + " is below its largest value " +
-              std::to_string(e.max) + ": headroom (`max K`) must be at least the largest value");
+          "the wire maximum " + to_string(*wire_max) + " of enum " + e.name + " is below its largest value " +
+              to_string(e.max) + ": headroom (`max K`) must be at least the largest value");
     return false;
   }
   if (declared && *wire_max > storage_max(*declared)) {
     error(scope, decl.wire_max->offset,
-          "the wire maximum " + std::to_string(*wire_max) + " does not fit the enum's storage " +
+          "the wire maximum " + to_string(*wire_max) + " does not fit the enum's storage " +
               storage_name(*declared) + " (" + to_string(storage_min(*declared)) + " .. " +
               to_string(storage_max(*declared)) + "): widen the storage or lower the maximum");
     return false;

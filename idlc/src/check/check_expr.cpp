@@ -14,7 +14,6 @@ namespace idlc::detail {
 namespace {
 
 constexpr Int kInt64Min = std::numeric_limits<std::int64_t>::min();
-constexpr Int kInt64Max = std::numeric_limits<std::int64_t>::max();
 
 bool is_float_literal(const std::string& text) {
   if (text.size() > 1 && (text[1] == 'x' || text[1] == 'X')) return false;

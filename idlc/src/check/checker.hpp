@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -25,8 +26,12 @@
 
 namespace idlc::detail {
 
-// Constant expressions are evaluated exactly in 128 bits; every named value must then fit int64.
+// Constant expressions are evaluated exactly in 128 bits; every named value must then fit int64, except
+// enum values and unsigned bounds, which reach 2^64 - 1.
 using Int = __int128;
+inline constexpr Int kInt64Max = std::numeric_limits<std::int64_t>::max();
+inline constexpr Int kEnumValueMin = std::numeric_limits<std::int64_t>::min();
+inline constexpr Int kEnumValueMax = std::numeric_limits<std::uint64_t>::max();
 
 // Declarations refer to each other at most this deep (constants, enums, nested structs).
 inline constexpr std::size_t kMaxResolveDepth = 256;

@@ -158,10 +158,10 @@ class ShapeWriter {
 
   void enumeration(const model::Enum& e) {
     out_ += "enum " + qualified(e.package, e.name) + " bits " + std::to_string(e.bits) + " {";
-    for (const auto& item : e.items) out_ += " " + item.name + "=" + std::to_string(item.value);
+    for (const auto& item : e.items) out_ += " " + item.name + "=" + model::enum_value_text(item.value);
     out_ += " }";
     // Headroom changes what a reader accepts even where it leaves the width alone.
-    if (e.headroom) out_ += " wire max " + std::to_string(e.wire_max);
+    if (e.headroom) out_ += " wire max " + model::enum_value_text(e.wire_max);
     out_ += "\n";
   }
 

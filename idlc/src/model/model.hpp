@@ -53,10 +53,20 @@ struct Constant {
   const Package* package = nullptr;
 };
 
+// An enum value, exact over [-2^63, 2^64 - 1]: an enum with uint64 storage reaches 2^64 - 1, one with a
+// signed storage reaches -2^63, and no value needs more. The checker refuses anything outside.
+using EnumValue = __int128;
+
+// The decimal text of an enum value (std::to_string has no 128-bit overload).
+inline std::string enum_value_text(EnumValue value) {
+  if (value < 0) return "-" + std::to_string(static_cast<std::uint64_t>(-(value + 1)) + 1u);
+  return std::to_string(static_cast<std::uint64_t>(value));
+}
+
 struct Enumerator {
   std::string name;
   Doc doc;
-  std::int64_t value = 0;
+  EnumValue value = 0;
 };
 
 // Wire: `int(value, min, wire_max)` in `bits` = bits_required(min, wire_max) bits. Without headroom a
@@ -67,12 +77,12 @@ struct Enum {
   Doc doc;
   const Package* package = nullptr;
   std::vector<Enumerator> items;  // declaration order, values distinct, at least one
-  std::int64_t min = 0;           // smallest value
-  std::int64_t max = 0;           // largest value
+  EnumValue min = 0;              // smallest value
+  EnumValue max = 0;              // largest value
   // The top of the wire range: `max` unless the enum declares headroom (`enum E max 15 { ... }`), then
   // the declared wire maximum (>= max). Every value in [min, wire_max] is then valid on the wire: a read
   // keeps a value it has no enumerator for (a newer peer's), and the C++ enum holds it.
-  std::int64_t wire_max = 0;
+  EnumValue wire_max = 0;
   bool headroom = false;  // `max K` was declared
   int bits = 0;           // bits_required(min, wire_max)
   IntStorage storage;  // the declared `: uintN` storage, or the smallest type holding min..wire_max
@@ -403,6 +413,11 @@ inline constexpr int kMaxFlags = 64;
 // bits_required(min, max) of the wire format: 0 when min == max, else the bit length of max - min. The
 // runtime's own definition, so that idlc and generated code cannot disagree.
 inline int bits_required(std::int64_t min, std::int64_t max) { return bitwire::bits_required<std::int64_t>(min, max); }
+// The same for an enum's range (min <= max, both in [-2^63, 2^64 - 1], so max - min fits 64 bits unsigned):
+// identical to the 64-bit form wherever both apply.
+inline int enum_bits_required(EnumValue min, EnumValue max) {
+  return bitwire::bits_required<std::uint64_t>(0, static_cast<std::uint64_t>(max - min));
+}
 
 // The delta form's relative encoding of a numeric value of `type` (Integer, FixedPoint, CompressedFloat of
 // 4 bits or more): a small change goes in this many bits (half the whole width, rounded up) after one

@@ -13,6 +13,8 @@
 // compile time on a WriteStream, so BITWIRE_TRY vanishes; stream kinds are tested with `if constexpr` only.
 #include "backend/cpp/emit_cpp.hpp"
 
+#include <algorithm>
+
 #include "backend/cpp/emit_cpp_emitter.hpp"
 
 namespace idlc {
@@ -21,14 +23,19 @@ std::string cpp_header_name(const model::Package& package) { return package.file
 
 std::string cpp_source_name(const model::Package& package) { return package.file_stem + ".cpp"; }
 
-int factory_source_count(const CppOptions& options) {
-  return options.factory_sources < 1 ? 1 : options.factory_sources > kMaxFactorySources ? kMaxFactorySources
-                                                                                          : options.factory_sources;
+int factory_source_count(const model::Package& package, const CppOptions& options) {
+  if (options.factory_sources == kFactorySourcesAuto) {
+    const std::size_t wanted = package.messages.size() / kMinMessagesPerFactorySource;
+    return static_cast<int>(
+        std::clamp<std::size_t>(wanted, 1, static_cast<std::size_t>(kAutoMaxFactorySources)));
+  }
+  return std::clamp(options.factory_sources, 1, kMaxFactorySources);
 }
 
 std::pair<std::size_t, std::size_t> factory_share(std::size_t messages, int files, int index) {
   if (files < 1 || index < 0 || index >= files) return {0, 0};
-  std::size_t used = (messages + kMinMessagesPerFactorySource - 1) / kMinMessagesPerFactorySource;
+  // Rounded down, so that every share holds at least kMinMessagesPerFactorySource messages.
+  std::size_t used = messages / kMinMessagesPerFactorySource;
   if (used < 1) used = 1;
   if (used > static_cast<std::size_t>(files)) used = static_cast<std::size_t>(files);
   const auto at = static_cast<std::size_t>(index);
@@ -38,7 +45,7 @@ std::pair<std::size_t, std::size_t> factory_share(std::size_t messages, int file
 
 std::vector<std::string> cpp_source_names(const model::Package& package, const CppOptions& options) {
   std::vector<std::string> names{cpp_source_name(package)};
-  for (int i = 1; i < factory_source_count(options); ++i) {
+  for (int i = 1; i < factory_source_count(package, options); ++i) {
     names.push_back(package.file_stem + "_factory_" + std::to_string(i) + ".cpp");
   }
   return names;
@@ -133,19 +140,20 @@ void Emitter::constant(const model::Constant& c) {
 
 void Emitter::enumeration(const model::Enum& e) {
   doc(e.doc);
-  p_.print("// Wire: [$min$, $max$] in $bits$ bits$holes$.\n",
-           {{"min", std::to_string(e.min)},
-            {"max", std::to_string(e.wire_max)},
-            {"bits", std::to_string(e.bits)},
-            {"holes", e.headroom       ? "; headroom: reads keep values without an enumerator (to_string gives nullptr)"
-                      : e.contiguous ? ""
-                                     : "; reads refuse values between the declared ones"}});
+  p_.print(
+      "// Wire: [$min$, $max$] in $bits$ bits$holes$.\n",
+      {{"min", model::enum_value_text(e.min)},
+       {"max", model::enum_value_text(e.wire_max)},
+       {"bits", std::to_string(e.bits)},
+       {"holes", e.headroom ? "; headroom: reads keep values without an enumerator (to_string gives nullptr)"
+                 : e.contiguous ? ""
+                                : "; reads refuse values between the declared ones"}});
   p_.print("enum class $name$ : $u$ {\n", {{"name", e.name}, {"u", storage_type(e.storage)}});
   {
     Indent in(p_);
     for (const model::Enumerator& item : e.items) {
       doc(item.doc);
-      p_.print("$name$ = $value$,\n", {{"name", item.name}, {"value", int64_literal(item.value)}});
+      p_.print("$name$ = $value$,\n", {{"name", item.name}, {"value", enum_literal(item.value)}});
     }
   }
   p_.print("};\n\n");

@@ -23,21 +23,32 @@ struct CppOptions {
   // Readable text for logs: format_value() and to_string() for structs, flag sets and enums'
   // format_value(). Off (idlc --no-format) leaves them and bitwire/serialize/format.hpp out of the header.
   bool format = true;
-  // Source files the package's message factory is spread over (idlc --factory-sources N, in
-  // [1, kMaxFactorySources]): NAME.cpp, then NAME_factory_1.cpp ... NAME_factory_<N-1>.cpp. Always exactly
-  // this many files, whatever the schema holds, so a build system knows them before idlc runs.
-  int factory_sources = 1;
+  // Source files the package's message factory is spread over: NAME.cpp, then NAME_factory_1.cpp ...
+  //   kFactorySourcesAuto (idlc's default, --factory-sources auto): chosen from the package, one file per
+  //     kMinMessagesPerFactorySource messages (rounded down, at least 1), at most kAutoMaxFactorySources
+  //     files;
+  //   N in [1, kMaxFactorySources] (--factory-sources N; idlc_generate): exactly N files whatever the schema
+  //     holds, so a build system knows them before idlc runs; those the package does not fill are empty.
+  int factory_sources = 0;
 };
 
+inline constexpr int kFactorySourcesAuto = 0;
 inline constexpr int kMaxFactorySources = 64;
 
-// A factory source file holds at least this many messages (unless the package has fewer): every file
-// that holds any includes the package's header, which costs about as much to compile as this many
-// messages' entry points. Files left over hold only a comment.
-inline constexpr std::size_t kMinMessagesPerFactorySource = 16;
+// A factory source file holds at least this many messages (unless the package has fewer). Each file that
+// holds any includes the package's header, which costs about as much to compile as a few messages' entry
+// points; at this share the header is a fifth of a file's compile time with g++ -O2 on a package of 200
+// typical messages (bench/RESULTS.md, "The factory's source files"), and a file takes about 20 s and
+// 0.5 GB instead of the 100-130 s and up to 1.7 GB of 200 messages in one file.
+inline constexpr std::size_t kMinMessagesPerFactorySource = 25;
 
-// options.factory_sources clamped to [1, kMaxFactorySources].
-int factory_source_count(const CppOptions& options);
+// What kFactorySourcesAuto chooses at most: more files than a build machine has cores only add header
+// parses (a larger package gets larger shares instead).
+inline constexpr int kAutoMaxFactorySources = 16;
+
+// The number of source files of `package`'s factory: options.factory_sources clamped to
+// [1, kMaxFactorySources], or for kFactorySourcesAuto the package's own count (above).
+int factory_source_count(const model::Package& package, const CppOptions& options);
 
 // The messages (by index in type-id order, [first, last)) whose entry points source file `index` of
 // `files` defines: contiguous shares of nearly equal size over as many files as hold at least

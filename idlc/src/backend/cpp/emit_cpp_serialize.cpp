@@ -143,11 +143,7 @@ void Emitter::element(const Type& type, const std::string& ref) {
       p_.print(
           "BITWIRE_TRY(bitwire::serialize_enum($stream$, $r$, static_cast<$t$>($u${$min$}), "
           "static_cast<$t$>($u${$max$})));\n",
-          {{"r", ref},
-           {"t", t},
-           {"u", u},
-           {"min", int64_literal(e.min)},
-           {"max", int64_literal(e.wire_max)}});
+          {{"r", ref}, {"t", t}, {"u", u}, {"min", enum_literal(e.min)}, {"max", enum_literal(e.wire_max)}});
       if (!e.contiguous && !e.headroom) {
         // A value between the declared ones: a read refuses it where it starts, a validating stream
         // refuses it at send (so a peer never sees it), a write asserts.

@@ -21,6 +21,12 @@ std::string integer_literal(std::int64_t stored, model::IntStorage storage) {
   return int64_literal(stored);
 }
 
+std::string enum_literal(model::EnumValue value) {
+  if (value > std::numeric_limits<std::int64_t>::max())
+    return uint64_literal(static_cast<std::uint64_t>(value));
+  return int64_literal(static_cast<std::int64_t>(value));
+}
+
 std::string hex64(std::uint64_t value) {
   char text[32];
   std::snprintf(text, sizeof text, "0x%016" PRIx64 "ull", value);

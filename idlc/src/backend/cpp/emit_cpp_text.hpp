@@ -15,6 +15,9 @@ std::string uint64_literal(std::uint64_t value);
 // A stored bound or default of an integer storage (model.hpp: unsigned storage bit for bit): the
 // int64 spelling while the value fits int64, the unsigned one above (no narrowing, no sign flip).
 std::string integer_literal(std::int64_t stored, model::IntStorage storage);
+// An enum value as a literal its storage takes without a narrowing conversion: an int64 literal up to
+// 2^63 - 1, an unsigned one (`ULL`) above (only a uint64 storage holds those).
+std::string enum_literal(model::EnumValue value);
 std::string hex64(std::uint64_t value);
 // A float literal that reads back to exactly `value` (shortest round-trip text).
 std::string float_literal(float value);

@@ -79,6 +79,17 @@ bool write_cpp_headers(const model::Schema& schema, const std::string& out_dir, 
       const std::filesystem::path source = std::filesystem::path(out_dir) / sources[i];
       if (!write_if_changed(source, emit_cpp_source(package, options, static_cast<int>(i)), error)) return false;
     }
+    // Factory files of an earlier run with more files (a package that shrank, or a smaller N) would define
+    // entry points twice, or of messages that no longer exist, in a build that compiles every such file.
+    for (int i = static_cast<int>(sources.size()); i < kMaxFactorySources; ++i) {
+      const std::filesystem::path stale =
+          std::filesystem::path(out_dir) / (package.file_stem + "_factory_" + std::to_string(i) + ".cpp");
+      std::filesystem::remove(stale, ec);
+      if (ec) {
+        error = "cannot remove '" + stale.string() + "', left from an earlier run: " + ec.message();
+        return false;
+      }
+    }
     inputs.push_back(std::filesystem::absolute(package.source_path, ec).lexically_normal().string());
   }
   if (!depfile.empty()) {
