@@ -12,7 +12,7 @@
 // serialize calls runtime templates or a member), and only the emitted source files instantiate the
 // messages' serialize for the factory, each for its share of the messages. Nor with the depth or width of
 // one struct: past the model's inline budget (model::kMaxInlineWeight) a struct's serialize is called, not
-// flattened, and no run is wider than model::kMaxRunMemberBits (a wider array is a loop over runs).
+// flattened, and no run is wider than model::kMaxRunMemberBits.
 // Every decision (widths, ranges, costs, initial values, resets, how runs split into pieces read with one
 // bounds check) comes from the model; this only prints.
 //
@@ -21,7 +21,6 @@
 // constant of a schema can collide with them.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -89,14 +88,8 @@ class Emitter {
     std::size_t end_item = 0;
     Piece first;
     Piece second;
-    // A fixed array wider than model::kMaxRunMemberBits, of elements at most that wide: read and written
-    // as a loop over chunks of elements, each chunk one run (emit_chunked_array).
-    bool chunked = false;
   };
-  void emit_chunked_array(const model::Struct& s, const model::Item& item, std::uint64_t bits);
-  void emit_run_frame(std::uint64_t bits, const std::string& what, const std::function<void()>& body);
-  std::vector<Unit> units_of(const model::Struct& s, const std::vector<model::Item>& items,
-                             const std::vector<model::Run>& runs);
+  std::vector<Unit> units_of(const std::vector<model::Item>& items, const std::vector<model::Run>& runs);
   void emit_unit(const model::Struct& s, const std::vector<model::Item>& items, const Unit& unit);
 
   // emit_cpp_delta.cpp

@@ -85,7 +85,7 @@ std::uint64_t item_weight(const Struct& s, const Item& item) {
 // faster than its length.
 void Emitter::serialize_function(const Struct& s) {
   const char* const inline_macro = s.called ? "BITWIRE_OUT_OF_LINE" : "BITWIRE_FORCE_INLINE";
-  std::vector<Unit> units = units_of(s, s.body, s.runs);
+  std::vector<Unit> units = units_of(s.body, s.runs);
   std::vector<std::pair<std::size_t, std::size_t>> parts;  // [first, last) units of each part
   if (s.called && s.inline_weight > model::kMaxInlineWeight) {
     std::uint64_t weight = 0;
@@ -360,17 +360,8 @@ std::string Emitter::condition_text(const Struct& s, const model::Condition& c) 
 // grouped piece is read through one bitwire::ReadRun (one bounds check, constant offsets), written through
 // one bitwire::WriteRun (whole words at constant shifts) and measured as one constant; a piece that joins
 // the next is read with it across the alignment between.
-std::vector<Emitter::Unit> Emitter::units_of(const Struct& s, const std::vector<Item>& items,
+std::vector<Emitter::Unit> Emitter::units_of(const std::vector<Item>& items,
                                              const std::vector<model::Run>& runs) {
-  // A run member wider than a run may be (model::kMaxRunMemberBits): a fixed array of elements no wider
-  // than that, other than whole bytes (serialize_byte_array reads those eight at a time already).
-  const auto chunkable = [&](const Item& item) {
-    if (item.kind != ItemKind::Field) return false;
-    const Field& field = s.fields[item.field];
-    if (field.shape != Shape::FixedArray || field.optional || field.array_max == 0) return false;
-    if (is_byte_array(field)) return false;
-    return field.cost.max / field.array_max <= model::kMaxRunMemberBits;
-  };
   std::vector<Piece> pieces;
   for (const model::Run& run : runs) {
     for (const model::RunPiece& piece : run.pieces) {
@@ -394,11 +385,6 @@ std::vector<Emitter::Unit> Emitter::units_of(const Struct& s, const std::vector<
       singles(piece.members.front().item);
       units.push_back({next, piece.members.back().item + 1, piece, {}});
       next = piece.members.back().item + 1;
-    } else if (piece.piece->count == 1 && piece.piece->bits > model::kMaxRunMemberBits &&
-               chunkable(items[piece.members.front().item])) {
-      singles(piece.members.front().item);
-      units.push_back({next, next + 1, piece, {}, true});
-      ++next;
     }
   }
   singles(items.size());
@@ -406,9 +392,7 @@ std::vector<Emitter::Unit> Emitter::units_of(const Struct& s, const std::vector<
 }
 
 void Emitter::emit_unit(const Struct& s, const std::vector<Item>& items, const Unit& unit) {
-  if (unit.chunked) {
-    emit_chunked_array(s, items[unit.first_item], unit.first.piece->bits);
-  } else if (unit.second.piece != nullptr) {
+  if (unit.second.piece != nullptr) {
     emit_aligned_pair(s, items, unit.first, unit.second);
   } else if (unit.first.piece != nullptr) {
     emit_run(s, items, unit.first.members, unit.first.piece->bits);
@@ -419,7 +403,7 @@ void Emitter::emit_unit(const Struct& s, const std::vector<Item>& items, const U
 
 void Emitter::emit_items(const Struct& s, const std::vector<Item>& items,
                          const std::vector<model::Run>& runs) {
-  for (const Unit& unit : units_of(s, items, runs)) emit_unit(s, items, unit);
+  for (const Unit& unit : units_of(items, runs)) emit_unit(s, items, unit);
 }
 
 // An aligned pair (model::RunPiece::joins_next): on a ReadStream whose cursor is on a byte boundary, one
@@ -476,19 +460,6 @@ void Emitter::emit_aligned_pair(const Struct& s, const std::vector<Item>& items,
 // ValidateStream: every value checked with its own reason) field by field.
 void Emitter::emit_run(const Struct& s, const std::vector<Item>& items,
                        const std::vector<model::RunMember>& members, std::uint64_t bits) {
-  // "items" when the run holds a constant or reserved item (checked on read like a field).
-  bool all_fields = true;
-  for (const model::RunMember& member : members)
-    all_fields = all_fields && items[member.item].kind == ItemKind::Field;
-  emit_run_frame(bits, std::to_string(members.size()) + (all_fields ? " fields" : " items"), [&] {
-    for (const model::RunMember& member : members) emit_item(s, items[member.item]);
-  });
-}
-
-// The frame of a run of `bits` bits whose statements `body` prints on `$stream$`: on a measuring stream one
-// constant, on a WriteStream a WriteRun, on a ReadStream a ReadRun when the run lies inside the span, on any
-// other stream (and a ReadStream near the span's end) the statements on the stream.
-void Emitter::emit_run_frame(std::uint64_t bits, const std::string& what, const std::function<void()>& body) {
   const std::string count = std::to_string(bits);
   p_.print("if constexpr (Stream_::kIsMeasuring) {\n");
   p_.print("  stream_.add_bits($bits$);\n", {{"bits", count}});
@@ -499,17 +470,21 @@ void Emitter::emit_run_frame(std::uint64_t bits, const std::string& what, const 
     p_.print("bitwire::WriteRun<$bits$> run_(stream_);\n", {{"bits", count}});
     {
       Bind on_run(p_, "stream", "run_");
-      body();
+      for (const model::RunMember& member : members) emit_item(s, items[member.item]);
     }
     p_.print("run_.finish();\n");
   }
   p_.print("} else {\n");
   {
     Indent in(p_);
+    // "items" when the run holds a constant or reserved item (checked on read like a field).
+    bool all_fields = true;
+    for (const model::RunMember& member : members)
+      all_fields = all_fields && items[member.item].kind == ItemKind::Field;
     p_.print(
-        "// $what$, $bits$ bits: on a ReadStream one bounds check, then every field at a constant "
+        "// $n$ $what$, $bits$ bits: on a ReadStream one bounds check, then every field at a constant "
         "offset.\n",
-        {{"what", what}, {"bits", count}});
+        {{"n", std::to_string(members.size())}, {"what", all_fields ? "fields" : "items"}, {"bits", count}});
     p_.print("bool in_run_ = false;\n");
     p_.print("if constexpr (bitwire::kReadsRuns<Stream_>) {\n");
     {
@@ -520,7 +495,7 @@ void Emitter::emit_run_frame(std::uint64_t bits, const std::string& what, const 
         Indent in3(p_);
         {
           Bind on_run(p_, "stream", "run_");
-          body();
+          for (const model::RunMember& member : members) emit_item(s, items[member.item]);
         }
         p_.print("BITWIRE_TRY(run_.finish());\n");
         p_.print("in_run_ = true;\n");
@@ -531,58 +506,11 @@ void Emitter::emit_run_frame(std::uint64_t bits, const std::string& what, const 
     p_.print("if (!in_run_) {\n");
     {
       Indent in2(p_);
-      body();
+      for (const model::RunMember& member : members) emit_item(s, items[member.item]);
     }
     p_.print("}\n");
   }
   p_.print("}\n");
-}
-
-// A fixed array wider than a run may be (Unit::chunked): full chunks of elements in a loop, each chunk one
-// run of at most model::kMaxRunMemberBits, then the rest as one run. The bits are the elements' in order,
-// exactly as one run over the whole array would place them.
-void Emitter::emit_chunked_array(const Struct& s, const Item& item, std::uint64_t bits) {
-  const Field& field = s.fields[item.field];
-  const std::uint64_t element_bits = bits / field.array_max;
-  const std::uint64_t per_chunk =
-      element_bits == 0 ? field.array_max : model::kMaxRunMemberBits / element_bits;
-  const std::uint64_t chunks = field.array_max / per_chunk;
-  const std::uint64_t rest = field.array_max % per_chunk;
-  p_.print("// $n$ elements of $w$ bits: $c$ runs of $k$ elements$rest$.\n",
-           {{"n", std::to_string(field.array_max)},
-            {"w", std::to_string(element_bits)},
-            {"c", std::to_string(chunks)},
-            {"k", std::to_string(per_chunk)},
-            {"rest", rest == 0 ? std::string() : ", then one of " + std::to_string(rest)}});
-  const auto elements = [&](const std::string& first, std::uint64_t count) {
-    return [this, &field, first, count] {
-      p_.print("for (std::size_t i_ = 0; i_ < $k$; ++i_) {\n", {{"k", std::to_string(count)}});
-      {
-        Indent in(p_);
-        p_.print("auto& item_ = $f$[$first$ + i_];\n", {{"f", field.name}, {"first", first}});
-        element(field.type, "item_");
-      }
-      p_.print("}\n");
-    };
-  };
-  if (chunks > 0) {
-    p_.print("for (std::size_t chunk_ = 0; chunk_ < $c$; ++chunk_) {\n", {{"c", std::to_string(chunks)}});
-    {
-      Indent in(p_);
-      emit_run_frame(per_chunk * element_bits, std::to_string(per_chunk) + " elements",
-                     elements("chunk_ * " + std::to_string(per_chunk), per_chunk));
-    }
-    p_.print("}\n");
-  }
-  if (rest > 0) {
-    p_.print("{\n");
-    {
-      Indent in(p_);
-      emit_run_frame(rest * element_bits, std::to_string(rest) + " elements",
-                     elements(std::to_string(chunks * per_chunk), rest));
-    }
-    p_.print("}\n");
-  }
 }
 
 void Emitter::emit_item(const Struct& s, const Item& item) {
