@@ -224,6 +224,20 @@ bool Checker::resolve_struct(Symbol& symbol) {
             " bytes: move the fields the sides of an if share out of it, or shrink arrays and strings");
     return false;
   }
+  s.struct_members = 0;
+  for (const model::Field& field : s.fields) {
+    if (field.type.kind == model::TypeKind::Struct)
+      s.struct_members += 1 + field.type.structure->struct_members;
+  }
+  if (s.struct_members > kMaxStructMembers) {
+    error(scope, decl.name.offset,
+          symbol.name + " holds " + std::to_string(s.struct_members) +
+              " members of struct type counted through its nested structs, over the limit of " +
+              std::to_string(kMaxStructMembers) +
+              " (C++ compilers initialise each one): use an array of a struct instead of repeating fields of "
+              "it");
+    return false;
+  }
   s.cost = {cost.min, cost.max};
   s.max_bits_without_checks = cost.max_without_checks;
   s.max_bytes = (cost.max + 7) / 8;

@@ -41,6 +41,11 @@ inline constexpr std::size_t kMaxMessagesPerPackage = 65536;
 // The C++ storage of one generated struct (Struct::storage_bytes); compilers fail on far less than the
 // 2^64 that nested if/else blocks could otherwise reach.
 inline constexpr std::uint64_t kMaxStorageBytes = std::uint64_t{64} << 20;
+// Members of struct type in one generated struct, counted through nested structs (an array's element
+// once): the C++ compilers initialise each of them separately (a default member initializer `T x{}`
+// expands T's own), so a balanced tree of structs costs compile time in proportion to its leaves
+// however small its schema.
+inline constexpr std::uint64_t kMaxStructMembers = std::uint64_t{1} << 18;
 
 enum class State { Unresolved, Resolving, Done, Failed };
 

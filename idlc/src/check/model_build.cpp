@@ -76,8 +76,10 @@ void split_runs(const Struct& s, const std::vector<Item>& items, std::vector<Run
       const Field* single = head.kind == ItemKind::Field ? &s.fields[head.field] : nullptr;
       const bool several_reads =
           single != nullptr && (single->shape != Shape::Scalar || single->type.kind == TypeKind::Struct);
-      run.pieces.push_back(
-          {first, last - first + 1, bits, bits != 0 && (last > first || several_reads), false});
+      // A lone member wider than kMaxRunMemberBits is serialized on the stream: a run of its width would
+      // cost compile time in proportion to it and save one bounds check per 448 bits.
+      const bool grouped = bits != 0 && (last > first || (several_reads && bits <= kMaxRunMemberBits));
+      run.pieces.push_back({first, last - first + 1, bits, grouped, false});
       first = last + 1;
     }
   }
@@ -112,7 +114,13 @@ std::vector<Run> runs_of(const Struct& s, const std::vector<Item>& items) {
     const Item& item = items[i];
     // A constant or reserved item is a fixed-width read with its own check, like a ranged field.
     const bool fixed_item = item.kind == ItemKind::Constant || item.kind == ItemKind::Reserved;
-    if (!(item.kind == ItemKind::Field || fixed_item) || item.cost.min != item.cost.max) {
+    // A field of a struct that is called, or that calls one (Struct::makes_calls), is serialized on the
+    // stream, outside any run: the called serialize is instantiated for the four stream kinds only.
+    const Struct* type = item.kind == ItemKind::Field && s.fields[item.field].type.kind == TypeKind::Struct
+                             ? s.fields[item.field].type.structure
+                             : nullptr;
+    const bool called = type != nullptr && (type->called || type->makes_calls);
+    if (!(item.kind == ItemKind::Field || fixed_item) || item.cost.min != item.cost.max || called) {
       open = false;
       continue;
     }
@@ -128,8 +136,41 @@ std::vector<Run> runs_of(const Struct& s, const std::vector<Item>& items) {
 
 }  // namespace
 
+namespace {
+
+// Struct::inline_weight, inline_depth and called, from the field types' (complete before s is).
+void weigh_struct(Struct& s) {
+  s.inline_weight = 0;
+  s.inline_depth = 1;
+  s.makes_calls = false;
+  std::vector<const std::vector<Item>*> pending{&s.body};
+  while (!pending.empty()) {
+    const std::vector<Item>* items = pending.back();
+    pending.pop_back();
+    for (const Item& item : *items) {
+      ++s.inline_weight;
+      if (item.kind == ItemKind::If) {
+        pending.push_back(&item.then_items);
+        pending.push_back(&item.else_items);
+      }
+      if (item.kind != ItemKind::Field) continue;
+      const Struct* type =
+          s.fields[item.field].type.kind == TypeKind::Struct ? s.fields[item.field].type.structure : nullptr;
+      if (type == nullptr) continue;
+      s.makes_calls = s.makes_calls || type->called || type->makes_calls;
+      if (type->called) continue;
+      s.inline_weight += type->inline_weight;
+      s.inline_depth = std::max(s.inline_depth, type->inline_depth + 1);
+    }
+  }
+  s.called = s.inline_weight > kMaxInlineWeight || s.inline_depth > kMaxInlineDepth;
+}
+
+}  // namespace
+
 void complete_struct(Struct& s) {
   for (Field& field : s.fields) field.initial = initial_of(field);
+  weigh_struct(s);
   s.runs = runs_of(s, s.body);
   // Every If, with whether it is outermost; an explicit stack instead of recursion.
   std::vector<std::pair<Item*, bool>> pending;

@@ -300,6 +300,19 @@ struct RunPiece {
   std::uint64_t joined_bits = 0;
 };
 
+// What generated code flattens into one function, so that its compile time stays linear in the schema
+// (docs/schema-language.md, "Limits"; tests/generated/compile_cost_test.cpp measures it):
+// - a field wider than kMaxRunMemberBits is not read through a run of its own (a ReadRun of that width
+//   would unroll one load per 56 bits): it is serialized on the stream, an array as a loop;
+// - a struct's serialize is forced inline into its callers while its inline weight (Struct::inline_weight)
+//   is at most kMaxInlineWeight and its inline depth at most kMaxInlineDepth; past either it is called
+//   out of line (Struct::called), and a field of it is never a run member, so each such struct is
+//   instantiated once per stream kind instead of once per enclosing run;
+// - a serialize function longer than kMaxInlineWeight is printed as parts of about that weight each.
+inline constexpr std::uint64_t kMaxRunMemberBits = 4096;
+inline constexpr std::uint64_t kMaxInlineWeight = 256;
+inline constexpr std::uint32_t kMaxInlineDepth = 8;
+
 struct Run {
   std::vector<RunMember> members;  // in wire order, at least one
   std::uint64_t bits = 0;          // sum of the members' widths
@@ -340,6 +353,17 @@ struct Struct {
   std::uint64_t max_bytes = 0;                // (cost.max + 7) / 8
   std::uint64_t storage_bytes = 0;            // sizeof the generated struct on 64-bit ABIs (checker)
   bool has_checks = false;                    // a `check` directive here or in any nested struct
+  // Compile cost (see kMaxInlineWeight): the statements serialize prints when flattened into a caller --
+  // one per item, plus the weight of each field's struct type that is inlined -- and 1 + the inline
+  // depth of the deepest inlined struct type of a field; `called` when either is past its bound.
+  // `makes_calls`: a field's struct type is called or makes calls itself (then no field of this struct's
+  // type joins a run either).
+  std::uint64_t inline_weight = 0;
+  std::uint32_t inline_depth = 1;
+  bool called = false;
+  bool makes_calls = false;
+  // Members of struct type, counted through nested structs (an array's element once); checker-bounded.
+  std::uint64_t struct_members = 0;
   // Messages declared `message X block { ... }`: the message carries a block of bytes, sent by the
   // channel beside the body (docs/blocks.md), never by serialize. Not inherited by a struct that uses
   // the message as a field type.

@@ -66,9 +66,12 @@ void Emitter::delta_function(const Struct& s) {
   p_.print("}\n\n");
   p_.print("// The changes after the \"changed\" bit (also what an array sends for each changed element).\n");
   p_.print("template <typename Stream_>\n");
-  p_.print("BITWIRE_FORCE_INLINE bool serialize_delta_changes_([[maybe_unused]] Stream_& stream_,\n");
-  p_.print("                                                 [[maybe_unused]] const $name$& baseline_) {\n",
-           {{"name", s.name}});
+  // Out of line past the inline budget, as serialize (model::Struct::called).
+  const std::string inline_macro = s.called ? "BITWIRE_OUT_OF_LINE" : "BITWIRE_FORCE_INLINE";
+  p_.print("$inline$ bool serialize_delta_changes_([[maybe_unused]] Stream_& stream_,\n",
+           {{"inline", inline_macro}});
+  p_.print("$pad$[[maybe_unused]] const $name$& baseline_) {\n",
+           {{"pad", std::string(inline_macro.size() + 29, ' ')}, {"name", s.name}});
   {
     Indent in(p_);
     // The field statements the whole form shares (element()) name their stream `$stream$`.

@@ -10,7 +10,9 @@
 // Compile time scales with the schema, not with its square: generated code never makes an unqualified
 // call into an overload set that grows with the package (each type's formatter has its own name, and
 // serialize calls runtime templates or a member), and only the emitted source files instantiate the
-// messages' serialize for the factory, each for its share of the messages.
+// messages' serialize for the factory, each for its share of the messages. Nor with the depth or width of
+// one struct: past the model's inline budget (model::kMaxInlineWeight) a struct's serialize is called, not
+// flattened, and no run is wider than model::kMaxRunMemberBits.
 // Every decision (widths, ranges, costs, initial values, resets, how runs split into pieces read with one
 // bounds check) comes from the model; this only prints.
 //
@@ -79,6 +81,16 @@ class Emitter {
   };
   void emit_aligned_pair(const model::Struct& s, const std::vector<model::Item>& items, const Piece& first,
                          const Piece& second);
+  // What emit_items prints as one: a lone item, a grouped piece, or an aligned pair of pieces (`second`
+  // set), covering items [first_item, end_item).
+  struct Unit {
+    std::size_t first_item = 0;
+    std::size_t end_item = 0;
+    Piece first;
+    Piece second;
+  };
+  std::vector<Unit> units_of(const std::vector<model::Item>& items, const std::vector<model::Run>& runs);
+  void emit_unit(const model::Struct& s, const std::vector<model::Item>& items, const Unit& unit);
 
   // emit_cpp_delta.cpp
   void delta_function(const model::Struct& s);

@@ -2,6 +2,8 @@
 // order, arrays with counted loops, optional fields behind their presence bit, ifs with the resets the
 // model lists, alignment and check directives.
 #include <cstdio>
+#include <span>
+#include <utility>
 
 #include "backend/cpp/emit_cpp_emitter.hpp"
 
@@ -19,19 +21,19 @@ namespace {
 
 // True when some item writes through the stream outside an `if constexpr` on the check setting: an
 // unnamed or [[maybe_unused]] parameter otherwise, so no build warns.
-bool uses_stream(const std::vector<Item>& body) {
-  std::vector<const std::vector<Item>*> pending{&body};
+bool uses_stream(const Item* first, const Item* end) {
+  std::vector<std::pair<const Item*, const Item*>> pending{{first, end}};
   while (!pending.empty()) {
-    const std::vector<Item>* items = pending.back();
+    const auto [begin, stop] = pending.back();
     pending.pop_back();
-    for (const Item& item : *items) {
+    for (const Item& item : std::span<const Item>(begin, stop)) {
       if (item.kind == ItemKind::Field || item.kind == ItemKind::Align || item.kind == ItemKind::Constant ||
           item.kind == ItemKind::Reserved) {
         return true;
       }
       if (item.kind == ItemKind::If) {
-        pending.push_back(&item.then_items);
-        pending.push_back(&item.else_items);
+        pending.emplace_back(item.then_items.data(), item.then_items.data() + item.then_items.size());
+        pending.emplace_back(item.else_items.data(), item.else_items.data() + item.else_items.size());
       }
     }
   }
@@ -46,19 +48,96 @@ std::string hex_literal(std::uint64_t value) {
   return buffer;
 }
 
+// A fixed array of whole bytes: serialize_byte_array, eight per 64-bit field.
+bool is_byte_array(const Field& field) {
+  return field.shape == Shape::FixedArray && field.type.kind == TypeKind::Integer &&
+         field.type.integer.encoding == model::IntEncoding::Raw && !field.type.integer.storage.is_signed &&
+         field.type.integer.storage.bits == 8 && field.type.integer.bits == 8;
+}
+
+// The weight (model::Struct::inline_weight) of one item: 1, plus an inlined struct type's weight, plus
+// the items of an if's sides.
+std::uint64_t item_weight(const Struct& s, const Item& item) {
+  std::uint64_t weight = 0;
+  std::vector<const Item*> pending{&item};
+  while (!pending.empty()) {
+    const Item* next = pending.back();
+    pending.pop_back();
+    ++weight;
+    if (next->kind == ItemKind::Field && s.fields[next->field].type.kind == TypeKind::Struct &&
+        !s.fields[next->field].type.structure->called) {
+      weight += s.fields[next->field].type.structure->inline_weight;
+    }
+    if (next->kind == ItemKind::If) {
+      for (const Item& inner : next->then_items) pending.push_back(&inner);
+      for (const Item& inner : next->else_items) pending.push_back(&inner);
+    }
+  }
+  return weight;
+}
+
 }  // namespace
 
 // Forced inline (the runtime's inlining contract, bitwire/core/config.hpp): nested structs' serialize and the
-// message's own become one body with the caller's stream, its state in registers.
+// message's own become one body with the caller's stream, its state in registers. A struct past the inline
+// budget (model::Struct::called) is called instead, and its body, when heavier than the budget, is printed
+// as out-of-line parts of about the budget each, called in order: the compilers' time per function grows
+// faster than its length.
 void Emitter::serialize_function(const Struct& s) {
-  p_.print("template <typename Stream_>\n");
-  if (s.body.empty()) {
-    p_.print("BITWIRE_FORCE_INLINE bool serialize(Stream_&) {\n");
-  } else if (!uses_stream(s.body)) {
-    p_.print("BITWIRE_FORCE_INLINE bool serialize([[maybe_unused]] Stream_& stream_) {\n");
-  } else {
-    p_.print("BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) {\n");
+  const char* const inline_macro = s.called ? "BITWIRE_OUT_OF_LINE" : "BITWIRE_FORCE_INLINE";
+  std::vector<Unit> units = units_of(s.body, s.runs);
+  std::vector<std::pair<std::size_t, std::size_t>> parts;  // [first, last) units of each part
+  if (s.called && s.inline_weight > model::kMaxInlineWeight) {
+    std::uint64_t weight = 0;
+    for (std::size_t u = 0; u < units.size(); ++u) {
+      std::uint64_t unit_weight = 0;
+      for (std::size_t i = units[u].first_item; i < units[u].end_item; ++i) {
+        unit_weight += item_weight(s, s.body[i]);
+      }
+      if (parts.empty() || (weight > 0 && weight + unit_weight > model::kMaxInlineWeight)) {
+        parts.emplace_back(u, u);
+        weight = 0;
+      }
+      parts.back().second = u + 1;
+      weight += unit_weight;
+    }
   }
+  // The parameter named only when some item writes through it.
+  const auto parameter = [&](std::size_t first_item, std::size_t end_item) {
+    if (first_item == end_item) return std::string("Stream_&");
+    return std::string(uses_stream(s.body.data() + first_item, s.body.data() + end_item)
+                           ? "Stream_& stream_"
+                           : "[[maybe_unused]] Stream_& stream_");
+  };
+  if (parts.size() > 1) {
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      const std::size_t first_item = units[parts[k].first].first_item;
+      const std::size_t end_item = units[parts[k].second - 1].end_item;
+      p_.print("// Part $k$ of serialize (the body is longer than one function should be).\n",
+               {{"k", std::to_string(k)}});
+      p_.print("template <typename Stream_>\n");
+      p_.print("BITWIRE_OUT_OF_LINE bool serialize_part_$k$_($param$) {\n",
+               {{"k", std::to_string(k)}, {"param", parameter(first_item, end_item)}});
+      {
+        Indent body(p_);
+        Bind stream(p_, "stream", "stream_");
+        for (std::size_t u = parts[k].first; u < parts[k].second; ++u) emit_unit(s, s.body, units[u]);
+        p_.print("return true;\n");
+      }
+      p_.print("}\n\n");
+    }
+    p_.print("template <typename Stream_>\n");
+    p_.print("$inline$ bool serialize(Stream_& stream_) {\n", {{"inline", inline_macro}});
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      p_.print("  BITWIRE_TRY(serialize_part_$k$_(stream_));\n", {{"k", std::to_string(k)}});
+    }
+    p_.print("  return true;\n");
+    p_.print("}\n\n");
+    return;
+  }
+  p_.print("template <typename Stream_>\n");
+  p_.print("$inline$ bool serialize($param$) {\n",
+           {{"inline", inline_macro}, {"param", parameter(0, s.body.size())}});
   {
     Indent body(p_);
     // Field statements name their stream `$stream$`: stream_ here, run_ inside a run (emit_run).
@@ -179,9 +258,7 @@ void Emitter::field_value(const Field& field) {
       element(field.type, name);
       return;
     case Shape::FixedArray:
-      if (field.type.kind == TypeKind::Integer && field.type.integer.encoding == model::IntEncoding::Raw &&
-          !field.type.integer.storage.is_signed && field.type.integer.storage.bits == 8 &&
-          field.type.integer.bits == 8) {
+      if (is_byte_array(field)) {
         // Whole bytes: eight per 64-bit field (the same bits as one field per byte).
         p_.print("BITWIRE_TRY(bitwire::serialize_byte_array($stream$, $f$.data(), $f$.size()));\n",
                  {{"f", name}});
@@ -279,7 +356,8 @@ std::string Emitter::condition_text(const Struct& s, const model::Condition& c) 
 // grouped piece is read through one bitwire::ReadRun (one bounds check, constant offsets), written through
 // one bitwire::WriteRun (whole words at constant shifts) and measured as one constant; a piece that joins
 // the next is read with it across the alignment between.
-void Emitter::emit_items(const Struct& s, const std::vector<Item>& items, const std::vector<model::Run>& runs) {
+std::vector<Emitter::Unit> Emitter::units_of(const std::vector<Item>& items,
+                                             const std::vector<model::Run>& runs) {
   std::vector<Piece> pieces;
   for (const model::Run& run : runs) {
     for (const model::RunPiece& piece : run.pieces) {
@@ -287,20 +365,41 @@ void Emitter::emit_items(const Struct& s, const std::vector<Item>& items, const 
       pieces.push_back({{begin, begin + static_cast<std::ptrdiff_t>(piece.count)}, &piece});
     }
   }
-  std::size_t next = 0;  // the first item not printed yet
+  std::vector<Unit> units;
+  std::size_t next = 0;  // the first item not in a unit yet
+  const auto singles = [&](std::size_t end) {
+    for (; next < end; ++next) units.push_back({next, next + 1, {}, {}});
+  };
   for (std::size_t g = 0; g < pieces.size(); ++g) {
     const Piece& piece = pieces[g];
     if (piece.piece->joins_next && g + 1 < pieces.size()) {
-      for (; next < piece.members.front().item; ++next) emit_item(s, items[next]);
-      emit_aligned_pair(s, items, piece, pieces[g + 1]);
-      next = pieces[++g].members.back().item + 1;
+      singles(piece.members.front().item);
+      const Piece& second = pieces[++g];
+      units.push_back({next, second.members.back().item + 1, piece, second});
+      next = second.members.back().item + 1;
     } else if (piece.piece->grouped) {
-      for (; next < piece.members.front().item; ++next) emit_item(s, items[next]);
-      emit_run(s, items, piece.members, piece.piece->bits);
+      singles(piece.members.front().item);
+      units.push_back({next, piece.members.back().item + 1, piece, {}});
       next = piece.members.back().item + 1;
     }
   }
-  for (; next < items.size(); ++next) emit_item(s, items[next]);
+  singles(items.size());
+  return units;
+}
+
+void Emitter::emit_unit(const Struct& s, const std::vector<Item>& items, const Unit& unit) {
+  if (unit.second.piece != nullptr) {
+    emit_aligned_pair(s, items, unit.first, unit.second);
+  } else if (unit.first.piece != nullptr) {
+    emit_run(s, items, unit.first.members, unit.first.piece->bits);
+  } else {
+    emit_item(s, items[unit.first_item]);
+  }
+}
+
+void Emitter::emit_items(const Struct& s, const std::vector<Item>& items,
+                         const std::vector<model::Run>& runs) {
+  for (const Unit& unit : units_of(items, runs)) emit_unit(s, items, unit);
 }
 
 // An aligned pair (model::RunPiece::joins_next): on a ReadStream whose cursor is on a byte boundary, one

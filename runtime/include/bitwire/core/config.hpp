@@ -23,10 +23,10 @@
 #endif
 
 // The inlining contract of the hot paths: the bit primitives, the stream operations and every generated
-// serialize function are forced inline, so a message's serialize becomes one straight-line body in which
-// every bit offset of a fixed-width run is a constant and the stream's state lives in registers (a stream
-// that is a local whose address never escapes cannot be aliased by the stores to its bytes). A user may
-// define it as plain `inline` before including bitwire to trade speed for code size.
+// serialize function within idlc's inline budget are forced inline, so a message's serialize becomes one
+// straight-line body in which every bit offset of a fixed-width run is a constant and the stream's state
+// lives in registers (a local stream whose address never escapes cannot be aliased by stores to its bytes).
+// A user may define it as plain `inline` before including bitwire to trade speed for code size.
 #ifndef BITWIRE_FORCE_INLINE
 #if defined(__GNUC__) || defined(__clang__)
 #define BITWIRE_FORCE_INLINE [[gnu::always_inline]] inline
@@ -197,3 +197,13 @@ template <typename T>
 concept WireInteger = (std::is_integral_v<T> && !std::is_same_v<std::remove_cv_t<T>, bool>) || detail::kIsInt128<T>;
 
 }  // namespace bitwire
+
+// What generated code calls instead of inlining: the serialize of a struct past idlc's inline budget
+// (docs/schema-language.md, "Limits"), so that a deep or wide schema compiles in time linear in its size.
+#ifndef BITWIRE_OUT_OF_LINE
+#if defined(__GNUC__) || defined(__clang__)
+#define BITWIRE_OUT_OF_LINE [[gnu::noinline]] inline
+#else
+#define BITWIRE_OUT_OF_LINE inline
+#endif
+#endif
