@@ -322,8 +322,8 @@ void Emitter::delta_scalar(const Type& type, const std::string& ref, const std::
   p_.print("}\n");
 }
 
-// A value known to differ from its baseline value: relative where the model gives the type a small
-// width, else whole.
+// A value known to differ from its baseline value: relative (model::delta_relative_bits) where the type
+// has the relative encoding, else whole.
 void Emitter::delta_change(const Type& type, const std::string& ref, const std::string& base) {
   if (type.kind == TypeKind::Bool) {
     p_.print("$r$ = !$b$;\n", {{"r", ref}, {"b", base}});
