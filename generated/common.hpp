@@ -11,8 +11,11 @@
 #include "bitwire/serialize/fixed_vector.hpp"
 #include "bitwire/serialize/format.hpp"
 #include "bitwire/serialize/serialize.hpp"
+#include "bitwire/serialize/delta.hpp"
 
 /// Spatial types shared by the game's messages: quantized positions, velocities and orientations.
+/// Declared `delta struct`: a delta message of a package importing them (game's Snapshot) sends a moved
+/// one axis by axis, relative to the baseline's value, instead of whole.
 namespace common {
 
 /// Half the width of the world, in meters: positions lie in [-WorldExtent, WorldExtent].
@@ -85,6 +88,69 @@ struct Position {
     return const_cast<Position*>(this)->serialize(stream_);
   }
 
+  // The delta form: this object as its changes against `baseline_`, which must be an object the
+  // peer decoded (a read's result). One "changed" bit, then the changes (docs/delta.md).
+  static constexpr std::size_t MaxDeltaBits = 55;
+  static constexpr std::size_t MaxDeltaBytes = (MaxDeltaBits + 7) / 8;
+
+  template <typename Stream_>
+  BITWIRE_FORCE_INLINE bool serialize_delta(Stream_& stream_, const Position& baseline_) {
+    // A read decodes into a distinct object: the baseline is read while members are assigned.
+    if constexpr (Stream_::kIsReading) BITWIRE_ASSERT(this != &baseline_);
+    bool is_changed_ = false;
+    if constexpr (!Stream_::kIsReading) is_changed_ = !(*this == baseline_);
+    BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+    if (!is_changed_) {
+      if constexpr (Stream_::kIsReading) *this = baseline_;
+      return true;
+    }
+    return serialize_delta_changes_(stream_, baseline_);
+  }
+
+  // Writes or measures the delta form of a const object.
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  BITWIRE_FORCE_INLINE bool serialize_delta(Stream_& stream_, const Position& baseline_) const {
+    return const_cast<Position*>(this)->serialize_delta(stream_, baseline_);
+  }
+
+  // The changes after the "changed" bit (also what an array sends for each changed element).
+  template <typename Stream_>
+  BITWIRE_FORCE_INLINE bool serialize_delta_changes_([[maybe_unused]] Stream_& stream_,
+                                                   [[maybe_unused]] const Position& baseline_) {
+    {
+      bool is_changed_ = false;
+      if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs_compressed(x, baseline_.x, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f));
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+      if (is_changed_) {
+        BITWIRE_TRY(bitwire::serialize_compressed_float_delta(stream_, x, baseline_.x, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+      } else if constexpr (Stream_::kIsReading) {
+        x = baseline_.x;
+      }
+    }
+    {
+      bool is_changed_ = false;
+      if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs_compressed(y, baseline_.y, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f));
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+      if (is_changed_) {
+        BITWIRE_TRY(bitwire::serialize_compressed_float_delta(stream_, y, baseline_.y, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+      } else if constexpr (Stream_::kIsReading) {
+        y = baseline_.y;
+      }
+    }
+    {
+      bool is_changed_ = false;
+      if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs_compressed(z, baseline_.z, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f));
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+      if (is_changed_) {
+        BITWIRE_TRY(bitwire::serialize_compressed_float_delta(stream_, z, baseline_.z, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+      } else if constexpr (Stream_::kIsReading) {
+        z = baseline_.z;
+      }
+    }
+    return true;
+  }
+
   // The package's tag: its to_string and format_value take this struct.
   using FormatPackage_ = FormatTag_;
   // Appends the struct as text (bitwire/serialize/format.hpp): what format_value and to_string call.
@@ -150,6 +216,69 @@ struct Velocity {
     requires(!Stream_::kIsReading)
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {
     return const_cast<Velocity*>(this)->serialize(stream_);
+  }
+
+  // The delta form: this object as its changes against `baseline_`, which must be an object the
+  // peer decoded (a read's result). One "changed" bit, then the changes (docs/delta.md).
+  static constexpr std::size_t MaxDeltaBits = 46;
+  static constexpr std::size_t MaxDeltaBytes = (MaxDeltaBits + 7) / 8;
+
+  template <typename Stream_>
+  BITWIRE_FORCE_INLINE bool serialize_delta(Stream_& stream_, const Velocity& baseline_) {
+    // A read decodes into a distinct object: the baseline is read while members are assigned.
+    if constexpr (Stream_::kIsReading) BITWIRE_ASSERT(this != &baseline_);
+    bool is_changed_ = false;
+    if constexpr (!Stream_::kIsReading) is_changed_ = !(*this == baseline_);
+    BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+    if (!is_changed_) {
+      if constexpr (Stream_::kIsReading) *this = baseline_;
+      return true;
+    }
+    return serialize_delta_changes_(stream_, baseline_);
+  }
+
+  // Writes or measures the delta form of a const object.
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  BITWIRE_FORCE_INLINE bool serialize_delta(Stream_& stream_, const Velocity& baseline_) const {
+    return const_cast<Velocity*>(this)->serialize_delta(stream_, baseline_);
+  }
+
+  // The changes after the "changed" bit (also what an array sends for each changed element).
+  template <typename Stream_>
+  BITWIRE_FORCE_INLINE bool serialize_delta_changes_([[maybe_unused]] Stream_& stream_,
+                                                   [[maybe_unused]] const Velocity& baseline_) {
+    {
+      bool is_changed_ = false;
+      if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs_compressed(x, baseline_.x, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f));
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+      if (is_changed_) {
+        BITWIRE_TRY(bitwire::serialize_compressed_float_delta(stream_, x, baseline_.x, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+      } else if constexpr (Stream_::kIsReading) {
+        x = baseline_.x;
+      }
+    }
+    {
+      bool is_changed_ = false;
+      if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs_compressed(y, baseline_.y, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f));
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+      if (is_changed_) {
+        BITWIRE_TRY(bitwire::serialize_compressed_float_delta(stream_, y, baseline_.y, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+      } else if constexpr (Stream_::kIsReading) {
+        y = baseline_.y;
+      }
+    }
+    {
+      bool is_changed_ = false;
+      if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs_compressed(z, baseline_.z, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f));
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+      if (is_changed_) {
+        BITWIRE_TRY(bitwire::serialize_compressed_float_delta(stream_, z, baseline_.z, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+      } else if constexpr (Stream_::kIsReading) {
+        z = baseline_.z;
+      }
+    }
+    return true;
   }
 
   // The package's tag: its to_string and format_value take this struct.
@@ -223,6 +352,79 @@ struct Orientation {
     requires(!Stream_::kIsReading)
   BITWIRE_FORCE_INLINE bool serialize(Stream_& stream_) const {
     return const_cast<Orientation*>(this)->serialize(stream_);
+  }
+
+  // The delta form: this object as its changes against `baseline_`, which must be an object the
+  // peer decoded (a read's result). One "changed" bit, then the changes (docs/delta.md).
+  static constexpr std::size_t MaxDeltaBits = 43;
+  static constexpr std::size_t MaxDeltaBytes = (MaxDeltaBits + 7) / 8;
+
+  template <typename Stream_>
+  BITWIRE_FORCE_INLINE bool serialize_delta(Stream_& stream_, const Orientation& baseline_) {
+    // A read decodes into a distinct object: the baseline is read while members are assigned.
+    if constexpr (Stream_::kIsReading) BITWIRE_ASSERT(this != &baseline_);
+    bool is_changed_ = false;
+    if constexpr (!Stream_::kIsReading) is_changed_ = !(*this == baseline_);
+    BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+    if (!is_changed_) {
+      if constexpr (Stream_::kIsReading) *this = baseline_;
+      return true;
+    }
+    return serialize_delta_changes_(stream_, baseline_);
+  }
+
+  // Writes or measures the delta form of a const object.
+  template <typename Stream_>
+    requires(!Stream_::kIsReading)
+  BITWIRE_FORCE_INLINE bool serialize_delta(Stream_& stream_, const Orientation& baseline_) const {
+    return const_cast<Orientation*>(this)->serialize_delta(stream_, baseline_);
+  }
+
+  // The changes after the "changed" bit (also what an array sends for each changed element).
+  template <typename Stream_>
+  BITWIRE_FORCE_INLINE bool serialize_delta_changes_([[maybe_unused]] Stream_& stream_,
+                                                   [[maybe_unused]] const Orientation& baseline_) {
+    {
+      bool is_changed_ = false;
+      if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(largest, baseline_.largest);
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+      if (is_changed_) {
+        BITWIRE_TRY(bitwire::serialize_bits(stream_, largest, 2));
+      } else if constexpr (Stream_::kIsReading) {
+        largest = baseline_.largest;
+      }
+    }
+    {
+      bool is_changed_ = false;
+      if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(a, baseline_.a);
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+      if (is_changed_) {
+        BITWIRE_TRY(bitwire::serialize_int_delta(stream_, a, baseline_.a, std::int16_t{-511}, std::int16_t{511}, 10));
+      } else if constexpr (Stream_::kIsReading) {
+        a = baseline_.a;
+      }
+    }
+    {
+      bool is_changed_ = false;
+      if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(b, baseline_.b);
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+      if (is_changed_) {
+        BITWIRE_TRY(bitwire::serialize_int_delta(stream_, b, baseline_.b, std::int16_t{-511}, std::int16_t{511}, 10));
+      } else if constexpr (Stream_::kIsReading) {
+        b = baseline_.b;
+      }
+    }
+    {
+      bool is_changed_ = false;
+      if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(c, baseline_.c);
+      BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
+      if (is_changed_) {
+        BITWIRE_TRY(bitwire::serialize_int_delta(stream_, c, baseline_.c, std::int16_t{-511}, std::int16_t{511}, 10));
+      } else if constexpr (Stream_::kIsReading) {
+        c = baseline_.c;
+      }
+    }
+    return true;
   }
 
   // The package's tag: its to_string and format_value take this struct.

@@ -985,7 +985,7 @@ struct Everything {
 };
 
 // Fingerprint of the package's wire shape: peers built from different schemas have different ids.
-inline constexpr std::uint64_t ProtocolId = bitwire::kSerializeChecks ? 0xbfbf62076756b60cull : 0x46010c3db2409e30ull;
+inline constexpr std::uint64_t ProtocolId = bitwire::kSerializeChecks ? 0x996e7dd8bcab90b8ull : 0x562ed737e7455e34ull;
 
 // The message's name, or nullptr for a value outside MessageType.
 inline constexpr const char* message_name(MessageType type_) {

@@ -380,7 +380,7 @@ struct EntityState {
 
   // The delta form: this object as its changes against `baseline_`, which must be an object the
   // peer decoded (a read's result). One "changed" bit, then the changes (docs/delta.md).
-  static constexpr std::size_t MaxDeltaBits = 146;
+  static constexpr std::size_t MaxDeltaBits = 176;
   static constexpr std::size_t MaxDeltaBytes = (MaxDeltaBits + 7) / 8;
 
   template <typename Stream_>
@@ -413,7 +413,7 @@ struct EntityState {
       if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(id, baseline_.id);
       BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
       if (is_changed_) {
-        BITWIRE_TRY(bitwire::serialize_int_delta(stream_, id, baseline_.id, std::uint8_t{0}, std::uint8_t{63}, 3));
+        BITWIRE_TRY(bitwire::serialize_int_delta(stream_, id, baseline_.id, std::uint8_t{0}, std::uint8_t{63}, 6));
       } else if constexpr (Stream_::kIsReading) {
         id = baseline_.id;
       }
@@ -428,26 +428,8 @@ struct EntityState {
         kind = baseline_.kind;
       }
     }
-    {
-      bool is_changed_ = false;
-      if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(position, baseline_.position);
-      BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
-      if (is_changed_) {
-        BITWIRE_TRY(position.serialize(stream_));
-      } else if constexpr (Stream_::kIsReading) {
-        position = baseline_.position;
-      }
-    }
-    {
-      bool is_changed_ = false;
-      if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(orientation, baseline_.orientation);
-      BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
-      if (is_changed_) {
-        BITWIRE_TRY(orientation.serialize(stream_));
-      } else if constexpr (Stream_::kIsReading) {
-        orientation = baseline_.orientation;
-      }
-    }
+    BITWIRE_TRY(position.serialize_delta(stream_, baseline_.position));
+    BITWIRE_TRY(orientation.serialize_delta(stream_, baseline_.orientation));
     {
       bool flip_ = false;
       if constexpr (!Stream_::kIsReading) flip_ = at_rest != baseline_.at_rest;
@@ -459,16 +441,7 @@ struct EntityState {
     }
     if (!at_rest) {
       if (!baseline_.at_rest) {
-        {
-          bool is_changed_ = false;
-          if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(velocity, baseline_.velocity);
-          BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
-          if (is_changed_) {
-            BITWIRE_TRY(velocity.serialize(stream_));
-          } else if constexpr (Stream_::kIsReading) {
-            velocity = baseline_.velocity;
-          }
-        }
+        BITWIRE_TRY(velocity.serialize_delta(stream_, baseline_.velocity));
       } else {
         if constexpr (Stream_::kIsMeasuring) {
           stream_.add_bits(36);
@@ -507,7 +480,7 @@ struct EntityState {
           if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(health, baseline_.health);
           BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
           if (is_changed_) {
-            BITWIRE_TRY(bitwire::serialize_int_delta(stream_, health, baseline_.health, std::int8_t{0}, std::int8_t{100}, 4));
+            BITWIRE_TRY(bitwire::serialize_int_delta(stream_, health, baseline_.health, std::int8_t{0}, std::int8_t{100}, 7));
           } else if constexpr (Stream_::kIsReading) {
             health = baseline_.health;
           }
@@ -570,7 +543,7 @@ struct EntityState {
               if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(fuel, baseline_.fuel);
               BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
               if (is_changed_) {
-                BITWIRE_TRY(bitwire::serialize_int_delta(stream_, fuel, baseline_.fuel, std::int8_t{0}, std::int8_t{100}, 4));
+                BITWIRE_TRY(bitwire::serialize_int_delta(stream_, fuel, baseline_.fuel, std::int8_t{0}, std::int8_t{100}, 7));
               } else if constexpr (Stream_::kIsReading) {
                 fuel = baseline_.fuel;
               }
@@ -995,7 +968,7 @@ struct Snapshot {
 
   // The delta form: this object as its changes against `baseline_`, which must be an object the
   // peer decoded (a read's result). One "changed" bit, then the changes (docs/delta.md).
-  static constexpr std::size_t MaxDeltaBits = 9428;
+  static constexpr std::size_t MaxDeltaBits = 11350;
   static constexpr std::size_t MaxDeltaBytes = (MaxDeltaBits + 7) / 8;
 
   template <typename Stream_>
@@ -1028,7 +1001,7 @@ struct Snapshot {
       if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(tick, baseline_.tick);
       BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
       if (is_changed_) {
-        BITWIRE_TRY(bitwire::serialize_bits_delta(stream_, tick, baseline_.tick, 32, 16));
+        BITWIRE_TRY(bitwire::serialize_bits_delta(stream_, tick, baseline_.tick, 32));
       } else if constexpr (Stream_::kIsReading) {
         tick = baseline_.tick;
       }
@@ -1038,7 +1011,7 @@ struct Snapshot {
       if constexpr (!Stream_::kIsReading) is_changed_ = bitwire::delta_differs(last_input_tick, baseline_.last_input_tick);
       BITWIRE_TRY(bitwire::serialize_bool(stream_, is_changed_));
       if (is_changed_) {
-        BITWIRE_TRY(bitwire::serialize_bits_delta(stream_, last_input_tick, baseline_.last_input_tick, 32, 16));
+        BITWIRE_TRY(bitwire::serialize_bits_delta(stream_, last_input_tick, baseline_.last_input_tick, 32));
       } else if constexpr (Stream_::kIsReading) {
         last_input_tick = baseline_.last_input_tick;
       }
@@ -1397,7 +1370,7 @@ struct LevelLoad {
 };
 
 // Fingerprint of the package's wire shape: peers built from different schemas have different ids.
-inline constexpr std::uint64_t ProtocolId = 0x485ad993e80299b5ull;
+inline constexpr std::uint64_t ProtocolId = 0x40c2fe5517cd8f7full;
 
 // The message's name, or nullptr for a value outside MessageType.
 inline constexpr const char* message_name(MessageType type_) {

@@ -30,7 +30,7 @@ using deltatest::SceneBytes;
 constexpr int kRing = 32;
 using Sender = bitwire::DeltaSender<Scene, kRing>;
 using Receiver = bitwire::DeltaReceiver<Scene, kRing>;
-static_assert(Sender::kMaxBytes <= 900, "SceneBytes holds any encoded Scene");
+static_assert(Sender::kMaxBytes <= 1000, "SceneBytes holds any encoded Scene");
 
 std::unique_ptr<Scene> canonical(const Scene& value) {
   std::vector<std::byte> bytes(Scene::MaxBytes + 8);

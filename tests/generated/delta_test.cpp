@@ -196,32 +196,39 @@ TEST(DeltaForm, AnUnchangedObjectIsOneBit) {
   EXPECT_TRUE(*back == *value);
 }
 
-TEST(DeltaForm, ASmallChangeCostsHalfTheWidth) {
+TEST(DeltaForm, AChangeTakesTheSmallestOfThreeWindows) {
   bitwire::Random rng(8);
   auto base = std::make_unique<Scene>();
   bitwire::random_fill(rng, *base);
   base->cubes[3].x = 100;
-  auto near = std::make_unique<Scene>(*base);
-  near->cubes[3].x = 105;
-  auto far = std::make_unique<Scene>(*base);
-  far->cubes[3].x = 5000;
-  // x is int<-8192 .. 8191>: 14 bits whole, 7 bits for a change within [-64, 64]. Measured: a write's
-  // alignment padding would move with the width.
-  const auto measure = [&](const Scene& value) {
+  // x is int<-8192 .. 8191>: 14 bits whole. After the changed bit, a 2-bit selector and the difference
+  // in ceil(14 / 4) = 4 bits (|d| <= 8), ceil(28 / 4) = 7 bits (|d| <= 64), ceil(42 / 4) = 11 bits
+  // (|d| <= 1024), or the whole 14 bits. Measured: a write's alignment padding would move with the width.
+  const auto measure = [&](int x) {
+    auto value = std::make_unique<Scene>(*base);
+    value->cubes[3].x = static_cast<std::int16_t>(x);
     bitwire::MeasureStream stream;
-    EXPECT_TRUE(value.serialize_delta(stream, *base));
-    return stream.bits_processed();
+    EXPECT_TRUE(value->serialize_delta(stream, *base));
+    check_delta(*value, *base, x);
+    return static_cast<int>(stream.bits_processed());
   };
-  EXPECT_EQ(measure(*far) - measure(*near), 14u - 7u);
-  check_delta(*near, *base, 0);
-  check_delta(*far, *base, 1);
+  const int tiny = measure(108);
+  EXPECT_EQ(measure(92), tiny) << "-8 fits the first window";
+  EXPECT_EQ(measure(109) - tiny, 7 - 4);
+  EXPECT_EQ(measure(164) - tiny, 7 - 4);
+  EXPECT_EQ(measure(36) - tiny, 7 - 4);
+  EXPECT_EQ(measure(165) - tiny, 11 - 4);
+  EXPECT_EQ(measure(1124) - tiny, 11 - 4);
+  EXPECT_EQ(measure(-924) - tiny, 11 - 4);
+  EXPECT_EQ(measure(1125) - tiny, 14 - 4);
+  EXPECT_EQ(measure(-8192) - tiny, 14 - 4);
 }
 
 TEST(DeltaForm, MaxDeltaBitsBoundsTheWorstCase) {
-  // The Probe's worst case by hand: changed bit; level: changed, small, 7 bits; slots: int(4, 0, 4) in 3
-  // bits, four positions of gap 1 (1 bit each) and four whole changes of 1 + 4 bits; items: a new count
+  // The Probe's worst case by hand: changed bit; level: changed, selector, 7 bits; slots: int(4, 0, 4) in
+  // 3 bits, four positions of gap 1 (1 bit each) and four whole changes of 2 + 4 bits; items: a new count
   // (1 + 3 bits), no shared element (0 bits of changed count), four whole elements of 4 bits.
-  EXPECT_GE(Probe::MaxDeltaBits, 1u + (1 + 1 + 7) + 3 + 4 * (1 + 1 + 4) + (1 + 3) + 4 * 4);
+  EXPECT_GE(Probe::MaxDeltaBits, 1u + (1 + 2 + 7) + 3 + 4 * (1 + 2 + 4) + (1 + 3) + 4 * 4);
   Probe base;
   base.level = 0;
   base.slots = {0, 0, 0, 0};
@@ -233,7 +240,7 @@ TEST(DeltaForm, MaxDeltaBitsBoundsTheWorstCase) {
   for (auto& item : value.items) item = 9;
   bitwire::MeasureStream measure;
   EXPECT_TRUE(value.serialize_delta(measure, base));
-  EXPECT_EQ(measure.bits_processed(), 1u + (1 + 1 + 7) + 3 + 4 * (1 + 1 + 4) + (1 + 3) + 4 * 4);
+  EXPECT_EQ(measure.bits_processed(), 1u + (1 + 2 + 7) + 3 + 4 * (1 + 2 + 4) + (1 + 3) + 4 * 4);
   EXPECT_LE(measure.bits_processed(), Probe::MaxDeltaBits);
 }
 
@@ -276,18 +283,27 @@ TEST(DeltaRefusal, ASmallChangeThatLeavesTheRangeIsRefused) {
   Hand hand;
   hand.bit(true);   // changed
   hand.bit(true);   // level changed
-  hand.bit(true);   // small
-  hand.bits(8, 4);  // code 8: +1, so 101 > 100
-  expect_refused(hand.done(), probe_baseline(), bitwire::ReadError::kValueOutOfRange, 3);
+  hand.bits(0, 2);  // the first window: ceil(7 / 4) = 2 bits
+  hand.bits(2, 2);  // code 2: +1, so 101 > 100
+  expect_refused(hand.done(), probe_baseline(), bitwire::ReadError::kValueOutOfRange, 4);
+}
+
+TEST(DeltaRefusal, AChangeInTheWidestWindowThatLeavesTheRangeIsRefused) {
+  Hand hand;
+  hand.bit(true);
+  hand.bit(true);
+  hand.bits(2, 2);   // the third window: ceil(21 / 4) = 6 bits, |d| <= 32
+  hand.bits(63, 6);  // code 63: +32, so 132 > 100
+  expect_refused(hand.done(), probe_baseline(), bitwire::ReadError::kValueOutOfRange, 4);
 }
 
 TEST(DeltaRefusal, AWholeValueOutOfRangeIsRefused) {
   Hand hand;
   hand.bit(true);
   hand.bit(true);
-  hand.bit(false);    // whole
+  hand.bits(3, 2);    // whole
   hand.bits(101, 7);  // int<0 .. 100> in 7 bits
-  expect_refused(hand.done(), probe_baseline(), bitwire::ReadError::kValueOutOfRange, 3);
+  expect_refused(hand.done(), probe_baseline(), bitwire::ReadError::kValueOutOfRange, 4);
 }
 
 TEST(DeltaRefusal, AChangedElementPastAFixedArrayIsRefused) {
@@ -305,13 +321,13 @@ TEST(DeltaRefusal, PositionsThatDoNotIncreaseAreRefused) {
   hand.bit(false);      // level unchanged
   hand.bits(2, 3);      // two changed slots
   hand.relative(0, 2);  // slot 1: 5 bits
-  hand.bit(false);      // its whole change: 5 bits
+  hand.bits(3, 2);      // its whole change: 6 bits
   hand.bits(7, 4);
   // The next position through int_relative's escape (no +1, no tier: six zero bits), then the absolute
   // position 32 bits wide: 2 again, not above the previous one.
   hand.bits(0, 6);
   hand.bits(2, 32);
-  expect_refused(hand.done(), probe_baseline(), bitwire::ReadError::kNotIncreasing, 5 + 5 + 5 + 6);
+  expect_refused(hand.done(), probe_baseline(), bitwire::ReadError::kNotIncreasing, 5 + 5 + 6 + 6);
 }
 
 TEST(DeltaRefusal, AChangedElementPastTheSharedElementsIsRefused) {

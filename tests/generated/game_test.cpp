@@ -199,3 +199,37 @@ TEST(GameSizes, KnownObjectsTakeTheBitsTheRulesGive) {
 }
 
 }  // namespace
+
+// common.net declares Position, Velocity and Orientation `delta struct`: game's EntityState (another
+// package) sends them by their delta form, a moved coordinate relative to the baseline's, not the whole
+// 45-bit position.
+TEST(GameDelta, AnEntityMovedOneStepSendsItsPositionRelative) {
+  game::Snapshot base;
+  base.tick = 7;
+  base.entities.resize(1);
+  game::EntityState& e = base.entities[0];
+  e.position = {100.0f, 12.5f, -40.0f};
+  e.at_rest = true;
+  game::Snapshot moved = base;
+  moved.entities[0].position.x = 100.125f;  // one step of 1/8 m
+  const auto bits = [&](const game::Snapshot& value) {
+    bitwire::MeasureStream stream;
+    EXPECT_TRUE(value.serialize_delta(stream, base));
+    return stream.bits_processed();
+  };
+  // Snapshot: changed bit, tick and last_input_tick unchanged (1 + 1), entities: same count (1), one
+  // changed (int(c, 0, 1): 1 bit), its position p = 1 (1 bit). EntityState: id, kind unchanged (1 + 1),
+  // position (below), orientation, at_rest unchanged (1 + 1), the Player side's three fields unchanged.
+  // Position: changed bit, then x: changed, selector 0 and ceil(15 / 4) = 4 bits; y, z unchanged (1 + 1).
+  EXPECT_EQ(bits(moved), 1u + 2 + 1 + 1 + 1 + 2 + (1 + (1 + 2 + 4) + 1 + 1) + 2 + 3);
+  EXPECT_EQ(bits(base), 1u);
+
+  game::Snapshot back;
+  std::array<std::byte, game::Snapshot::MaxDeltaBytes> buffer{};
+  bitwire::WriteStream write{buffer};
+  ASSERT_TRUE(moved.serialize_delta(write, base));
+  write.flush();
+  bitwire::ReadStream read{std::span<const std::byte>(buffer.data(), write.bytes_processed())};
+  ASSERT_TRUE(back.serialize_delta(read, base)) << bitwire::to_string(read.error());
+  EXPECT_TRUE(back == moved);
+}

@@ -45,7 +45,7 @@ message Plain { Unused unused; }
   EXPECT_FALSE(other.structs.front().delta_form) << "an imported struct is sent whole when it changed";
 }
 
-TEST(DeltaModel, RelativeWidthIsHalfTheWholeWidthFromFourBits) {
+TEST(DeltaModel, NumbersFromFourBitsAreRelativeOnTheirWholeWidth) {
   IDLC_COMPILE_OK(compiled, R"(package t;
 delta message M {
     uint<0 .. 7> three;
@@ -61,17 +61,17 @@ delta message M {
   const Struct& m = find_struct(compiled->package(), "M");
   auto small = [&](const std::string& name) {
     for (const Field& f : m.fields) {
-      if (f.name == name) return delta_small_bits(f.type);
+      if (f.name == name) return delta_relative_bits(f.type);
     }
     ADD_FAILURE() << name;
     return -1;
   };
   EXPECT_EQ(small("three"), 0);
-  EXPECT_EQ(small("four"), 2);
-  EXPECT_EQ(small("fourteen"), 7);
-  EXPECT_EQ(small("raw"), 16);
-  EXPECT_EQ(small("q"), 8);  // 16 bits
-  EXPECT_EQ(small("f"), 8);  // 15 bits
+  EXPECT_EQ(small("four"), 4);
+  EXPECT_EQ(small("fourteen"), 14);
+  EXPECT_EQ(small("raw"), 32);
+  EXPECT_EQ(small("q"), 16);
+  EXPECT_EQ(small("f"), 15);
   EXPECT_EQ(small("plain"), 0);
   EXPECT_EQ(small("b"), 0);
 }
@@ -86,10 +86,10 @@ delta message M {
 }
 )");
   const Struct& m = find_struct(compiled->package(), "M");
-  // changed bit; three: 1 + 3; fourteen: 1 + 1 + 14; b: 1; list: bool(same) + count 2 bits + changed
-  // count 2 bits + two elements, each a position of gap 1 (1 bit) and the larger of a change (the small
-  // bit and 8 whole bits) and a whole element (8 bits).
-  EXPECT_EQ(m.delta_cost.max, 1u + (1 + 3) + (1 + 1 + 14) + 1 + (1 + 2 + 2 + 2 * (1 + 1 + 8)));
+  // changed bit; three: 1 + 3; fourteen: 1 + 2 + 14 (changed bit, selector, whole); b: 1; list:
+  // bool(same) + count 2 bits + changed count 2 bits + two elements, each a position of gap 1 (1 bit) and
+  // the larger of a change (the selector and 8 whole bits) and a whole element (8 bits).
+  EXPECT_EQ(m.delta_cost.max, 1u + (1 + 3) + (1 + 2 + 14) + 1 + (1 + 2 + 2 + 2 * (1 + 2 + 8)));
   EXPECT_EQ(m.delta_cost.min, 1u);
 }
 

@@ -35,10 +35,13 @@ Bits either(const Bits& a, const Bits& b) {
 Bits element_change(const Type& type, const Package* package) {
   if (type.kind == TypeKind::Bool) return {0, 0, 0};  // a change of a bool is its flip
   if (delta_nested(type, package)) return of(type.structure->delta_changes);
-  const int small = delta_small_bits(type);
-  if (small != 0) {
-    const std::uint64_t whole = 1 + std::max<std::uint64_t>(type.cost.max, static_cast<std::uint64_t>(small));
-    return {1 + static_cast<std::uint64_t>(small), whole, whole};
+  const int bits = delta_relative_bits(type);
+  if (bits != 0) {
+    // The selector, then the smallest window or the whole value.
+    const auto selector = static_cast<std::uint64_t>(bitwire::kDeltaSelectorBits);
+    const std::uint64_t whole =
+        selector + std::max<std::uint64_t>(type.cost.max, static_cast<std::uint64_t>(bits));
+    return {selector + static_cast<std::uint64_t>(bitwire::delta_window_bits(bits, 0)), whole, whole};
   }
   return of(type.cost);
 }

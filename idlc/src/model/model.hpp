@@ -443,11 +443,11 @@ inline int enum_bits_required(EnumValue min, EnumValue max) {
   return bitwire::bits_required<std::uint64_t>(0, static_cast<std::uint64_t>(max - min));
 }
 
-// The delta form's relative encoding of a numeric value of `type` (Integer, FixedPoint, CompressedFloat of
-// 4 bits or more): a small change goes in this many bits (half the whole width, rounded up) after one
-// "small" bit, any other change as the whole value after the same bit. 0: the type has no relative
-// encoding, a change is sent whole.
-inline int delta_small_bits(const Type& type) {
+// The delta form's relative encoding of a numeric value of `type` (Integer, FixedPoint, CompressedFloat):
+// the width b of its whole form when b >= bitwire::kDeltaMinRelativeBits, 0 otherwise (a change is then
+// sent whole). A relative change is a 2-bit selector and the difference in one of three windows of
+// bitwire::delta_window_bits(b, s) bits, or the whole value (bits.hpp, docs/schema-language.md).
+inline int delta_relative_bits(const Type& type) {
   int bits = 0;
   switch (type.kind) {
     case TypeKind::Integer:
@@ -462,13 +462,16 @@ inline int delta_small_bits(const Type& type) {
     default:
       return 0;
   }
-  return bits >= 4 ? (bits + 1) / 2 : 0;
+  return bits >= bitwire::kDeltaMinRelativeBits ? bits : 0;
 }
 
 // Whether a field of `type`, inside the delta form of a struct of `package`, is sent with the nested
-// struct's own delta form (a struct of the same package) rather than as a changed bit and the whole value.
+// struct's own delta form rather than as a changed bit and the whole value: a struct of the same package
+// (which the delta form reaches, so it gets one), or a struct of an imported package that has its delta
+// form there (declared `delta struct`, or reached from one in its package: that package's generated code
+// has its serialize_delta).
 inline bool delta_nested(const Type& type, const Package* package) {
-  return type.kind == TypeKind::Struct && type.structure->package == package;
+  return type.kind == TypeKind::Struct && (type.structure->package == package || type.structure->delta_form);
 }
 
 // Names of the C++ members the emitter may generate next to a field (checked for collisions).

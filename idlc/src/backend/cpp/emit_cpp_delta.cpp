@@ -325,8 +325,8 @@ void Emitter::delta_scalar(const Type& type, const std::string& ref, const std::
   p_.print("}\n");
 }
 
-// A value known to differ from its baseline value: relative where the model gives the type a small
-// width, else whole.
+// A value known to differ from its baseline value: relative (model::delta_relative_bits) where the type
+// has the relative encoding, else whole.
 void Emitter::delta_change(const Type& type, const std::string& ref, const std::string& base) {
   if (type.kind == TypeKind::Bool) {
     p_.print("$r$ = !$b$;\n", {{"r", ref}, {"b", base}});
@@ -336,18 +336,19 @@ void Emitter::delta_change(const Type& type, const std::string& ref, const std::
     p_.print("BITWIRE_TRY($r$.serialize_delta_changes_(stream_, $b$));\n", {{"r", ref}, {"b", base}});
     return;
   }
-  const int small = model::delta_small_bits(type);
-  if (small == 0) {
+  const int bits = model::delta_relative_bits(type);
+  if (bits == 0) {
     element(type, ref);
     return;
   }
-  const std::string k = std::to_string(small);
+  // The last argument of each call is the whole form's width, from which the runtime takes the windows.
+  const std::string k = std::to_string(bits);
   switch (type.kind) {
     case TypeKind::Integer: {
       const model::IntegerType& i = type.integer;
       if (i.encoding == model::IntEncoding::Raw) {
-        p_.print("BITWIRE_TRY(bitwire::serialize_bits_delta(stream_, $r$, $b$, $bits$, $k$));\n",
-                 {{"r", ref}, {"b", base}, {"bits", std::to_string(i.bits)}, {"k", k}});
+        p_.print("BITWIRE_TRY(bitwire::serialize_bits_delta(stream_, $r$, $b$, $k$));\n",
+                 {{"r", ref}, {"b", base}, {"k", k}});
       } else {
         const std::string t = storage_type(i.storage);
         p_.print(
@@ -374,8 +375,8 @@ void Emitter::delta_change(const Type& type, const std::string& ref, const std::
       return;
     }
     case TypeKind::CompressedFloat:
-      p_.print("BITWIRE_TRY(bitwire::serialize_compressed_float_delta(stream_, $r$, $b$, $p$, $k$));\n",
-               {{"r", ref}, {"b", base}, {"p", compressed_params(type)}, {"k", k}});
+      p_.print("BITWIRE_TRY(bitwire::serialize_compressed_float_delta(stream_, $r$, $b$, $p$));\n",
+               {{"r", ref}, {"b", base}, {"p", compressed_params(type)}});
       return;
     default:
       element(type, ref);

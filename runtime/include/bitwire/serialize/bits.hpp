@@ -38,6 +38,17 @@ constexpr int bits_required(T min, T max) {
   }
 }
 
+// The delta form's relative windows (docs/schema-language.md, "Delta messages"), shared with idlc so that
+// MaxDeltaBits and the generated code cannot disagree. A changed number whose whole form takes `bits` >= 4
+// bits is sent as a 2-bit selector s, then for s in 0..2 its difference from the baseline in
+// delta_window_bits(bits, s) = ceil((s + 1) * bits / 4) bits, for s = 3 its whole value.
+inline constexpr int kDeltaMinRelativeBits = 4;
+inline constexpr int kDeltaSelectorBits = 2;
+inline constexpr int kDeltaWindows = 3;
+constexpr int delta_window_bits(int bits, int selector) {
+  return ((selector + 1) * bits + 3) / 4;
+}
+
 // All-ones in the low `bits` bits, bits in [0, 64] (0 for anything below 1; never a shift by 64).
 BITWIRE_FORCE_INLINE constexpr uint64_t low_mask(int bits) { return bits <= 0 ? 0 : ~uint64_t{0} >> (64 - (bits > 64 ? 64 : bits)); }
 

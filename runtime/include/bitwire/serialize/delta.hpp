@@ -3,11 +3,13 @@
 // differs from its baseline (the caller sends the "changed" bit); like every serialize function each one
 // writes, reads and measures with the same code.
 //
-// Relative encoding with `small_bits` = k (the model chooses k per type: half the value's width):
-//   bool(small); small: k bits of code = e + 2^(k-1), where e = d - 1 for d > 0 and e = d for d < 0,
-//                       d = value - baseline, so d in [-2^(k-1), -1] u [1, 2^(k-1)] (never 0);
-//                not small: the value's whole form (int(value, min, max), or its raw bits).
-// A read refuses a small change that lands outside [min, max] (kValueOutOfRange) where the code starts.
+// Relative encoding of a number whose whole form takes b >= 4 bits (the model sends narrower ones whole):
+//   bits(s, 2): the selector; for s in 0..2 the difference goes in a window of w = ceil((s + 1) * b / 4)
+//   bits (delta_window_bits in bits.hpp) as code = e + 2^(w-1), where e = d - 1 for d > 0 and e = d for
+//   d < 0, d = value - baseline, so d in [-2^(w-1), -1] u [1, 2^(w-1)] (never 0); for s = 3 the value's
+//   whole form (int(value, min, max), or its raw bits) follows.
+// A writer picks the smallest window the difference fits; a reader accepts any window that decodes.
+// A read refuses a change that lands outside [min, max] (kValueOutOfRange) where the code starts.
 // Raw integers wrap: d and the sum are taken modulo 2^bits, and any result is valid.
 #pragma once
 
@@ -23,45 +25,54 @@ namespace bitwire {
 
 namespace detail {
 
-// The small code of a difference, or false when it does not fit k bits (or is zero).
-inline bool delta_small_code(__int128 difference, int small_bits, uint64_t& code) {
-  const __int128 half = static_cast<__int128>(1) << (small_bits - 1);
+// The code of a difference in a window of `window` bits, or false when it does not fit (or is zero).
+inline bool delta_window_code(__int128 difference, int window, uint64_t& code) {
+  const __int128 half = static_cast<__int128>(1) << (window - 1);
   if (difference == 0 || difference < -half || difference > half) return false;
   code = static_cast<uint64_t>((difference > 0 ? difference - 1 : difference) + half);
   return true;
 }
 
-inline __int128 delta_from_code(uint64_t code, int small_bits) {
-  const __int128 half = static_cast<__int128>(1) << (small_bits - 1);
+inline __int128 delta_from_code(uint64_t code, int window) {
+  const __int128 half = static_cast<__int128>(1) << (window - 1);
   const __int128 e = static_cast<__int128>(code) - half;
   return e >= 0 ? e + 1 : e;
 }
 
+// The selector of the smallest window `difference` fits, with its code; kDeltaWindows (whole) if none.
+inline uint32_t delta_selector(__int128 difference, int bits, uint64_t& code) {
+  for (int s = 0; s < kDeltaWindows; ++s) {
+    if (delta_window_code(difference, delta_window_bits(bits, s), code)) return static_cast<uint32_t>(s);
+  }
+  return kDeltaWindows;
+}
+
 }  // namespace detail
 
-// A ranged integer (int(value, min, max) in its whole form) relative to `baseline`, which must lie in
-// [min, max] (it is a value both peers decoded). 1 <= small_bits <= 63.
+// A ranged integer (int(value, min, max) in its whole form of `bits` = bits_required(min, max) bits,
+// 4..64) relative to `baseline`, which must lie in [min, max] (it is a value both peers decoded).
 template <typename Stream, WireInteger T>
 BITWIRE_FORCE_INLINE bool serialize_int_delta(Stream& stream, T& value, std::type_identity_t<T> baseline,
                                               std::type_identity_t<T> min, std::type_identity_t<T> max,
-                                              int small_bits) {
-  BITWIRE_ASSERT(small_bits >= 1 && small_bits <= 63);
-  bool small = false;
+                                              int bits) {
+  BITWIRE_ASSERT(bits >= kDeltaMinRelativeBits && bits <= 64 && bits == bits_required<T>(min, max));
+  uint32_t selector = 0;
   uint64_t code = 0;
   if constexpr (!Stream::kIsReading) {
     if (!detail::write_contract(
             stream, [&] { return value >= min && value <= max; }, WriteError::kValueOutOfRange)) {
       return false;
     }
-    small = detail::delta_small_code(static_cast<__int128>(value) - static_cast<__int128>(baseline),
-                                     small_bits, code);
+    selector =
+        detail::delta_selector(static_cast<__int128>(value) - static_cast<__int128>(baseline), bits, code);
   }
-  BITWIRE_TRY(serialize_bool(stream, small));
-  if (!small) return serialize_int(stream, value, min, max);
+  BITWIRE_TRY(serialize_bits(stream, selector, kDeltaSelectorBits));
+  if (selector == kDeltaWindows) return serialize_int(stream, value, min, max);
+  const int window = delta_window_bits(bits, static_cast<int>(selector));
   const size_t at = stream.bits_processed();
-  BITWIRE_TRY(serialize_bits(stream, code, small_bits));
+  BITWIRE_TRY(serialize_bits(stream, code, window));
   if constexpr (Stream::kIsReading) {
-    const __int128 sum = static_cast<__int128>(baseline) + detail::delta_from_code(code, small_bits);
+    const __int128 sum = static_cast<__int128>(baseline) + detail::delta_from_code(code, window);
     if (sum < static_cast<__int128>(min) || sum > static_cast<__int128>(max)) [[unlikely]] {
       return stream.fail_at(ReadError::kValueOutOfRange, at);
     }
@@ -70,12 +81,12 @@ BITWIRE_FORCE_INLINE bool serialize_int_delta(Stream& stream, T& value, std::typ
   return true;
 }
 
-// A raw integer of `bits` bits (1..64; signed storage sign-extends from bit bits - 1) relative to
+// A raw integer of `bits` bits (4..64; signed storage sign-extends from bit bits - 1) relative to
 // `baseline`, modulo 2^bits: every code decodes to a valid value.
 template <typename Stream, WireInteger T>
 BITWIRE_FORCE_INLINE bool serialize_bits_delta(Stream& stream, T& value, std::type_identity_t<T> baseline,
-                                               int bits, int small_bits) {
-  BITWIRE_ASSERT(bits >= 1 && bits <= 64 && small_bits >= 1 && small_bits < bits);
+                                               int bits) {
+  BITWIRE_ASSERT(bits >= kDeltaMinRelativeBits && bits <= 64);
   const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
   // The value of a `bits`-bit pattern in the field's storage.
   const auto widen = [&](uint64_t pattern) {
@@ -85,7 +96,7 @@ BITWIRE_FORCE_INLINE bool serialize_bits_delta(Stream& stream, T& value, std::ty
     }
     return static_cast<T>(pattern);
   };
-  bool small = false;
+  uint32_t selector = 0;
   uint64_t code = 0;
   if constexpr (!Stream::kIsReading) {
     const auto pattern = static_cast<uint64_t>(value);
@@ -98,29 +109,30 @@ BITWIRE_FORCE_INLINE bool serialize_bits_delta(Stream& stream, T& value, std::ty
     const __int128 difference = (bits < 64 && (d >> (bits - 1)) != 0) || (bits == 64 && (d >> 63) != 0)
                                     ? static_cast<__int128>(d) - (static_cast<__int128>(1) << bits)
                                     : static_cast<__int128>(d);
-    small = detail::delta_small_code(difference, small_bits, code);
+    selector = detail::delta_selector(difference, bits, code);
   }
-  BITWIRE_TRY(serialize_bool(stream, small));
-  if (!small) {
+  BITWIRE_TRY(serialize_bits(stream, selector, kDeltaSelectorBits));
+  if (selector == kDeltaWindows) {
     if constexpr (std::is_signed_v<T>) {
       return serialize_signed_bits(stream, value, bits);
     } else {
       return serialize_bits(stream, value, bits);
     }
   }
-  BITWIRE_TRY(serialize_bits(stream, code, small_bits));
+  const int window = delta_window_bits(bits, static_cast<int>(selector));
+  BITWIRE_TRY(serialize_bits(stream, code, window));
   if constexpr (Stream::kIsReading) {
-    const auto difference = static_cast<uint64_t>(detail::delta_from_code(code, small_bits));
+    const auto difference = static_cast<uint64_t>(detail::delta_from_code(code, window));
     value = widen(static_cast<uint64_t>(baseline) + difference);
   }
   return true;
 }
 
 // A compressed float relative to `baseline` (a value both peers decoded), on the quantized integer: the
-// whole form is the same int(q, 0, max_integer) serialize_compressed_float writes.
+// whole form is the same int(q, 0, max_integer) serialize_compressed_float writes (params.bits >= 4).
 template <typename Stream>
 BITWIRE_FORCE_INLINE bool serialize_compressed_float_delta(Stream& stream, float& value, float baseline,
-                                                           CompressedFloatParams params, int small_bits) {
+                                                           CompressedFloatParams params) {
   uint32_t integer = 0;
   if constexpr (!Stream::kIsReading) {
     if (!detail::write_contract(
@@ -129,7 +141,7 @@ BITWIRE_FORCE_INLINE bool serialize_compressed_float_delta(Stream& stream, float
     integer = quantize_compressed_float(value, params);
   }
   BITWIRE_TRY(serialize_int_delta(stream, integer, quantize_compressed_float(baseline, params), 0u,
-                                  params.max_integer, small_bits));
+                                  params.max_integer, params.bits));
   if constexpr (Stream::kIsReading) value = dequantize_compressed_float(integer, params);
   return true;
 }
