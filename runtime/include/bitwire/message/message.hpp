@@ -376,7 +376,7 @@ class BlockArena {
   friend class MessagePool;
   friend class MessageHandle;
   int take();
-  void give(int buffer) { free_[free_count_++] = buffer; }
+  void give(int buffer) { free_[static_cast<size_t>(free_count_++)] = buffer; }
   std::byte* buffer(int index) const { return storage_.get() + static_cast<size_t>(index) * size_; }
 
   int count_ = 0;
