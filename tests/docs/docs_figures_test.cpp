@@ -243,10 +243,10 @@ void expect_slot_row(const char* row_words, const StackConfig& config) {
   const MessageFactory factory(test::kAllTypes);
   ASSERT_EQ(config.check(factory).reason(), nullptr) << config.check(factory).reason();
   const StackConfig stacked = config.sanitized(factory);
-  // As the server builds a slot: its pool takes block buffers from the server's shared arena.
+  // As the server builds a slot: its pool takes block buffers from the server's shared arena if declared.
   BlockArena arena(stack_block_buffers(config, factory),
                    static_cast<size_t>(stacked.connection.message_pool_config(true).max_block_size));
-  Connection connection(factory, stacked.connection, {}, 0.0, &arena);
+  Connection connection(factory, stacked.connection, {}, 0.0, arena.buffer_count() > 0 ? &arena : nullptr);
   const size_t slot = stack_slot_memory(config, factory);
   const size_t pool = connection.pool().memory_bytes();
   const size_t endpoint = Endpoint::memory_required(stacked.connection.endpoint);
@@ -257,7 +257,7 @@ void expect_slot_row(const char* row_words, const StackConfig& config) {
   std::string row = std::string(row_words) + " | ";
   expect_figure(doc, row, slot, "stack_slot_memory(config, kAllTypes)");
   row += with_commas(slot) + " | ";
-  expect_figure(doc, row, pool, "the Connection's message pool (on the shared arena)");
+  expect_figure(doc, row, pool, "the Connection's message pool (on the shared arena if declared)");
   row += with_commas(pool) + " | ";
   expect_figure(doc, row, endpoint, "Endpoint::memory_required of the stack's endpoint config");
   row += with_commas(endpoint) + " | ";
@@ -272,6 +272,9 @@ void expect_slot_row(const char* row_words, const StackConfig& config) {
 TEST(DocsFigures, ClientServerSlotTable) {
   expect_slot_row("default `StackConfig` (1 reliable channel, 1024-message queues, blocks of 256 KiB)",
                   StackConfig{});
+  StackConfig shared;
+  shared.block_buffers = 64;
+  expect_slot_row("the same, the slots sharing 64 block buffers (`block_buffers = 64`)", shared);
   StackConfig no_blocks;
   no_blocks.connection.channels[0].disable_blocks = true;
   expect_slot_row("the same, blocks disabled", no_blocks);

@@ -204,10 +204,10 @@ TEST(StackMemory, DefaultSlotBytes) {
   for (const Case& c : cases) {
     ASSERT_TRUE(c.config.check(factory).ok()) << c.name << ": " << c.config.check(factory).reason();
     const StackConfig stacked = c.config.sanitized(factory);
-    ConnectionConfig run = stacked.connection;  // as the server builds it: on the shared block arena
+    ConnectionConfig run = stacked.connection;  // as the server builds it: on the shared arena if declared
     BlockArena arena(stack_block_buffers(c.config, factory),
                      static_cast<size_t>(run.message_pool_config(true).max_block_size));
-    Connection connection(factory, run, {}, 0.0, &arena);
+    Connection connection(factory, run, {}, 0.0, arena.buffer_count() > 0 ? &arena : nullptr);
     netcode::ServerConfig server;  // as the server builds it: the settings, the stack's slot count
     static_cast<netcode::ServerSettings&>(server) = stacked.server;
     server.max_clients = stacked.max_clients;
@@ -224,18 +224,42 @@ TEST(StackMemory, DefaultSlotBytes) {
   }
 }
 
-// The goal of 4,096 slots in the server's 4 GiB with a game that sends blocks: the default slot with a
-// block-carrying type is at most 1,000,000 bytes (decimal MB). The block buffers (4 x 256 KiB per slot when
-// each slot owned them: 1,877,639 bytes a slot) are the server's shared arena, counted once.
-TEST(StackMemory, DefaultSlotWithBlocksIsAtMostOneMegabyte) {
+// The default keeps each slot's block buffers its own: no peer can hold a buffer another slot needs (a
+// shared arena can be pinned by peers that hold blocks: StackConfig::block_buffers). Failed before the
+// default became "each slot owns its buffers": the default server had an arena of 64 buffers.
+TEST(StackMemory, DefaultSlotsOwnTheirBlockBuffers) {
   const MessageFactory factory(kAllTypes);  // one type carries a block
   const StackConfig config;
+  EXPECT_EQ(stack_block_buffers(config, factory), 0);
+  EXPECT_EQ(stack_block_arena_memory(config, factory), 0u);
+  LoopbackNetwork network(16);
+  const Address address = Address::ipv4(10, 0, 0, 1, 40000);
+  LoopbackTransport transport(network, address);
+  const Server server(config, factory, netcode::random_key(), transport, address, 0.0);
+  ASSERT_TRUE(server.ok()) << server.error_reason();
+  EXPECT_EQ(server.block_arena(), nullptr);
+  StackConfig shared;
+  shared.block_buffers = 64;
+  EXPECT_GE(stack_slot_memory(config, factory), stack_slot_memory(shared, factory) + 4u * 256 * 1024)
+      << "a slot counts its own 4 block buffers of 256 KiB";
+  EXPECT_GE(server.memory_per_slot(), stack_slot_memory(config, factory));
+}
+
+// The goal of 4,096 slots in the server's 4 GiB with a game that sends blocks, with the shared arena
+// declared (block_buffers = 64): a slot with a block-carrying type is at most 1,000,000 bytes (decimal MB).
+// The block buffers (4 x 256 KiB per slot when each slot owns them: 1,877,639 bytes a slot) are the
+// server's shared arena, counted once.
+TEST(StackMemory, SharedArenaSlotWithBlocksIsAtMostOneMegabyte) {
+  const MessageFactory factory(kAllTypes);  // one type carries a block
+  StackConfig config;
+  config.block_buffers = 64;
   EXPECT_LE(stack_slot_memory(config, factory), 1'000'000u);
   StackConfig most;
+  most.block_buffers = 64;
   most.max_clients = 4096;
   EXPECT_TRUE(most.check(factory).ok()) << most.check(factory).reason();
   EXPECT_EQ(most.sanitized(factory).max_clients, 4096);
-  EXPECT_EQ(stack_block_buffers(most, factory), 64) << "the default: 4 a slot up to 64";
+  EXPECT_EQ(stack_block_buffers(most, factory), 64);
   EXPECT_EQ(stack_block_arena_memory(most, factory), 64 * (256 * 1024 + sizeof(int32_t)));
 
   LoopbackNetwork network(16);

@@ -108,24 +108,24 @@ struct SmallestMessage {
 constexpr MessageTypeInfo kSmallestTypes[] = {describe_message<SmallestMessage>("SmallestMessage")};
 constexpr MessageFactory kSmallestFactory{kSmallestTypes};
 
-// The bytes of one server slot of `c` (its nested configs in range) for `factory`: the Connection (message
-// pool, channel queues, incoming packet and its Endpoint as the stack runs it: envelope off, ack delay as
-// stacked) and the
-// netcode slot.
-// A slot's block buffers are the server's shared arena's (arena_bytes), not the slot's.
-size_t slot_bytes(const StackConfig& c, const MessageFactory& factory = kSmallestFactory) {
-  return Connection::memory_required(factory, stacked_connection(c), true) +
-         netcode::Server::memory_per_slot(stacked_server(c));
-}
-
-// The arena's buffer count and size for `c` (its nested configs in range); 0 buffers without block types.
+// The arena's buffer count and size for `c` (its nested configs in range); 0 buffers without block types or
+// without a declared StackConfig::block_buffers (each slot owns its buffers).
 int arena_buffers(const StackConfig& c, const MessageFactory& factory, size_t* buffer_size = nullptr) {
   const MessagePoolConfig pool = c.connection.message_pool_config(factory.any_block_type());
   if (buffer_size != nullptr) *buffer_size = static_cast<size_t>(std::max(pool.max_block_size, 1));
-  if (pool.block_count == 0) return 0;
-  const int declared = c.block_buffers > 0 ? c.block_buffers : std::min(c.max_clients * pool.block_count, 64);
+  if (pool.block_count == 0 || c.block_buffers <= 0) return 0;
+  const int declared = c.block_buffers;
   const size_t most = kMaxBlockPoolBytes / static_cast<size_t>(std::max(pool.max_block_size, 1));
   return static_cast<int>(std::min<size_t>(static_cast<size_t>(std::max(declared, pool.block_count)), most));
+}
+
+// The bytes of one server slot of `c` (its nested configs in range) for `factory`: the Connection (message
+// pool, channel queues, incoming packet and its Endpoint as the stack runs it: envelope off, ack delay as
+// stacked) and the netcode slot. With a shared arena (block_buffers > 0) a slot's block buffers are the
+// arena's (arena_bytes), not the slot's; without one each slot's pool owns its own.
+size_t slot_bytes(const StackConfig& c, const MessageFactory& factory = kSmallestFactory) {
+  return Connection::memory_required(factory, stacked_connection(c), arena_buffers(c, factory) > 0) +
+         netcode::Server::memory_per_slot(stacked_server(c));
 }
 
 size_t arena_bytes(const StackConfig& c, const MessageFactory& factory) {

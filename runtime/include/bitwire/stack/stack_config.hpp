@@ -39,8 +39,9 @@ namespace bitwire {
 // The most a server's slots may need together: max_clients * stack_slot_memory() (each slot's Connection --
 // message pool, channel queues, incoming packet, Endpoint -- and its netcode slot) + the shared block
 // buffers (stack_block_arena_memory); a config above it is refused, and sanitized() lowers max_clients (then
-// block_buffers) to fit. 4 GiB: all 4,096 slots of the default config, with or without a block-carrying
-// factory (docs/client-server.md section 2); 4096 endpoints of 64 MiB (256 GiB) do not fit.
+// block_buffers) to fit. 4 GiB: all 4,096 slots of the default config without a block-carrying factory, and
+// with one when the slots share an arena (block_buffers; docs/client-server.md section 2); 4096 endpoints
+// of 64 MiB (256 GiB) do not fit.
 inline constexpr size_t kMaxStackServerMemoryBytes = size_t{4} << 30;
 
 struct StackConfig {
@@ -51,11 +52,15 @@ struct StackConfig {
   netcode::ClientConfig client;  // the client's netcode settings (allow_insecure_lan_connect off)
   BinaryCongestionConfig congestion;  // per-slot congestion controller (reported in the statistics)
   int event_queue_size = 0;           // server events kept until next_event(); 0: 2 * max_clients + 16
-  // Block buffers of the server, shared by all its slots (a BlockArena of the connection's largest
-  // max_block_size): the blocks that may be queued, in flight or held, sent and received, across all clients
-  // at once. Each slot still holds at most connection.block_pool_size of them. 0: 4 per slot up to 64 (16 MiB
-  // at the default 256 KiB); never fewer than one slot's block_pool_size. Unused without block types.
-  // The client's Connection keeps its own buffers.
+  // 0 (the default): each slot owns its block buffers (connection.block_pool_size of them), so no peer can
+  // hold a buffer another slot needs. N > 0: the server's slots share one BlockArena of N buffers of the
+  // connection's largest max_block_size instead (never fewer than one slot's block_pool_size): the blocks
+  // that may be queued, in flight or held across all clients at once, each slot still holding at most
+  // connection.block_pool_size. That trades isolation for memory: a peer that completes blocks it never
+  // lets the channel deliver (ids ahead of a gap it never fills) or never acks the server's block holds up
+  // to block_pool_size buffers for as long as it stays connected, and when the arena is empty every slot's
+  // blocks wait (docs/client-server.md section 2). Unused without block types. The client's Connection
+  // always keeps its own buffers.
   int block_buffers = 0;
 
   // Passes when every field is in range (kStackConfigLimits), the connection's protocol ids are 0 or
