@@ -375,6 +375,24 @@ TEST_F(Cli, FactorySourcesDefaultToOneFilePer25Messages) {
   EXPECT_EQ(factory_files(dir_ / "auto"), (std::vector<std::string>{"big.cpp", "big_factory_1.cpp"}));
 }
 
+// Removing the factory files of an earlier run touches only files idlc wrote for that package: a user's
+// file of the same name (without idlc's first line) stays, and so does a file this run wrote for another
+// schema (game_factory_3.net's game_factory_3.cpp beside game.net). Failed before: both were deleted.
+TEST_F(Cli, StaleFactoryFilesAreRemovedOnlyIfIdlcWroteThem) {
+  write("game.net", "package game;\nmessage M { uint<0 .. 9> x; }\n");
+  write("game_factory_3.net", "package g3;\nmessage N { uint<0 .. 9> y; }\n");
+  fs::create_directories(dir_ / "out");
+  {
+    std::ofstream user(dir_ / "out" / "game_factory_2.cpp");
+    user << "// the user's own file\n";
+  }
+  ASSERT_EQ(run("-o out game_factory_3.net game.net").status, 0);
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "game_factory_2.cpp")) << "a file idlc did not write was removed";
+  EXPECT_EQ(slurp(dir_ / "out" / "game_factory_2.cpp"), "// the user's own file\n");
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "game_factory_3.cpp")) << "this run's output for game_factory_3.net was removed";
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "game_factory_3.hpp"));
+}
+
 TEST_F(Cli, TheShippedSchemasCheckClean) {
   for (const char* name : {"game.net", "constructs.net", "common.net"}) {
     std::string path = (fs::path(IDLC_SCHEMAS_DIR) / name).string();
