@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 jobs="${BITWIRE_JOBS:-2}"
-fuzz_seconds="${BITWIRE_FUZZ_SECONDS:-30}"
+fuzz_seconds="${BITWIRE_FUZZ_SECONDS:-20}"
 
 # Debian packages the build needs. `dpkg -s` is the source of truth for "installed".
 packages=(cmake ninja-build g++ clang libclang-rt-14-dev libboost-dev libgtest-dev libgmock-dev libbenchmark-dev libsodium-dev)
