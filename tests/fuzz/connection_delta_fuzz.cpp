@@ -34,6 +34,7 @@
 #include "bitwire/serialize/delta.hpp"
 #include "bitwire/serialize/serialize.hpp"
 #include "bitwire/sim/link.hpp"
+#include "support/fuzz_conditions.hpp"
 
 namespace {
 
@@ -271,16 +272,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       case 1:
         session->tick();
         break;
-      case 2: {
-        const uint8_t arg = argument();
-        bitwire::NetworkConditions conditions;
-        conditions.loss_percent = (arg & 7) * 12.0;
-        conditions.duplicate_percent = ((arg >> 3) & 3) * 20.0;
-        conditions.reorder_percent = ((arg >> 5) & 3) * 20.0;
-        conditions.latency_ms = (arg >> 7) * 40.0;
-        session->link.set_conditions(conditions);
+      case 2:
+        session->link.set_conditions(bitwire::test::fuzz_conditions(argument()));
         break;
-      }
       case 3: {
         const Session::Packet& p = session->recorded[argument() % kRecorded];
         const uint16_t sequence = argument();

@@ -22,8 +22,9 @@
 #include <memory>
 
 #include "bitwire/message/connection.hpp"
-#include "bitwire/sim/link.hpp"
 #include "bitwire/serialize/serialize.hpp"
+#include "bitwire/sim/link.hpp"
+#include "support/fuzz_conditions.hpp"
 
 namespace {
 
@@ -181,16 +182,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
         break;
       case 3: session->tick(); break;
-      case 4: {
-        const uint8_t arg = argument();
-        bitwire::NetworkConditions conditions;
-        conditions.loss_percent = (arg & 7) * 12.0;
-        conditions.duplicate_percent = ((arg >> 3) & 3) * 20.0;
-        conditions.reorder_percent = ((arg >> 5) & 3) * 20.0;
-        conditions.latency_ms = (arg >> 7) * 40.0;
-        session->link.set_conditions(conditions);
+      case 4:
+        session->link.set_conditions(bitwire::test::fuzz_conditions(argument()));
         break;
-      }
       case 5:
         if (session->b.channel_count() > 1) {
           bitwire::MessageHandle m = session->b.create<Note>();
