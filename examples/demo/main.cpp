@@ -88,9 +88,10 @@ int run(const Options& options) {
     return 1;
   }
   const bool terminal = isatty(STDOUT_FILENO) != 0;
-  std::printf("bitwire demo: 1 server, %d clients on 127.0.0.1, %g Hz, seed %llu%s%s\n", options.clients,
+  std::printf("bitwire demo: 1 server, %d clients on 127.0.0.1, %g Hz, seed %llu%s%s%s\n", options.clients,
               options.rate_hz, static_cast<unsigned long long>(options.seed),
-              options.scenario ? ", scenario" : "", options.fast ? ", simulated clock (--fast)" : "");
+              options.scenario ? ", scenario" : "", options.fast ? ", simulated clock (--fast)" : "",
+              options.whole ? ", whole snapshots (--whole)" : "");
   std::printf("memory: server %zu bytes (%d slots), client %zu bytes each\n\n", session.server_memory_bytes(),
               options.clients, session.client_memory_bytes());
 

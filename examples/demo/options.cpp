@@ -38,31 +38,34 @@ std::string range_text(double low, double high, const char* unit) {
 std::string help_text() {
   const Options d;
   char buffer[4096];
-  std::snprintf(buffer, sizeof buffer,
-                "bitwire_demo: a game session over loopback UDP through a simulated bad network.\n"
-                "One bitwire::Server and N bitwire::Clients connect with netcode connect tokens and exchange the\n"
-                "messages of schemas/game.net: inputs up and 64-entity snapshots down (unreliable), events and\n"
-                "chat both ways (reliable-ordered), and a 256 KiB level block at connect. At the end it checks\n"
-                "what arrived and exits 0 when every check passed, 1 otherwise (2: a bad command line).\n"
-                "\n"
-                "Options (default in brackets):\n"
-                "  --duration S      run length in seconds, 1 to 3600 [%g]\n"
-                "  --clients N       clients, 1 to 64 [%d]\n"
-                "  --latency MS      one-way latency per direction, 0 to 1000 ms [%g]\n"
-                "  --jitter MS       +- latency variation per packet, 0 to 250 ms [%g]\n"
-                "  --loss PCT        packet loss per direction, 0 to 90 %% [%g]\n"
-                "  --dup PCT         packets duplicated, 0 to 90 %% [%g]\n"
-                "  --bandwidth KBPS  link cap per direction and client in kbit/s, 0 = none, else 100 to 1000000 [none]\n"
-                "  --seed N          seed of the simulated network, the level bytes and the game traffic [%llu]\n"
-                "  --rate HZ         ticks per second (update, input, snapshot, packets), 10 to 240 [%g]\n"
-                "  --csv FILE        write per-second statistics per connection as CSV [off]\n"
-                "  --svg FILE        write them as an SVG plot (RTT, loss, bandwidth over time) [off]\n"
-                "  --plot FILE       the same as --svg\n"
-                "  --scenario        change the network mid-run: normal, loss burst, latency spike, normal [off]\n"
-                "  --fast            simulated clock: run as fast as the CPU allows (same traffic, no waiting) [off]\n"
-                "  --help            this text\n",
-                d.duration_s, d.clients, d.latency_ms, d.jitter_ms, d.loss_percent, d.dup_percent,
-                static_cast<unsigned long long>(d.seed), d.rate_hz);
+  std::snprintf(
+      buffer, sizeof buffer,
+      "bitwire_demo: a game session over loopback UDP through a simulated bad network.\n"
+      "One bitwire::Server and N bitwire::Clients connect with netcode connect tokens and exchange the\n"
+      "messages of schemas/game.net: inputs up and 64-entity snapshots down (unreliable), events and\n"
+      "chat both ways (reliable-ordered), and a 256 KiB level block at connect. At the end it checks\n"
+      "what arrived and exits 0 when every check passed, 1 otherwise (2: a bad command line).\n"
+      "\n"
+      "Options (default in brackets):\n"
+      "  --duration S      run length in seconds, 1 to 3600 [%g]\n"
+      "  --clients N       clients, 1 to 64 [%d]\n"
+      "  --latency MS      one-way latency per direction, 0 to 1000 ms [%g]\n"
+      "  --jitter MS       +- latency variation per packet, 0 to 250 ms [%g]\n"
+      "  --loss PCT        packet loss per direction, 0 to 90 %% [%g]\n"
+      "  --dup PCT         packets duplicated, 0 to 90 %% [%g]\n"
+      "  --bandwidth KBPS  link cap per direction and client in kbit/s, 0 = none, else 100 to 1000000 "
+      "[none]\n"
+      "  --seed N          seed of the simulated network, the level bytes and the game traffic [%llu]\n"
+      "  --rate HZ         ticks per second (update, input, snapshot, packets), 10 to 240 [%g]\n"
+      "  --csv FILE        write per-second statistics per connection as CSV [off]\n"
+      "  --svg FILE        write them as an SVG plot (RTT, loss, bandwidth over time) [off]\n"
+      "  --plot FILE       the same as --svg\n"
+      "  --scenario        change the network mid-run: normal, loss burst, latency spike, normal [off]\n"
+      "  --fast            simulated clock: run as fast as the CPU allows (same traffic, no waiting) [off]\n"
+      "  --whole           send every snapshot whole, not as a delta against an acked one [off]\n"
+      "  --help            this text\n",
+      d.duration_s, d.clients, d.latency_ms, d.jitter_ms, d.loss_percent, d.dup_percent,
+      static_cast<unsigned long long>(d.seed), d.rate_hz);
   return buffer;
 }
 
@@ -98,6 +101,10 @@ ParseResult parse_options(int argc, char** argv, Options& options, std::string& 
     }
     if (arg == "--fast") {
       options.fast = true;
+      continue;
+    }
+    if (arg == "--whole") {
+      options.whole = true;
       continue;
     }
     const bool takes_value = arg == "--seed" || arg == "--csv" || arg == "--svg" || arg == "--plot" ||

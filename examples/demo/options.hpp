@@ -21,6 +21,7 @@ struct Options {
   std::string svg_path;       // per-second statistics as an SVG plot (empty: none)
   bool scenario = false;      // the network changes mid-run
   bool fast = false;          // a simulated clock: run as fast as the CPU allows, same results
+  bool whole = false;         // every snapshot whole (no delta form), the baseline for the deltas
 };
 
 enum class ParseResult { kRun, kHelp, kError };

@@ -9,9 +9,10 @@
 #include <limits>
 
 #include "bitwire/core/crc32.hpp"
-#include "bitwire/netcode/token.hpp"
 #include "bitwire/core/random.hpp"
+#include "bitwire/netcode/token.hpp"
 #include "game.hpp"
+#include "world.hpp"
 
 namespace demo {
 namespace {
@@ -31,7 +32,7 @@ const char* const kPhrases[] = {"rotate to B", "need ammo", "nice shot", "hold t
 
 float on_grid(float value, float step) { return std::round(value / step) * step; }
 
-bitwire::StackConfig make_config(int clients, double rate_hz) {
+bitwire::StackConfig make_config(int clients, double rate_hz, bool whole) {
   bitwire::StackConfig config;
   config.protocol_id = game::ProtocolId;
   config.max_clients = clients;
@@ -63,8 +64,9 @@ bitwire::StackConfig make_config(int clients, double rate_hz) {
   c.channels[kLevel].block_resend_time = 0.25;
   c.channels[kLevel].block_bandwidth_bytes_per_second = 512 * 1024;
   c.block_pool_size = 2;
-  // Snapshots (`delta message Snapshot`) go as deltas against the newest one each client acked.
-  c.delta_baselines = 32;
+  // Snapshots (`delta message Snapshot`) go as deltas against the newest one each client acked; --whole
+  // sends them whole (no rings), the figure the deltas are compared with.
+  c.delta_baselines = whole ? 0 : 32;
   // Every queue (256 + 256 + 64 + 64 + 4 + 4) plus what one received packet may hold: far below the default
   // (every queue + 256 + 64), whose slots each hold a whole Snapshot.
   c.message_pool_size = 768;
@@ -76,33 +78,11 @@ bitwire::StackConfig make_config(int clients, double rate_hz) {
   return config;
 }
 
-// Entities move on circles; values sit on the schema's quanta so what arrives equals what was sent.
-void fill_snapshot(game::Snapshot& snapshot, uint32_t tick, uint32_t last_input_tick) {
+// The world at `tick` (world.hpp); values sit on the schema's quanta so what arrives equals what was sent.
+void fill_snapshot(game::Snapshot& snapshot, uint32_t tick, uint32_t last_input_tick, double tick_seconds) {
   snapshot.tick = tick;
   snapshot.last_input_tick = last_input_tick;
-  snapshot.entities.clear();
-  for (uint32_t i = 0; i < 64; ++i) {
-    game::EntityState e;
-    e.id = static_cast<uint8_t>(i);
-    e.kind = static_cast<game::EntityKind>(i % 4);
-    const float angle = static_cast<float>(i) * 0.1f + static_cast<float>(tick % 3600) * 0.01f;
-    e.position = {on_grid(300.0f * std::cos(angle), 0.125f), on_grid(12.5f + static_cast<float>(i), 0.125f),
-                  on_grid(-300.0f * std::sin(angle), 0.125f)};
-    e.orientation = {static_cast<uint8_t>(i % 4), static_cast<int16_t>(i * 7 - 200), -35, 480};
-    e.at_rest = i % 5 == 0;
-    if (!e.at_rest) {
-      e.velocity = {on_grid(std::sin(angle) * 8.0f, 0.03125f), 0.0f, on_grid(std::cos(angle) * 8.0f, 0.03125f)};
-    }
-    if (e.kind == game::EntityKind::Player) {
-      e.health = static_cast<int8_t>(100 - i);
-      e.weapon = game::Weapon::Rifle;
-      e.clips = 3;
-    } else if (e.kind == game::EntityKind::Vehicle) {
-      e.fuel = 60;
-      e.occupants = 2;
-    }
-    snapshot.entities.push_back(e);
-  }
+  fill_world(snapshot, tick, tick_seconds);
 }
 
 void fill_events(game::Events& events, uint32_t sequence, bitwire::Random& random) {
@@ -169,7 +149,8 @@ struct Session::ClientEnd {
   uint32_t input_tick = 0;
 };
 
-Session::Session(const Options& options) : options_(options), config_(make_config(options.clients, options.rate_hz)) {
+Session::Session(const Options& options)
+    : options_(options), config_(make_config(options.clients, options.rate_hz, options.whole)) {
   bitwire::NetworkConditions conditions;
   conditions.latency_ms = options.latency_ms;
   conditions.jitter_ms = options.jitter_ms;
@@ -307,7 +288,7 @@ void Session::client_tick(int c, double now, bool send_reliable) {
       }
       // Whole again, field for field, whether it came whole or as a delta: the server filled it from its
       // tick and input tick alone.
-      fill_snapshot(expected_snapshot_, snapshot->tick, snapshot->last_input_tick);
+      fill_snapshot(expected_snapshot_, snapshot->tick, snapshot->last_input_tick, 1.0 / options_.rate_hz);
       if (!(expected_snapshot_ == *snapshot)) ++t.snapshots_bad;
     }
     while (auto message = client.receive(kLevel)) {
@@ -396,7 +377,9 @@ void Session::server_tick(double now, uint64_t unix_now, bool send_reliable) {
     if (credit >= 1.0 - 1e-9) {
       credit -= 1.0;
       auto snapshot = server.create<game::Snapshot>(slot);
-      if (auto* s = snapshot.as<game::Snapshot>()) fill_snapshot(*s, static_cast<uint32_t>(tick_), last_input);
+      if (auto* s = snapshot.as<game::Snapshot>()) {
+        fill_snapshot(*s, static_cast<uint32_t>(tick_), last_input, 1.0 / options_.rate_hz);
+      }
       if (refused(c, "server snapshot", server.send(slot, kUnreliable, std::move(snapshot)))) ++t.snapshots_sent;
     }
     // Events 10 per second, every fifth a chat line instead, server to client.

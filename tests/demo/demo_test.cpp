@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "support/xml_check.hpp"
 
@@ -206,12 +207,56 @@ TEST(Demo, RttIsLeftOutBeforeTheFirstSample) {
   std::filesystem::remove_all(dir.parent_path());
 }
 
+// The summary table's "down kbps" column, one value per client.
+std::vector<double> down_kbps(const std::string& output) {
+  std::vector<double> values;
+  const size_t header = output.find("client  rtt ms  jitter ms");
+  if (header == std::string::npos) return values;
+  std::istringstream lines(output.substr(output.find('\n', header) + 1));
+  std::string line;
+  while (std::getline(lines, line) && !line.empty()) {
+    std::istringstream fields(line);
+    std::string field;
+    for (int column = 0; column < 6 && fields >> field; ++column) {
+    }
+    values.push_back(std::stod(field));
+  }
+  return values;
+}
+
+// The demo sends its Snapshot as a delta against the newest one the client acked; --whole sends it whole.
+// Same seed, same world, same network: the deltas take at most a third of the down rate, headers, inputs'
+// acks, events and chat included (docs/delta.md and bench/RESULTS.md quote 30-second runs).
+TEST(Demo, DeltaSnapshotsTakeAThirdOfTheDownRateOfWholeOnes) {
+  const std::string args = "--fast --duration 10 --seed 1 --clients " + std::to_string(kClients);
+  const Result delta = run_demo(args);
+  const Result whole = run_demo(args + " --whole");
+  ASSERT_EQ(delta.exit_code, 0) << delta.output;
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
+  EXPECT_NE(whole.output.find("whole snapshots (--whole)"), std::string::npos) << whole.output;
+  EXPECT_EQ(delta.output.find("--whole"), std::string::npos) << delta.output;
+  for (const Result* r : {&delta, &whole}) {
+    EXPECT_NE(r->output.find(
+                  "[ ok ] snapshots carried 64 entities, a valid input tick and every field as sent (0 bad)"),
+              std::string::npos)
+        << r->output;
+  }
+  const std::vector<double> d = down_kbps(delta.output);
+  const std::vector<double> w = down_kbps(whole.output);
+  ASSERT_EQ(d.size(), static_cast<size_t>(kClients)) << delta.output;
+  ASSERT_EQ(w.size(), static_cast<size_t>(kClients)) << whole.output;
+  for (int c = 0; c < kClients; ++c) {
+    std::printf("client %d: down %g kbit/s whole, %g as deltas (%.2fx)\n", c, w[c], d[c], w[c] / d[c]);
+    EXPECT_GE(w[c], 3.0 * d[c]) << "client " << c;
+  }
+}
+
 TEST(Demo, HelpDocumentsEveryOptionWithItsDefault) {
   const Result r = run_demo("--help");
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* option : {"--duration S", "--clients N", "--latency MS", "--jitter MS", "--loss PCT", "--dup PCT",
-                             "--bandwidth KBPS", "--seed N", "--rate HZ", "--csv FILE", "--svg FILE", "--plot FILE",
-                             "--scenario", "--fast", "--help"}) {
+  for (const char* option : {"--duration S", "--clients N", "--latency MS", "--jitter MS", "--loss PCT",
+                             "--dup PCT", "--bandwidth KBPS", "--seed N", "--rate HZ", "--csv FILE",
+                             "--svg FILE", "--plot FILE", "--scenario", "--fast", "--whole", "--help"}) {
     EXPECT_NE(r.output.find(option), std::string::npos) << option;
   }
   for (const char* fallback : {"[30]", "[4]", "[100]", "[20]", "[5]", "[1]", "[60]", "[none]"}) {
