@@ -264,6 +264,23 @@ TEST(Demo, HelpDocumentsEveryOptionWithItsDefault) {
   }
 }
 
+// README.md shows the demo's options as --help prints them: every option line is there word for word.
+TEST(Demo, ReadmeQuotesEveryOptionLineOfTheHelp) {
+  const Result r = run_demo("--help");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string readme = read_text(std::filesystem::path(BITWIRE_SOURCE_DIR) / "README.md");
+  std::istringstream lines(r.output);
+  std::string line;
+  int options = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("  --", 0) != 0) continue;
+    ++options;
+    EXPECT_NE(readme.find("\n" + line + "\n"), std::string::npos) << "README.md should have the line:\n"
+                                                                  << line;
+  }
+  EXPECT_GE(options, 16);
+}
+
 TEST(Demo, BadOptionsExitTwoWithAMessage) {
   const struct {
     const char* args;
