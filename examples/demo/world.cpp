@@ -68,31 +68,32 @@ Motion player(uint32_t i, double t) {
   // The legs' velocities lie on the Velocity grid, so the sent velocity is the path's exact derivative.
   const Vec a = on_grid(Vec{speed * std::sin(angle), 0.0, speed * std::cos(angle)}, kVelocityStep);
   const Vec b{-a.z, 0.0, a.x};
+  // Seconds each leg and each stop lasts.
   const double long_leg = 3.0 + static_cast<double>(i % 3);
   const double short_leg = 2.0 + 0.5 * static_cast<double>(i % 5);
   const double stop = 0.75;
   const Vec legs[4] = {a, b, a * -1.0, b * -1.0};
-  const double lengths[4] = {long_leg, short_leg, long_leg, short_leg};
+  const double durations[4] = {long_leg, short_leg, long_leg, short_leg};
   const double period = 2.0 * (long_leg + short_leg) + 4.0 * stop;
   double left = std::fmod(t + 1.37 * static_cast<double>(i), period);
   Motion m;
   m.position = home(i);
   for (int leg = 0; leg < 4; ++leg) {
     m.yaw = heading(legs[leg]);
-    if (left < lengths[leg]) {
+    if (left < durations[leg]) {
       m.position = m.position + legs[leg] * left;
       m.velocity = legs[leg];
       return m;
     }
-    m.position = m.position + legs[leg] * lengths[leg];
-    left -= lengths[leg];
+    m.position = m.position + legs[leg] * durations[leg];
+    left -= durations[leg];
     if (left < stop) {
       m.at_rest = true;
       return m;
     }
     left -= stop;
   }
-  m.at_rest = true;  // not reached: the legs and stops fill the period
+  m.at_rest = true;  // only by rounding at the period's end: back at home, at the last stop
   return m;
 }
 

@@ -6,8 +6,8 @@
 // schema's 1/8 m grid, and the velocity it sends is that path's derivative on the 1/32 m/s grid (so a
 // position advances by velocity x tick length, within the rounding of the grids). Speeds are an action
 // game's: players run 6-8 m/s around rectangles and stop at each corner, vehicles drive 20-28 m/s around
-// oval tracks (some parked), projectiles fly 25-30 m/s (rockets straight, grenades under gravity) and are
-// fired again when their flight ends, pickups lie still.
+// oval tracks (some parked), rockets fly straight at 25-30 m/s and grenades 15 m/s across under gravity,
+// each fired again when its flight ends, and pickups lie still.
 #pragma once
 
 #include <cstdint>
