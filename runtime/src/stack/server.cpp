@@ -150,7 +150,7 @@ void Server::log_protocol_error(int index, const char* reason) const {
               index, static_cast<unsigned long long>(netcode_->client_id(index)), address, reason);
 }
 
-void Server::reconcile() {
+void Server::take_netcode_events() {
   // netcode's events are a lossy ring (a burst of connects and disconnects overflows it), so they only
   // supply disconnect reasons; which connection each slot holds is read from netcode's session ids.
   netcode::ServerEvent e;
@@ -159,42 +159,55 @@ void Server::reconcile() {
     if (e.kind == netcode::ServerEvent::Kind::kDisconnected && e.session == slot.session)
       slot.end_reason = e.reason;
   }
+}
+
+void Server::report_disconnect(int i) {
+  const Slot& slot = *slots_[static_cast<size_t>(i)];
+  if (netcode_->session(i) == slot.session || slot.session == 0) return;
+  ServerEvent event;
+  event.kind = ServerEvent::Kind::kDisconnected;
+  event.client_index = i;
+  event.client_id = slot.client_id;
+  event.reason = netcode_->disconnect_reason(i, slot.session);
+  if (event.reason == netcode::DisconnectReason::kNone) event.reason = slot.end_reason;
+  event.protocol_error = slot.protocol_error;
+  event.session = slot.session;
+  push_event(event);
+}
+
+void Server::restart_slot(int i) {
+  Slot& slot = *slots_[static_cast<size_t>(i)];
+  const uint64_t current = netcode_->session(i);
+  if (current == slot.session) return;
+  // Either way the slot starts clean: nothing of the previous connection survives into the next one.
+  slot.protocol_error = nullptr;
+  slot.end_reason = netcode::DisconnectReason::kNone;
+  reset_slot(i);
+  slot.session = current;
+  slot.client_id = netcode_->client_id(i);
+  if (current != 0) {
+    ServerEvent event;
+    event.kind = ServerEvent::Kind::kConnected;
+    event.client_index = i;
+    event.client_id = slot.client_id;
+    event.session = current;
+    name_slot(i);
+    push_event(event);
+  }
+}
+
+void Server::reconcile() {
+  take_netcode_events();
   // Every disconnect before every connect: a client id that moved to a lower slot in this update (a second
   // token, another address) must reach the game as leave-then-join, not join-then-leave.
-  for (int i = 0; i < config_.max_clients; ++i) {
-    Slot& slot = *slots_[static_cast<size_t>(i)];
-    if (netcode_->session(i) != slot.session && slot.session != 0) {
-      ServerEvent event;
-      event.kind = ServerEvent::Kind::kDisconnected;
-      event.client_index = i;
-      event.client_id = slot.client_id;
-      event.reason = netcode_->disconnect_reason(i, slot.session);
-      if (event.reason == netcode::DisconnectReason::kNone) event.reason = slot.end_reason;
-      event.protocol_error = slot.protocol_error;
-      event.session = slot.session;
-      push_event(event);
-    }
-  }
-  for (int i = 0; i < config_.max_clients; ++i) {
-    Slot& slot = *slots_[static_cast<size_t>(i)];
-    const uint64_t current = netcode_->session(i);
-    if (current == slot.session) continue;
-    // Either way the slot starts clean: nothing of the previous connection survives into the next one.
-    slot.protocol_error = nullptr;
-    slot.end_reason = netcode::DisconnectReason::kNone;
-    reset_slot(i);
-    slot.session = current;
-    slot.client_id = netcode_->client_id(i);
-    if (current != 0) {
-      ServerEvent event;
-      event.kind = ServerEvent::Kind::kConnected;
-      event.client_index = i;
-      event.client_id = slot.client_id;
-      event.session = current;
-      name_slot(i);
-      push_event(event);
-    }
-  }
+  for (int i = 0; i < config_.max_clients; ++i) report_disconnect(i);
+  for (int i = 0; i < config_.max_clients; ++i) restart_slot(i);
+}
+
+void Server::reconcile_slot(int index) {
+  take_netcode_events();
+  report_disconnect(index);
+  restart_slot(index);
 }
 
 void Server::update(double now, uint64_t unix_now) {
@@ -220,7 +233,7 @@ void Server::update(double now, uint64_t unix_now) {
       slot.protocol_error = connection.error_reason();
       log_protocol_error(i, slot.protocol_error);
       netcode_->disconnect(i);
-      reconcile();
+      reconcile_slot(i);
       continue;
     }
     const Endpoint& endpoint = connection.endpoint();
@@ -263,7 +276,7 @@ MessageHandle Server::receive(int client_index, int channel) {
 void Server::disconnect(int client_index) {
   if (!valid(client_index)) return;
   netcode_->disconnect(client_index);
-  reconcile();
+  reconcile_slot(client_index);
 }
 
 void Server::disconnect_all() {

@@ -146,7 +146,14 @@ class Server {
   void push_event(const ServerEvent& event);
   void name_slot(int index);  // names the slot's congestion log lines after its client
   void log_protocol_error(int index, const char* reason) const;
+  // Brings the game's view of every slot in line with netcode's sessions: O(max_clients), once per update.
   void reconcile();
+  // The same for one slot whose session only the game or a protocol error ended (no connect can have
+  // happened since the last reconcile()): O(1), so N disconnects in one update cost N, not N x max_clients.
+  void reconcile_slot(int index);
+  void take_netcode_events();
+  void report_disconnect(int index);
+  void restart_slot(int index);
   bool valid(int client_index) const;
   static void transmit(void* context, std::span<const std::byte> datagram);
 
