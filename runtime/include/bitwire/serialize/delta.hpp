@@ -14,6 +14,7 @@
 // holds or equal to the baseline (an unchanged value is the caller's changed bit at 0). It also refuses
 // a change that lands outside [min, max] (kValueOutOfRange, at the same bit).
 // Raw integers wrap: d and the sum are taken modulo 2^bits, and any result is valid.
+// The encoding is version kDeltaFormatVersion (bits.hpp) of the delta form.
 #pragma once
 
 #include <cmath>
