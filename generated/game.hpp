@@ -1370,7 +1370,7 @@ struct LevelLoad {
 };
 
 // Fingerprint of the package's wire shape: peers built from different schemas have different ids.
-inline constexpr std::uint64_t ProtocolId = 0x40c2fe5517cd8f7full;
+inline constexpr std::uint64_t ProtocolId = 0x7f939284280c7f1dull;
 
 // The message's name, or nullptr for a value outside MessageType.
 inline constexpr const char* message_name(MessageType type_) {

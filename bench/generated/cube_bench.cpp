@@ -3,10 +3,15 @@
 // position, linear velocity, orientation = 321 bits a cube); (2) bitwire quantized (cubes.net), whole every
 // tick; (3) bitwire delta (DeltaSender / DeltaReceiver) over two endpoints joined by the network
 // simulator at 100 ms RTT and 0, 5 and 25% loss, every decoded snapshot checked against what was sent.
-// Then the CPU cost of one 901-cube delta: write, read, DeltaSender::encode, and sealing the packet
-// (Endpoint::send_packet, fragments and CRC included). Figures: bench/RESULTS.md, "Delta snapshots".
+// Then the CPU cost of one 901-cube delta, calm and busy: write, read, measure, DeltaSender::encode, and
+// sealing the packet (Endpoint::send_packet, fragments and CRC included; netcode's AEAD seal of the
+// datagram). Figures: bench/RESULTS.md, "Delta snapshots".
 //
-//   cube_bench [seconds]     simulated seconds per run (default 60)
+//   cube_bench [seconds]          simulated seconds per run (default 60), then the CPU figures
+//   cube_bench cpu [iterations] [calm|busy]
+//                                 the CPU figures only (both scenes, or the one named), each call timed
+//                                 over `iterations` (default 2000)
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -14,11 +19,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <vector>
 
 #include "bitwire/message/delta.hpp"
+#include "bitwire/netcode/packet.hpp"
 #include "bitwire/packet/endpoint.hpp"
 #include "bitwire/serialize/serialize.hpp"
 #include "bitwire/sim/link.hpp"
@@ -228,15 +235,169 @@ double ns_per_call(int iterations, F&& f) {
   return std::chrono::duration<double, std::nano>(end - start).count() / iterations;
 }
 
-std::size_t sealed = 0;  // datagrams the sealing loop handed to its transport
-
-void discard(void* context, std::uint16_t, std::span<const std::byte>) {
-  ++*static_cast<std::size_t*>(context);
+// The operations the CPU figures time, each a call of its own ([[gnu::noipa]]: neither inlined nor its
+// result reused across calls) so that callgrind counts its instructions by name (bench/RESULTS.md:
+// callgrind_annotate --inclusive=yes).
+[[gnu::noipa]] std::size_t cpu_delta_write(const CubeSnapshot& value, const CubeSnapshot& baseline,
+                                           std::span<std::byte> out) {
+  bitwire::WriteStream write(out);
+  value.serialize_delta(write, baseline);
+  write.flush();
+  return write.bytes_processed();
 }
 
+[[gnu::noipa]] bool cpu_delta_read(CubeSnapshot& out, const CubeSnapshot& baseline,
+                                   std::span<const std::byte> bytes) {
+  bitwire::ReadStream read(bytes);
+  return out.serialize_delta(read, baseline);
+}
+
+[[gnu::noipa]] std::size_t cpu_delta_measure(const CubeSnapshot& value, const CubeSnapshot& baseline) {
+  bitwire::MeasureStream measure;
+  value.serialize_delta(measure, baseline);
+  return measure.bits_processed();
+}
+
+[[gnu::noipa]] std::size_t cpu_whole_write(const CubeSnapshot& value, std::span<std::byte> out) {
+  bitwire::WriteStream write(out);
+  value.serialize(write);
+  write.flush();
+  return write.bytes_processed();
+}
+
+[[gnu::noipa]] std::size_t cpu_sender_encode(Sender& sender, const CubeSnapshot& value,
+                                             std::span<std::byte> out) {
+  return sender.encode(value, out);
+}
+
+[[gnu::noipa]] void cpu_endpoint_send(bitwire::Endpoint& endpoint, std::span<const std::byte> packet) {
+  endpoint.send_packet(packet);
+}
+
+[[gnu::noipa]] std::size_t cpu_netcode_seal(std::uint64_t sequence, std::span<const std::byte> body,
+                                            const bitwire::netcode::Key& key, std::span<std::byte> out) {
+  return bitwire::netcode::write_encrypted_packet(bitwire::netcode::PacketType::kPayload, sequence, body,
+                                                  0x1234'5678'9abc'def0ull, key, out);
+}
+
+// The last datagram an endpoint handed to its transport, and how many.
+struct LastDatagram {
+  std::vector<std::byte> bytes = std::vector<std::byte>(4096);
+  std::size_t size = 0;
+  std::size_t count = 0;
+  static void transmit(void* context, std::uint16_t, std::span<const std::byte> datagram) {
+    auto* self = static_cast<LastDatagram*>(context);
+    ++self->count;
+    self->size = std::min(datagram.size(), self->bytes.size());
+    std::memcpy(self->bytes.data(), datagram.data(), self->size);
+  }
+};
+
+// The CPU cost of one 901-cube delta of the scene with `kicks` random kicks a tick, against the snapshot 8
+// ticks before it (a 100 ms RTT baseline): the delta's write, read and measure, a whole write of the same
+// snapshot, DeltaSender::encode (the delta, then the whole write and read that keep the snapshot as the
+// client holds it), and sealing the packet that carries it: Endpoint::send_packet (header, CRC32
+// envelope, transmit) and netcode's write_encrypted_packet of the datagram the endpoint produced
+// (ChaCha20-Poly1305). Wall time per call over `iterations` calls each. Returns nonzero on a failed check.
+int cpu_figures(double kicks, int iterations) {
+  cube_scene::Scene scene(kSeed, kicks);
+  auto baseline = std::make_unique<CubeSnapshot>();
+  auto current = std::make_unique<CubeSnapshot>();
+  for (int tick = 0; tick < 600; ++tick) scene.step();
+  cube_scene::quantize(scene, *baseline);
+  for (int tick = 0; tick < 8; ++tick) scene.step();
+  cube_scene::quantize(scene, *current);
+  std::vector<std::byte> buffer(CubeSnapshot::MaxDeltaBytes + 8);
+  std::vector<std::byte> scratch(CubeSnapshot::MaxBytes + 8);
+  std::size_t bytes = 0;
+  const double write_ns =
+      ns_per_call(iterations, [&] { bytes = cpu_delta_write(*current, *baseline, buffer); });
+  auto decoded = std::make_unique<CubeSnapshot>();
+  bool ok = true;
+  const double read_ns = ns_per_call(iterations, [&] {
+    ok = cpu_delta_read(*decoded, *baseline, std::span<const std::byte>(buffer.data(), bytes)) && ok;
+  });
+  if (!ok || !(*decoded == *current)) {
+    std::printf("delta read back differs\n");
+    return 1;
+  }
+  std::size_t bits = 0;
+  const double measure_ns = ns_per_call(iterations, [&] { bits = cpu_delta_measure(*current, *baseline); });
+  if ((bits + 7) / 8 != bytes) {
+    std::printf("measure (%zu bits) disagrees with the write (%zu bytes)\n", bits, bytes);
+    return 1;
+  }
+  const double whole_write_ns = ns_per_call(iterations, [&] { cpu_whole_write(*current, scratch); });
+  // DeltaSender::encode. Each batch starts a sender whose only acked snapshot is `baseline`, and stays
+  // within its ring.
+  std::vector<std::byte> packet(Sender::kMaxBytes);
+  std::size_t packet_bytes = 0;
+  double encode_total_ns = 0;
+  const int per_batch = kRing - 2;
+  const int batches = std::max(1, iterations / per_batch);
+  for (int batch = 0; batch < batches; ++batch) {
+    auto sender = std::make_unique<Sender>();
+    sender->encode(*baseline, packet);
+    sender->on_packet_sent(0);
+    sender->on_packet_acked(0);
+    encode_total_ns += per_batch * ns_per_call(per_batch, [&] {
+                         packet_bytes = cpu_sender_encode(*sender, *current, packet);
+                         sender->on_packet_sent(1);
+                       });
+    if (sender->counters().sent_delta != static_cast<std::uint64_t>(per_batch)) {
+      std::printf("encode did not send deltas\n");
+      return 1;
+    }
+  }
+  const double encode_ns = encode_total_ns / (batches * per_batch);
+  // Sealing the packet that carries it.
+  LastDatagram datagram;
+  bitwire::Endpoint endpoint({}, {&datagram, &LastDatagram::transmit, &accept, nullptr});
+  const double send_ns = ns_per_call(iterations, [&] {
+    cpu_endpoint_send(endpoint, std::span<const std::byte>(packet.data(), packet_bytes));
+  });
+  if (datagram.count != static_cast<std::size_t>(iterations) ||
+      datagram.size > bitwire::netcode::kMaxPayloadBytes) {
+    std::printf("the endpoint sent %zu datagrams for %d packets, the last %zu bytes\n", datagram.count,
+                iterations, datagram.size);
+    return 1;
+  }
+  bitwire::netcode::Key key{};
+  for (std::size_t i = 0; i < key.size(); ++i) key[i] = static_cast<std::byte>(i * 7 + 1);
+  std::array<std::byte, bitwire::netcode::kMaxPacketBytes> sealed{};
+  std::size_t sealed_bytes = 0;
+  // libsodium initializes on its first use: outside the timed (and counted) calls.
+  bitwire::netcode::write_encrypted_packet(bitwire::netcode::PacketType::kPayload, 0,
+                                           std::span<const std::byte>(datagram.bytes.data(), datagram.size),
+                                           0, key, sealed);
+  std::uint64_t sequence = 1;
+  const double seal_ns = ns_per_call(iterations, [&] {
+    sealed_bytes = cpu_netcode_seal(
+        sequence++, std::span<const std::byte>(datagram.bytes.data(), datagram.size), key, sealed);
+  });
+  int changed = 0;
+  for (std::size_t i = 0; i < current->cubes.size(); ++i)
+    changed += current->cubes[i] == baseline->cubes[i] ? 0 : 1;
+  std::printf(
+      "CPU, %s scene, one delta of %d changed cubes against the snapshot 8 ticks older (%zu bytes), ns per "
+      "call over %d: write %.0f, read %.0f, measure %.0f; whole quantized write %.0f; DeltaSender::encode "
+      "%.0f (%zu bytes); Endpoint::send_packet %.0f (%zu-byte datagram); netcode seal %.0f (%zu bytes)\n",
+      kicks == 0 ? "calm" : "busy", changed, bytes, iterations, write_ns, read_ns, measure_ns, whole_write_ns,
+      encode_ns, packet_bytes, send_ns, datagram.size, seal_ns, sealed_bytes);
+  return 0;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "cpu") == 0) {
+    const int iterations = argc > 2 ? std::atoi(argv[2]) : 2000;
+    const char* only = argc > 3 ? argv[3] : "";
+    if (iterations < 1) return 2;
+    const bool calm = std::strcmp(only, "busy") != 0;
+    const bool busy = std::strcmp(only, "calm") != 0;
+    return (!calm || cpu_figures(0.0, iterations) == 0) && (!busy || cpu_figures(1.0, iterations) == 0) ? 0
+                                                                                                        : 1;
+  }
   const double seconds = argc > 1 ? std::atof(argv[1]) : 60.0;
   const int ticks = static_cast<int>(seconds * 60);
 
@@ -303,78 +464,5 @@ int main(int argc, char** argv) {
     print_run("(4) demo Snapshot, delta", loss, run, seconds);
   }
 
-  // CPU: one delta of the busy scene against the snapshot 8 ticks before it (a 100 ms RTT baseline).
-  {
-    cube_scene::Scene scene(kSeed, 1.0);
-    auto baseline = std::make_unique<CubeSnapshot>();
-    auto current = std::make_unique<CubeSnapshot>();
-    for (int tick = 0; tick < 600; ++tick) scene.step();
-    cube_scene::quantize(scene, *baseline);
-    for (int tick = 0; tick < 8; ++tick) scene.step();
-    cube_scene::quantize(scene, *current);
-    std::vector<std::byte> buffer(CubeSnapshot::MaxDeltaBytes + 8);
-    std::size_t bytes = 0;
-    const int iterations = 2000;
-    const double write_ns = ns_per_call(iterations, [&] {
-      bitwire::WriteStream write(buffer);
-      current->serialize_delta(write, *baseline);
-      write.flush();
-      bytes = write.bytes_processed();
-    });
-    auto decoded = std::make_unique<CubeSnapshot>();
-    bool ok = true;
-    const double read_ns = ns_per_call(iterations, [&] {
-      bitwire::ReadStream read{std::span<const std::byte>(buffer.data(), bytes)};
-      ok = decoded->serialize_delta(read, *baseline) && ok;
-    });
-    if (!ok || !(*decoded == *current)) {
-      std::printf("delta read back differs\n");
-      return 1;
-    }
-    const double whole_write_ns = ns_per_call(iterations, [&] {
-      std::vector<std::byte>& out = buffer;
-      bitwire::WriteStream write(out);
-      current->serialize(write);
-      write.flush();
-    });
-    // DeltaSender::encode: the delta plus keeping the snapshot (a whole write and read). Each batch
-    // starts a sender whose only acked snapshot is `baseline`, and stays within its ring.
-    std::vector<std::byte> packet(Sender::kMaxBytes);
-    std::size_t packet_bytes = 0;
-    double encode_total_ns = 0;
-    const int batches = 40;
-    const int per_batch = kRing - 2;
-    for (int batch = 0; batch < batches; ++batch) {
-      auto sender = std::make_unique<Sender>();
-      sender->encode(*baseline, packet);
-      sender->on_packet_sent(0);
-      sender->on_packet_acked(0);
-      encode_total_ns += per_batch * ns_per_call(per_batch, [&] {
-                           packet_bytes = sender->encode(*current, packet);
-                           sender->on_packet_sent(1);
-                         });
-      if (sender->counters().sent_delta != static_cast<std::uint64_t>(per_batch)) {
-        std::printf("encode did not send deltas\n");
-        return 1;
-      }
-    }
-    const double encode_ns = encode_total_ns / (batches * per_batch);
-    // Sealing: the endpoint's send_packet of the encoded snapshot (header, CRC, transmit).
-    bitwire::Endpoint endpoint({}, {&sealed, &discard, &accept, nullptr});
-    const double seal_ns = ns_per_call(
-        iterations, [&] { endpoint.send_packet(std::span<const std::byte>(packet.data(), packet_bytes)); });
-    if (sealed != static_cast<std::size_t>(iterations)) {
-      std::printf("only %zu of %d packets were sealed\n", sealed, iterations);
-      return 1;
-    }
-    int changed = 0;
-    for (std::size_t i = 0; i < current->cubes.size(); ++i)
-      changed += current->cubes[i] == baseline->cubes[i] ? 0 : 1;
-    std::printf(
-        "CPU, one delta of %d changed cubes against the snapshot 8 ticks older (%zu bytes): write %.0f ns, "
-        "read %.0f ns; whole quantized write %.0f ns; DeltaSender::encode %.0f ns (%zu bytes); "
-        "Endpoint::send_packet %.0f ns\n",
-        changed, bytes, write_ns, read_ns, whole_write_ns, encode_ns, packet_bytes, seal_ns);
-  }
-  return 0;
+  return cpu_figures(0.0, 2000) == 0 && cpu_figures(1.0, 2000) == 0 ? 0 : 1;
 }

@@ -432,6 +432,14 @@ TEST(DocsFigures, SchemaLanguageLayoutExample) {
     expect_layout_row<game::LevelLoad>("LevelLoad");
 }
 
+// The delta encoding's version, where the docs name it.
+TEST(DocsFigures, DeltaFormatVersion) {
+  expect_figure("docs/schema-language.md", "(`bitwire/serialize/bits.hpp`; now ", kDeltaFormatVersion,
+                "kDeltaFormatVersion");
+  expect_figure("docs/schema-language.md", "gets a `delta format ", kDeltaFormatVersion,
+                "kDeltaFormatVersion");
+}
+
 // ---- README.md -------------------------------------------------------------------------------------------
 
 // The README's hand-written message, line for line (the test below requires the README to quote these lines).

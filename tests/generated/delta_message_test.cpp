@@ -177,6 +177,30 @@ TEST(DeltaMessage, ProtocolIdChangesOnlyWhenOn) {
             bitwire::Connection::protocol_id(factory, delta_config(0)));
 }
 
+// Peers that send deltas must speak the same delta encoding: its version joins the id when a delta type
+// is sent, and nowhere else (a connection without deltas keeps the id yojimbo and netcode peers expect).
+TEST(DeltaMessage, ProtocolIdFoldsTheDeltaFormatOnlyWhenDeltaTypesAreSent) {
+  constexpr int kVersion = bitwire::kDeltaFormatVersion;
+  const bitwire::MessageFactory factory = deltatest::message_factory();
+  const auto id = [](const bitwire::MessageFactory& f, int baselines, int version) {
+    return bitwire::Connection::protocol_id(f, delta_config(baselines), version);
+  };
+  EXPECT_EQ(bitwire::Connection::protocol_id(factory, delta_config(32)), id(factory, 32, kVersion));
+  EXPECT_NE(id(factory, 32, kVersion), id(factory, 32, kVersion + 1));
+  EXPECT_EQ(id(factory, 0, kVersion), id(factory, 0, kVersion + 1)) << "deltas off";
+  // The same table with no delta form: nothing is sent as a delta, whatever delta_baselines says.
+  std::vector<bitwire::MessageTypeInfo> types(factory.types().begin(), factory.types().end());
+  for (bitwire::MessageTypeInfo& type : types) {
+    type.max_delta_bits = 0;
+    type.write_delta = nullptr;
+    type.read_delta = nullptr;
+    type.copy = nullptr;
+  }
+  const bitwire::MessageFactory whole_only{std::span<const bitwire::MessageTypeInfo>(types)};
+  ASSERT_TRUE(whole_only.check()) << whole_only.check().reason();
+  EXPECT_EQ(id(whole_only, 32, kVersion), id(whole_only, 32, kVersion + 1)) << "no delta type";
+}
+
 TEST(DeltaMessage, MemoryIsFixedAndReported) {
   const bitwire::MessageFactory factory = deltatest::message_factory();
   bitwire::Connection off(factory, delta_config(0));

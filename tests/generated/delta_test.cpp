@@ -306,6 +306,122 @@ TEST(DeltaRefusal, AWholeValueOutOfRangeIsRefused) {
   expect_refused(hand.done(), probe_baseline(), bitwire::ReadError::kValueOutOfRange, 4);
 }
 
+// ---- refusals: every change has one encoding (the writer's smallest window) ----
+// Probe's level is int<0 .. 100>: 7 bits whole; windows of 2 bits (|d| <= 2), 4 bits (|d| <= 8) and 6 bits
+// (|d| <= 32). Against level 50 every difference below reaches both signs inside the range.
+
+Probe probe_baseline_at_50() {
+  Probe base = probe_baseline();
+  base.level = 50;
+  return base;
+}
+
+// A delta of Probe whose only change is `level`, its selector and code (or whole value) written by hand.
+std::vector<std::byte> level_change(std::uint32_t selector, std::uint64_t code, int code_bits) {
+  Hand hand;
+  hand.bit(true);  // changed
+  hand.bit(true);  // level changed
+  hand.bits(selector, 2);
+  hand.bits(code, code_bits);
+  hand.bits(0, 3);  // no slot changed
+  hand.bit(true);   // items: the baseline's count
+  hand.bits(0, 2);  // none of them changed
+  const std::span<const std::byte> bytes = hand.done();
+  return {bytes.begin(), bytes.end()};
+}
+
+// The code of difference d in a window of w bits (docs/schema-language.md, "Relative numbers").
+std::uint64_t window_code(int d, int w) {
+  return static_cast<std::uint64_t>((d > 0 ? d - 1 : d) + (1 << (w - 1)));
+}
+
+// What the writer sends for a level `d` away from the baseline's: its selector, and the level read back.
+void expect_written_in_window(int d, std::uint32_t selector) {
+  SCOPED_TRACE("difference " + std::to_string(d));
+  const Probe base = probe_baseline_at_50();
+  Probe value = base;
+  value.level = 50 + d;
+  const Written delta = write_delta(value, base);
+  bitwire::ReadStream bits{std::span<const std::byte>(delta.bytes)};
+  std::uint32_t prefix = 0;
+  ASSERT_TRUE(bitwire::serialize_bits(bits, prefix, 4));
+  EXPECT_EQ(prefix >> 2, selector) << "the smallest difference of the window is written in it";
+  Probe back;
+  bitwire::ReadStream read{std::span<const std::byte>(delta.bytes)};
+  ASSERT_TRUE(back.serialize_delta(read, base)) << bitwire::to_string(read.error());
+  EXPECT_EQ(back.level, value.level);
+}
+
+TEST(DeltaRefusal, ADifferenceSentInAWiderWindowThanNeededIsRefused) {
+  // The largest difference of each window, sent in the next one: refused where the code starts.
+  for (const int d : {2, -2, 1, -1}) {
+    SCOPED_TRACE(d);
+    expect_refused(level_change(1, window_code(d, 4), 4), probe_baseline_at_50(),
+                   bitwire::ReadError::kNonCanonical, 4);
+  }
+  for (const int d : {8, -8, 3, -3}) {
+    SCOPED_TRACE(d);
+    expect_refused(level_change(2, window_code(d, 6), 6), probe_baseline_at_50(),
+                   bitwire::ReadError::kNonCanonical, 4);
+  }
+  // The smallest difference of each window is the writer's, and reads back.
+  for (const int d : {3, -3}) expect_written_in_window(d, 1);
+  for (const int d : {9, -9}) expect_written_in_window(d, 2);
+  for (const int d : {1, -1, 2, -2}) expect_written_in_window(d, 0);
+  // The hand encoding is the writer's: the same bytes read back as the same level.
+  const std::vector<std::byte> bytes = level_change(2, window_code(-9, 6), 6);
+  Probe back;
+  bitwire::ReadStream read{std::span<const std::byte>(bytes)};
+  ASSERT_TRUE(back.serialize_delta(read, probe_baseline_at_50())) << bitwire::to_string(read.error());
+  EXPECT_EQ(back.level, 41);
+}
+
+TEST(DeltaRefusal, AWholeValueThatAWindowHoldsIsRefused) {
+  // Whole (selector 3, 7 bits): a level 32 away fits the widest window, so whole is not its encoding.
+  for (const int d : {32, -32, 1, -1}) {
+    SCOPED_TRACE(d);
+    expect_refused(level_change(3, static_cast<std::uint64_t>(50 + d), 7), probe_baseline_at_50(),
+                   bitwire::ReadError::kNonCanonical, 4);
+  }
+  for (const int d : {33, -33}) expect_written_in_window(d, 3);
+}
+
+TEST(DeltaRefusal, AChangedValueEqualToItsBaselineIsRefused) {
+  // "Unchanged" is the changed bit at 0; a change to the baseline's own value has no encoding.
+  expect_refused(level_change(3, 50, 7), probe_baseline_at_50(), bitwire::ReadError::kNonCanonical, 4);
+  EXPECT_STREQ(bitwire::to_string(bitwire::ReadError::kNonCanonical),
+               "delta change not in its smallest form");
+}
+
+// A raw field's difference is taken modulo 2^bits, as the value nearest zero: from 250 to 2 is +8 in 8 bits
+// (windows of 2, 4 and 6 bits), so it belongs in the second window, not the third, and not whole.
+TEST(DeltaRefusal, ARawDifferenceModuloItsWidthTakesItsSmallestWindow) {
+  const auto read = [](std::uint32_t selector, std::uint64_t code, int code_bits, std::uint8_t& out) {
+    Hand hand;
+    hand.bits(selector, 2);
+    hand.bits(code, code_bits);
+    bitwire::ReadStream stream{hand.done()};
+    const bool ok = bitwire::serialize_bits_delta(stream, out, std::uint8_t{250}, 8);
+    return std::pair{ok, ok ? bitwire::ReadError::kNone : stream.error()};
+  };
+  std::uint8_t out = 0;
+  EXPECT_EQ(read(1, window_code(8, 4), 4, out), std::pair(true, bitwire::ReadError::kNone));
+  EXPECT_EQ(out, 2);
+  EXPECT_EQ(read(2, window_code(8, 6), 6, out).second, bitwire::ReadError::kNonCanonical);
+  EXPECT_EQ(read(3, 2, 8, out).second, bitwire::ReadError::kNonCanonical);
+  EXPECT_EQ(read(3, 250, 8, out).second, bitwire::ReadError::kNonCanonical);
+  // 33 away either way wraps past no window: whole is its encoding.
+  EXPECT_EQ(read(3, static_cast<std::uint8_t>(250 + 33), 8, out), std::pair(true, bitwire::ReadError::kNone));
+  EXPECT_EQ(read(3, 250 - 33, 8, out), std::pair(true, bitwire::ReadError::kNone));
+  EXPECT_EQ(out, 250 - 33);
+  // The writer agrees: +8 goes in the second window.
+  std::vector<std::byte> bytes(8);
+  bitwire::WriteStream write(bytes);
+  std::uint8_t value = 2;
+  ASSERT_TRUE(bitwire::serialize_bits_delta(write, value, std::uint8_t{250}, 8));
+  EXPECT_EQ(write.bits_processed(), 2u + 4u);
+}
+
 TEST(DeltaRefusal, AChangedElementPastAFixedArrayIsRefused) {
   Hand hand;
   hand.bit(true);

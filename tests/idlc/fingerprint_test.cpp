@@ -163,4 +163,34 @@ TEST(Fingerprint, ImportedTypesContributeTheirShape) {
   EXPECT_NE(a->package().protocol_id, b->package().protocol_id);
 }
 
+// Two builds that send deltas must speak the same delta encoding: the version joins the id of a package
+// whose messages reach a delta form, and leaves every other package's id as it was.
+TEST(Fingerprint, TheDeltaFormatVersionChangesOnlyPackagesWithADeltaForm) {
+  constexpr int kVersion = bitwire::kDeltaFormatVersion;
+  const std::map<std::string, std::string> common = {
+      {"common.net", "package common;\ndelta struct P { int<0 .. 100> x; }\n"}};
+  const std::pair<const char*, std::string> with_delta[] = {
+      {"delta message", "package t;\ndelta message M { int<0 .. 100> x; }\n"},
+      {"delta struct", "package t;\ndelta struct P { int<0 .. 100> x; }\ndelta message M { P p; }\n"},
+      {"imported delta struct", "package t;\nimport \"common.net\";\ndelta message M { common.P p; }\n"},
+  };
+  for (const auto& [what, text] : with_delta) {
+    SCOPED_TRACE(what);
+    auto c = idlc::test::compile_text(text, common);
+    ASSERT_TRUE(c->schema) << c->errors;
+    EXPECT_EQ(c->package().protocol_id, idlc::fingerprint(c->package(), false, kVersion));
+    EXPECT_NE(idlc::fingerprint(c->package(), false, kVersion),
+              idlc::fingerprint(c->package(), false, kVersion + 1));
+    EXPECT_NE(
+        idlc::wire_shape_text(c->package(), false).find("delta format " + std::to_string(kVersion) + "\n"),
+        std::string::npos)
+        << idlc::wire_shape_text(c->package(), false);
+  }
+  auto plain = idlc::test::compile_text(kBase);
+  ASSERT_TRUE(plain->schema) << plain->errors;
+  EXPECT_EQ(idlc::fingerprint(plain->package(), false, kVersion),
+            idlc::fingerprint(plain->package(), false, kVersion + 1));
+  EXPECT_EQ(idlc::wire_shape_text(plain->package(), false).find("delta"), std::string::npos);
+}
+
 }  // namespace

@@ -24,7 +24,7 @@ std::string float_bits(float value) {
 // the text stays linear in the size of the schema.
 class ShapeWriter {
  public:
-  std::string write(const model::Package& package, bool checks_enabled) {
+  std::string write(const model::Package& package, bool checks_enabled, int delta_format) {
     out_ = "package " + package.name + " messages " + std::to_string(package.messages.size()) +
            " type_bits " + std::to_string(package.message_type_bits) + "\n";
     for (const model::Struct* message : package.messages) collect(*message);
@@ -32,7 +32,9 @@ class ShapeWriter {
       out_ += "message " + std::to_string(message->type_id) + " " + message->name +
               (message->has_block ? " block" : "") + (message->delta_form ? " delta {" : " {") +
               items(*message, message->body) + "}\n";
+      has_delta_ |= message->delta_form;
     }
+    if (has_delta_) out_ += "delta format " + std::to_string(delta_format) + "\n";
     bool has_checks = false;
     for (const model::Struct* message : package.messages) has_checks |= message->has_checks;
     if (checks_enabled && has_checks) out_ += "checks on\n";
@@ -51,9 +53,11 @@ class ShapeWriter {
     while (!stack.empty()) {
       Frame& frame = stack.back();
       if (frame.next == frame.s->fields.size()) {
-        if (frame.s != &root)
+        if (frame.s != &root) {
           out_ += "struct " + qualified(frame.s->package, frame.s->name) +
                   (frame.s->delta_form ? " delta {" : " {") + items(*frame.s, frame.s->body) + "}\n";
+          has_delta_ |= frame.s->delta_form;
+        }
         stack.pop_back();
         continue;
       }
@@ -173,17 +177,18 @@ class ShapeWriter {
 
   std::string out_;
   std::set<const void*> seen_;
+  bool has_delta_ = false;  // a message or a struct written has a delta form
 };
 
 }  // namespace
 
-std::string wire_shape_text(const model::Package& package, bool checks_enabled) {
-  return ShapeWriter().write(package, checks_enabled);
+std::string wire_shape_text(const model::Package& package, bool checks_enabled, int delta_format) {
+  return ShapeWriter().write(package, checks_enabled, delta_format);
 }
 
-std::uint64_t fingerprint(const model::Package& package, bool checks_enabled) {
+std::uint64_t fingerprint(const model::Package& package, bool checks_enabled, int delta_format) {
   std::uint64_t hash = 0xcbf29ce484222325ull;
-  for (char c : wire_shape_text(package, checks_enabled)) {
+  for (char c : wire_shape_text(package, checks_enabled, delta_format)) {
     hash ^= static_cast<unsigned char>(c);
     hash *= 0x100000001b3ull;
   }

@@ -71,7 +71,8 @@ EndpointConfig Connection::endpoint_config(const ConnectionConfig& config) {
   return endpoint;
 }
 
-uint64_t Connection::protocol_id(const MessageFactory& factory, const ConnectionConfig& raw) {
+uint64_t Connection::protocol_id(const MessageFactory& factory, const ConnectionConfig& raw,
+                                 int delta_format) {
   const ConnectionConfig config = raw.sanitized();
   Fingerprint f;
   f.add(config.protocol_id);
@@ -88,10 +89,16 @@ uint64_t Connection::protocol_id(const MessageFactory& factory, const Connection
     f.add(static_cast<uint64_t>(c.receive_queue_size), 4);
   }
   // The delta form changes how delta types are read: a peer without it must fail the envelope. Folded in
-  // only when on, so every existing protocol id stays what it was.
+  // only when on, so every existing protocol id stays what it was. So must a peer with another delta
+  // encoding (delta_format), folded in only when some type is sent as a delta.
   if (config.delta_baselines > 0) {
     f.add(static_cast<uint64_t>(config.delta_baselines), 4);
-    for (const MessageTypeInfo& type : factory.types()) f.add(type.write_delta != nullptr ? 1 : 0, 1);
+    bool any_delta = false;
+    for (const MessageTypeInfo& type : factory.types()) {
+      f.add(type.write_delta != nullptr ? 1 : 0, 1);
+      any_delta |= type.write_delta != nullptr;
+    }
+    if (any_delta) f.add(static_cast<uint64_t>(static_cast<uint32_t>(delta_format)), 4);
   }
   return f.hash;
 }

@@ -24,9 +24,11 @@
 // - Wire: yojimbo 1.0 (connection_packet.hpp; docs/channels.md states every bit) inside reliable 1.0.
 // - Configuration is part of the format. protocol_id() folds the channel layout (count; per channel its
 //   type, max messages per packet, max block size, fragment size, blocks disabled, receive window) and the
-//   message types (count, which carry blocks) into config.protocol_id; the endpoint's envelope uses it,
-//   so a peer with another layout fails the envelope check on every packet (counted envelope_failures)
-//   instead of misreading bits. Without the envelope, give protocol_id() to the secure transport.
+//   message types (count, which carry blocks; with delta_baselines on, the baselines, which types have a
+//   delta form and, if any does, the delta encoding's version) into config.protocol_id; the endpoint's
+//   envelope uses it, so a peer with another layout fails the envelope check on every packet (counted
+//   envelope_failures) instead of misreading bits. Without the envelope, give protocol_id() to the secure
+//   transport.
 // - send() refuses, with a reason and without taking the message, anything a correct peer would refuse:
 //   a message that breaks a write contract (validated by a ValidateStream pass over its serialize), one
 //   that can never fit the channel's packet budget (on a reliable channel, a block whose fragment entry
@@ -291,7 +293,11 @@ class Connection {
   ConnectionPacketError packet_error() const { return packet_error_; }
   ReadError packet_read_error() const { return packet_read_error_; }
   uint64_t protocol_id() const { return protocol_id_; }
-  static uint64_t protocol_id(const MessageFactory& factory, const ConnectionConfig& config);
+  // `delta_format` is the delta encoding's version (serialize/bits.hpp), folded in only when a type is
+  // sent as a delta (delta_baselines > 0 and a type with a delta form); a parameter so that tests can
+  // show what it changes.
+  static uint64_t protocol_id(const MessageFactory& factory, const ConnectionConfig& config,
+                              int delta_format = kDeltaFormatVersion);
   // The endpoint a connection of `config` (already sanitized) builds, its protocol id aside: config.endpoint
   // with max_packet_size raised to hold a whole connection packet, and fragment_above raised to
   // config.max_packet_size when that is at most 1200 bytes (such a packet is sent whole, never split). What

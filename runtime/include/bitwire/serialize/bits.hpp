@@ -49,6 +49,14 @@ constexpr int delta_window_bits(int bits, int selector) {
   return ((selector + 1) * bits + 3) / 4;
 }
 
+// The version of the delta form's wire encoding: the windows above, the one encoding a reader accepts for
+// each change (serialize/delta.hpp), and how generated delta forms send fields, arrays and the structs of
+// other packages (docs/schema-language.md, "Delta messages"). Two builds that send deltas agree on it or
+// must not talk: idlc folds it into the ProtocolId of a package with a delta form, Connection::protocol_id
+// into a connection that sends delta types (docs/delta.md). Raise it with any change to what a delta's
+// bits mean; packages and connections without deltas keep their ids.
+inline constexpr int kDeltaFormatVersion = 1;
+
 // All-ones in the low `bits` bits, bits in [0, 64] (0 for anything below 1; never a shift by 64).
 BITWIRE_FORCE_INLINE constexpr uint64_t low_mask(int bits) { return bits <= 0 ? 0 : ~uint64_t{0} >> (64 - (bits > 64 ? 64 : bits)); }
 

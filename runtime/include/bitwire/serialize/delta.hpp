@@ -8,9 +8,13 @@
 //   bits (delta_window_bits in bits.hpp) as code = e + 2^(w-1), where e = d - 1 for d > 0 and e = d for
 //   d < 0, d = value - baseline, so d in [-2^(w-1), -1] u [1, 2^(w-1)] (never 0); for s = 3 the value's
 //   whole form (int(value, min, max), or its raw bits) follows.
-// A writer picks the smallest window the difference fits; a reader accepts any window that decodes.
-// A read refuses a change that lands outside [min, max] (kValueOutOfRange) where the code starts.
+// A writer picks the smallest window the difference fits, and the whole value only when none does; so
+// every change has exactly one encoding, and a read refuses any other (kNonCanonical where the code or
+// the whole value starts): a difference a smaller window holds, or a whole value the widest window
+// holds or equal to the baseline (an unchanged value is the caller's changed bit at 0). It also refuses
+// a change that lands outside [min, max] (kValueOutOfRange, at the same bit).
 // Raw integers wrap: d and the sum are taken modulo 2^bits, and any result is valid.
+// The encoding is version kDeltaFormatVersion (bits.hpp) of the delta form.
 #pragma once
 
 #include <cmath>
@@ -47,6 +51,23 @@ inline uint32_t delta_selector(__int128 difference, int bits, uint64_t& code) {
   return kDeltaWindows;
 }
 
+// Whether `difference`, read under `selector`, is what a writer sends: a nonzero difference that no
+// smaller window holds (the windows grow with the selector, so the next smaller one decides).
+inline bool delta_canonical(__int128 difference, int bits, uint32_t selector) {
+  if (difference == 0) return false;
+  if (selector == 0) return true;
+  uint64_t unused = 0;
+  return !delta_window_code(difference, delta_window_bits(bits, static_cast<int>(selector) - 1), unused);
+}
+
+// A raw difference modulo 2^bits, as the signed value nearest zero (2^(bits-1) itself counts as negative).
+inline __int128 delta_wrapped(uint64_t value, uint64_t baseline, int bits) {
+  const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  const uint64_t d = (value - baseline) & mask;
+  return (d >> (bits - 1)) != 0 ? static_cast<__int128>(d) - (static_cast<__int128>(1) << bits)
+                                : static_cast<__int128>(d);
+}
+
 }  // namespace detail
 
 // A ranged integer (int(value, min, max) in its whole form of `bits` = bits_required(min, max) bits,
@@ -63,18 +84,36 @@ BITWIRE_FORCE_INLINE bool serialize_int_delta(Stream& stream, T& value, std::typ
             stream, [&] { return value >= min && value <= max; }, WriteError::kValueOutOfRange)) {
       return false;
     }
-    selector =
-        detail::delta_selector(static_cast<__int128>(value) - static_cast<__int128>(baseline), bits, code);
+    const __int128 difference = static_cast<__int128>(value) - static_cast<__int128>(baseline);
+    BITWIRE_ASSERT(difference != 0);  // the caller sends only a changed value (its changed bit)
+    selector = detail::delta_selector(difference, bits, code);
   }
   BITWIRE_TRY(serialize_bits(stream, selector, kDeltaSelectorBits));
-  if (selector == kDeltaWindows) return serialize_int(stream, value, min, max);
-  const int window = delta_window_bits(bits, static_cast<int>(selector));
   const size_t at = stream.bits_processed();
+  if (selector == kDeltaWindows) {
+    if constexpr (Stream::kIsReading) {
+      T whole{};
+      BITWIRE_TRY(serialize_int(stream, whole, min, max));
+      if (!detail::delta_canonical(static_cast<__int128>(whole) - static_cast<__int128>(baseline), bits,
+                                   selector)) [[unlikely]] {
+        return stream.fail_at(ReadError::kNonCanonical, at);
+      }
+      value = whole;
+      return true;
+    } else {
+      return serialize_int(stream, value, min, max);
+    }
+  }
+  const int window = delta_window_bits(bits, static_cast<int>(selector));
   BITWIRE_TRY(serialize_bits(stream, code, window));
   if constexpr (Stream::kIsReading) {
-    const __int128 sum = static_cast<__int128>(baseline) + detail::delta_from_code(code, window);
+    const __int128 difference = detail::delta_from_code(code, window);
+    const __int128 sum = static_cast<__int128>(baseline) + difference;
     if (sum < static_cast<__int128>(min) || sum > static_cast<__int128>(max)) [[unlikely]] {
       return stream.fail_at(ReadError::kValueOutOfRange, at);
+    }
+    if (!detail::delta_canonical(difference, bits, selector)) [[unlikely]] {
+      return stream.fail_at(ReadError::kNonCanonical, at);
     }
     value = static_cast<T>(sum);
   }
@@ -104,26 +143,37 @@ BITWIRE_FORCE_INLINE bool serialize_bits_delta(Stream& stream, T& value, std::ty
             stream, [&] { return widen(pattern) == value; }, WriteError::kValueTooWide)) {
       return false;
     }
-    // The difference modulo 2^bits, as the signed value nearest zero.
-    const uint64_t d = (pattern - static_cast<uint64_t>(baseline)) & mask;
-    const __int128 difference = (bits < 64 && (d >> (bits - 1)) != 0) || (bits == 64 && (d >> 63) != 0)
-                                    ? static_cast<__int128>(d) - (static_cast<__int128>(1) << bits)
-                                    : static_cast<__int128>(d);
+    const __int128 difference = detail::delta_wrapped(pattern, static_cast<uint64_t>(baseline), bits);
+    BITWIRE_ASSERT(difference != 0);  // the caller sends only a changed value (its changed bit)
     selector = detail::delta_selector(difference, bits, code);
   }
   BITWIRE_TRY(serialize_bits(stream, selector, kDeltaSelectorBits));
+  const size_t at = stream.bits_processed();
   if (selector == kDeltaWindows) {
+    T whole = value;
     if constexpr (std::is_signed_v<T>) {
-      return serialize_signed_bits(stream, value, bits);
+      BITWIRE_TRY(serialize_signed_bits(stream, whole, bits));
     } else {
-      return serialize_bits(stream, value, bits);
+      BITWIRE_TRY(serialize_bits(stream, whole, bits));
     }
+    if constexpr (Stream::kIsReading) {
+      const __int128 difference =
+          detail::delta_wrapped(static_cast<uint64_t>(whole), static_cast<uint64_t>(baseline), bits);
+      if (!detail::delta_canonical(difference, bits, selector)) [[unlikely]] {
+        return stream.fail_at(ReadError::kNonCanonical, at);
+      }
+      value = whole;
+    }
+    return true;
   }
   const int window = delta_window_bits(bits, static_cast<int>(selector));
   BITWIRE_TRY(serialize_bits(stream, code, window));
   if constexpr (Stream::kIsReading) {
-    const auto difference = static_cast<uint64_t>(detail::delta_from_code(code, window));
-    value = widen(static_cast<uint64_t>(baseline) + difference);
+    const __int128 difference = detail::delta_from_code(code, window);
+    if (!detail::delta_canonical(difference, bits, selector)) [[unlikely]] {
+      return stream.fail_at(ReadError::kNonCanonical, at);
+    }
+    value = widen(static_cast<uint64_t>(baseline) + static_cast<uint64_t>(difference));
   }
   return true;
 }

@@ -26,18 +26,19 @@ class ReadRun;
 
 enum class ReadError : uint8_t {
   kNone,
-  kPastEnd,            // the read needs more bits than the buffer holds
-  kValueOutOfRange,    // a ranged integer or compressed float decoded above its maximum
-  kNonZeroPadding,     // alignment padding held a one bit
-  kInvalidUtf8,        // a string payload is not well-formed UTF-8
-  kInteriorNul,        // a string payload holds a zero byte
-  kNotIncreasing,      // an int_relative value is not greater than the previous one
-  kCheckMismatch,      // a serialize check did not find its magic value
-  kInvalidEnum,        // an enum value outside its declared set
-  kInvalidCount,       // a count or length outside its declared bounds
-  kInvalidData,        // a value the application's own validation refused
-  kConstantMismatch,   // a wire constant (schema `const(value, bits)`) did not hold its value
-  kNonZeroReserved,    // reserved bits (schema `reserved(bits)`) held a one bit
+  kPastEnd,           // the read needs more bits than the buffer holds
+  kValueOutOfRange,   // a ranged integer or compressed float decoded above its maximum
+  kNonZeroPadding,    // alignment padding held a one bit
+  kInvalidUtf8,       // a string payload is not well-formed UTF-8
+  kInteriorNul,       // a string payload holds a zero byte
+  kNotIncreasing,     // an int_relative value is not greater than the previous one
+  kCheckMismatch,     // a serialize check did not find its magic value
+  kInvalidEnum,       // an enum value outside its declared set
+  kInvalidCount,      // a count or length outside its declared bounds
+  kInvalidData,       // a value the application's own validation refused
+  kConstantMismatch,  // a wire constant (schema `const(value, bits)`) did not hold its value
+  kNonZeroReserved,   // reserved bits (schema `reserved(bits)`) held a one bit
+  kNonCanonical,      // a delta change not in the smallest form its writer sends (serialize/delta.hpp)
 };
 
 constexpr const char* to_string(ReadError error) {
@@ -55,6 +56,8 @@ constexpr const char* to_string(ReadError error) {
     case ReadError::kInvalidData: return "invalid data";
     case ReadError::kConstantMismatch: return "wire constant does not hold its value";
     case ReadError::kNonZeroReserved: return "reserved bits are not zero";
+    case ReadError::kNonCanonical:
+      return "delta change not in its smallest form";
   }
   return "unknown read error";
 }
