@@ -230,27 +230,27 @@ TEST(StackMemory, DefaultSlotBytes) {
   }
 }
 
-// The default shares one arena of half a buffer per slot (at least one slot's block_pool_size, at most
-// kMaxBlockPoolBytes): a slot with a block-carrying type is at most 1,000,000 bytes (decimal MB) even with
-// its share of the arena counted in, and 4,096 such slots with their 2,048 buffers fit the server's 4 GiB.
-// block_buffers = -1 keeps each slot's buffers its own. This replaces StackMemory.DefaultSlotsOwnTheirBlock-
-// Buffers, which pinned the opposite default (each slot owning its 4 buffers) while peers could pin arena
-// buffers; it failed before the arena became the default (0 buffers).
-TEST(StackMemory, DefaultSlotsShareAnArenaOfHalfABufferPerSlot) {
+// The default shares one arena of a buffer per slot and one slot's block_pool_size more, at most 512 MiB of
+// buffers (kDefaultBlockArenaBytes): a slot with a block-carrying type is at most 1,000,000 bytes (decimal
+// MB), and 4,096 such slots with their 2,048 buffers fit the server's 4 GiB with at most 1,000,000 bytes a
+// slot even with its share of the arena counted in. block_buffers = -1 keeps each slot's buffers its own.
+// This replaces StackMemory.DefaultSlotsOwnTheirBlockBuffers, which pinned the opposite default (each slot
+// owning its 4 buffers) while peers could pin arena buffers; it failed before the arena became the default
+// (0 buffers).
+TEST(StackMemory, DefaultSlotsShareABoundedArena) {
   const MessageFactory factory(kAllTypes);  // one type carries a block
   const StackConfig config;
   constexpr size_t kBuffer = 256 * 1024 + sizeof(int32_t);
-  EXPECT_EQ(stack_block_buffers(config, factory), 32) << "64 slots, half a buffer each";
-  EXPECT_EQ(stack_block_arena_memory(config, factory), 32 * kBuffer);
+  EXPECT_EQ(stack_block_buffers(config, factory), 68) << "64 slots: one each, and one slot's 4";
+  EXPECT_EQ(stack_block_arena_memory(config, factory), 68 * kBuffer);
   EXPECT_LE(stack_slot_memory(config, factory), 1'000'000u);
-  EXPECT_LE(stack_slot_memory(config, factory) + kBuffer / 2, 1'000'000u) << "with its share of the arena";
   LoopbackNetwork network(16);
   const Address address = Address::ipv4(10, 0, 0, 1, 40000);
   LoopbackTransport transport(network, address);
   const Server server(config, factory, netcode::random_key(), transport, address, 0.0);
   ASSERT_TRUE(server.ok()) << server.error_reason();
   ASSERT_NE(server.block_arena(), nullptr);
-  EXPECT_EQ(server.block_arena()->buffer_count(), 32);
+  EXPECT_EQ(server.block_arena()->buffer_count(), 68);
   EXPECT_LE(server.memory_per_slot(), 1'000'000u);
   EXPECT_GE(server.memory_bytes(), 64 * server.memory_per_slot() + server.block_arena()->memory_bytes());
 
@@ -258,12 +258,17 @@ TEST(StackMemory, DefaultSlotsShareAnArenaOfHalfABufferPerSlot) {
   most.max_clients = 4096;
   EXPECT_TRUE(most.check(factory).ok()) << most.check(factory).reason();
   EXPECT_EQ(most.sanitized(factory).max_clients, 4096);
-  EXPECT_EQ(stack_block_buffers(most, factory), 2048);
+  EXPECT_EQ(stack_block_buffers(most, factory), 2048) << "512 MiB of buffers at most";
   EXPECT_LE(4096 * stack_slot_memory(most, factory) + stack_block_arena_memory(most, factory),
             kMaxStackServerMemoryBytes);
+  EXPECT_LE(stack_slot_memory(most, factory) + stack_block_arena_memory(most, factory) / 4096, 1'000'000u)
+      << "with its share of the arena";
   StackConfig one;
   one.max_clients = 1;
-  EXPECT_EQ(stack_block_buffers(one, factory), 4) << "never fewer than one slot's block_pool_size";
+  EXPECT_EQ(stack_block_buffers(one, factory), 5);
+  StackConfig big_blocks;  // 16 MiB blocks: the 512 MiB cap holds 32 of them
+  big_blocks.connection.channels[0].max_block_size = 16 << 20;
+  EXPECT_EQ(stack_block_buffers(big_blocks, factory), 32);
 
   StackConfig own;
   own.block_buffers = -1;

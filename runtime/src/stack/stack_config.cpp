@@ -109,15 +109,21 @@ constexpr MessageTypeInfo kSmallestTypes[] = {describe_message<SmallestMessage>(
 constexpr MessageFactory kSmallestFactory{kSmallestTypes};
 
 // The arena's buffer count and size for `c` (its nested configs in range); 0 buffers without block types or
-// with block_buffers = -1 (each slot owns its buffers). The default (0) is half a buffer per slot: a slot
-// with its share of the arena stays under 1,000,000 bytes at the default channel (docs/client-server.md
-// section 2), and since no peer can keep a buffer past its deadline, the arena need only hold the blocks
-// moving at once, not block_pool_size for every slot.
+// with block_buffers = -1 (each slot owns its buffers). The default (0) is one buffer per slot and one slot's
+// block_pool_size more (a block to or from every client at once, e.g. a level sent at connect, with a
+// slot's receive reserve left over), at most kDefaultBlockArenaBytes of buffers: since no peer can keep a
+// buffer past its deadline, the arena need only hold the blocks moving at once, not block_pool_size for
+// every slot, and with the cap 4,096 default slots and their arena fit the server's cap with at most
+// 1,000,000 bytes a slot, its share of the arena counted in (docs/client-server.md section 2).
 int arena_buffers(const StackConfig& c, const MessageFactory& factory, size_t* buffer_size = nullptr) {
   const MessagePoolConfig pool = c.connection.message_pool_config(factory.any_block_type());
   if (buffer_size != nullptr) *buffer_size = static_cast<size_t>(std::max(pool.max_block_size, 1));
   if (pool.block_count == 0 || c.block_buffers < 0) return 0;
-  const int declared = c.block_buffers > 0 ? c.block_buffers : (c.max_clients + 1) / 2;
+  const size_t per_buffer = static_cast<size_t>(std::max(pool.max_block_size, 1));
+  const int by_default = static_cast<int>(
+      std::min<size_t>(static_cast<size_t>(c.max_clients) + static_cast<size_t>(pool.block_count),
+                       kDefaultBlockArenaBytes / per_buffer));
+  const int declared = c.block_buffers > 0 ? c.block_buffers : by_default;
   const size_t most = kMaxBlockPoolBytes / static_cast<size_t>(std::max(pool.max_block_size, 1));
   return static_cast<int>(std::min<size_t>(static_cast<size_t>(std::max(declared, pool.block_count)), most));
 }

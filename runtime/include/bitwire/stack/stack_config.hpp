@@ -43,6 +43,9 @@ namespace bitwire {
 // (the slots share an arena of 2,048 buffers; block_buffers, docs/client-server.md section 2); 4096
 // endpoints of 64 MiB (256 GiB) do not fit.
 inline constexpr size_t kMaxStackServerMemoryBytes = size_t{4} << 30;
+// The most buffer memory the default block arena takes (StackConfig::block_buffers = 0): 512 MiB, 2,048
+// buffers of 256 KiB, so that 4,096 default slots and their arena fit kMaxStackServerMemoryBytes.
+inline constexpr size_t kDefaultBlockArenaBytes = size_t{512} << 20;
 
 struct StackConfig {
   uint64_t protocol_id = 0;      // the game's protocol id (the layout is folded in: stack_protocol_id)
@@ -54,9 +57,10 @@ struct StackConfig {
   int event_queue_size = 0;           // server events kept until next_event(); 0: 2 * max_clients + 16
   // The server's block buffers (with block types): its slots share one BlockArena of buffers of the
   // connection's largest max_block_size, each slot holding at most connection.block_pool_size of them at
-  // once -- the blocks queued, in flight or held across all clients together. 0 (the default): half a buffer
-  // per slot, (max_clients + 1) / 2; N > 0: N. Never fewer than one slot's block_pool_size, at most
-  // kMaxBlockPoolBytes of buffers. -1: no arena, each slot owns its block_pool_size buffers. No peer can
+  // once -- the blocks queued, in flight or held across all clients together. 0 (the default): one buffer
+  // per slot and one slot's block_pool_size more, at most kDefaultBlockArenaBytes of buffers (2,048 of
+  // 256 KiB); N > 0: N. Never fewer than one slot's block_pool_size, at most kMaxBlockPoolBytes of buffers.
+  // -1: no arena, each slot owns its block_pool_size buffers. No peer can
   // hold a shared buffer for long: a received block takes one only when complete at its channel's head
   // (deliverable at once), and a block sent to a peer that does not ack it within its deadline
   // (ChannelConfig::block_ack_grace) ends that connection, which frees the slot's buffers. When the arena
