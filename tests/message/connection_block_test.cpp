@@ -526,6 +526,10 @@ TEST(BlockDelivery, SmallBlockArrivesOnceByteExactAtNinetyNinePercentLoss) {
   NetworkConditions net;
   net.loss_percent = 99.0;
   ConnectionConfig config;
+  // The block takes minutes here, past the deadline on unacked blocks (2 x transfer time + block_ack_grace,
+  // 20 s by default: a peer that leaves a block unacked longer is disconnected); a link this bad needs a
+  // larger grace, which is what this test measures with.
+  config.channels[0].block_ack_grace = 3600.0;
   ConnectionPair pair(MessageFactory(test::kAllTypes), config, net, seed);
   constexpr size_t kSize = 2500;
   const int k = static_cast<int>(std::ceil(std::log(1e-6 / 3.0) / std::log(0.99)));

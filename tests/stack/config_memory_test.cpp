@@ -191,6 +191,12 @@ TEST(StackMemory, DefaultSlotBytes) {
     StackConfig config;
   };
   std::vector<Case> cases = {{"default StackConfig", StackConfig{}}};
+  StackConfig most;
+  most.max_clients = 4096;
+  cases.push_back({"4096 slots", most});
+  StackConfig own;
+  own.block_buffers = -1;
+  cases.push_back({"each slot owning its block buffers", own});
   StackConfig no_blocks;
   no_blocks.connection.channels[0].disable_blocks = true;
   cases.push_back({"blocks disabled", no_blocks});
@@ -224,53 +230,55 @@ TEST(StackMemory, DefaultSlotBytes) {
   }
 }
 
-// The default keeps each slot's block buffers its own: no peer can hold a buffer another slot needs (a
-// shared arena can be pinned by peers that hold blocks: StackConfig::block_buffers). Failed before the
-// default became "each slot owns its buffers": the default server had an arena of 64 buffers.
-TEST(StackMemory, DefaultSlotsOwnTheirBlockBuffers) {
+// The default shares one arena of a buffer per slot and one slot's block_pool_size more, at most 512 MiB of
+// buffers (kDefaultBlockArenaBytes): a slot with a block-carrying type is at most 1,000,000 bytes (decimal
+// MB), and 4,096 such slots with their 2,048 buffers fit the server's 4 GiB with at most 1,000,000 bytes a
+// slot even with its share of the arena counted in. block_buffers = -1 keeps each slot's buffers its own.
+// This replaces StackMemory.DefaultSlotsOwnTheirBlockBuffers, which pinned the opposite default (each slot
+// owning its 4 buffers) while peers could pin arena buffers; it failed before the arena became the default
+// (0 buffers).
+TEST(StackMemory, DefaultSlotsShareABoundedArena) {
   const MessageFactory factory(kAllTypes);  // one type carries a block
   const StackConfig config;
-  EXPECT_EQ(stack_block_buffers(config, factory), 0);
-  EXPECT_EQ(stack_block_arena_memory(config, factory), 0u);
+  constexpr size_t kBuffer = 256 * 1024 + sizeof(int32_t);
+  EXPECT_EQ(stack_block_buffers(config, factory), 68) << "64 slots: one each, and one slot's 4";
+  EXPECT_EQ(stack_block_arena_memory(config, factory), 68 * kBuffer);
+  EXPECT_LE(stack_slot_memory(config, factory), 1'000'000u);
   LoopbackNetwork network(16);
   const Address address = Address::ipv4(10, 0, 0, 1, 40000);
   LoopbackTransport transport(network, address);
   const Server server(config, factory, netcode::random_key(), transport, address, 0.0);
   ASSERT_TRUE(server.ok()) << server.error_reason();
-  EXPECT_EQ(server.block_arena(), nullptr);
-  StackConfig shared;
-  shared.block_buffers = 64;
-  EXPECT_GE(stack_slot_memory(config, factory), stack_slot_memory(shared, factory) + 4u * 256 * 1024)
-      << "a slot counts its own 4 block buffers of 256 KiB";
-  EXPECT_GE(server.memory_per_slot(), stack_slot_memory(config, factory));
-}
+  ASSERT_NE(server.block_arena(), nullptr);
+  EXPECT_EQ(server.block_arena()->buffer_count(), 68);
+  EXPECT_LE(server.memory_per_slot(), 1'000'000u);
+  EXPECT_GE(server.memory_bytes(), 64 * server.memory_per_slot() + server.block_arena()->memory_bytes());
 
-// The goal of 4,096 slots in the server's 4 GiB with a game that sends blocks, with the shared arena
-// declared (block_buffers = 64): a slot with a block-carrying type is at most 1,000,000 bytes (decimal MB).
-// The block buffers (4 x 256 KiB per slot when each slot owns them: 1,877,639 bytes a slot) are the
-// server's shared arena, counted once.
-TEST(StackMemory, SharedArenaSlotWithBlocksIsAtMostOneMegabyte) {
-  const MessageFactory factory(kAllTypes);  // one type carries a block
-  StackConfig config;
-  config.block_buffers = 64;
-  EXPECT_LE(stack_slot_memory(config, factory), 1'000'000u);
   StackConfig most;
-  most.block_buffers = 64;
   most.max_clients = 4096;
   EXPECT_TRUE(most.check(factory).ok()) << most.check(factory).reason();
   EXPECT_EQ(most.sanitized(factory).max_clients, 4096);
-  EXPECT_EQ(stack_block_buffers(most, factory), 64);
-  EXPECT_EQ(stack_block_arena_memory(most, factory), 64 * (256 * 1024 + sizeof(int32_t)));
+  EXPECT_EQ(stack_block_buffers(most, factory), 2048) << "512 MiB of buffers at most";
+  EXPECT_LE(4096 * stack_slot_memory(most, factory) + stack_block_arena_memory(most, factory),
+            kMaxStackServerMemoryBytes);
+  EXPECT_LE(stack_slot_memory(most, factory) + stack_block_arena_memory(most, factory) / 4096, 1'000'000u)
+      << "with its share of the arena";
+  StackConfig one;
+  one.max_clients = 1;
+  EXPECT_EQ(stack_block_buffers(one, factory), 5);
+  StackConfig big_blocks;  // 16 MiB blocks: the 512 MiB cap holds 32 of them
+  big_blocks.connection.channels[0].max_block_size = 16 << 20;
+  EXPECT_EQ(stack_block_buffers(big_blocks, factory), 32);
 
-  LoopbackNetwork network(16);
-  const Address address = Address::ipv4(10, 0, 0, 1, 40000);
-  LoopbackTransport transport(network, address);
-  const Server server(config, factory, netcode::random_key(), transport, address, 0.0);
-  ASSERT_TRUE(server.ok()) << server.error_reason();
-  EXPECT_LE(server.memory_per_slot(), 1'000'000u);
-  ASSERT_NE(server.block_arena(), nullptr);
-  EXPECT_EQ(server.block_arena()->buffer_count(), stack_block_buffers(config, factory));
-  EXPECT_GE(server.memory_bytes(), 64 * server.memory_per_slot() + server.block_arena()->memory_bytes());
+  StackConfig own;
+  own.block_buffers = -1;
+  EXPECT_EQ(stack_block_buffers(own, factory), 0);
+  EXPECT_EQ(stack_block_arena_memory(own, factory), 0u);
+  EXPECT_GE(stack_slot_memory(own, factory), stack_slot_memory(config, factory) + 4u * 256 * 1024)
+      << "a slot counts its own 4 block buffers of 256 KiB";
+  const Server owning(own, factory, netcode::random_key(), transport, address, 0.0);
+  ASSERT_TRUE(owning.ok()) << owning.error_reason();
+  EXPECT_EQ(owning.block_arena(), nullptr);
 }
 
 // A declared count is the arena's size; fewer than one slot's block_pool_size is raised to it.

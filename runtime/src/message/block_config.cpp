@@ -11,6 +11,14 @@ BlockConfig BlockConfig::sanitized() const {
   return sanitize_config(*this, kBlockConfigLimits);
 }
 
+double BlockConfig::transfer_seconds(uint32_t size) const {
+  const BlockConfig c = sanitized();  // a fragment size and a bandwidth of at least 1
+  const auto fragment = static_cast<uint64_t>(c.fragment_size);
+  const uint64_t fragments = (uint64_t{size} + fragment - 1) / fragment;
+  const double bytes = static_cast<double>(size) + static_cast<double>(fragments) * c.fragment_overhead_bytes;
+  return bytes / c.bandwidth_bytes_per_second;
+}
+
 const char* to_string(BlockAckResult result) {
   switch (result) {
     case BlockAckResult::kNewlyAcked:

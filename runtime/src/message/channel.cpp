@@ -23,6 +23,8 @@ const char* to_string(ChannelError error) {
     case ChannelError::kBlockFragmentInvalid: return "block fragment rejected";
     case ChannelError::kBlockBusy: return "a completed block waits for a block buffer";
     case ChannelError::kWindowBusy: return "the receive window is held: the message ids run past it";
+    case ChannelError::kBlockAhead:
+      return "a block fragment ahead of the channel's head (earlier ids missing)";
   }
   return "unknown channel error";
 }
@@ -106,6 +108,7 @@ void ReliableOrderedChannel::send(MessageHandle&& message, uint32_t body_bits) {
   entry.body_bits = body_bits;
   entry.serial = send_serial_;
   entry.sent_once = false;
+  if (block_sender_ && entry.message.info().has_block) ++blocks_queued_;
   list_append(unsent_, static_cast<int32_t>(send_id_ & send_mask_));
   ++send_id_;
   ++send_serial_;
@@ -303,6 +306,13 @@ ChannelError ReliableOrderedChannel::check(IncomingPacket& packet, int entry_ind
       error_detail_ = "block fragment on a channel whose package has no block message type";
       return ChannelError::kBlockFragmentInvalid;
     }
+    // Only the block at the head is reassembled: behind it nothing is missing, so once complete it is
+    // deliverable at once. Past it: a completed block waiting for a buffer keeps the receiver busy; a
+    // fragment of another block while one is in progress breaks the format (classify says how); else the
+    // earlier ids have not all arrived.
+    if (f.message_id != receive_head_ && !block_receiver_->receiving()) {
+      return block_receiver_->complete() ? ChannelError::kBlockBusy : ChannelError::kBlockAhead;
+    }
     const BlockFragmentResult result =
         block_receiver_->classify(f.message_id, static_cast<uint32_t>(f.fragment_id),
                                   static_cast<uint32_t>(f.fragment_count), f.data.size());
@@ -342,7 +352,8 @@ void ReliableOrderedChannel::apply(IncomingPacket& packet, int entry_index) {
     IncomingPacket::Fragment& f = entry.fragment;
     ++counters_.block_fragments_received;
     const ReceiveEntry& slot = receive_queue_[f.message_id & receive_mask_];
-    if (sequence_less_than(f.message_id, receive_id_) || (slot.message && slot.id == f.message_id) || !block_receiver_) {
+    if (sequence_less_than(f.message_id, receive_id_) || (slot.message && slot.id == f.message_id) ||
+        !block_receiver_ || f.message_id != receive_head_) {
       ++counters_.block_fragments_dropped;
       return;
     }
@@ -375,6 +386,45 @@ void ReliableOrderedChannel::apply(IncomingPacket& packet, int entry_index) {
     ++received_waiting_;
     ++counters_.messages_received;
   }
+  advance_receive_head();
+}
+
+void ReliableOrderedChannel::advance_receive_head() {
+  // At most receive_queue_size steps: the slot of receive_id_ + receive_queue_size holds receive_id_'s
+  // message (or nothing), never that id.
+  for (;;) {
+    const ReceiveEntry& slot = receive_queue_[receive_head_ & receive_mask_];
+    if (!slot.message || slot.id != receive_head_) return;
+    ++receive_head_;
+  }
+}
+
+const char* ReliableOrderedChannel::update(double now) {
+  if (block_waiting_) finish_block();
+  if (blocks_queued_ == 0) {
+    head_timed_ = false;
+    return nullptr;
+  }
+  // A block is queued, so the oldest unacked id holds a message (the oldest advances only past acked ones).
+  const SendEntry& head = send_queue_[oldest_unacked_ & send_mask_];
+  BITWIRE_ASSERT(head.message);
+  const bool block = head.message.info().has_block;
+  if (!head_timed_ || head.serial != head_serial_) {
+    head_timed_ = true;
+    head_serial_ = head.serial;
+    double allowed = config_.block_ack_grace;
+    if (block) {
+      allowed +=
+          2.0 * block_sender_->config().transfer_seconds(static_cast<uint32_t>(head.message.block().size()));
+    }
+    head_deadline_ = now + allowed;
+    return nullptr;
+  }
+  if (now <= head_deadline_) return nullptr;
+  return block ? "the peer did not ack a block within its deadline (2 x its transfer time at "
+                 "ChannelConfig.block_bandwidth_bytes_per_second + ChannelConfig.block_ack_grace)"
+               : "the peer did not ack the message ahead of a queued block within "
+                 "ChannelConfig.block_ack_grace";
 }
 
 void ReliableOrderedChannel::set_block_waiting(bool waiting) {
@@ -418,6 +468,7 @@ void ReliableOrderedChannel::finish_block() {
   ++received_waiting_;
   ++counters_.messages_received;
   ++counters_.blocks_received;
+  advance_receive_head();
 }
 
 void ReliableOrderedChannel::on_packet_acked(uint16_t sequence) {
@@ -432,6 +483,7 @@ void ReliableOrderedChannel::on_packet_acked(uint16_t sequence) {
         entry.message.reset();
         list_remove(unsent_, static_cast<int32_t>(block_serial_ & send_mask_));
         --queued_;
+        --blocks_queued_;
         ++counters_.messages_acked;
         ++counters_.blocks_acked;
       }
@@ -472,7 +524,10 @@ void ReliableOrderedChannel::reset() {
   send_serial_ = 0;
   oldest_unacked_ = 0;
   receive_id_ = 0;
+  receive_head_ = 0;
   queued_ = 0;
+  blocks_queued_ = 0;
+  head_timed_ = false;
   received_waiting_ = 0;
 }
 

@@ -36,6 +36,8 @@ const char* to_string(ConnectionError error) {
     case ConnectionError::kBlockFragmentInvalid: return "block fragment rejected";
     case ConnectionError::kFactoryInvalid:
       return "message factory refused";
+    case ConnectionError::kBlockAckOverdue:
+      return "block unacked past its deadline";
   }
   return "unknown connection error";
 }
@@ -289,6 +291,13 @@ void Connection::update(double now) {
   updated_ = true;
   now_ = now;
   endpoint_->update(now);
+  if (error_ != ConnectionError::kNone && error_ != ConnectionError::kConfigInvalid) return;
+  for (int i = 0; i < config_.channel_count; ++i) {
+    if (const char* overdue = channels_[i]->update(now)) {
+      fail(ConnectionError::kBlockAckOverdue, overdue);
+      return;
+    }
+  }
 }
 
 bool Connection::send_packet() {
@@ -433,6 +442,12 @@ bool Connection::process_packet(uint16_t, std::span<const std::byte> bytes) {
     if (channel_error == ChannelError::kWindowBusy) {
       incoming_->clear();
       ++counters_.packets_window_busy;
+      endpoint_->defer_packet();
+      return false;
+    }
+    if (channel_error == ChannelError::kBlockAhead) {
+      incoming_->clear();
+      ++counters_.packets_block_ahead;
       endpoint_->defer_packet();
       return false;
     }

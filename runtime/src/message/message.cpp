@@ -200,7 +200,10 @@ void MessagePool::release(uint32_t slot) {
 }
 
 int MessagePool::blocks_reserved() const {
-  return std::max(0, block_receive_reserve_ - blocks_received_live_) + receive_waiters_;
+  // On an arena the waiting received blocks of every pool are owed the next buffers freed, this pool's
+  // among them.
+  const int waiting = arena_ != nullptr ? arena_->receive_waiters_ : receive_waiters_;
+  return std::max(0, block_receive_reserve_ - blocks_received_live_) + waiting;
 }
 
 int MessagePool::take_block(bool received) {
@@ -269,8 +272,9 @@ BlockAllocation MessageHandle::take_block(size_t size, bool received, bool zero)
   }
   state.block_size = static_cast<uint32_t>(size);
   const std::span<std::byte> bytes(pool_->block_data(state.block), size);
-  // A shared buffer last held another peer's block: what the caller does not write must not leak it.
-  if (zero && pool_->arena_ != nullptr) std::memset(bytes.data(), 0, bytes.size());
+  // The buffer last held another block (another peer's, on a shared arena or a server slot's pool reused
+  // by its next client; or this handle's own): what the caller does not write must not show it.
+  if (zero) std::memset(bytes.data(), 0, bytes.size());
   return {bytes, BlockRefusal::kNone};
 }
 

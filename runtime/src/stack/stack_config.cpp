@@ -109,19 +109,28 @@ constexpr MessageTypeInfo kSmallestTypes[] = {describe_message<SmallestMessage>(
 constexpr MessageFactory kSmallestFactory{kSmallestTypes};
 
 // The arena's buffer count and size for `c` (its nested configs in range); 0 buffers without block types or
-// without a declared StackConfig::block_buffers (each slot owns its buffers).
+// with block_buffers = -1 (each slot owns its buffers). The default (0) is one buffer per slot and one slot's
+// block_pool_size more (a block to or from every client at once, e.g. a level sent at connect, with a
+// slot's receive reserve left over), at most kDefaultBlockArenaBytes of buffers: since no peer can keep a
+// buffer past its deadline, the arena need only hold the blocks moving at once, not block_pool_size for
+// every slot, and with the cap 4,096 default slots and their arena fit the server's cap with at most
+// 1,000,000 bytes a slot, its share of the arena counted in (docs/client-server.md section 2).
 int arena_buffers(const StackConfig& c, const MessageFactory& factory, size_t* buffer_size = nullptr) {
   const MessagePoolConfig pool = c.connection.message_pool_config(factory.any_block_type());
   if (buffer_size != nullptr) *buffer_size = static_cast<size_t>(std::max(pool.max_block_size, 1));
-  if (pool.block_count == 0 || c.block_buffers <= 0) return 0;
-  const int declared = c.block_buffers;
+  if (pool.block_count == 0 || c.block_buffers < 0) return 0;
+  const size_t per_buffer = static_cast<size_t>(std::max(pool.max_block_size, 1));
+  const int by_default = static_cast<int>(
+      std::min<size_t>(static_cast<size_t>(c.max_clients) + static_cast<size_t>(pool.block_count),
+                       kDefaultBlockArenaBytes / per_buffer));
+  const int declared = c.block_buffers > 0 ? c.block_buffers : by_default;
   const size_t most = kMaxBlockPoolBytes / static_cast<size_t>(std::max(pool.max_block_size, 1));
   return static_cast<int>(std::min<size_t>(static_cast<size_t>(std::max(declared, pool.block_count)), most));
 }
 
 // The bytes of one server slot of `c` (its nested configs in range) for `factory`: the Connection (message
 // pool, channel queues, incoming packet and its Endpoint as the stack runs it: envelope off, ack delay as
-// stacked) and the netcode slot. With a shared arena (block_buffers > 0) a slot's block buffers are the
+// stacked) and the netcode slot. With a shared arena (block_buffers >= 0) a slot's block buffers are the
 // arena's (arena_bytes), not the slot's; without one each slot's pool owns its own.
 size_t slot_bytes(const StackConfig& c, const MessageFactory& factory = kSmallestFactory) {
   return Connection::memory_required(factory, stacked_connection(c), arena_buffers(c, factory) > 0) +
@@ -140,8 +149,10 @@ size_t declared_buffer_size(const StackConfig& c) {
   return static_cast<size_t>(std::max(c.connection.message_pool_config(true).max_block_size, 1));
 }
 
+// The default (0) is clamped to the cap where it is resolved (arena_buffers); -1 declares none.
 bool declared_arena_fits(const StackConfig& c) {
-  return static_cast<size_t>(c.block_buffers) <= kMaxBlockPoolBytes / declared_buffer_size(c);
+  return c.block_buffers <= 0 ||
+         static_cast<size_t>(c.block_buffers) <= kMaxBlockPoolBytes / declared_buffer_size(c);
 }
 
 ConfigCheck declared_arena_refusal(const StackConfig& c) {
@@ -158,7 +169,8 @@ bool memory_fits(const StackConfig& c, const MessageFactory& factory = kSmallest
          kMaxStackServerMemoryBytes;
 }
 
-// max_clients lowered until the slots and the arena fit (the arena at most 1 GiB: kMaxBlockPoolBytes).
+// max_clients lowered until the slots and the arena fit (the arena at most 1 GiB: kMaxBlockPoolBytes). The
+// default arena shrinks with max_clients, so the arena counted for the larger count leaves room to spare.
 void fit_memory(StackConfig& c, const MessageFactory& factory) {
   const size_t arena = arena_bytes(c, factory);
   c.max_clients =

@@ -67,6 +67,9 @@ struct BlockConfig {
 
   // Fragments of the largest block: ceil(max_block_size / fragment_size).
   int max_fragments() const { return (max_block_size + fragment_size - 1) / fragment_size; }
+  // Seconds the budget takes to pay for a block of `size` bytes: its bytes plus fragment_overhead_bytes per
+  // fragment, at bandwidth_bytes_per_second (no loss, no initial burst).
+  double transfer_seconds(uint32_t size) const;
 
   // Passes when every field is in range (kBlockConfigLimits), else the reason for the first that is
   // not: the field, its value and its legal range (held in the ConfigCheck; see config_table.hpp).

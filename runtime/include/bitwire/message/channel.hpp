@@ -37,13 +37,26 @@
 //   sent-packet record remembers (block, fragment); the packet's ack calls on_fragment_acked, and the last
 //   one removes the block message from the queue. Connection::send_packets sends more packets in the same
 //   update while a fragment is ready (fragment_ready), so a block is not limited to one fragment a tick.
-// - receive: a fragment whose id was already received is a duplicate (ignored, counted); otherwise the
-//   BlockReceiver must accept it or it breaks the format: check() classifies it first (disagreeing with the
-//   block's first fragment, count or id out of range, larger than max_block_size), so a packet carrying a
-//   bad fragment is refused whole and is a connection error with the BlockReceiver's reason. Fragment 0's
-//   message (type and body) is kept; on completion the block is copied into a pool block buffer of that
-//   message and the message enters the receive queue at its id, released in order. When no block buffer is
-//   free, the completed block waits in the BlockReceiver and is attached on a later receive() or packet.
+// - receive: a fragment whose id was already received is a duplicate (ignored, counted). Otherwise it must
+//   belong to the block at the channel's head -- the first id not received yet, every earlier one received
+//   (delivered or queued) -- the only block the BlockReceiver reassembles (yojimbo reassembles only the
+//   block at its next expected id too). A correct sender begins a block only when every earlier message
+//   was acked, so its block is always the head; a fragment further ahead makes check() refuse the packet
+//   unacked (kBlockAhead, not an error: the peer resends). So a completed block is deliverable at once,
+//   behind nothing the peer could withhold, and no peer can park completed blocks, holding block buffers,
+//   behind a gap it never fills. Then the BlockReceiver must accept the fragment or it breaks the format:
+//   check() classifies it first (disagreeing with the block's first fragment, count or id out of range,
+//   larger than max_block_size), so a packet carrying a bad fragment is refused whole and is a connection
+//   error with the BlockReceiver's reason. Fragment 0's message (type and body) is kept; on completion the
+//   block is copied into a pool block buffer of that message and the message enters the receive queue at
+//   its id, released in order. When no block buffer is free, the completed block waits in the
+//   BlockReceiver (its own memory, no pool buffer) and is attached on a later update(), receive() or
+//   packet. What the application has not received yet, or holds after receive(), is the application's.
+// - deadline (update()): while a block message is queued or in flight, the oldest unacked message must be
+//   acked within block_ack_grace seconds of the update that first saw it oldest, plus, for a block, twice
+//   its transfer time at the block budget (ChannelConfig::block_ack_grace); past that update() returns the
+//   reason and the connection fails. A peer that acks slowly within the bound is unaffected; one that
+//   never acks cannot keep the block's buffer beyond it.
 #pragma once
 
 #include <cstddef>
@@ -83,12 +96,15 @@ enum class ChannelError : uint8_t {
   kNone,
   kMessageIdOutsideWindow,  // a reliable message id at or past next expected + 2 * receive_queue_size
   kBlockFragmentInvalid,    // a block fragment the block receiver rejects (error_detail() says why)
-  kBlockBusy,  // not the peer's fault: a completed block still waits for a pool block buffer, so a
-               // fragment of the next block cannot be taken; the packet is dropped unacked (resent)
+  kBlockBusy,   // not the peer's fault: a completed block still waits for a pool block buffer, so a
+                // fragment of the next block cannot be taken; the packet is dropped unacked (resent)
   kWindowBusy,  // not the peer's fault: a reliable id in [next expected + receive_queue_size, next expected
                 // + 2 * receive_queue_size): acked messages not yet released hold the window (a completed
                 // block waiting for a block buffer, or messages the application has not received); the
                 // packet is dropped unacked (resent)
+  kBlockAhead,  // a fragment of a block whose earlier message ids have not all arrived: only the block at
+                // the head is reassembled; the packet is dropped unacked (resent). A correct sender never
+                // sends one; not an error all the same (nothing in it is malformed)
 };
 const char* to_string(ChannelError error);
 
@@ -130,6 +146,9 @@ class Channel {
   // True when this channel has a block fragment that could go in another packet now, within
   // `available_bits` (the channel's share of a packet). The connection asks before each extra packet.
   virtual bool fragment_ready(double, size_t) { return false; }
+  // Called by Connection::update: a completed block waiting for a buffer tries again, and the deadline on
+  // the peer's acks is checked. Returns why the peer is overdue (the connection then fails), else nullptr.
+  virtual const char* update(double) { return nullptr; }
   // Takes the messages of a checked entry.
   virtual void apply(IncomingPacket& packet, int entry) = 0;
   // Packet `sequence` (which this side sent) arrived.
@@ -188,6 +207,7 @@ class ReliableOrderedChannel final : public Channel {
   const char* error_detail() const override;
   bool block_capable() const override { return block_sender_ != nullptr; }
   bool fragment_ready(double now, size_t available_bits) override;
+  const char* update(double now) override;
   void apply(IncomingPacket& packet, int entry) override;
   void on_packet_acked(uint16_t sequence) override;
   void reset() override;
@@ -198,6 +218,11 @@ class ReliableOrderedChannel final : public Channel {
   uint16_t next_send_id() const { return send_id_; }
   uint16_t oldest_unacked_id() const { return oldest_unacked_; }
   uint16_t next_receive_id() const { return receive_id_; }
+  // The first id not received yet (every id before it was delivered or is queued): the only block whose
+  // fragments are taken.
+  uint16_t receive_head_id() const { return receive_head_; }
+  // Block messages queued or in flight (each holds its block buffer until acked).
+  int blocks_queued() const { return blocks_queued_; }
   // Message ids the last plan() visited (due resends gathered + never-sent messages looked at), for the
   // cost tests and benchmarks.
   int last_walk_length() const { return last_walk_; }
@@ -242,6 +267,8 @@ class ReliableOrderedChannel final : public Channel {
   ChannelError check_window(uint16_t id) const;
   // Queues the completed block, when a pool block buffer is free.
   void finish_block();
+  // Moves receive_head_ past every id now queued.
+  void advance_receive_head();
   void set_block_waiting(bool waiting);
 
   uint32_t send_mask_ = 0;
@@ -262,7 +289,14 @@ class ReliableOrderedChannel final : public Channel {
   uint32_t send_serial_ = 0;  // 32-bit count behind send_id_: an ack from an earlier 16-bit lap cannot match
   uint16_t oldest_unacked_ = 0;
   uint16_t receive_id_ = 0;
+  uint16_t receive_head_ = 0;  // first id at or past receive_id_ not in the receive queue
   int queued_ = 0;
+  int blocks_queued_ = 0;  // block messages in the send queue (with block_sender_)
+  // The deadline of the oldest unacked message while a block is queued: its serial, and the time by which
+  // it must be acked (set at the first update() that saw it oldest).
+  bool head_timed_ = false;
+  uint32_t head_serial_ = 0;
+  double head_deadline_ = 0.0;
   int received_waiting_ = 0;
   int last_walk_ = 0;
   std::unique_ptr<BlockSender> block_sender_;

@@ -46,6 +46,13 @@ struct ChannelConfig {
   int block_initial_burst_bytes = 0;       // a new block may send this many bytes at once, outside the budget
   double block_resend_time = 0.1;          // seconds before an unacked fragment may be sent again
   int block_fragment_overhead_bytes = 40;  // bytes charged per fragment besides its data (headers, IP/UDP)
+  // Reliable, with blocks (local): the deadline on the peer's acks while a block is queued or in flight.
+  // A block must be wholly acked within 2 x its transfer time at block_bandwidth_bytes_per_second
+  // (BlockConfig::transfer_seconds; the 2 covers resends up to 50% loss) + this many seconds from the
+  // update it became the channel's oldest unacked message, and a message ahead of a queued block within
+  // this many seconds of becoming the oldest; past either the connection fails
+  // (ConnectionError::kBlockAckOverdue), so a peer cannot keep a block buffer by not acking.
+  double block_ack_grace = 20.0;
 
   // Passes when every field is in range (kChannelConfigLimits, then the block fields through
   // kBlockConfigLimits when the channel fragments blocks), else the reason for the first that is not: the
@@ -64,8 +71,9 @@ struct ChannelConfig {
 };
 
 // The limits of every ChannelConfig field but the block transfer ones (block_resend_time and the
-// block_* budget fields, checked as a BlockConfig by kBlockConfigLimits), in the order they are checked (a
-// bound computed from other fields reads only fields above it). check() and sanitized() derive from them.
+// block_* budget fields, checked as a BlockConfig by kBlockConfigLimits; block_ack_grace is checked here),
+// in the order they are checked (a bound computed from other fields reads only fields above it). check()
+// and sanitized() derive from them.
 inline constexpr auto kChannelConfigLimits = config_table(
     Field<ChannelConfig, ChannelType>{.name = "type",
                                       .member = &ChannelConfig::type,
@@ -133,6 +141,11 @@ inline constexpr auto kChannelConfigLimits = config_table(
                               .max = 1 << 20,
                               .unit = "bytes"},
     Field<ChannelConfig, int>{
-        .name = "priority", .member = &ChannelConfig::priority, .min = -1000, .max = 1000});
+        .name = "priority", .member = &ChannelConfig::priority, .min = -1000, .max = 1000},
+    Field<ChannelConfig, double>{.name = "block_ack_grace",
+                                 .member = &ChannelConfig::block_ack_grace,
+                                 .min = 0.1,
+                                 .max = 86400.0,
+                                 .unit = "s"});
 
 }  // namespace bitwire

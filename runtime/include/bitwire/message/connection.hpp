@@ -38,7 +38,11 @@
 // - Block buffers: outgoing and received blocks share block_pool_size buffers; block_receive_reserve of
 //   them are kept for received blocks and a completed block waiting for a buffer gets the next one freed
 //   (MessagePool's contract), so an application that sends blocks greedily cannot starve its own receive
-//   side: its block requests are refused with BlockRefusal::kReservedForReceiving instead.
+//   side: its block requests are refused with BlockRefusal::kReservedForReceiving instead. A received
+//   block takes a buffer only once complete and at its channel's head (channel.hpp), so it is deliverable
+//   at once; an outgoing block keeps its buffer until acked, within a deadline (update() fails the
+//   connection with kBlockAckOverdue past it; ChannelConfig::block_ack_grace). So a peer can hold none of
+//   this side's block buffers for longer than that deadline.
 // - Untrusted input: any bytes are safe. A packet that fails to read, or whose reliable ids lie outside
 //   the window, is refused whole (nothing applied) and puts the connection in a sticky error state with a
 //   reason; a packet refused only because this side has no room now (message pool or block buffer
@@ -185,7 +189,9 @@ enum class ConnectionError : uint8_t {
   kPacketInvalid,           // a packet failed to read (packet_error() says why)
   kMessageIdOutsideWindow,  // a reliable message id beyond what the receive window allows
   kBlockFragmentInvalid,    // a block fragment the channel's block receiver rejects (error_reason() says why)
-  kFactoryInvalid,  // the MessageFactory failed check() (error_reason() says why): nothing is sent or read
+  kFactoryInvalid,   // the MessageFactory failed check() (error_reason() says why): nothing is sent or read
+  kBlockAckOverdue,  // while a block was queued, the peer left it (or the message ahead of it) unacked past
+                     // its deadline (ChannelConfig::block_ack_grace; error_reason() says which)
 };
 const char* to_string(ConnectionError error);
 
@@ -195,6 +201,8 @@ struct ConnectionCounters {
   uint64_t packets_invalid = 0;         // refused: unreadable or breaking the window (sets the error)
   uint64_t packets_pool_exhausted = 0;  // refused: no message slot (or block buffer) to read into (peer resends)
   uint64_t packets_window_busy = 0;     // refused: reliable ids past a receive window still held (peer resends)
+  uint64_t packets_block_ahead = 0;     // refused: a block fragment past its channel's head, some earlier id
+                                        // missing (peer resends; a correct peer never sends one)
   uint64_t extra_packets = 0;           // packets send_packets() sent after the first of a call (block fragments)
   uint64_t packets_held_back = 0;       // packets send_packets() held back for the in-flight limit (a call
                                         // stops at the first it holds, so at most one is counted per call)
@@ -234,6 +242,8 @@ class Connection {
   MessageHandle receive(int channel);
 
   // ---- Time and packets over the endpoint ----
+  // Advances the endpoint to `now`; a completed block waiting for a buffer tries again; and the deadline
+  // on the peer's acks while a block is queued is checked (kBlockAckOverdue past it).
   void update(double now);
   // Builds one connection packet and sends it through the endpoint (acks, fragments, transmit).
   bool send_packet();

@@ -204,7 +204,7 @@ enum class BlockRefusal : uint8_t {
   kSizeOutOfRange,        // size 0 or above the pool's max_block_size
   kNoBuffer,              // every block buffer is in use (queued, in flight, received or held)
   kReservedForReceiving,  // the free buffers are kept for received blocks
-                          // (MessagePoolConfig::block_receive_reserve)
+                          // (MessagePoolConfig::block_receive_reserve, or received blocks waiting for one)
   kSharedBuffersInUse,    // the pool may take another buffer, but every buffer of its shared BlockArena is in
                           // use
 };
@@ -263,7 +263,9 @@ class MessageHandle {
   // block, the size is out of range, no block buffer is free, or the free ones are reserved for
   // receiving (MessagePool's contract above).
   BlockRefusal try_attach_block(std::span<const std::byte> bytes);
-  // A block of `size` bytes to fill in place (the same rules as try_attach_block).
+  // A block of `size` bytes to fill in place (the same rules as try_attach_block). The bytes are zeroed
+  // first, on every pool and also when the handle's block is reused: a buffer outlives the message (and the
+  // client of a server slot) that last held it, so what the caller does not write shows no earlier block.
   BlockAllocation try_allocate_block(size_t size);
   // The same without the reason: false / an empty span on any refusal.
   bool attach_block(std::span<const std::byte> bytes) { return try_attach_block(bytes) == BlockRefusal::kNone; }
@@ -275,7 +277,7 @@ class MessageHandle {
 
  private:
   friend class MessagePool;
-  // `zero`: clear the bytes first when they come from a shared arena (a block filled in place).
+  // `zero`: clear the bytes first (a block filled in place).
   BlockAllocation take_block(size_t size, bool received, bool zero);
   MessageHandle(MessagePool* pool, uint32_t slot) : pool_(pool), slot_(slot) {}
   MessagePool* pool_ = nullptr;
@@ -351,11 +353,15 @@ inline constexpr auto kMessagePoolConfigLimits = config_table(
 // bytes, allocated in the constructor, never grown. A pool built on an arena allocates no block buffer of
 // its own: it takes one from the arena when a block needs it (at most its config's block_count at once)
 // and gives it back on release, so a server's block memory is what the game declares for the blocks in
-// flight at once across all its peers, not block_count x every slot. When the arena is empty a request is
-// refused (BlockRefusal::kSharedBuffersInUse; a received block waits, its packets dropped unacked so the
-// peer resends, as for a full pool). An application block filled in place from an arena buffer is zeroed
-// first: no byte of one peer's block reaches another. Not thread-safe (one server thread); not movable
-// (pools point to it); every pool on it must be destroyed first.
+// flight at once across all its peers, not block_count x every slot. When the arena is empty an
+// application request is refused (BlockRefusal::kSharedBuffersInUse) and a received block waits in its
+// channel (its next block's packets dropped unacked so the peer resends, as for a full pool). The hand-off
+// of MessagePool's contract holds across the arena: while received blocks of any of its pools wait, an
+// application request of any pool succeeds only while more buffers are free than blocks wait
+// (kReservedForReceiving otherwise), so the next buffer freed goes to a waiting received block, which its
+// channel takes at its next update, receive() or packet. No byte of one peer's block reaches another: a
+// block filled in place is zeroed first (MessageHandle::try_allocate_block). Not thread-safe (one server
+// thread); not movable (pools point to it); every pool on it must be destroyed first.
 class BlockArena {
  public:
   // Counts outside [0, 1 << 16], sizes outside [1, 1 GiB] or a total above kMaxBlockPoolBytes are clamped.
@@ -367,6 +373,8 @@ class BlockArena {
   size_t buffer_size() const { return size_; }
   int buffers_free() const { return free_count_; }
   uint64_t exhausted() const { return exhausted_; }  // requests refused because every buffer was in use
+  // Received blocks of its pools waiting for a buffer now (each is owed one of the next freed).
+  int receive_waiters() const { return receive_waiters_; }
   size_t memory_bytes() const { return memory_required(count_, size_); }
   static size_t memory_required(int buffer_count, size_t buffer_size) {
     return static_cast<size_t>(buffer_count) * (buffer_size + sizeof(int32_t));
@@ -385,6 +393,7 @@ class BlockArena {
   std::unique_ptr<int32_t[]> free_;
   int free_count_ = 0;
   uint64_t exhausted_ = 0;
+  int receive_waiters_ = 0;
 };
 
 // Fixed storage for messages of one factory. Not thread-safe; not movable (handles point to it).
@@ -426,7 +435,8 @@ class MessagePool {
                              : std::min(block_count_ - blocks_live_, arena_->buffers_free());
   }
   const BlockArena* shared_blocks() const { return arena_; }
-  // Buffers an application request may not take now: what the reserve still owes + waiting received blocks.
+  // Buffers an application request may not take now: what the reserve still owes + waiting received blocks
+  // (on a shared arena, those of every pool on it).
   int blocks_reserved() const;
   // True when an application block request (try_allocate_block) would find a buffer now.
   bool can_allocate_block() const { return blocks_free() > blocks_reserved(); }
@@ -454,10 +464,14 @@ class MessagePool {
   };
   // A channel's completed block starts / stops waiting for a buffer (the hand-off: while one waits, a
   // freed buffer goes to it, not to the application).
-  void add_receive_waiter() { ++receive_waiters_; }
+  void add_receive_waiter() {
+    ++receive_waiters_;
+    if (arena_ != nullptr) ++arena_->receive_waiters_;
+  }
   void remove_receive_waiter() {
     BITWIRE_ASSERT(receive_waiters_ > 0);
     --receive_waiters_;
+    if (arena_ != nullptr) --arena_->receive_waiters_;
   }
   void release(uint32_t slot);
   void* slot_data(uint32_t slot) const { return storage_.get() + offset_ + size_t{slot} * stride_; }

@@ -137,7 +137,8 @@ class Server {
   size_t memory_per_slot() const { return memory_per_slot_; }
   // Everything allocated at construction (the slots, netcode, the events and the shared block arena).
   size_t memory_bytes() const { return memory_bytes_; }
-  // The block buffers all slots share (StackConfig::block_buffers), or nullptr without block types.
+  // The block buffers all slots share (StackConfig::block_buffers), or nullptr without block types or with
+  // block_buffers = -1 (each slot owns its buffers).
   const BlockArena* block_arena() const { return block_arena_.get(); }
 
  private:

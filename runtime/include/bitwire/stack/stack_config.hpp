@@ -39,10 +39,13 @@ namespace bitwire {
 // The most a server's slots may need together: max_clients * stack_slot_memory() (each slot's Connection --
 // message pool, channel queues, incoming packet, Endpoint -- and its netcode slot) + the shared block
 // buffers (stack_block_arena_memory); a config above it is refused, and sanitized() lowers max_clients (then
-// block_buffers) to fit. 4 GiB: all 4,096 slots of the default config without a block-carrying factory, and
-// with one when the slots share an arena (block_buffers; docs/client-server.md section 2); 4096 endpoints
-// of 64 MiB (256 GiB) do not fit.
+// block_buffers) to fit. 4 GiB: all 4,096 slots of the default config, with a block-carrying factory too
+// (the slots share an arena of 2,048 buffers; block_buffers, docs/client-server.md section 2); 4096
+// endpoints of 64 MiB (256 GiB) do not fit.
 inline constexpr size_t kMaxStackServerMemoryBytes = size_t{4} << 30;
+// The most buffer memory the default block arena takes (StackConfig::block_buffers = 0): 512 MiB, 2,048
+// buffers of 256 KiB, so that 4,096 default slots and their arena fit kMaxStackServerMemoryBytes.
+inline constexpr size_t kDefaultBlockArenaBytes = size_t{512} << 20;
 
 struct StackConfig {
   uint64_t protocol_id = 0;      // the game's protocol id (the layout is folded in: stack_protocol_id)
@@ -52,15 +55,17 @@ struct StackConfig {
   netcode::ClientConfig client;  // the client's netcode settings (allow_insecure_lan_connect off)
   BinaryCongestionConfig congestion;  // per-slot congestion controller (reported in the statistics)
   int event_queue_size = 0;           // server events kept until next_event(); 0: 2 * max_clients + 16
-  // 0 (the default): each slot owns its block buffers (connection.block_pool_size of them), so no peer can
-  // hold a buffer another slot needs. N > 0: the server's slots share one BlockArena of N buffers of the
-  // connection's largest max_block_size instead (never fewer than one slot's block_pool_size): the blocks
-  // that may be queued, in flight or held across all clients at once, each slot still holding at most
-  // connection.block_pool_size. That trades isolation for memory: a peer that completes blocks it never
-  // lets the channel deliver (ids ahead of a gap it never fills) or never acks the server's block holds up
-  // to block_pool_size buffers for as long as it stays connected, and when the arena is empty every slot's
-  // blocks wait (docs/client-server.md section 2). Unused without block types. The client's Connection
-  // always keeps its own buffers.
+  // The server's block buffers (with block types): its slots share one BlockArena of buffers of the
+  // connection's largest max_block_size, each slot holding at most connection.block_pool_size of them at
+  // once -- the blocks queued, in flight or held across all clients together. 0 (the default): one buffer
+  // per slot and one slot's block_pool_size more, at most kDefaultBlockArenaBytes of buffers (2,048 of
+  // 256 KiB); N > 0: N. Never fewer than one slot's block_pool_size, at most kMaxBlockPoolBytes of buffers.
+  // -1: no arena, each slot owns its block_pool_size buffers. No peer can
+  // hold a shared buffer for long: a received block takes one only when complete at its channel's head
+  // (deliverable at once), and a block sent to a peer that does not ack it within its deadline
+  // (ChannelConfig::block_ack_grace) ends that connection, which frees the slot's buffers. When the arena
+  // is empty an application block is refused (kSharedBuffersInUse) and a received block waits for the next
+  // buffer freed (docs/client-server.md section 2). The client's Connection always keeps its own buffers.
   int block_buffers = 0;
 
   // Passes when every field is in range (kStackConfigLimits), the connection's protocol ids are 0 or
@@ -102,7 +107,8 @@ struct StackConfig {
 size_t stack_slot_memory(const StackConfig& config, const MessageFactory& factory);
 size_t stack_slot_memory(const StackConfig& config);
 // The server's shared block buffers for `config` (sanitized for `factory`): StackConfig::block_buffers as
-// resolved (0 without block types or with blocks off on every channel), and the bytes of that arena.
+// resolved (0 with block_buffers = -1, without block types or with blocks off on every channel), and the
+// bytes of that arena.
 // The server's slots together take max_clients * stack_slot_memory + stack_block_arena_memory.
 int stack_block_buffers(const StackConfig& config, const MessageFactory& factory);
 size_t stack_block_arena_memory(const StackConfig& config, const MessageFactory& factory);
@@ -117,7 +123,7 @@ inline constexpr auto kStackConfigLimits = config_table(
     Field<StackConfig, int>{
         .name = "event_queue_size", .member = &StackConfig::event_queue_size, .min = 0, .max = 1 << 20},
     Field<StackConfig, int>{
-        .name = "block_buffers", .member = &StackConfig::block_buffers, .min = 0, .max = 1 << 16});
+        .name = "block_buffers", .member = &StackConfig::block_buffers, .min = -1, .max = 1 << 16});
 
 // netcode's protocol id for this layout: tokens for this server must carry it. With
 // netcode_protocol_id_as_is it is config.protocol_id itself.

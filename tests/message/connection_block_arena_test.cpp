@@ -1,0 +1,179 @@
+// A connection whose pool takes its block buffers from a shared BlockArena (a server slot) against a peer
+// that tries to keep buffers: a received block takes a buffer only when every message before it has
+// arrived, so a peer cannot park completed blocks behind a gap it never fills; and a peer that never acks
+// a queued block (or the message ahead of it) fails the connection at the deadline
+// (ChannelConfig::block_ack_grace), which releases the block.
+//
+// The peer here is a Connection driven through the connection-packet layer alone (generate_packet /
+// process_packet / on_packet_acked): the test decides which packets arrive and which acks the sender sees,
+// so it can "lose" a packet and still tell the sender it was acked -- what a hostile peer does when it
+// skips a message id on purpose.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "bitwire/message/connection.hpp"
+#include "support/block_messages.hpp"
+#include "support/test_messages.hpp"
+
+namespace bitwire {
+namespace {
+
+using test::block_message;
+using test::pattern;
+using test::small_message;
+
+constexpr int kBlockSize = 4096;
+
+ConnectionConfig arena_config() {
+  ConnectionConfig config;
+  config.channels[0].max_block_size = kBlockSize;
+  config.block_pool_size = 4;
+  return config;
+}
+
+// The peer skips message id 0 (its packet is "lost" but acked at the sender, so the sender never resends
+// it) and then sends three complete blocks at ids 1, 2 and 3. Before the receive side took a buffer only
+// for the block at its head, each completed block was copied into an arena buffer and parked in the
+// receive queue behind the gap: 3 of the arena's 8 buffers held for as long as the peer stayed connected.
+TEST(ConnectionBlockArena, APeerCompletingBlocksAheadOfAGapHoldsNoArenaBuffer) {
+  const MessageFactory factory(test::kAllTypes);
+  BlockArena arena(8, kBlockSize);
+  Connection peer(factory, arena_config());
+  Connection slot(factory, arena_config(), {}, 0.0, &arena);
+  ASSERT_TRUE(peer.ok());
+  ASSERT_TRUE(slot.ok());
+  ASSERT_TRUE(peer.send(0, small_message(peer, 7)));
+  const std::vector<std::byte> bytes = pattern(3000, 11);
+  for (uint8_t tag = 1; tag <= 3; ++tag) ASSERT_TRUE(peer.send(0, block_message(peer, tag, bytes)));
+
+  std::array<std::byte, 1200> buffer{};
+  int refused = 0;
+  for (int i = 0; i < 300; ++i) {
+    const double now = i * 0.01;
+    peer.update(now);
+    slot.update(now);
+    const auto sequence = static_cast<uint16_t>(i);
+    const size_t size = peer.generate_packet(sequence, buffer);
+    if (i == 0) {
+      peer.on_packet_acked(sequence);  // lost on the way, yet acked: message 0 never arrives
+      continue;
+    }
+    if (slot.process_packet(sequence, std::span<const std::byte>(buffer.data(), size))) {
+      peer.on_packet_acked(sequence);
+    } else {
+      ++refused;
+    }
+  }
+  ASSERT_GE(peer.channel_counters(0).messages_acked, 1u) << "the skipped message counts as acked";
+  ASSERT_GT(peer.channel_counters(0).block_fragments_sent, 0u) << "the peer did send block fragments";
+  EXPECT_EQ(arena.buffers_free(), 8) << "no block ahead of the gap holds an arena buffer";
+  EXPECT_EQ(slot.pool().blocks_live(), 0);
+  EXPECT_EQ(slot.channel_counters(0).blocks_received, 0u);
+  EXPECT_FALSE(slot.receive(0)) << "nothing is deliverable: id 0 never came";
+  EXPECT_GT(refused, 0) << "the fragments were refused (not acked), so the peer has to resend them";
+  EXPECT_EQ(peer.channel_counters(0).blocks_acked, 0u) << "no fragment ahead of the gap was acked";
+  EXPECT_TRUE(slot.ok()) << "not an error: a correct peer never sends one, but it is not proof of malice";
+}
+
+// A peer that receives everything and acks nothing. The sender's block waits behind a message the peer
+// never acks: once that message has been the oldest unacked for block_ack_grace seconds (from the first
+// update that saw it so) the connection fails with the reason, and reset() -- what the server does with
+// the slot -- gives the block's buffer back. Before the deadline the block kept its buffer for as long as
+// the peer stayed connected.
+TEST(ConnectionBlockArena, AMessageAheadOfAQueuedBlockUnackedPastTheGraceFailsTheConnection) {
+  const MessageFactory factory(test::kAllTypes);
+  BlockArena arena(4, kBlockSize);
+  Connection slot(factory, arena_config(), {}, 0.0, &arena);
+  const double grace = slot.config().channels[0].block_ack_grace;
+  ASSERT_EQ(grace, 20.0) << "the default";
+  ASSERT_TRUE(slot.send(0, small_message(slot, 1)));
+  ASSERT_TRUE(slot.send(0, block_message(slot, 2, pattern(3000, 3))));
+  EXPECT_EQ(arena.buffers_free(), 3);
+  std::array<std::byte, 1200> buffer{};
+  double failed_at = -1.0;
+  for (int i = 0; i <= 100 * 60 && failed_at < 0.0; ++i) {
+    const double now = i * 0.01;
+    slot.update(now);
+    if (!slot.ok()) failed_at = now;
+    slot.generate_packet(static_cast<uint16_t>(i), buffer);  // sent, never acked
+  }
+  ASSERT_GE(failed_at, 0.0) << "no deadline: the block kept its buffer for 60 s";
+  EXPECT_GT(failed_at, grace);
+  EXPECT_LE(failed_at, grace + 0.011);
+  EXPECT_EQ(slot.error(), ConnectionError::kBlockAckOverdue);
+  EXPECT_STREQ(
+      slot.error_reason(),
+      "the peer did not ack the message ahead of a queued block within ChannelConfig.block_ack_grace");
+  slot.reset();
+  EXPECT_EQ(arena.buffers_free(), 4);
+}
+
+// The block itself at the head: it must be wholly acked within 2 x its transfer time at the block budget
+// + the grace. 64 KiB in 64 fragments at the defaults (256 KiB/s, 40 bytes charged per fragment):
+// (65,536 + 64 x 40) / 262,144 = 0.2598 s, so with a 1 s grace the deadline is 1.52 s after the first
+// update that saw the block oldest. The peer acks every packet but those carrying fragment 0.
+TEST(ConnectionBlockArena, ABlockNotWhollyAckedWithinTwiceItsTransferTimeAndTheGraceFailsTheConnection) {
+  const MessageFactory factory(test::kAllTypes);
+  ConnectionConfig config;
+  config.channels[0].block_ack_grace = 1.0;
+  Connection slot(factory, config);
+  ASSERT_TRUE(slot.ok());
+  ASSERT_TRUE(slot.send(0, block_message(slot, 2, pattern(64 * 1024, 4))));
+  std::array<std::byte, 1200> buffer{};
+  double failed_at = -1.0;
+  for (int i = 0; i < 3000 && failed_at < 0.0; ++i) {
+    const double now = 0.5 + i * 0.001;
+    slot.update(now);
+    if (!slot.ok()) failed_at = now;
+    const uint64_t before = slot.channel_counters(0).block_fragments_sent;
+    const uint64_t resent_before = slot.channel_counters(0).block_fragments_resent;
+    slot.generate_packet(static_cast<uint16_t>(i), buffer);
+    const bool fragment = slot.channel_counters(0).block_fragments_sent > before;
+    // Fragment 0 goes first and every 64th send after while unacked (round robin over what is unacked).
+    const bool first_fragment =
+        fragment && (before == 0 || slot.channel_counters(0).block_fragments_resent > resent_before);
+    if (!first_fragment) slot.on_packet_acked(static_cast<uint16_t>(i));
+  }
+  ASSERT_GE(failed_at, 0.0);
+  EXPECT_EQ(slot.channel_counters(0).block_fragments_acked, 63u) << "all but fragment 0";
+  const double deadline = 0.5 + 2.0 * (64 * 1024 + 64 * 40) / (256.0 * 1024) + 1.0;
+  EXPECT_GT(failed_at, deadline);
+  EXPECT_LE(failed_at, deadline + 0.0011);
+  EXPECT_EQ(slot.error(), ConnectionError::kBlockAckOverdue);
+  EXPECT_NE(std::string(slot.error_reason()).find("did not ack a block within its deadline"),
+            std::string::npos);
+}
+
+// Without a block queued the deadline does not apply: plain reliable messages may stay unacked (a peer
+// whose application does not drain them holds the window) for as long as the link lives.
+TEST(ConnectionBlockArena, WithoutAQueuedBlockUnackedMessagesHaveNoDeadline) {
+  const MessageFactory factory(test::kAllTypes);
+  Connection slot(factory, ConnectionConfig{});
+  ASSERT_TRUE(slot.send(0, small_message(slot, 1)));
+  std::array<std::byte, 1200> buffer{};
+  for (int i = 0; i <= 120 * 10; ++i) {
+    slot.update(i * 0.1);
+    slot.generate_packet(static_cast<uint16_t>(i), buffer);
+  }
+  EXPECT_TRUE(slot.ok()) << slot.error_reason();
+  EXPECT_EQ(slot.send_queue_depth(0), 1);
+}
+
+// block_ack_grace is checked with the channel's other fields: a grace of 0 would leave no time at all.
+TEST(ConnectionBlockArena, TheGraceIsCheckedAndClamped) {
+  ChannelConfig channel;
+  channel.block_ack_grace = 0.0;
+  EXPECT_STREQ(channel.check().reason(), "ChannelConfig.block_ack_grace = 0 is outside [0.1, 86400]");
+  EXPECT_EQ(channel.sanitized().block_ack_grace, 0.1);
+  ConnectionConfig config;
+  config.channels[0].block_ack_grace = 1e9;
+  EXPECT_FALSE(config.check().ok());
+  EXPECT_EQ(config.sanitized().channels[0].block_ack_grace, 86400.0);
+}
+
+}  // namespace
+}  // namespace bitwire
