@@ -204,6 +204,8 @@ template <> constexpr int kFields<examples::Synchronize> = 2;
 template <> constexpr int kFields<examples::Timescale> = 3;
 template <> constexpr int kFields<examples::ProbeHeader> = 4;
 template <> constexpr int kFields<examples::ProbeBits> = 5;
+template <>
+constexpr int kFields<examples::RigidBody> = 14;
 
 template <typename M>
 void per_field(benchmark::State& state) {
@@ -477,6 +479,7 @@ BITWIRE_CORPUS_ALL(examples, Synchronize, random_values<examples::Synchronize>()
 BITWIRE_CORPUS_ALL(examples, Timescale, random_values<examples::Timescale>())
 BITWIRE_CORPUS_ALL(examples, ProbeHeader, random_values<examples::ProbeHeader>())
 BITWIRE_CORPUS_ALL(examples, ProbeBits, random_values<examples::ProbeBits>())
+BITWIRE_CORPUS_BENCH(examples, RigidBody, random_values<examples::RigidBody>())
 
 }  // namespace
 

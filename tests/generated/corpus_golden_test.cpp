@@ -1,8 +1,10 @@
 // Golden vectors for the corpus messages of mas-bandwidth/schema translated field for field into
-// bench/generated/corpus/: RealPacket (realworld.net) and the examples messages (examples.net). Each vector is the byte string schema's own generated C++
-// (its checked-in generated/bench/cpp/RealWorldWire.h with mas-bandwidth/serialize) writes for the same
-// instance; bench/RESULTS.md says how they were taken. The test needs nothing of schema's: idlc's code
-// must write exactly these bytes, read them back, write them again unchanged, and refuse them cut short.
+// bench/generated/corpus/: RealPacket (realworld.net) and the examples messages (examples.net; with
+// RigidBody of examples/Types.schema). Each vector is the byte string schema's own generated C++ (its
+// checked-in generated/bench/cpp/RealWorldWire.h and generated/cpp/*Wire.h, with mas-bandwidth/serialize)
+// writes for the same instance; bench/RESULTS.md says how they were taken. The test needs nothing of
+// schema's: idlc's code must write exactly these bytes, read them back, write them again unchanged, and
+// refuse them cut short.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -181,6 +183,26 @@ constexpr Vector kProbeBits[] = {
         "5503000000060000000000000036c0fb2bbf37af269e158d0400"},
 };
 
+// RigidBody (examples/Types.schema): rigid_body_instance(0) defaults, (1) extreme and special values,
+// (2) schema's bench pin moving, (3) the same at rest.
+constexpr Vector kRigidBody[] = {
+    {105,
+     "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+     "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+     "000000000000000000"},
+    {105,
+     "ffffffffffffefffffffffffffffef7f0000000000000080000000000000f07f000000000000f0ff0100000000000000"
+     "ffffffffffffeffffeffffffffffdffffeffffffffffdfffffffffffffffdfff00000000000000000300000000000000"
+     "feffffffffffdfff01"},
+    {105,
+     "000000000000f83f00000000000004c00000000000000a409a9999999999b93f9a9999999999c93f333333333333d33f"
+     "cdccccccccccec3f000000000000488000000000000068800000000000001080010000000000a07f000000000000c07f"
+     "000000000000d07f00"},
+    {57,
+     "000000000000f83f00000000000004c00000000000000a409a9999999999b93f9a9999999999c93f333333333333d33f"
+     "cdccccccccccec3f01"},
+};
+
 template <typename T>
 std::vector<std::byte> write(const T& m) {
   std::vector<std::byte> buffer(T::MaxBytes + 8);
@@ -270,6 +292,23 @@ TEST(CorpusGolden, ProbeBits) {
     SCOPED_TRACE(which);
     expect_golden(examples::probe_bits_instance(which), kProbeBits[which].hex, kProbeBits[which].bytes);
   }
+}
+
+TEST(CorpusGolden, RigidBody) {
+  for (int which = 0; which < 4; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::rigid_body_instance(which), kRigidBody[which].hex, kRigidBody[which].bytes);
+  }
+}
+
+// At rest, a read resets both velocities to their defaults (schema's reader zeroes them) whatever the
+// object held before.
+TEST(CorpusGolden, RigidBodyAtRestReadResetsVelocities) {
+  const std::vector<std::byte> golden = from_hex(kRigidBody[3].hex);
+  examples::RigidBody back = examples::rigid_body_instance(1);
+  bitwire::ReadStream in(std::span<const std::byte>(golden.data(), golden.size()));
+  ASSERT_TRUE(back.serialize(in));
+  EXPECT_EQ(back, examples::rigid_body_instance(3));
 }
 
 TEST(CorpusGolden, HeartbeatIsEmpty) { EXPECT_TRUE(write(examples::Heartbeat{}).empty()); }

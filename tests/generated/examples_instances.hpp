@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "examples.hpp"
@@ -97,6 +98,29 @@ inline ProbeBits probe_bits_instance(int which) {
     m.wide = 0x8000000000000001ull;
     m.sensor = 0xcafef00du;
     m.nonce = 0x0123456789abcdefull;
+  }
+  return m;
+}
+
+// RigidBody: (0) defaults (moving, every component 0.0), (1) moving with every component at the largest
+// magnitude or a special value (-DBL_MAX, DBL_MAX, -0.0, infinity, the smallest subnormal), (2) schema's
+// own bench pin `pin_rigidbody_moving`, (3) the same at rest (the velocities are not on the wire).
+inline RigidBody rigid_body_instance(int which) {
+  RigidBody m;
+  if (which == 1) {
+    m.position = {-1.7976931348623157e308, 1.7976931348623157e308, -0.0};
+    m.orientation = {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                     std::numeric_limits<double>::denorm_min(), -1.7976931348623157e308};
+    m.linear_velocity = {1.7976931348623157e308, -1.7976931348623157e308, 1.7976931348623157e308};
+    m.angular_velocity = {-0.0, std::numeric_limits<double>::denorm_min(), -1.7976931348623157e308};
+  } else if (which >= 2) {
+    m.position = {1.5, -2.5, 3.25};
+    m.orientation = {0.1, 0.2, 0.3, 0.9};
+    m.at_rest = which == 3;
+    if (which == 2) {
+      m.linear_velocity = {10.0, 20.0, -3.0};
+      m.angular_velocity = {0.25, 0.5, 0.75};
+    }
   }
   return m;
 }
