@@ -206,6 +206,8 @@ template <> constexpr int kFields<examples::ProbeHeader> = 4;
 template <> constexpr int kFields<examples::ProbeBits> = 5;
 template <>
 constexpr int kFields<examples::RigidBody> = 14;
+template <>
+constexpr int kFields<examples::InputPacket> = 4;
 
 template <typename M>
 void per_field(benchmark::State& state) {
@@ -480,6 +482,7 @@ BITWIRE_CORPUS_ALL(examples, Timescale, random_values<examples::Timescale>())
 BITWIRE_CORPUS_ALL(examples, ProbeHeader, random_values<examples::ProbeHeader>())
 BITWIRE_CORPUS_ALL(examples, ProbeBits, random_values<examples::ProbeBits>())
 BITWIRE_CORPUS_BENCH(examples, RigidBody, random_values<examples::RigidBody>())
+BITWIRE_CORPUS_BENCH(examples, InputPacket, random_values<examples::InputPacket>())
 
 }  // namespace
 

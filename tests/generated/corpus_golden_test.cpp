@@ -203,6 +203,24 @@ constexpr Vector kRigidBody[] = {
      "cdccccccccccec3f01"},
 };
 
+// InputPacket (examples/Types.schema): input_packet_instance(0) defaults, (1) largest counts and values,
+// (2) schema's bench pin.
+constexpr Vector kInputPacket[] = {
+    {19, "00000000000000000000000000000000000000"},
+    {355,
+     "fffffffffffffffffffffefffffffffffffff0ffffefffffffef0f0000f02f00000000000000e0ffffffefffffffef0f"
+     "0000f02f000000000000d0e7ffffffefffffffef0f0000f02f000000000000e0e7ffffffefffffffef0f0000f02f0000"
+     "00000000e8e7ffffffefffffffef0f0000f02f000000000000f0e7ffffffefffffffef0f0000f02f000000000000f4e7"
+     "ffffffefffffffef0f0000f02f000000000000f8e7ffffffefffffffef0f0000f02f000000000000fce7ffffffefffff"
+     "ffef0f0000f02f00000000000000e8ffffffefffffffef0f0000f02f00000000000002e8ffffffefffffffef0f0000f0"
+     "2f00000000000004e8ffffffefffffffef0f0000f02f00000000000006e8ffffffefffffffef0f0000f02f0000000000"
+     "0008e8ffffffefffffffef0f0000f02f0000000000000ae8ffffffefffffffef0f0000f02f0000000000000ce8ffffff"
+     "efffffffef0f0000f02f0000000000000ee81f"},
+    {61,
+     "070015cd5b07000000000ccd5b07000000000200000000000000000000e0070000000000000020000000d01700000000"
+     "00000000000000000000008000"},
+};
+
 template <typename T>
 std::vector<std::byte> write(const T& m) {
   std::vector<std::byte> buffer(T::MaxBytes + 8);
@@ -309,6 +327,28 @@ TEST(CorpusGolden, RigidBodyAtRestReadResetsVelocities) {
   bitwire::ReadStream in(std::span<const std::byte>(golden.data(), golden.size()));
   ASSERT_TRUE(back.serialize(in));
   EXPECT_EQ(back, examples::rigid_body_instance(3));
+}
+
+TEST(CorpusGolden, InputPacket) {
+  for (int which = 0; which < 3; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::input_packet_instance(which), kInputPacket[which].hex, kInputPacket[which].bytes);
+  }
+}
+
+// A count over MaxInputsPerPacket (17 in the 5 count bits) is refused, as schema's reader refuses it.
+TEST(CorpusGolden, InputPacketCountOverTheMaximumIsRefused) {
+  std::vector<std::byte> bytes = from_hex(kInputPacket[0].hex);
+  // The count is bits 144..148: byte 18, bits 0..4.
+  bytes[18] = static_cast<std::byte>(17);
+  bytes.resize(bytes.size() + 17 * 21, std::byte{0});
+  examples::InputPacket back;
+  bitwire::ReadStream in(std::span<const std::byte>(bytes.data(), bytes.size()));
+  EXPECT_FALSE(back.serialize(in));
+  bytes[18] = static_cast<std::byte>(16);
+  examples::InputPacket ok;
+  bitwire::ReadStream again(std::span<const std::byte>(bytes.data(), bytes.size()));
+  EXPECT_TRUE(ok.serialize(again));
 }
 
 TEST(CorpusGolden, HeartbeatIsEmpty) { EXPECT_TRUE(write(examples::Heartbeat{}).empty()); }

@@ -125,4 +125,39 @@ inline RigidBody rigid_body_instance(int which) {
   return m;
 }
 
+// InputPacket: (0) defaults (no inputs), (1) every count and value at its largest (16 inputs, every bool
+// set, floats at -FLT_MAX, FLT_MAX, infinity and the smallest subnormal), (2) schema's own bench pin
+// `pin_inputpacket` (two inputs).
+inline InputPacket input_packet_instance(int which) {
+  InputPacket m;
+  if (which == 1) {
+    m.synchronize_sequence = 65535;
+    m.current_frame = UINT64_MAX;
+    m.start_frame = UINT64_MAX - 1;
+    for (int i = 0; i < MaxInputsPerPacket; ++i) {
+      Input in;
+      in.stick_x = -std::numeric_limits<float>::max();
+      in.stick_y = std::numeric_limits<float>::max();
+      in.throttle = std::numeric_limits<float>::infinity();
+      in.yaw = std::numeric_limits<float>::denorm_min();
+      in.pitch = static_cast<float>(i) * 0.25f;
+      in.fire = in.alt_fire = in.boost = in.brake = in.aim = in.lock_on = in.zoom = in.ping = true;
+      (void)m.inputs.push_back(in);
+    }
+  } else if (which == 2) {
+    m.synchronize_sequence = 7;
+    m.current_frame = 123456789u;
+    m.start_frame = 123456780u;
+    Input first;
+    first.throttle = 0.5f;
+    first.fire = true;
+    Input second;
+    second.stick_x = -0.25f;
+    second.boost = true;
+    (void)m.inputs.push_back(first);
+    (void)m.inputs.push_back(second);
+  }
+  return m;
+}
+
 }  // namespace examples
