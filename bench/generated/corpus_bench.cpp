@@ -208,6 +208,8 @@ template <>
 constexpr int kFields<examples::RigidBody> = 14;
 template <>
 constexpr int kFields<examples::InputPacket> = 4;
+template <>
+constexpr int kFields<examples::ShipCreate> = 17;
 
 template <typename M>
 void per_field(benchmark::State& state) {
@@ -483,6 +485,7 @@ BITWIRE_CORPUS_ALL(examples, ProbeHeader, random_values<examples::ProbeHeader>()
 BITWIRE_CORPUS_ALL(examples, ProbeBits, random_values<examples::ProbeBits>())
 BITWIRE_CORPUS_BENCH(examples, RigidBody, random_values<examples::RigidBody>())
 BITWIRE_CORPUS_BENCH(examples, InputPacket, random_values<examples::InputPacket>())
+BITWIRE_CORPUS_BENCH(examples, ShipCreate, random_values<examples::ShipCreate>())
 
 }  // namespace
 

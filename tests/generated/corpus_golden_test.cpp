@@ -221,6 +221,15 @@ constexpr Vector kInputPacket[] = {
      "00000000000000000000008000"},
 };
 
+// ShipCreate (examples/Types.schema): ship_create_instance(0) defaults, (1) largest values and every flag,
+// (2) schema's bench pin, (3) smallest values, flags gate closed.
+constexpr Vector kShipCreate[] = {
+    {27, "000000040000080000100001100001100000080000040000020000"},
+    {28, "050000080000100000200002200002200000100000080000fca24f06"},
+    {28, "431f000483ff077701100001100001100000080000040000aaba7b03"},
+    {27, "000000000000000000000000000000000000000000000000000000"},
+};
+
 template <typename T>
 std::vector<std::byte> write(const T& m) {
   std::vector<std::byte> buffer(T::MaxBytes + 8);
@@ -349,6 +358,37 @@ TEST(CorpusGolden, InputPacketCountOverTheMaximumIsRefused) {
   examples::InputPacket ok;
   bitwire::ReadStream again(std::span<const std::byte>(bytes.data(), bytes.size()));
   EXPECT_TRUE(ok.serialize(again));
+}
+
+TEST(CorpusGolden, ShipCreate) {
+  for (int which = 0; which < 4; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::ship_create_instance(which), kShipCreate[which].hex, kShipCreate[which].bytes);
+  }
+}
+
+// ShipType takes 3 bits for 6 values and Team 2 bits for 3: the values past them (6, 7; 3) are refused, as
+// schema's reader refuses them.
+TEST(CorpusGolden, ShipCreateEnumValuesPastTheLastAreRefused) {
+  const std::vector<std::byte> golden = from_hex(kShipCreate[0].hex);
+  for (const unsigned ship_type : {6u, 7u}) {
+    std::vector<std::byte> bytes = golden;
+    bytes[0] = static_cast<std::byte>((std::to_integer<unsigned>(bytes[0]) & ~7u) | ship_type);
+    examples::ShipCreate back;
+    bitwire::ReadStream in(std::span<const std::byte>(bytes.data(), bytes.size()));
+    EXPECT_FALSE(back.serialize(in)) << "ship_type " << ship_type;
+  }
+  // Defaults: team at bits 196..197 (3 + 75 + 48 + 69 + 1 before it): byte 24, bits 4..5.
+  std::vector<std::byte> bytes = golden;
+  bytes[24] = static_cast<std::byte>(std::to_integer<unsigned>(bytes[24]) | (3u << 4));
+  examples::ShipCreate back;
+  bitwire::ReadStream in(std::span<const std::byte>(bytes.data(), bytes.size()));
+  EXPECT_FALSE(back.serialize(in));
+  bytes[24] = static_cast<std::byte>((std::to_integer<unsigned>(golden[24]) & ~(3u << 4)) | (2u << 4));
+  examples::ShipCreate blue;
+  bitwire::ReadStream again(std::span<const std::byte>(bytes.data(), bytes.size()));
+  ASSERT_TRUE(blue.serialize(again));
+  EXPECT_EQ(blue.team, examples::Team::Blue);
 }
 
 TEST(CorpusGolden, HeartbeatIsEmpty) { EXPECT_TRUE(write(examples::Heartbeat{}).empty()); }

@@ -160,4 +160,35 @@ inline InputPacket input_packet_instance(int which) {
   return m;
 }
 
+// ShipCreate: (0) defaults, (1) every field at its largest (Carrier, every axis at its maximum, all four
+// flags, Blue, full health and thrust), (2) schema's own bench pin `pin_shipcreate`, (3) every field at its
+// smallest with the flags gate closed.
+inline ShipCreate ship_create_instance(int which) {
+  ShipCreate m;
+  if (which == 1) {
+    m.ship_type = ShipType::Carrier;
+    m.position = {MaxPositionUnits, MaxPositionUnits, MaxPositionUnits};
+    m.rotation = {RotationUnits, RotationUnits, RotationUnits, RotationUnits};
+    m.linear_velocity = {MaxVelocityUnits, MaxVelocityUnits, MaxVelocityUnits};
+    m.has_flags = true;
+    m.flags = ShipFlags::FiringLaser | ShipFlags::Boosting | ShipFlags::Braking | ShipFlags::Aiming;
+    m.team = Team::Blue;
+    m.health = MaxHealth;
+    m.thrust = 100;
+  } else if (which == 2) {
+    m.ship_type = ShipType::Bomber;
+    m.position = {1000, -2000, 3000};
+    m.has_flags = true;
+    m.flags = ShipFlags::Boosting | ShipFlags::Aiming;
+    m.team = Team::Blue;
+    m.health = 750;
+    m.thrust = 55;
+  } else if (which == 3) {
+    m.position = {-MaxPositionUnits, -MaxPositionUnits, -MaxPositionUnits};
+    m.rotation = {-RotationUnits, -RotationUnits, -RotationUnits, -RotationUnits};
+    m.linear_velocity = {-MaxVelocityUnits, -MaxVelocityUnits, -MaxVelocityUnits};
+  }
+  return m;
+}
+
 }  // namespace examples

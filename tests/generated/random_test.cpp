@@ -113,7 +113,8 @@ using Types =
                      corpus::BenchMixed, ship::ShipState, ship::Weapons, ship::FleetPacket, demo::types::Wide,
                      demo::types::Blocks, demo::types::Loadout, realworld::RealPacket, examples::Test,
                      examples::Block, examples::Chat, examples::Synchronize, examples::Timescale,
-                     examples::ProbeHeader, examples::ProbeBits, examples::RigidBody, examples::InputPacket>;
+                     examples::ProbeHeader, examples::ProbeBits, examples::RigidBody, examples::InputPacket,
+                     examples::ShipCreate>;
 TYPED_TEST_SUITE(RandomInstances, Types);
 
 TYPED_TEST(RandomInstances, ValidateWriteMeasureReadBackEqual) {
