@@ -230,6 +230,51 @@ constexpr Vector kShipCreate[] = {
     {27, "000000000000000000000000000000000000000000000000000000"},
 };
 
+// ProbeArray (examples/Wire.schema): probe_array_instance (0) defaults, (1) schema's bench pin, (2) largest
+// values, Weapon at its headroom's 15.
+constexpr Vector kProbeArray[] = {
+    {39, "a18c0000000000000000000000000000004219010000000000000000000000000000fcffffff0f"},
+    {47, "f1d2f6ffffff6bf6091cc1fdffff63c200540028d21c0000008c01000000000000a00f0000e4000001600000004000"},
+    {71,
+     "4119ffffffff0000000000000000fffffffffffdfffbfff9fff7fff5fff3fff1ff8332feffffff0100000000000000fe"
+     "fffffffffbfff7fff3ffefffebffe7ffe3ff030000003e"},
+};
+
+// ProbeReport (examples/Wire.schema): probe_report_instance (0) defaults, (1) largest values, every flag bit.
+constexpr Vector kProbeReport[] = {
+    {17, "ab00000000000000000000000000000000"},
+    {17, "ab07ffffffffffffffffffffffe8a38f3e"},
+};
+
+// TestData (examples/Wire.schema): test_data_instance (0) defaults, (1) schema's bench pin, (2) largest
+// values and lengths.
+constexpr Vector kTestData[] = {
+    {70,
+     "646464000000000000000000000000000000000000000000000000000000000000000000000000000000000000000010"
+     "a5d4e800000000000000000000000000000000000000"},
+    {92,
+     "00c8f91122330700e0bff64312903e555555555555d53f800080ffffffffffffffffffffffffffffff00000000000000"
+     "80010000000000000306090c0f1215181b1e2124272a2d301374686520717569636b2062726f776e20666f78"},
+    {341,
+     "c8c8faffffffe1ffffffffffffffffffffffffffffffffffffdf3ffa000000000000f07f7fff7fffffffffffffffffff"
+     "ffffffffffffffffffffffffff7f00204aa9d101ffffffffffffffffffffffffffffffffffff77777777777777777777"
+     "777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777"
+     "777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777"
+     "777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777"
+     "777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777"
+     "777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777"
+     "7777777777"},
+};
+
+// CompressedProbe (examples/Wire.schema): compressed_probe_instance (0) defaults, (1) maxima, (2) minima, (3)
+// between quanta.
+constexpr Vector kCompressedProbe[] = {
+    {3, "00204e"},
+    {3, "e8439c"},
+    {3, "000000"},
+    {3, "3ad53a"},
+};
+
 template <typename T>
 std::vector<std::byte> write(const T& m) {
   std::vector<std::byte> buffer(T::MaxBytes + 8);
@@ -389,6 +434,35 @@ TEST(CorpusGolden, ShipCreateEnumValuesPastTheLastAreRefused) {
   bitwire::ReadStream again(std::span<const std::byte>(bytes.data(), bytes.size()));
   ASSERT_TRUE(blue.serialize(again));
   EXPECT_EQ(blue.team, examples::Team::Blue);
+}
+
+TEST(CorpusGolden, ProbeArray) {
+  for (int which = 0; which < 3; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::probe_array_instance(which), kProbeArray[which].hex, kProbeArray[which].bytes);
+  }
+}
+
+TEST(CorpusGolden, ProbeReport) {
+  for (int which = 0; which < 2; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::probe_report_instance(which), kProbeReport[which].hex, kProbeReport[which].bytes);
+  }
+}
+
+TEST(CorpusGolden, TestData) {
+  for (int which = 0; which < 3; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::test_data_instance(which), kTestData[which].hex, kTestData[which].bytes);
+  }
+}
+
+TEST(CorpusGolden, CompressedProbe) {
+  for (int which = 0; which < 4; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::compressed_probe_instance(which), kCompressedProbe[which].hex,
+                  kCompressedProbe[which].bytes);
+  }
 }
 
 TEST(CorpusGolden, HeartbeatIsEmpty) { EXPECT_TRUE(write(examples::Heartbeat{}).empty()); }

@@ -61,6 +61,10 @@ template <>
 constexpr bool kExactMeasure<examples::Chat> = false;  // a string
 template <>
 constexpr bool kExactMeasure<examples::ProbeHeader> = false;  // align
+template <>
+constexpr bool kExactMeasure<examples::ProbeReport> = false;  // ProbeHeader's align
+template <>
+constexpr bool kExactMeasure<examples::TestData> = false;  // align, a bytes[N] block and a string
 
 // Checks one instance; returns false (with a failure recorded) at the first property that does not hold.
 template <typename T>
@@ -114,7 +118,8 @@ using Types =
                      demo::types::Blocks, demo::types::Loadout, realworld::RealPacket, examples::Test,
                      examples::Block, examples::Chat, examples::Synchronize, examples::Timescale,
                      examples::ProbeHeader, examples::ProbeBits, examples::RigidBody, examples::InputPacket,
-                     examples::ShipCreate>;
+                     examples::ShipCreate, examples::ProbeArray, examples::ProbeReport, examples::TestData,
+                     examples::CompressedProbe>;
 TYPED_TEST_SUITE(RandomInstances, Types);
 
 TYPED_TEST(RandomInstances, ValidateWriteMeasureReadBackEqual) {
