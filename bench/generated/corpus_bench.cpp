@@ -204,6 +204,20 @@ template <> constexpr int kFields<examples::Synchronize> = 2;
 template <> constexpr int kFields<examples::Timescale> = 3;
 template <> constexpr int kFields<examples::ProbeHeader> = 4;
 template <> constexpr int kFields<examples::ProbeBits> = 5;
+template <>
+constexpr int kFields<examples::RigidBody> = 14;
+template <>
+constexpr int kFields<examples::InputPacket> = 4;
+template <>
+constexpr int kFields<examples::ShipCreate> = 17;
+template <>
+constexpr int kFields<examples::ProbeArray> = 18;
+template <>
+constexpr int kFields<examples::ProbeReport> = 9;
+template <>
+constexpr int kFields<examples::TestData> = 21;
+template <>
+constexpr int kFields<examples::CompressedProbe> = 2;
 
 template <typename M>
 void per_field(benchmark::State& state) {
@@ -477,6 +491,13 @@ BITWIRE_CORPUS_ALL(examples, Synchronize, random_values<examples::Synchronize>()
 BITWIRE_CORPUS_ALL(examples, Timescale, random_values<examples::Timescale>())
 BITWIRE_CORPUS_ALL(examples, ProbeHeader, random_values<examples::ProbeHeader>())
 BITWIRE_CORPUS_ALL(examples, ProbeBits, random_values<examples::ProbeBits>())
+BITWIRE_CORPUS_BENCH(examples, RigidBody, random_values<examples::RigidBody>())
+BITWIRE_CORPUS_BENCH(examples, InputPacket, random_values<examples::InputPacket>())
+BITWIRE_CORPUS_BENCH(examples, ShipCreate, random_values<examples::ShipCreate>())
+BITWIRE_CORPUS_BENCH(examples, ProbeArray, random_values<examples::ProbeArray>())
+BITWIRE_CORPUS_BENCH(examples, ProbeReport, random_values<examples::ProbeReport>())
+BITWIRE_CORPUS_BENCH(examples, TestData, random_values<examples::TestData>())
+BITWIRE_CORPUS_BENCH(examples, CompressedProbe, random_values<examples::CompressedProbe>())
 
 }  // namespace
 

@@ -1,8 +1,10 @@
 // Golden vectors for the corpus messages of mas-bandwidth/schema translated field for field into
-// bench/generated/corpus/: RealPacket (realworld.net) and the examples messages (examples.net). Each vector is the byte string schema's own generated C++
-// (its checked-in generated/bench/cpp/RealWorldWire.h with mas-bandwidth/serialize) writes for the same
-// instance; bench/RESULTS.md says how they were taken. The test needs nothing of schema's: idlc's code
-// must write exactly these bytes, read them back, write them again unchanged, and refuse them cut short.
+// bench/generated/corpus/: RealPacket (realworld.net) and the examples messages (examples.net; with
+// RigidBody of examples/Types.schema). Each vector is the byte string schema's own generated C++ (its
+// checked-in generated/bench/cpp/RealWorldWire.h and generated/cpp/*Wire.h, with mas-bandwidth/serialize)
+// writes for the same instance; bench/RESULTS.md says how they were taken. The test needs nothing of
+// schema's: idlc's code must write exactly these bytes, read them back, write them again unchanged, and
+// refuse them cut short.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -181,6 +183,98 @@ constexpr Vector kProbeBits[] = {
         "5503000000060000000000000036c0fb2bbf37af269e158d0400"},
 };
 
+// RigidBody (examples/Types.schema): rigid_body_instance(0) defaults, (1) extreme and special values,
+// (2) schema's bench pin moving, (3) the same at rest.
+constexpr Vector kRigidBody[] = {
+    {105,
+     "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+     "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+     "000000000000000000"},
+    {105,
+     "ffffffffffffefffffffffffffffef7f0000000000000080000000000000f07f000000000000f0ff0100000000000000"
+     "ffffffffffffeffffeffffffffffdffffeffffffffffdfffffffffffffffdfff00000000000000000300000000000000"
+     "feffffffffffdfff01"},
+    {105,
+     "000000000000f83f00000000000004c00000000000000a409a9999999999b93f9a9999999999c93f333333333333d33f"
+     "cdccccccccccec3f000000000000488000000000000068800000000000001080010000000000a07f000000000000c07f"
+     "000000000000d07f00"},
+    {57,
+     "000000000000f83f00000000000004c00000000000000a409a9999999999b93f9a9999999999c93f333333333333d33f"
+     "cdccccccccccec3f01"},
+};
+
+// InputPacket (examples/Types.schema): input_packet_instance(0) defaults, (1) largest counts and values,
+// (2) schema's bench pin.
+constexpr Vector kInputPacket[] = {
+    {19, "00000000000000000000000000000000000000"},
+    {355,
+     "fffffffffffffffffffffefffffffffffffff0ffffefffffffef0f0000f02f00000000000000e0ffffffefffffffef0f"
+     "0000f02f000000000000d0e7ffffffefffffffef0f0000f02f000000000000e0e7ffffffefffffffef0f0000f02f0000"
+     "00000000e8e7ffffffefffffffef0f0000f02f000000000000f0e7ffffffefffffffef0f0000f02f000000000000f4e7"
+     "ffffffefffffffef0f0000f02f000000000000f8e7ffffffefffffffef0f0000f02f000000000000fce7ffffffefffff"
+     "ffef0f0000f02f00000000000000e8ffffffefffffffef0f0000f02f00000000000002e8ffffffefffffffef0f0000f0"
+     "2f00000000000004e8ffffffefffffffef0f0000f02f00000000000006e8ffffffefffffffef0f0000f02f0000000000"
+     "0008e8ffffffefffffffef0f0000f02f0000000000000ae8ffffffefffffffef0f0000f02f0000000000000ce8ffffff"
+     "efffffffef0f0000f02f0000000000000ee81f"},
+    {61,
+     "070015cd5b07000000000ccd5b07000000000200000000000000000000e0070000000000000020000000d01700000000"
+     "00000000000000000000008000"},
+};
+
+// ShipCreate (examples/Types.schema): ship_create_instance(0) defaults, (1) largest values and every flag,
+// (2) schema's bench pin, (3) smallest values, flags gate closed.
+constexpr Vector kShipCreate[] = {
+    {27, "000000040000080000100001100001100000080000040000020000"},
+    {28, "050000080000100000200002200002200000100000080000fca24f06"},
+    {28, "431f000483ff077701100001100001100000080000040000aaba7b03"},
+    {27, "000000000000000000000000000000000000000000000000000000"},
+};
+
+// ProbeArray (examples/Wire.schema): probe_array_instance (0) defaults, (1) schema's bench pin, (2) largest
+// values, Weapon at its headroom's 15.
+constexpr Vector kProbeArray[] = {
+    {39, "a18c0000000000000000000000000000004219010000000000000000000000000000fcffffff0f"},
+    {47, "f1d2f6ffffff6bf6091cc1fdffff63c200540028d21c0000008c01000000000000a00f0000e4000001600000004000"},
+    {71,
+     "4119ffffffff0000000000000000fffffffffffdfffbfff9fff7fff5fff3fff1ff8332feffffff0100000000000000fe"
+     "fffffffffbfff7fff3ffefffebffe7ffe3ff030000003e"},
+};
+
+// ProbeReport (examples/Wire.schema): probe_report_instance (0) defaults, (1) largest values, every flag bit.
+constexpr Vector kProbeReport[] = {
+    {17, "ab00000000000000000000000000000000"},
+    {17, "ab07ffffffffffffffffffffffe8a38f3e"},
+};
+
+// TestData (examples/Wire.schema): test_data_instance (0) defaults, (1) schema's bench pin, (2) largest
+// values and lengths.
+constexpr Vector kTestData[] = {
+    {70,
+     "646464000000000000000000000000000000000000000000000000000000000000000000000000000000000000000010"
+     "a5d4e800000000000000000000000000000000000000"},
+    {92,
+     "00c8f91122330700e0bff64312903e555555555555d53f800080ffffffffffffffffffffffffffffff00000000000000"
+     "80010000000000000306090c0f1215181b1e2124272a2d301374686520717569636b2062726f776e20666f78"},
+    {341,
+     "c8c8faffffffe1ffffffffffffffffffffffffffffffffffffdf3ffa000000000000f07f7fff7fffffffffffffffffff"
+     "ffffffffffffffffffffffffff7f00204aa9d101ffffffffffffffffffffffffffffffffffff77777777777777777777"
+     "777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777"
+     "777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777"
+     "777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777"
+     "777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777"
+     "777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777"
+     "7777777777"},
+};
+
+// CompressedProbe (examples/Wire.schema): compressed_probe_instance (0) defaults, (1) maxima, (2) minima, (3)
+// between quanta.
+constexpr Vector kCompressedProbe[] = {
+    {3, "00204e"},
+    {3, "e8439c"},
+    {3, "000000"},
+    {3, "3ad53a"},
+};
+
 template <typename T>
 std::vector<std::byte> write(const T& m) {
   std::vector<std::byte> buffer(T::MaxBytes + 8);
@@ -269,6 +363,105 @@ TEST(CorpusGolden, ProbeBits) {
   for (int which = 0; which < 3; ++which) {
     SCOPED_TRACE(which);
     expect_golden(examples::probe_bits_instance(which), kProbeBits[which].hex, kProbeBits[which].bytes);
+  }
+}
+
+TEST(CorpusGolden, RigidBody) {
+  for (int which = 0; which < 4; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::rigid_body_instance(which), kRigidBody[which].hex, kRigidBody[which].bytes);
+  }
+}
+
+// At rest, a read resets both velocities to their defaults (schema's reader zeroes them) whatever the
+// object held before.
+TEST(CorpusGolden, RigidBodyAtRestReadResetsVelocities) {
+  const std::vector<std::byte> golden = from_hex(kRigidBody[3].hex);
+  examples::RigidBody back = examples::rigid_body_instance(1);
+  bitwire::ReadStream in(std::span<const std::byte>(golden.data(), golden.size()));
+  ASSERT_TRUE(back.serialize(in));
+  EXPECT_EQ(back, examples::rigid_body_instance(3));
+}
+
+TEST(CorpusGolden, InputPacket) {
+  for (int which = 0; which < 3; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::input_packet_instance(which), kInputPacket[which].hex, kInputPacket[which].bytes);
+  }
+}
+
+// A count over MaxInputsPerPacket (17 in the 5 count bits) is refused, as schema's reader refuses it.
+TEST(CorpusGolden, InputPacketCountOverTheMaximumIsRefused) {
+  std::vector<std::byte> bytes = from_hex(kInputPacket[0].hex);
+  // The count is bits 144..148: byte 18, bits 0..4.
+  bytes[18] = static_cast<std::byte>(17);
+  bytes.resize(bytes.size() + 17 * 21, std::byte{0});
+  examples::InputPacket back;
+  bitwire::ReadStream in(std::span<const std::byte>(bytes.data(), bytes.size()));
+  EXPECT_FALSE(back.serialize(in));
+  bytes[18] = static_cast<std::byte>(16);
+  examples::InputPacket ok;
+  bitwire::ReadStream again(std::span<const std::byte>(bytes.data(), bytes.size()));
+  EXPECT_TRUE(ok.serialize(again));
+}
+
+TEST(CorpusGolden, ShipCreate) {
+  for (int which = 0; which < 4; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::ship_create_instance(which), kShipCreate[which].hex, kShipCreate[which].bytes);
+  }
+}
+
+// ShipType takes 3 bits for 6 values and Team 2 bits for 3: the values past them (6, 7; 3) are refused, as
+// schema's reader refuses them.
+TEST(CorpusGolden, ShipCreateEnumValuesPastTheLastAreRefused) {
+  const std::vector<std::byte> golden = from_hex(kShipCreate[0].hex);
+  for (const unsigned ship_type : {6u, 7u}) {
+    std::vector<std::byte> bytes = golden;
+    bytes[0] = static_cast<std::byte>((std::to_integer<unsigned>(bytes[0]) & ~7u) | ship_type);
+    examples::ShipCreate back;
+    bitwire::ReadStream in(std::span<const std::byte>(bytes.data(), bytes.size()));
+    EXPECT_FALSE(back.serialize(in)) << "ship_type " << ship_type;
+  }
+  // Defaults: team at bits 196..197 (3 + 75 + 48 + 69 + 1 before it): byte 24, bits 4..5.
+  std::vector<std::byte> bytes = golden;
+  bytes[24] = static_cast<std::byte>(std::to_integer<unsigned>(bytes[24]) | (3u << 4));
+  examples::ShipCreate back;
+  bitwire::ReadStream in(std::span<const std::byte>(bytes.data(), bytes.size()));
+  EXPECT_FALSE(back.serialize(in));
+  bytes[24] = static_cast<std::byte>((std::to_integer<unsigned>(golden[24]) & ~(3u << 4)) | (2u << 4));
+  examples::ShipCreate blue;
+  bitwire::ReadStream again(std::span<const std::byte>(bytes.data(), bytes.size()));
+  ASSERT_TRUE(blue.serialize(again));
+  EXPECT_EQ(blue.team, examples::Team::Blue);
+}
+
+TEST(CorpusGolden, ProbeArray) {
+  for (int which = 0; which < 3; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::probe_array_instance(which), kProbeArray[which].hex, kProbeArray[which].bytes);
+  }
+}
+
+TEST(CorpusGolden, ProbeReport) {
+  for (int which = 0; which < 2; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::probe_report_instance(which), kProbeReport[which].hex, kProbeReport[which].bytes);
+  }
+}
+
+TEST(CorpusGolden, TestData) {
+  for (int which = 0; which < 3; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::test_data_instance(which), kTestData[which].hex, kTestData[which].bytes);
+  }
+}
+
+TEST(CorpusGolden, CompressedProbe) {
+  for (int which = 0; which < 4; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::compressed_probe_instance(which), kCompressedProbe[which].hex,
+                  kCompressedProbe[which].bytes);
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "examples.hpp"
@@ -97,6 +98,218 @@ inline ProbeBits probe_bits_instance(int which) {
     m.wide = 0x8000000000000001ull;
     m.sensor = 0xcafef00du;
     m.nonce = 0x0123456789abcdefull;
+  }
+  return m;
+}
+
+// RigidBody: (0) defaults (moving, every component 0.0), (1) moving with every component at the largest
+// magnitude or a special value (-DBL_MAX, DBL_MAX, -0.0, infinity, the smallest subnormal), (2) schema's
+// own bench pin `pin_rigidbody_moving`, (3) the same at rest (the velocities are not on the wire).
+inline RigidBody rigid_body_instance(int which) {
+  RigidBody m;
+  if (which == 1) {
+    m.position = {-1.7976931348623157e308, 1.7976931348623157e308, -0.0};
+    m.orientation = {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                     std::numeric_limits<double>::denorm_min(), -1.7976931348623157e308};
+    m.linear_velocity = {1.7976931348623157e308, -1.7976931348623157e308, 1.7976931348623157e308};
+    m.angular_velocity = {-0.0, std::numeric_limits<double>::denorm_min(), -1.7976931348623157e308};
+  } else if (which >= 2) {
+    m.position = {1.5, -2.5, 3.25};
+    m.orientation = {0.1, 0.2, 0.3, 0.9};
+    m.at_rest = which == 3;
+    if (which == 2) {
+      m.linear_velocity = {10.0, 20.0, -3.0};
+      m.angular_velocity = {0.25, 0.5, 0.75};
+    }
+  }
+  return m;
+}
+
+// InputPacket: (0) defaults (no inputs), (1) every count and value at its largest (16 inputs, every bool
+// set, floats at -FLT_MAX, FLT_MAX, infinity and the smallest subnormal), (2) schema's own bench pin
+// `pin_inputpacket` (two inputs).
+inline InputPacket input_packet_instance(int which) {
+  InputPacket m;
+  if (which == 1) {
+    m.synchronize_sequence = 65535;
+    m.current_frame = UINT64_MAX;
+    m.start_frame = UINT64_MAX - 1;
+    for (int i = 0; i < MaxInputsPerPacket; ++i) {
+      Input in;
+      in.stick_x = -std::numeric_limits<float>::max();
+      in.stick_y = std::numeric_limits<float>::max();
+      in.throttle = std::numeric_limits<float>::infinity();
+      in.yaw = std::numeric_limits<float>::denorm_min();
+      in.pitch = static_cast<float>(i) * 0.25f;
+      in.fire = in.alt_fire = in.boost = in.brake = in.aim = in.lock_on = in.zoom = in.ping = true;
+      (void)m.inputs.push_back(in);
+    }
+  } else if (which == 2) {
+    m.synchronize_sequence = 7;
+    m.current_frame = 123456789u;
+    m.start_frame = 123456780u;
+    Input first;
+    first.throttle = 0.5f;
+    first.fire = true;
+    Input second;
+    second.stick_x = -0.25f;
+    second.boost = true;
+    (void)m.inputs.push_back(first);
+    (void)m.inputs.push_back(second);
+  }
+  return m;
+}
+
+// ShipCreate: (0) defaults, (1) every field at its largest (Carrier, every axis at its maximum, all four
+// flags, Blue, full health and thrust), (2) schema's own bench pin `pin_shipcreate`, (3) every field at its
+// smallest with the flags gate closed.
+inline ShipCreate ship_create_instance(int which) {
+  ShipCreate m;
+  if (which == 1) {
+    m.ship_type = ShipType::Carrier;
+    m.position = {MaxPositionUnits, MaxPositionUnits, MaxPositionUnits};
+    m.rotation = {RotationUnits, RotationUnits, RotationUnits, RotationUnits};
+    m.linear_velocity = {MaxVelocityUnits, MaxVelocityUnits, MaxVelocityUnits};
+    m.has_flags = true;
+    m.flags = ShipFlags::FiringLaser | ShipFlags::Boosting | ShipFlags::Braking | ShipFlags::Aiming;
+    m.team = Team::Blue;
+    m.health = MaxHealth;
+    m.thrust = 100;
+  } else if (which == 2) {
+    m.ship_type = ShipType::Bomber;
+    m.position = {1000, -2000, 3000};
+    m.has_flags = true;
+    m.flags = ShipFlags::Boosting | ShipFlags::Aiming;
+    m.team = Team::Blue;
+    m.health = 750;
+    m.thrust = 55;
+  } else if (which == 3) {
+    m.position = {-MaxPositionUnits, -MaxPositionUnits, -MaxPositionUnits};
+    m.rotation = {-RotationUnits, -RotationUnits, -RotationUnits, -RotationUnits};
+    m.linear_velocity = {-MaxVelocityUnits, -MaxVelocityUnits, -MaxVelocityUnits};
+  }
+  return m;
+}
+
+// ProbeArray: (0) defaults, (1) schema's own bench pin `pin_probearray` (one sample on each side of the
+// `active` gate), (2) both samples active with a target, eight samples each, every value at its largest.
+inline ProbeArray probe_array_instance(int which) {
+  ProbeArray m;
+  if (which == 1) {
+    ProbeSample& first = m.samples[0];
+    first.orientation = 90.0f;
+    first.raw_delta = -5;
+    first.big_delta = -1234567890123ll;
+    first.weapon = Weapon::Laser;
+    first.has_target = true;
+    first.target_id = 777;
+    first.samples.clear();
+    (void)first.samples.push_back(42);
+    ProbeSample& second = m.samples[1];
+    second.active = false;
+    second.orientation = -45.5f;
+    second.raw_delta = 7;
+    second.big_delta = 99;
+    second.idle_ticks = 1000;
+    second.samples.clear();
+    (void)second.samples.push_back(7);
+    (void)second.samples.push_back(8);
+    m.config.retries = 3;
+    m.config.preferred = Weapon::Missile;
+  } else if (which == 2) {
+    for (ProbeSample& sample : m.samples) {
+      sample.orientation = 180.0f;
+      sample.raw_delta = INT32_MAX;
+      sample.big_delta = INT64_MIN;
+      sample.weapon = static_cast<Weapon>(15);  // headroom: a value past the last enumerator
+      sample.has_target = true;
+      sample.target_id = 65535;
+      sample.samples.clear();
+      for (int i = 0; i < 8; ++i) (void)sample.samples.push_back(static_cast<std::uint16_t>(65535 - i));
+    }
+    m.config.retries = INT32_MIN;
+    m.config.preferred = static_cast<Weapon>(15);
+  }
+  return m;
+}
+
+// ProbeReport: (0) defaults, (1) every value at its largest (every flag bit, the reserved ones too).
+inline ProbeReport probe_report_instance(int which) {
+  ProbeReport m;
+  if (which == 1) {
+    m.header = probe_header_instance(1);
+    m.flags = static_cast<ProbeFlags>(0xff);
+    m.echo = test_instance(1);
+  }
+  return m;
+}
+
+// TestData: (0) defaults, (1) schema's own bench pin `pin_testdata`, (2) every value and length at its
+// largest (16 items, 255 bytes of text).
+inline TestData test_data_instance(int which) {
+  TestData m;
+  if (which == 1) {
+    m.a = -100;
+    m.b = 100;
+    m.c = 149;
+    m.d = 0x11;
+    m.e = 0x22;
+    m.f = 0x33;
+    m.g = true;
+    (void)m.items.push_back(0);
+    (void)m.items.push_back(128);
+    (void)m.items.push_back(255);
+    m.float_value = 3.1415926f;
+    m.compressed_float_value = 2.5f;
+    m.double_value = 1.0 / 3.0;
+    m.int8_value = -128;
+    m.int16_value = -32768;
+    m.uint8_value = 255;
+    m.uint16_value = 65535;
+    m.uint32_value = 4294967295u;
+    m.uint64_value = UINT64_MAX;
+    m.int64_full = INT64_MIN;
+    m.int64_range = -999999999999ll;
+    for (std::size_t i = 0; i < 17; ++i) m.fixed_bytes[i] = static_cast<std::uint8_t>(i * 3);
+    (void)m.text.assign("the quick brown fox");
+  } else if (which == 2) {
+    m.a = 100;
+    m.b = 100;
+    m.c = 150;
+    m.d = m.e = m.f = 255;
+    m.g = true;
+    for (int i = 0; i < 16; ++i) (void)m.items.push_back(255);
+    m.float_value = -std::numeric_limits<float>::max();
+    m.compressed_float_value = 10.0f;
+    m.double_value = std::numeric_limits<double>::infinity();
+    m.int8_value = 127;
+    m.int16_value = 32767;
+    m.uint8_value = 255;
+    m.uint16_value = 65535;
+    m.uint32_value = UINT32_MAX;
+    m.uint64_value = UINT64_MAX;
+    m.int64_full = INT64_MAX;
+    m.int64_range = 1000000000000ll;
+    for (std::size_t i = 0; i < 17; ++i) m.fixed_bytes[i] = 0xff;
+    const std::string full(255, 'w');
+    (void)m.text.assign(full);
+  }
+  return m;
+}
+
+// CompressedProbe: (0) defaults, (1) both at their maxima, (2) both at their minima, (3) values between
+// quanta (rounded as schema rounds them).
+inline CompressedProbe compressed_probe_instance(int which) {
+  CompressedProbe m;
+  if (which == 1) {
+    m.boundary = 10.0f;
+    m.offset = 5.0f;
+  } else if (which == 2) {
+    m.boundary = 0.0f;
+    m.offset = -5.0f;
+  } else if (which == 3) {
+    m.boundary = 3.14159f;
+    m.offset = -1.23456f;
   }
   return m;
 }

@@ -61,6 +61,10 @@ template <>
 constexpr bool kExactMeasure<examples::Chat> = false;  // a string
 template <>
 constexpr bool kExactMeasure<examples::ProbeHeader> = false;  // align
+template <>
+constexpr bool kExactMeasure<examples::ProbeReport> = false;  // ProbeHeader's align
+template <>
+constexpr bool kExactMeasure<examples::TestData> = false;  // align, a bytes[N] block and a string
 
 // Checks one instance; returns false (with a failure recorded) at the first property that does not hold.
 template <typename T>
@@ -104,16 +108,18 @@ bool check_instance(const T& value, int index) {
 template <typename T>
 class RandomInstances : public ::testing::Test {};
 
-using Types = ::testing::Types<common::Position, common::Velocity, common::Orientation, game::EntityState,
-                               game::GameEvent, game::PlayerInput, game::Snapshot, game::Events, game::ScoreUpdate,
-                               game::Chat, game::LevelLoad, demo::constructs::Scalars, demo::constructs::Shapes,
-                               demo::constructs::Conditions, demo::constructs::Directives, demo::constructs::Ping,
-                               demo::constructs::Everything, corpus::BenchPacket, corpus::BenchInts,
-                               corpus::BenchBits, corpus::BenchMixed, ship::ShipState, ship::Weapons,
-                               ship::FleetPacket, demo::types::Wide, demo::types::Blocks,
-                               demo::types::Loadout, realworld::RealPacket, examples::Test,
-                               examples::Block, examples::Chat, examples::Synchronize,
-                               examples::Timescale, examples::ProbeHeader, examples::ProbeBits>;
+using Types =
+    ::testing::Types<common::Position, common::Velocity, common::Orientation, game::EntityState,
+                     game::GameEvent, game::PlayerInput, game::Snapshot, game::Events, game::ScoreUpdate,
+                     game::Chat, game::LevelLoad, demo::constructs::Scalars, demo::constructs::Shapes,
+                     demo::constructs::Conditions, demo::constructs::Directives, demo::constructs::Ping,
+                     demo::constructs::Everything, corpus::BenchPacket, corpus::BenchInts, corpus::BenchBits,
+                     corpus::BenchMixed, ship::ShipState, ship::Weapons, ship::FleetPacket, demo::types::Wide,
+                     demo::types::Blocks, demo::types::Loadout, realworld::RealPacket, examples::Test,
+                     examples::Block, examples::Chat, examples::Synchronize, examples::Timescale,
+                     examples::ProbeHeader, examples::ProbeBits, examples::RigidBody, examples::InputPacket,
+                     examples::ShipCreate, examples::ProbeArray, examples::ProbeReport, examples::TestData,
+                     examples::CompressedProbe>;
 TYPED_TEST_SUITE(RandomInstances, Types);
 
 TYPED_TEST(RandomInstances, ValidateWriteMeasureReadBackEqual) {

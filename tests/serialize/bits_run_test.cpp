@@ -39,10 +39,12 @@ std::vector<int> run_widths(size_t total, uint64_t& state) {
 // From every start bit of `span`: a ReadRun<kBits> loads exactly when the run lies inside the span (a span
 // under 8 bytes included); then every field equals what a field-by-field read returns and
 // finish() leaves the cursor where that read does. When it does not load, nothing is consumed.
+// With `fixed`, every start reads those widths (they add up to kBits) instead of random ones.
 template <size_t kBits>
-void check_run_everywhere(std::span<const std::byte> span, uint64_t& state) {
+void check_run_everywhere(std::span<const std::byte> span, uint64_t& state,
+                          const std::vector<int>* fixed = nullptr) {
   for (size_t start = 0; start <= span.size() * 8; ++start) {
-    const std::vector<int> widths = run_widths(kBits, state);
+    const std::vector<int> widths = fixed != nullptr ? *fixed : run_widths(kBits, state);
     ReadStream stream(span);
     ReadStream reference(span);
     uint64_t skipped = 0;
@@ -90,6 +92,34 @@ TEST(ReadRun, MatchesFieldByFieldReadsFromEveryStartBitAgainstInaccessiblePages)
     for (const std::span<std::byte> span : {pages.at_end(size), pages.at_start(size)}) {
       for (std::byte& b : span) b = static_cast<std::byte>(splitmix64(state));
       ASSERT_NO_FATAL_FAILURE((check_runs<1, 7, 56, 57, 64, 110, 112, 113, 249, 448>(span, state)));
+    }
+  }
+}
+
+// Fields that straddle two 56-bit chunks are read straight from the span (one load at the field's first
+// byte, and the byte after it for a field of more than 50 bits that does not start on a byte boundary of
+// the stream): runs of whole 64-bit fields (RigidBody's doubles), wide fields on byte boundaries of the run
+// right up to its last byte, and narrow ones at odd offsets, from every start bit, against spans that end
+// (and begin) at an inaccessible page, so a byte read past the run faults.
+TEST(ReadRun, WideFieldsReadFromTheSpanMatchFieldByFieldReadsAgainstInaccessiblePages) {
+  BITWIRE_SEEDED_TEST_SEED(0xB175'0011);
+  uint64_t state = seed;
+  GuardedPages pages(64);
+  ASSERT_TRUE(pages.ok());
+  const std::vector<int> doubles7(7, 64);
+  const std::vector<int> doubles6(6, 64);
+  const std::vector<int> wide_then_narrow = {8, 64, 57, 51, 50, 3, 50, 49, 64, 56};  // 452 bits
+  const std::vector<int> narrow_then_wide = {1, 64, 7, 58, 50, 52};                  // 232 bits
+  const std::vector<int> one_bit_tail = {64, 64, 1};                                 // 129 bits
+  for (size_t size = 0; size <= 64; size += (size < 20 ? 1 : 11)) {
+    SCOPED_TRACE("span of " + std::to_string(size) + " bytes");
+    for (const std::span<std::byte> span : {pages.at_end(size), pages.at_start(size)}) {
+      for (std::byte& b : span) b = static_cast<std::byte>(splitmix64(state));
+      ASSERT_NO_FATAL_FAILURE(check_run_everywhere<448>(span, state, &doubles7));
+      ASSERT_NO_FATAL_FAILURE(check_run_everywhere<384>(span, state, &doubles6));
+      ASSERT_NO_FATAL_FAILURE(check_run_everywhere<452>(span, state, &wide_then_narrow));
+      ASSERT_NO_FATAL_FAILURE(check_run_everywhere<232>(span, state, &narrow_then_wide));
+      ASSERT_NO_FATAL_FAILURE(check_run_everywhere<129>(span, state, &one_bit_tail));
     }
   }
 }

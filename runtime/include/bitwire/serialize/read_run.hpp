@@ -14,7 +14,10 @@
 //
 // load() succeeds when the whole run lies inside the span (a span under 8 bytes is loaded whole); then
 // every read is a shift and a mask with constant amounts once the cursor's start is known (one variable
-// shift per 56 bits when it is not), with no bounds test. Every range, enum and count check runs
+// shift per 56 bits when it is not), with no bounds test. A field that straddles two 56-bit chunks (every
+// 64-bit field) is instead one 8-byte load at its own first byte, when those 8 bytes are run bytes: a
+// byte-aligned double is one load, not two chunks joined by shifts, and chunks no field uses are never
+// loaded. Every range, enum and count check runs
 // on the values exactly as on a ReadStream, and a failed check latches the stream with the same error,
 // bit and cursor. When load() fails (a truncated message), nothing was consumed and
 // the caller reads field by field, which reports kPastEnd where it happens. No path loads a byte outside
@@ -64,7 +67,10 @@ class ReadRun {
   // when not, or when the stream has failed.
   BITWIRE_FORCE_INLINE bool load() {
     const BitReader& reader = stream_.reader_;
-    if (reader.bits_remaining() < kBits) [[unlikely]] return false;
+    if (reader.bits_remaining() < kBits) [[unlikely]] {
+      hide_cursor();
+      return false;
+    }
     if constexpr (kAlignedStart) {
       if (start_ % 8 != 0) return false;
     }
@@ -95,6 +101,8 @@ class ReadRun {
     // that bit is at or after the load's first bit, and before the run's end, at most 64 bits after it.
     const size_t last_bit = start_ + kChunkBits * (kChunks - 1);
     chunks_[kChunks - 1] = detail::load_le64(data + last_end - 8) >> (last_bit - (last_end - 8) * 8);
+    base_ = data + first;
+    shift_ = shift;
     return true;
   }
 
@@ -155,11 +163,64 @@ class ReadRun {
   BITWIRE_FORCE_INLINE uint64_t extract(size_t offset, int bits) const {
     const size_t k = offset / kChunkBits;
     const size_t s = offset % kChunkBits;
-    uint64_t value = chunks_[chunk(k)] >> s;
     const auto width = static_cast<size_t>(bits);
+    if (width > kChunkBits - s && direct(offset, width)) return extract_direct(offset, bits);
+    uint64_t value = chunks_[chunk(k)] >> s;
     if (width > kChunkBits - s) value |= chunks_[chunk(k + 1)] << (kChunkBits - s);
     if (width > 2 * kChunkBits - s) value |= chunks_[chunk(k + 2)] << (2 * kChunkBits - s);
     return value & low_mask(bits);
+  }
+
+  // Whether a field that straddles two chunks is read straight from the span instead: one 8-byte load at
+  // its first byte (plus that load's next byte for a field of more than 50 bits that does not start on the
+  // stream's byte boundary), where joining two chunks costs two shifts and an OR and keeps the chunks
+  // live. It is when the 8 bytes from the field's first run byte are all run bytes (then inside the span,
+  // which load() proved), and the field either starts on a run byte boundary or is at most 50 bits wide,
+  // so that it ends inside those 8 bytes and the next one (its bit in the first byte is at most 7 + 7).
+  // Constant once offset and bits are; a run of one chunk (a span under 8 bytes) never straddles.
+  BITWIRE_FORCE_INLINE static bool direct(size_t offset, size_t width) {
+    constexpr size_t kRunBytes = (kBits + 7) / 8;  // run bytes from the first: at least this many
+    return kChunks > 1 && offset / 8 + 8 <= kRunBytes && (offset % 8 == 0 || width <= 50);
+  }
+
+  // Precondition: direct(offset, bits). The field's bits from the span: the load at its first byte, shifted
+  // by its bit in that byte (at most 14, at most 7 for a field over 50 bits), and when the field reaches
+  // past that load (more than 64 - shift bits), its last bits from the next byte, which is then a byte the
+  // field covers: inside the run. That byte is read without a test when the run holds it anyway.
+  BITWIRE_FORCE_INLINE uint64_t extract_direct(size_t offset, int bits) const {
+    constexpr size_t kRunBytes = (kBits + 7) / 8;
+    const std::byte* at = base_ + offset / 8;
+    const size_t shift = shift_ + offset % 8;
+    const auto width = static_cast<size_t>(bits);
+    uint64_t value = detail::load_le64(at) >> shift;
+    if (width > 50) {
+      // shift in [0, 7]: (next << 1) << (63 - shift) is next << (64 - shift), and 0 when shift is 0.
+      if (offset / 8 + 9 <= kRunBytes) {
+        value |= (static_cast<uint64_t>(at[8]) << 1) << (63 - shift);
+      } else if (shift + width > 64) {
+        value |= static_cast<uint64_t>(at[8]) << (64 - shift);
+      }
+    }
+    return value & low_mask(bits);
+  }
+
+  // Before load()'s false for a run past the span's end: hides the cursor's value from clang++'s optimizer
+  // (an empty asm: no instruction, the value unchanged). The caller then reads the same fields on the
+  // stream, and where runs sit in a loop (the elements of an array of structs) clang++ sees those reads'
+  // positions as affine in the loop counter and gives each its own induction variable, advanced on every
+  // element by the path that did load (about fifteen, kept on the stack). Hidden, the positions are computed
+  // where they are needed. Only where the run's start is not a constant after inlining (a run at a known
+  // bit of a fresh stream is in no such loop, and clang++ read ProbeReport in 12 more instructions with the
+  // barrier there), and only with clang++: g++ does not do this, and reads RealPacket and RigidBody in
+  // 10-40% more instructions with the barrier.
+  BITWIRE_FORCE_INLINE void hide_cursor() {
+#if defined(__clang__)
+    if (!__builtin_constant_p(start_)) {
+      size_t at = start_;
+      asm("" : "+r"(at));
+      stream_.reader_.skip(at - start_);  // at == start_: moves nothing
+    }
+#endif
   }
 
   // Chunks 0 .. K: the 8-byte loads 7 bytes apart from `at`, shifted right by `shift`.
@@ -177,6 +238,8 @@ class ReadRun {
   ReadStream& stream_;
   size_t start_ = 0;      // the stream's cursor at the run's first bit
   size_t offset_ = 0;     // run bits read so far
+  const std::byte* base_ = nullptr;  // after load(): the span's byte holding the run's first bit
+  unsigned shift_ = 0;               // after load(): the run's first bit in that byte (0 with kAlignedStart)
   uint64_t chunks_[kChunks] = {};
 };
 
