@@ -418,9 +418,28 @@ const char* ReliableOrderedChannel::update(double now) {
           2.0 * block_sender_->config().transfer_seconds(static_cast<uint32_t>(head.message.block().size()));
     }
     head_deadline_ = now + allowed;
+    head_acked_ = block ? block_sender_->fragments_acked() : 0;
+    head_overdue_ = false;
     return nullptr;
   }
-  if (now <= head_deadline_) return nullptr;
+  if (block) {
+    // A peer that keeps acking fragments is a slow link, not a peer holding the buffer: each update that sees
+    // more fragments acked gives it the grace again (the update rate, the in-flight limit or other channels
+    // may move the block slower than its bandwidth budget). A new block starts its count from zero.
+    const uint32_t acked = block_sender_->fragments_acked();
+    if (acked > head_acked_) head_deadline_ = std::max(head_deadline_, now + config_.block_ack_grace);
+    head_acked_ = acked;
+  }
+  if (now <= head_deadline_) {
+    head_overdue_ = false;
+    return nullptr;
+  }
+  // update() runs before the update's packets are read: fail only at the second update past the deadline,
+  // so acks that were already waiting when the first one ran are counted.
+  if (!head_overdue_) {
+    head_overdue_ = true;
+    return nullptr;
+  }
   return block ? "the peer did not ack a block within its deadline (2 x its transfer time at "
                  "ChannelConfig.block_bandwidth_bytes_per_second + ChannelConfig.block_ack_grace)"
                : "the peer did not ack the message ahead of a queued block within "
@@ -528,6 +547,8 @@ void ReliableOrderedChannel::reset() {
   queued_ = 0;
   blocks_queued_ = 0;
   head_timed_ = false;
+  head_overdue_ = false;
+  head_acked_ = 0;
   received_waiting_ = 0;
 }
 

@@ -293,9 +293,13 @@ class ReliableOrderedChannel final : public Channel {
   int queued_ = 0;
   int blocks_queued_ = 0;  // block messages in the send queue (with block_sender_)
   // The deadline of the oldest unacked message while a block is queued: its serial, and the time by which
-  // it must be acked (set at the first update() that saw it oldest).
+  // it must be acked (set at the first update() that saw it oldest; for a block, moved to grace after each
+  // update that saw more of its fragments acked); head_acked_ is that count, head_overdue_ whether the
+  // previous update() was already past the deadline.
   bool head_timed_ = false;
+  bool head_overdue_ = false;
   uint32_t head_serial_ = 0;
+  uint32_t head_acked_ = 0;
   double head_deadline_ = 0.0;
   int received_waiting_ = 0;
   int last_walk_ = 0;

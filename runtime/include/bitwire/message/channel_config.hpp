@@ -49,8 +49,9 @@ struct ChannelConfig {
   // Reliable, with blocks (local): the deadline on the peer's acks while a block is queued or in flight.
   // A block must be wholly acked within 2 x its transfer time at block_bandwidth_bytes_per_second
   // (BlockConfig::transfer_seconds; the 2 covers resends up to 50% loss) + this many seconds from the
-  // update it became the channel's oldest unacked message, and a message ahead of a queued block within
-  // this many seconds of becoming the oldest; past either the connection fails
+  // update it became the channel's oldest unacked message, or within this many seconds of the last update
+  // that saw more of its fragments acked, whichever is later; a message ahead of a queued block within
+  // this many seconds of becoming the oldest. At the second update past either the connection fails
   // (ConnectionError::kBlockAckOverdue), so a peer cannot keep a block buffer by not acking.
   double block_ack_grace = 20.0;
 
