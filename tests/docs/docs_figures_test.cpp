@@ -270,14 +270,17 @@ void expect_slot_row(const char* row_words, const StackConfig& config) {
 }
 
 TEST(DocsFigures, ClientServerSlotTable) {
-  expect_slot_row("default `StackConfig` (1 reliable channel, 1024-message queues, blocks of 256 KiB)",
-                  StackConfig{});
-  StackConfig most;
+  expect_slot_row(
+      "default `StackConfig` (1 reliable channel, 1024-message queues, blocks of 256 KiB; each slot owning "
+      "its 4 "
+      "block buffers)",
+      StackConfig{});
+  StackConfig shared;
+  shared.block_buffers = 0;
+  expect_slot_row("the same, the slots sharing a sized arena (`block_buffers = 0`)", shared);
+  StackConfig most = shared;
   most.max_clients = 4096;
-  expect_slot_row("the same, 4,096 slots (`max_clients = 4096`)", most);
-  StackConfig own;
-  own.block_buffers = -1;
-  expect_slot_row("the same, each slot owning its 4 block buffers (`block_buffers = -1`)", own);
+  expect_slot_row("the same, 4,096 slots sharing it (`block_buffers = 0`, `max_clients = 4096`)", most);
   StackConfig no_blocks;
   no_blocks.connection.channels[0].disable_blocks = true;
   expect_slot_row("the same, blocks disabled", no_blocks);

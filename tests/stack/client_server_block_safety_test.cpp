@@ -2,7 +2,7 @@
 // section 2): a peer that never acks a block the server sends it is disconnected after the block's deadline
 // and the slot's buffers return; one that acks slowly within it keeps its connection; a received block
 // waiting for an empty arena gets the next freed buffer; the arena is whole again after a client leaves
-// mid-transfer, whichever way; and correct transfers over a lossy link still complete on the default arena.
+// mid-transfer, whichever way; and correct transfers over a lossy link still complete on a shared arena.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -219,19 +219,20 @@ TEST(ClientServerBlockSafety, TheArenaIsWholeAgainAfterAClientLeavesMidTransfer)
   }
 }
 
-// A 256 KiB block each way through the default arena over a link that loses 10% and 25% of every
-// datagram both ways: both arrive byte-exact within 1.5 x the time the block budget implies at that loss
-// plus the resend tail (tests/message/connection_block_test.cpp derives the same cap), nobody is
+// A 256 KiB block each way through a shared arena (block_buffers = 0) over a link that loses 10% and 25% of
+// every datagram both ways: both arrive byte-exact within 1.5 x the time the block budget implies at that
+// loss plus the resend tail (tests/message/connection_block_test.cpp derives the same cap), nobody is
 // disconnected, and the arena is whole once the messages are released.
-TEST(ClientServerBlockSafety, ABlockAtTenAndTwentyFivePercentLossCompletesOnTheDefaultArena) {
+TEST(ClientServerBlockSafety, ABlockAtTenAndTwentyFivePercentLossCompletesOnASharedArena) {
   for (const double loss : {10.0, 25.0}) {
     SCOPED_TRACE(std::to_string(loss) + "% loss");
     StackConfig config = block_config(2, 256 * 1024);
+    config.block_buffers = 0;
     StackHarness h(config, 16384, kBlockStackFactory);
     Client& client = h.add_client();
     h.connect(0);
     ASSERT_TRUE(h.run_until([&] { return h.all_connected(); }, 300));
-    ASSERT_NE(h.server->block_arena(), nullptr) << "the default shares an arena";
+    ASSERT_NE(h.server->block_arena(), nullptr) << "block_buffers = 0 shares an arena";
     drain_events(*h.server);
     uint32_t x = 0x1055u + static_cast<uint32_t>(loss);
     h.network.on_send = [&](LoopbackNetwork::Datagram&) {

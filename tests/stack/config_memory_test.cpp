@@ -190,13 +190,13 @@ TEST(StackMemory, DefaultSlotBytes) {
     const char* name;
     StackConfig config;
   };
-  std::vector<Case> cases = {{"default StackConfig", StackConfig{}}};
-  StackConfig most;
+  std::vector<Case> cases = {{"default StackConfig (each slot owning its block buffers)", StackConfig{}}};
+  StackConfig shared;
+  shared.block_buffers = 0;
+  cases.push_back({"a shared arena (block_buffers = 0)", shared});
+  StackConfig most = shared;
   most.max_clients = 4096;
-  cases.push_back({"4096 slots", most});
-  StackConfig own;
-  own.block_buffers = -1;
-  cases.push_back({"each slot owning its block buffers", own});
+  cases.push_back({"4096 slots sharing an arena", most});
   StackConfig no_blocks;
   no_blocks.connection.channels[0].disable_blocks = true;
   cases.push_back({"blocks disabled", no_blocks});
@@ -230,16 +230,22 @@ TEST(StackMemory, DefaultSlotBytes) {
   }
 }
 
-// The default shares one arena of a buffer per slot and one slot's block_pool_size more, at most 512 MiB of
-// buffers (kDefaultBlockArenaBytes): a slot with a block-carrying type is at most 1,000,000 bytes (decimal
-// MB), and 4,096 such slots with their 2,048 buffers fit the server's 4 GiB with at most 1,000,000 bytes a
-// slot even with its share of the arena counted in. block_buffers = -1 keeps each slot's buffers its own.
-// This replaces StackMemory.DefaultSlotsOwnTheirBlockBuffers, which pinned the opposite default (each slot
-// owning its 4 buffers) while peers could pin arena buffers; it failed before the arena became the default
-// (0 buffers).
-TEST(StackMemory, DefaultSlotsShareABoundedArena) {
+// By default each slot owns its block buffers, so no peer can hold a buffer another slot needs (a shared
+// arena can be held by peers the game sends blocks to, for as long as they keep acking: StackConfig::
+// block_buffers). block_buffers = 0 shares one arena of a buffer per slot and one slot's block_pool_size
+// more, at most 512 MiB of buffers (kDefaultBlockArenaBytes): a slot with a block-carrying type is then at
+// most 1,000,000 bytes (decimal MB), and 4,096 such slots with their 2,048 buffers fit the server's 4 GiB
+// with at most 1,000,000 bytes a slot even with its share of the arena counted in.
+TEST(StackMemory, DefaultSlotsOwnTheirBuffersAndZeroSizesASharedArena) {
   const MessageFactory factory(kAllTypes);  // one type carries a block
-  const StackConfig config;
+  {
+    const StackConfig defaults;
+    EXPECT_EQ(defaults.block_buffers, -1);
+    EXPECT_EQ(stack_block_buffers(defaults, factory), 0);
+    EXPECT_EQ(stack_block_arena_memory(defaults, factory), 0u);
+  }
+  StackConfig config;
+  config.block_buffers = 0;
   constexpr size_t kBuffer = 256 * 1024 + sizeof(int32_t);
   EXPECT_EQ(stack_block_buffers(config, factory), 68) << "64 slots: one each, and one slot's 4";
   EXPECT_EQ(stack_block_arena_memory(config, factory), 68 * kBuffer);
@@ -255,6 +261,7 @@ TEST(StackMemory, DefaultSlotsShareABoundedArena) {
   EXPECT_GE(server.memory_bytes(), 64 * server.memory_per_slot() + server.block_arena()->memory_bytes());
 
   StackConfig most;
+  most.block_buffers = 0;
   most.max_clients = 4096;
   EXPECT_TRUE(most.check(factory).ok()) << most.check(factory).reason();
   EXPECT_EQ(most.sanitized(factory).max_clients, 4096);
@@ -264,14 +271,15 @@ TEST(StackMemory, DefaultSlotsShareABoundedArena) {
   EXPECT_LE(stack_slot_memory(most, factory) + stack_block_arena_memory(most, factory) / 4096, 1'000'000u)
       << "with its share of the arena";
   StackConfig one;
+  one.block_buffers = 0;
   one.max_clients = 1;
   EXPECT_EQ(stack_block_buffers(one, factory), 5);
   StackConfig big_blocks;  // 16 MiB blocks: the 512 MiB cap holds 32 of them
+  big_blocks.block_buffers = 0;
   big_blocks.connection.channels[0].max_block_size = 16 << 20;
   EXPECT_EQ(stack_block_buffers(big_blocks, factory), 32);
 
-  StackConfig own;
-  own.block_buffers = -1;
+  const StackConfig own;  // the default
   EXPECT_EQ(stack_block_buffers(own, factory), 0);
   EXPECT_EQ(stack_block_arena_memory(own, factory), 0u);
   EXPECT_GE(stack_slot_memory(own, factory), stack_slot_memory(config, factory) + 4u * 256 * 1024)

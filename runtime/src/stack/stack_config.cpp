@@ -109,12 +109,11 @@ constexpr MessageTypeInfo kSmallestTypes[] = {describe_message<SmallestMessage>(
 constexpr MessageFactory kSmallestFactory{kSmallestTypes};
 
 // The arena's buffer count and size for `c` (its nested configs in range); 0 buffers without block types or
-// with block_buffers = -1 (each slot owns its buffers). The default (0) is one buffer per slot and one slot's
-// block_pool_size more (a block to or from every client at once, e.g. a level sent at connect, with a
-// slot's receive reserve left over), at most kDefaultBlockArenaBytes of buffers: since no peer can keep a
-// buffer past its deadline, the arena need only hold the blocks moving at once, not block_pool_size for
-// every slot, and with the cap 4,096 default slots and their arena fit the server's cap with at most
-// 1,000,000 bytes a slot, its share of the arena counted in (docs/client-server.md section 2).
+// with block_buffers = -1 (the default: each slot owns its buffers). block_buffers = 0 sizes the arena at
+// one buffer per slot and one slot's block_pool_size more (a block to or from every client at once, e.g. a
+// level sent at connect, with a slot's receive reserve left over), at most kDefaultBlockArenaBytes of
+// buffers: with the cap 4,096 slots and their arena fit the server's cap with at most 1,000,000 bytes a
+// slot, its share of the arena counted in (docs/client-server.md section 2).
 int arena_buffers(const StackConfig& c, const MessageFactory& factory, size_t* buffer_size = nullptr) {
   const MessagePoolConfig pool = c.connection.message_pool_config(factory.any_block_type());
   if (buffer_size != nullptr) *buffer_size = static_cast<size_t>(std::max(pool.max_block_size, 1));
@@ -149,7 +148,7 @@ size_t declared_buffer_size(const StackConfig& c) {
   return static_cast<size_t>(std::max(c.connection.message_pool_config(true).max_block_size, 1));
 }
 
-// The default (0) is clamped to the cap where it is resolved (arena_buffers); -1 declares none.
+// A sized arena (0) is clamped to the cap where it is resolved (arena_buffers); -1 declares none.
 bool declared_arena_fits(const StackConfig& c) {
   return c.block_buffers <= 0 ||
          static_cast<size_t>(c.block_buffers) <= kMaxBlockPoolBytes / declared_buffer_size(c);
@@ -170,7 +169,8 @@ bool memory_fits(const StackConfig& c, const MessageFactory& factory = kSmallest
 }
 
 // max_clients lowered until the slots and the arena fit (the arena at most 1 GiB: kMaxBlockPoolBytes). The
-// default arena shrinks with max_clients, so the arena counted for the larger count leaves room to spare.
+// sized arena (block_buffers = 0) shrinks with max_clients, so the arena counted for the larger count
+// leaves room to spare.
 void fit_memory(StackConfig& c, const MessageFactory& factory) {
   const size_t arena = arena_bytes(c, factory);
   c.max_clients =

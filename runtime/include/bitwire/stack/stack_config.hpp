@@ -39,12 +39,12 @@ namespace bitwire {
 // The most a server's slots may need together: max_clients * stack_slot_memory() (each slot's Connection --
 // message pool, channel queues, incoming packet, Endpoint -- and its netcode slot) + the shared block
 // buffers (stack_block_arena_memory); a config above it is refused, and sanitized() lowers max_clients (then
-// block_buffers) to fit. 4 GiB: all 4,096 slots of the default config, with a block-carrying factory too
-// (the slots share an arena of 2,048 buffers; block_buffers, docs/client-server.md section 2); 4096
-// endpoints of 64 MiB (256 GiB) do not fit.
+// block_buffers) to fit. 4 GiB: all 4,096 slots of the default config without block types, or with them
+// and a shared arena (block_buffers = 0: 2,048 buffers; docs/client-server.md section 2); 2,284 default
+// slots that each own their block buffers; 4096 endpoints of 64 MiB (256 GiB) do not fit.
 inline constexpr size_t kMaxStackServerMemoryBytes = size_t{4} << 30;
-// The most buffer memory the default block arena takes (StackConfig::block_buffers = 0): 512 MiB, 2,048
-// buffers of 256 KiB, so that 4,096 default slots and their arena fit kMaxStackServerMemoryBytes.
+// The most buffer memory the sized block arena takes (StackConfig::block_buffers = 0): 512 MiB, 2,048
+// buffers of 256 KiB, so that 4,096 slots and that arena fit kMaxStackServerMemoryBytes.
 inline constexpr size_t kDefaultBlockArenaBytes = size_t{512} << 20;
 
 struct StackConfig {
@@ -55,18 +55,19 @@ struct StackConfig {
   netcode::ClientConfig client;  // the client's netcode settings (allow_insecure_lan_connect off)
   BinaryCongestionConfig congestion;  // per-slot congestion controller (reported in the statistics)
   int event_queue_size = 0;           // server events kept until next_event(); 0: 2 * max_clients + 16
-  // The server's block buffers (with block types): its slots share one BlockArena of buffers of the
-  // connection's largest max_block_size, each slot holding at most connection.block_pool_size of them at
-  // once -- the blocks queued, in flight or held across all clients together. 0 (the default): one buffer
-  // per slot and one slot's block_pool_size more, at most kDefaultBlockArenaBytes of buffers (2,048 of
-  // 256 KiB); N > 0: N. Never fewer than one slot's block_pool_size, at most kMaxBlockPoolBytes of buffers.
-  // -1: no arena, each slot owns its block_pool_size buffers. No peer can
-  // hold a shared buffer for long: a received block takes one only when complete at its channel's head
-  // (deliverable at once), and a block sent to a peer that does not ack it within its deadline
-  // (ChannelConfig::block_ack_grace) ends that connection, which frees the slot's buffers. When the arena
-  // is empty an application block is refused (kSharedBuffersInUse) and a received block waits for the next
-  // buffer freed (docs/client-server.md section 2). The client's Connection always keeps its own buffers.
-  int block_buffers = 0;
+  // The server's block buffers (with block types). -1 (the default): each slot owns its
+  // connection.block_pool_size buffers, so nothing one client does can keep a buffer another needs.
+  // 0 or N > 0: the slots share one BlockArena of buffers of the connection's largest max_block_size, each
+  // slot holding at most block_pool_size of them at once (queued, in flight or held by the application);
+  // 0 sizes it at one buffer per slot and one slot's block_pool_size more, at most kDefaultBlockArenaBytes
+  // (2,048 of 256 KiB), N > 0 is N; never fewer than one slot's block_pool_size, at most kMaxBlockPoolBytes.
+  // A shared buffer is held only by a block at its channel's head (a received one is deliverable at once)
+  // or by a sent block whose peer keeps acking it (ChannelConfig::block_ack_grace), but peers that the game
+  // sends blocks to can still hold buffers others need, for as long as they keep acking slowly: share the
+  // arena only where such clients are trusted or few (docs/client-server.md section 2). When the arena is
+  // empty an application block is refused (kSharedBuffersInUse) and a received block waits for the next
+  // buffer freed. The client's Connection always keeps its own buffers.
+  int block_buffers = -1;
 
   // Passes when every field is in range (kStackConfigLimits), the connection's protocol ids are 0 or
   // protocol_id, every nested config passes its own check() (the server's settings as a netcode::ServerConfig
