@@ -985,7 +985,7 @@ struct Everything {
 };
 
 // Fingerprint of the package's wire shape: peers built from different schemas have different ids.
-inline constexpr std::uint64_t ProtocolId = bitwire::kSerializeChecks ? 0x0167366ab2be41ecull : 0xccb86d39c40d8cd0ull;
+inline constexpr std::uint64_t ProtocolId = bitwire::kSerializeChecks ? 0x996e7dd8bcab90b8ull : 0x562ed737e7455e34ull;
 
 // The message's name, or nullptr for a value outside MessageType.
 inline constexpr const char* message_name(MessageType type_) {

@@ -193,4 +193,26 @@ TEST(Fingerprint, TheDeltaFormatVersionChangesOnlyPackagesWithADeltaForm) {
   EXPECT_EQ(idlc::wire_shape_text(plain->package(), false).find("delta"), std::string::npos);
 }
 
+// A package whose whole messages hold a delta struct (its own or imported) never sends that struct's delta
+// form, so its id does not depend on the delta format (schemas/constructs.net holds common.Position this
+// way). Failed before: a delta struct reached from any message added the version line.
+TEST(Fingerprint, ADeltaStructInWholeMessagesOnlyLeavesTheIdIndependentOfTheDeltaFormat) {
+  constexpr int kVersion = bitwire::kDeltaFormatVersion;
+  const std::map<std::string, std::string> common = {
+      {"common.net", "package common;\ndelta struct P { int<0 .. 100> x; }\n"}};
+  const std::pair<const char*, std::string> whole[] = {
+      {"own delta struct", "package t;\ndelta struct P { int<0 .. 100> x; }\nmessage M { P p; }\n"},
+      {"imported delta struct", "package t;\nimport \"common.net\";\nmessage M { common.P p; }\n"},
+  };
+  for (const auto& [what, text] : whole) {
+    SCOPED_TRACE(what);
+    auto c = idlc::test::compile_text(text, common);
+    ASSERT_TRUE(c->schema) << c->errors;
+    EXPECT_EQ(idlc::fingerprint(c->package(), false, kVersion),
+              idlc::fingerprint(c->package(), false, kVersion + 1));
+    EXPECT_EQ(idlc::wire_shape_text(c->package(), false).find("delta format"), std::string::npos)
+        << idlc::wire_shape_text(c->package(), false);
+  }
+}
+
 }  // namespace

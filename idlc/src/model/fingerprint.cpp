@@ -56,7 +56,6 @@ class ShapeWriter {
         if (frame.s != &root) {
           out_ += "struct " + qualified(frame.s->package, frame.s->name) +
                   (frame.s->delta_form ? " delta {" : " {") + items(*frame.s, frame.s->body) + "}\n";
-          has_delta_ |= frame.s->delta_form;
         }
         stack.pop_back();
         continue;
@@ -177,7 +176,9 @@ class ShapeWriter {
 
   std::string out_;
   std::set<const void*> seen_;
-  bool has_delta_ = false;  // a message or a struct written has a delta form
+  // A message is sent as a delta: a delta struct reached only from whole messages is never sent by its
+  // delta form, so it does not make the package depend on the delta format.
+  bool has_delta_ = false;
 };
 
 }  // namespace

@@ -52,7 +52,7 @@ constexpr int delta_window_bits(int bits, int selector) {
 // The version of the delta form's wire encoding: the windows above, the one encoding a reader accepts for
 // each change (serialize/delta.hpp), and how generated delta forms send fields, arrays and the structs of
 // other packages (docs/schema-language.md, "Delta messages"). Two builds that send deltas agree on it or
-// must not talk: idlc folds it into the ProtocolId of a package with a delta form, Connection::protocol_id
+// must not talk: idlc folds it into the ProtocolId of a package with a delta message, Connection::protocol_id
 // into a connection that sends delta types (docs/delta.md). Raise it with any change to what a delta's
 // bits mean; packages and connections without deltas keep their ids.
 inline constexpr int kDeltaFormatVersion = 1;
