@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,61 @@ TEST(ConnectionBlockArena, APeerCompletingBlocksAheadOfAGapHoldsNoArenaBuffer) {
   EXPECT_GT(refused, 0) << "the fragments were refused (not acked), so the peer has to resend them";
   EXPECT_EQ(peer.channel_counters(0).blocks_acked, 0u) << "no fragment ahead of the gap was acked";
   EXPECT_TRUE(slot.ok()) << "not an error: a correct peer never sends one, but it is not proof of malice";
+}
+
+// A received block that waits because its own slot's pool is full cannot take an arena buffer, so it must
+// not hold one back from the other slots. Two slots (pools of 2) each hold an application block and a
+// received one, and a second received block waits on each; a third slot on the same arena, 12 of its 16
+// buffers free, asks for a block. Failed before the arena counted only waiters whose pool is below its cap:
+// the two waiters were owed arena buffers they could not take, and the third slot's request was refused
+// with kReservedForReceiving.
+TEST(ConnectionBlockArena, ABlockWaitingOnItsOwnFullPoolHoldsNoArenaBufferBackFromOtherSlots) {
+  const MessageFactory factory(test::kAllTypes);
+  ConnectionConfig config = arena_config();
+  config.block_pool_size = 2;
+  BlockArena arena(16, kBlockSize);
+  const std::vector<std::byte> bytes = pattern(3000, 21);
+  std::vector<std::unique_ptr<Connection>> peers;
+  std::vector<std::unique_ptr<Connection>> slots;
+  std::vector<MessageHandle> held;
+  std::array<std::byte, 1200> buffer{};
+  for (int s = 0; s < 2; ++s) {
+    peers.push_back(std::make_unique<Connection>(factory, arena_config()));  // room for 2 blocks to send
+    slots.push_back(std::make_unique<Connection>(factory, config, ConnectionCallbacks{}, 0.0, &arena));
+    held.push_back(block_message(*slots.back(), 1, bytes));  // the application's own block, not sent
+    ASSERT_TRUE(held.back());
+  }
+  for (int s = 0; s < 2; ++s) {
+    Connection& peer = *peers[static_cast<size_t>(s)];
+    Connection& slot = *slots[static_cast<size_t>(s)];
+    ASSERT_TRUE(peer.send(0, block_message(peer, 2, bytes)));
+    ASSERT_TRUE(peer.send(0, block_message(peer, 3, bytes)));
+    for (int i = 0; i < 400 && slot.pool().receive_waiters() == 0; ++i) {
+      const double now = i * 0.01;
+      peer.update(now);
+      slot.update(now);
+      const auto sequence = static_cast<uint16_t>(i);
+      const size_t size = peer.generate_packet(sequence, buffer);
+      if (slot.process_packet(sequence, std::span<const std::byte>(buffer.data(), size)))
+        peer.on_packet_acked(sequence);
+      if (MessageHandle m = slot.receive(0)) held.push_back(std::move(m));  // the first block, kept
+    }
+    ASSERT_EQ(slot.pool().blocks_live(), 2) << "slot " << s << ": its pool is at its cap";
+    ASSERT_EQ(slot.pool().receive_waiters(), 1) << "slot " << s << ": its second block waits";
+  }
+  EXPECT_EQ(arena.buffers_free(), 12);
+  Connection other(factory, config, {}, 0.0, &arena);
+  EXPECT_TRUE(other.pool().can_allocate_block()) << "4 of 16 buffers in use, no waiter can take one";
+  MessageHandle mine = block_message(other, 4, bytes);
+  EXPECT_TRUE(mine) << "refused: the full pools' waiters held arena buffers back";
+
+  // Once the first slot's application lets its received block go, its waiter takes that buffer.
+  held[2].reset();
+  slots[0]->update(5.0);
+  EXPECT_EQ(slots[0]->pool().receive_waiters(), 0);
+  EXPECT_EQ(slots[0]->pool().blocks_live(), 2);
+  EXPECT_EQ(arena.receive_waiters(), 0) << "the other waiter's pool is still full";
+  EXPECT_EQ(arena.buffers_free(), 11);
 }
 
 // A peer that receives everything and acks nothing. The sender's block waits behind a message the peer

@@ -200,8 +200,8 @@ void MessagePool::release(uint32_t slot) {
 }
 
 int MessagePool::blocks_reserved() const {
-  // On an arena the waiting received blocks of every pool are owed the next buffers freed, this pool's
-  // among them.
+  // On an arena the waiting received blocks of every pool below its cap are owed the next buffers freed,
+  // this pool's among them.
   const int waiting = arena_ != nullptr ? arena_->receive_waiters_ : receive_waiters_;
   return std::max(0, block_receive_reserve_ - blocks_received_live_) + waiting;
 }
@@ -214,12 +214,16 @@ int MessagePool::take_block(bool received) {
   }
   ++blocks_live_;
   if (received) ++blocks_received_live_;
-  if (arena_ != nullptr) return arena_->take();
+  if (arena_ != nullptr) {
+    if (blocks_live_ == block_count_) arena_->receive_waiters_ -= receive_waiters_;  // at its cap now
+    return arena_->take();
+  }
   return free_blocks_[--free_block_count_];
 }
 
 void MessagePool::free_block(int block, bool received) {
   if (arena_ != nullptr) {
+    if (blocks_live_ == block_count_) arena_->receive_waiters_ += receive_waiters_;  // below its cap again
     arena_->give(block);
   } else {
     free_blocks_[free_block_count_++] = block;

@@ -373,7 +373,8 @@ class BlockArena {
   size_t buffer_size() const { return size_; }
   int buffers_free() const { return free_count_; }
   uint64_t exhausted() const { return exhausted_; }  // requests refused because every buffer was in use
-  // Received blocks of its pools waiting for a buffer now (each is owed one of the next freed).
+  // Received blocks of its pools below their cap waiting for a buffer now (each is owed one of the next
+  // freed).
   int receive_waiters() const { return receive_waiters_; }
   size_t memory_bytes() const { return memory_required(count_, size_); }
   static size_t memory_required(int buffer_count, size_t buffer_size) {
@@ -464,14 +465,17 @@ class MessagePool {
   };
   // A channel's completed block starts / stops waiting for a buffer (the hand-off: while one waits, a
   // freed buffer goes to it, not to the application).
+  // On an arena, only the waiters of a pool below its cap are owed arena buffers (one at its cap cannot take
+  // one, so it must not hold one back from other slots); take_block and free_block move this pool's
+  // waiters in and out of the arena's count as the pool reaches and leaves its cap.
   void add_receive_waiter() {
     ++receive_waiters_;
-    if (arena_ != nullptr) ++arena_->receive_waiters_;
+    if (arena_ != nullptr && blocks_live_ < block_count_) ++arena_->receive_waiters_;
   }
   void remove_receive_waiter() {
     BITWIRE_ASSERT(receive_waiters_ > 0);
     --receive_waiters_;
-    if (arena_ != nullptr) --arena_->receive_waiters_;
+    if (arena_ != nullptr && blocks_live_ < block_count_) --arena_->receive_waiters_;
   }
   void release(uint32_t slot);
   void* slot_data(uint32_t slot) const { return storage_.get() + offset_ + size_t{slot} * stride_; }
