@@ -269,6 +269,8 @@ TEST(ClientServerBlockSafety, ABlockAtTenAndTwentyFivePercentLossCompletesOnASha
     EXPECT_LE(up_at, cap);
     for (int step = 0; step < 60; ++step) h.step();  // the last acks
     EXPECT_TRUE(drain_events(*h.server).empty()) << "no disconnect";
+    EXPECT_EQ(client.connection().error(), ConnectionError::kNone) << "the client's own deadline held too";
+    EXPECT_TRUE(client.is_connected());
     EXPECT_EQ(h.server->block_arena()->buffers_free(), h.server->block_arena()->buffer_count());
     std::printf("%.0f%% loss: server -> client after %d ticks, client -> server after %d (cap %d)\n", loss,
                 down_at, up_at, cap);
