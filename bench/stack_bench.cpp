@@ -13,6 +13,9 @@
 //
 // Usage: stack_bench [inproc|udp] [workers=N] [plain] [clients...]
 //   (default: inproc 64 256 1024, then udp 64 256)
+//        stack_bench table [clients]
+//   issue 24's table in one run (default 1,000 clients): UDP with 1 and 2 workers and in-process, the bytes
+//   of a default slot, the packet build with nothing due, resends per delivered message and the block tail.
 // plain: the transport decorator reads no clock, so the transport share is not measured (shown as 0%).
 //   Reading the thread CPU clock is a system call (CLOCK_THREAD_CPUTIME_ID has no vDSO path), two per
 //   datagram sent; its calibrated cost is subtracted, but in place it costs more than in the calibration
@@ -33,13 +36,14 @@
 #include <thread>
 #include <vector>
 
-#include "bitwire/stack/client.hpp"
-#include "bitwire/serialize/fixed_vector.hpp"
 #include "bitwire/netcode/token.hpp"
+#include "bitwire/serialize/fixed_vector.hpp"
 #include "bitwire/serialize/serialize.hpp"
+#include "bitwire/stack/client.hpp"
 #include "bitwire/stack/server.hpp"
 #include "bitwire/transport/transport.hpp"
 #include "bitwire/transport/udp_socket.hpp"
+#include "rows/resend_rows.hpp"
 
 namespace {
 
@@ -87,6 +91,22 @@ constexpr MessageTypeInfo kTypes[] = {describe_message<Input>("Input"),
                                       describe_message<Snapshot>("Snapshot"),
                                       describe_message<GameEvent>("GameEvent")};
 constexpr MessageFactory kFactory{kTypes};
+
+// The same game with a fourth type that carries a block (a level or a map sent once): what a slot costs
+// when the game declares blocks.
+struct LevelData {
+  static constexpr uint32_t kTypeId = 3;
+  static constexpr bool kHasBlock = true;
+  uint32_t id = 0;
+  template <typename Stream>
+  bool serialize(Stream& stream) {
+    return serialize_bits(stream, id, 32);
+  }
+};
+constexpr MessageTypeInfo kTypesWithBlock[] = {
+    describe_message<Input>("Input"), describe_message<Snapshot>("Snapshot"),
+    describe_message<GameEvent>("GameEvent"), describe_message<LevelData>("LevelData")};
+constexpr MessageFactory kFactoryWithBlock{kTypesWithBlock};
 constexpr int kReliable = 0;
 constexpr int kUnreliable = 1;
 constexpr uint64_t kUnix = 1'700'000'000ull;
@@ -533,6 +553,87 @@ void print(const Result& r) {
   std::fflush(stdout);
 }
 
+double clients_per_core(const Result& r) {
+  return (1.0 / 60.0) / (r.server_seconds / (static_cast<double>(r.clients) * r.ticks));
+}
+
+// Issue 24's table, every row measured in this one run (plain UDP: the decorator reads no clock). The rows
+// counted in instructions in the issue (a packet build with nothing due, the receive path) need callgrind,
+// which this program cannot run on itself (no hardware counters on the VM): their deterministic part (the
+// entries a build visits) and their time are printed, the instruction counts come from the callgrind
+// commands in bench/RESULTS.md.
+int run_table(int clients) {
+  g_time_transport = false;
+  std::fprintf(stderr, "stack_bench table: %d clients, 600 ticks each run\n", clients);
+  const Result udp1 = run(true, clients, 600, 1);
+  const Result udp2 = run(true, clients, 600, 2);
+  const Result inproc = run(false, clients, 600, 1);
+  std::printf("| what | measured | goal |\n|---|---|---|\n");
+  std::printf(
+      "| clients one core serves at 60 Hz, %d clients, loopback UDP | %.0f (%.2f us per client-tick, %d "
+      "connected) "
+      "| >= 3,000 |\n",
+      clients, clients_per_core(udp1),
+      1e6 * udp1.server_seconds / (static_cast<double>(clients) * udp1.ticks), udp1.connected);
+  std::printf(
+      "| the same, in-process transport | %.0f (%.2f us per client-tick, %d connected) | >= 5,000 |\n",
+      clients_per_core(inproc), 1e6 * inproc.server_seconds / (static_cast<double>(clients) * inproc.ticks),
+      inproc.connected);
+  const double busiest = udp2.busiest_worker_seconds / udp2.server_seconds;
+  std::printf(
+      "| server cores used: 2 workers (one port each, clients named round-robin in the token), loopback UDP "
+      "| "
+      "%.0f clients a core, busiest worker %.0f%% of the CPU, %.0f clients on 2 cores by the busiest (%d "
+      "connected) | all of the machine's, clients spread evenly |\n",
+      clients_per_core(udp2), 100.0 * busiest,
+      (1.0 / 60.0) / (udp2.busiest_worker_seconds / (static_cast<double>(clients) * udp2.ticks)),
+      udp2.connected);
+  const StackConfig defaults;
+  const size_t with_blocks = stack_slot_memory(defaults, kFactoryWithBlock);
+  const size_t without_blocks = stack_slot_memory(defaults, kFactory);
+  const size_t bench_slot = stack_slot_memory(bench_config(clients), kFactory);
+  constexpr double kFourGiB = 4294967296.0;
+  std::printf(
+      "| bytes of a server slot, default StackConfig, this program's types + a block type / without it; this "
+      "program's config | %zu (%.0f slots in 4 GiB) / %zu (%.0f) ; %zu (%.0f) | <= 1 MB by default: 4,096 "
+      "slots "
+      "fit |\n",
+      with_blocks, kFourGiB / static_cast<double>(with_blocks), without_blocks,
+      kFourGiB / static_cast<double>(without_blocks), bench_slot, kFourGiB / static_cast<double>(bench_slot));
+  const bench::NothingDueRow small = bench::measure_nothing_due(1024, 65000, 20000);
+  const bench::NothingDueRow large = bench::measure_nothing_due(32768, 65000, 20000);
+  std::printf(
+      "| packet build with nothing due, 65,000 reliable messages queued, window 1,024 / 32,768 | entries "
+      "visited %d / %d, %.0f / %.0f ns a build (%s; %.1f / %.1f bytes a build) | flat in the queue length and "
+      "the window |\n",
+      small.walk, large.walk, small.ns_per_build, large.ns_per_build,
+      small.ok && large.ok ? "every message queued" : "A SEND WAS REFUSED",
+      static_cast<double>(small.bytes) / 20000.0, static_cast<double>(large.bytes) / 20000.0);
+  const bench::MessageResendRow resend = bench::measure_message_resends(5.0, 100.0, -1.0, 4);
+  std::printf(
+      "| sends per delivered reliable message, 100 ms RTT, 5%% loss | %.3f (%.0f bytes per 100-byte "
+      "message), "
+      "latency p50 %.0f ms, p99 %.0f ms | <= 1.2, p99 <= 255 ms |\n",
+      resend.sends_per_delivered, resend.bytes_per_delivered, resend.p50_ms, resend.p99_ms);
+  const bench::BlockTailRow block = bench::measure_block_tail(200);
+  if (block.ok) {
+    std::printf(
+        "| 256 KiB block at 10%% loss, 100 ms RTT: time / (size / budget / (1 - loss)), 200 seeds | mean "
+        "%.3f, "
+        "p90 %.3f, max %.3f (%d over 1.25) | p90 <= 1.25 |\n",
+        block.mean, block.p90, block.max, block.over_1_25);
+  } else {
+    std::printf("| 256 KiB block at 10%% loss | seed %d: missing or corrupt | p90 <= 1.25 |\n",
+                block.failed_seed);
+  }
+  std::printf(
+      "| receive path per packet; socket overhead per datagram | instructions: callgrind (bench/RESULTS.md, "
+      "\"Batched sends, an amortised receive path\") | under 500 instructions a datagram |\n");
+  return udp1.connected == clients && udp2.connected == clients && inproc.connected == clients && block.ok
+             ? 0
+             : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -545,6 +646,7 @@ int main(int argc, char** argv) {
   std::vector<Run> runs;
   bool udp = false;
   int workers = 1;
+  if (argc > 1 && std::string(argv[1]) == "table") return run_table(argc > 2 ? std::atoi(argv[2]) : 1000);
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "udp") {
