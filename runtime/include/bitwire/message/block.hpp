@@ -288,6 +288,8 @@ class BlockReceiver {
   bool received(uint32_t fragment_id) const;
   // The completed block (empty unless complete()). Valid until release() or reset().
   std::span<const std::byte> block() const;
+  // The reassembly buffer (max_block_size bytes, fixed at construction): a completed block starts here.
+  const std::byte* storage() const { return data_.data(); }
   // Writes ceil(fragment_count / 8) bytes, bit i of byte i / 8 set when fragment i is stored (all set once
   // complete); unused high bits of the last byte are zero. Returns the bytes written (0 when idle), at
   // most out.size(): a short `out` gets nothing written and 0 returned.
