@@ -141,7 +141,7 @@ void ReliableOrderedChannel::send(MessageHandle&& message, uint32_t body_bits) {
 MessageHandle ReliableOrderedChannel::receive() {
   if (block_waiting_) finish_block();
   ReceiveEntry& entry = receive_queue_[receive_id_ & receive_mask_];
-  if (!entry.message || entry.id != receive_id_) return {};
+  if (!entry.message) return {};  // held messages' ids are in the window: this one is receive_id_
   ++receive_id_;
   --received_waiting_;
   ++counters_.messages_delivered;
@@ -325,7 +325,7 @@ ChannelError ReliableOrderedChannel::check(IncomingPacket& packet, int entry_ind
     if (sequence_less_than(f.message_id, receive_id_)) return ChannelError::kNone;  // delivered already
     if (const ChannelError window = check_window(f.message_id); window != ChannelError::kNone) return window;
     const ReceiveEntry& slot = receive_queue_[f.message_id & receive_mask_];
-    if (slot.message && slot.id == f.message_id) return ChannelError::kNone;  // queued already
+    if (slot.message) return ChannelError::kNone;  // queued already (the id is in the window)
     // The reader refuses fragments on a channel with blocks disabled; with no block type at all there is
     // no receiver either, and the reader refuses fragment 0 (kFragmentNotBlockType), so later fragments
     // without a receiver are the peer's error too.
@@ -383,7 +383,7 @@ void ReliableOrderedChannel::apply(IncomingPacket& packet, int entry_index) {
     IncomingPacket::Fragment& f = entry.fragment;
     ++counters_.block_fragments_received;
     const ReceiveEntry& slot = receive_queue_[f.message_id & receive_mask_];
-    if (sequence_less_than(f.message_id, receive_id_) || (slot.message && slot.id == f.message_id) ||
+    if (sequence_less_than(f.message_id, receive_id_) || slot.message ||
         !block_receiver_ || f.message_id != receive_head_) {
       ++counters_.block_fragments_dropped;
       return;
@@ -408,12 +408,11 @@ void ReliableOrderedChannel::apply(IncomingPacket& packet, int entry_index) {
       continue;
     }
     ReceiveEntry& slot = receive_queue_[m.id & receive_mask_];
-    if (slot.message && slot.id == m.id) {
+    if (slot.message) {  // check() put the id in the window: the slot holds this id
       ++counters_.messages_duplicate;
       continue;
     }
     slot.message = std::move(m.message);
-    slot.id = m.id;
     ++received_waiting_;
     ++counters_.messages_received;
   }
@@ -422,10 +421,9 @@ void ReliableOrderedChannel::apply(IncomingPacket& packet, int entry_index) {
 
 void ReliableOrderedChannel::advance_receive_head() {
   // At most receive_queue_size steps: the slot of receive_id_ + receive_queue_size holds receive_id_'s
-  // message (or nothing), never that id.
-  for (;;) {
-    const ReceiveEntry& slot = receive_queue_[receive_head_ & receive_mask_];
-    if (!slot.message || slot.id != receive_head_) return;
+  // message (or nothing), never that id, so the walk stops at the window's end.
+  while (static_cast<uint16_t>(receive_head_ - receive_id_) < static_cast<uint32_t>(config_.receive_queue_size)) {
+    if (!receive_queue_[receive_head_ & receive_mask_].message) return;
     ++receive_head_;
   }
 }
@@ -496,7 +494,7 @@ void ReliableOrderedChannel::finish_block() {
   ReceiveEntry& slot = receive_queue_[id & receive_mask_];
   // Only a hostile peer can fill the block's id with another message (or lose fragment 0's message): the
   // block is dropped, counted, and nothing else changes.
-  if (sequence_less_than(id, receive_id_) || (slot.message && slot.id == id) || !block_message_) {
+  if (sequence_less_than(id, receive_id_) || slot.message || !block_message_) {
     set_block_waiting(false);
     block_receiver_->release();
     block_message_.reset();
@@ -510,7 +508,6 @@ void ReliableOrderedChannel::finish_block() {
     lend_pool_->lend_block(block_message_, lender_index_, static_cast<uint32_t>(block.size()));
     lent_ = true;
     slot.message = std::move(block_message_);
-    slot.id = id;
     ++received_waiting_;
     ++counters_.messages_received;
     ++counters_.blocks_received;
@@ -526,7 +523,6 @@ void ReliableOrderedChannel::finish_block() {
   set_block_waiting(false);
   std::memcpy(destination.data(), block.data(), block.size());
   slot.message = std::move(block_message_);
-  slot.id = id;
   block_receiver_->release();
   ++received_waiting_;
   ++counters_.messages_received;

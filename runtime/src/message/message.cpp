@@ -45,9 +45,11 @@ size_t MessageFactory::max_align() const {
 
 namespace {
 
-// The bytes between two slots: the largest type, rounded up to the largest alignment.
+// The bytes between two slots: the largest type, rounded up to the largest alignment of the factory's types
+// (what placement-new of any of them needs; not max_align_t, which would pad every slot of a factory of
+// 8-aligned types to 16).
 size_t slot_stride(const MessageFactory& factory, size_t* align_out) {
-  const size_t align = std::max<size_t>(factory.max_align(), alignof(std::max_align_t));
+  const size_t align = std::max<size_t>(factory.max_align(), 1);
   if (align_out != nullptr) *align_out = align;
   return (factory.max_size() + align - 1) / align * align;
 }

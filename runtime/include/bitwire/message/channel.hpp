@@ -267,9 +267,11 @@ class ReliableOrderedChannel final : public Channel, private BlockLender {
     int32_t head = -1;
     int32_t tail = -1;
   };
+  // A received message waiting for receive(), at the slot of its id. Every held id lies in [receive_id_,
+  // receive_id_ + receive_queue_size) (check() refuses others; receive_id_ only moves past delivered ones),
+  // so a slot holds the one id of the window that maps to it and needs no id of its own.
   struct ReceiveEntry {
     MessageHandle message;
-    uint16_t id = 0;
   };
   struct SentPacket {
     uint64_t first = 0;  // position of its first id in the id ring (monotonic)

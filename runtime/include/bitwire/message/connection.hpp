@@ -340,6 +340,7 @@ class Connection {
   const ConnectionConfig& config() const { return config_; }
   const PacketLayout& layout() const { return layout_; }
   Channel& channel(int index) { return *channels_[index]; }
+  const Channel& channel(int index) const { return *channels_[index]; }
   MessagePool& pool() { return *pool_; }
   const MessagePool& pool() const { return *pool_; }
   Endpoint& endpoint() { return *endpoint_; }
