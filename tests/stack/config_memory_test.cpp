@@ -266,14 +266,17 @@ TEST(StackMemory, TheDefaultSlotWithBlocksOwnsItsBuffersInAMegabyte) {
   const auto& channel = static_cast<const ReliableOrderedChannel&>(connection.channel(0));
   ASSERT_NE(channel.block_receiver(), nullptr);
   const size_t buffers = static_cast<size_t>(pool.block_count()) * (pool.max_block_size() + sizeof(int32_t));
+  EXPECT_EQ(Connection::lending_channels(factory, config.connection), 1);
   const size_t receiver = sizeof(BlockReceiver) + channel.block_receiver()->memory_bytes();
   const size_t sender = sizeof(BlockSender) + channel.block_sender()->memory_bytes();
   const size_t endpoint = connection.endpoint().memory_bytes();
   const size_t netcode_slot = slot - connection.memory_bytes();
   const size_t rest = connection.memory_bytes() - pool.memory_bytes() - channel.memory_bytes() - endpoint;
   std::printf(
-      "default slot, kAllTypes: %zu bytes = message pool %zu (%d message slots %zu, %d block buffer %zu) + "
-      "reliable channel %zu (block receiver %zu, block sender %zu, queues, records and ids %zu) + endpoint %zu "
+      "default slot, kAllTypes: %zu bytes = message pool %zu (%d message slots and 1 lender %zu, %d block "
+      "buffer %zu) + "
+      "reliable channel %zu (block receiver %zu, block sender %zu, queues, records and ids %zu) + endpoint "
+      "%zu "
       "+ incoming packet and packet buffer %zu + netcode slot %zu; 4096 slots: %zu bytes; "
       "Server::memory_per_slot() %zu\n",
       slot, pool.memory_bytes(), pool.capacity(), pool.memory_bytes() - buffers, pool.block_count(), buffers,
@@ -333,9 +336,11 @@ TEST(StackMemory, DefaultSlotsOwnTheirBuffersAndZeroSizesASharedArena) {
   const StackConfig own;  // the default
   EXPECT_EQ(stack_block_buffers(own, factory), 0);
   EXPECT_EQ(stack_block_arena_memory(own, factory), 0u);
-  EXPECT_EQ(stack_slot_memory(own, factory), stack_slot_memory(config, factory) + kBuffer)
-      << "a slot counts its own block buffer of 256 KiB (a received block is lent the channel's, which an "
-         "arena slot holds too)";
+  EXPECT_EQ(stack_slot_memory(own, factory),
+            stack_slot_memory(config, factory) + kBuffer + MessagePool::lender_bytes(1))
+      << "a slot counts its own block buffer of 256 KiB and the pool's entry for the channel lending it "
+         "received "
+         "blocks (the channel's reassembly buffer an arena slot holds too)";
   const Server owning(own, factory, netcode::random_key(), transport, address, 0.0);
   ASSERT_TRUE(owning.ok()) << owning.error_reason();
   EXPECT_EQ(owning.block_arena(), nullptr);

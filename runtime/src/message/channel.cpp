@@ -383,8 +383,8 @@ void ReliableOrderedChannel::apply(IncomingPacket& packet, int entry_index) {
     IncomingPacket::Fragment& f = entry.fragment;
     ++counters_.block_fragments_received;
     const ReceiveEntry& slot = receive_queue_[f.message_id & receive_mask_];
-    if (sequence_less_than(f.message_id, receive_id_) || slot.message ||
-        !block_receiver_ || f.message_id != receive_head_) {
+    if (sequence_less_than(f.message_id, receive_id_) || slot.message || !block_receiver_ ||
+        f.message_id != receive_head_) {
       ++counters_.block_fragments_dropped;
       return;
     }
@@ -422,7 +422,8 @@ void ReliableOrderedChannel::apply(IncomingPacket& packet, int entry_index) {
 void ReliableOrderedChannel::advance_receive_head() {
   // At most receive_queue_size steps: the slot of receive_id_ + receive_queue_size holds receive_id_'s
   // message (or nothing), never that id, so the walk stops at the window's end.
-  while (static_cast<uint16_t>(receive_head_ - receive_id_) < static_cast<uint32_t>(config_.receive_queue_size)) {
+  while (static_cast<uint16_t>(receive_head_ - receive_id_) <
+         static_cast<uint32_t>(config_.receive_queue_size)) {
     if (!receive_queue_[receive_head_ & receive_mask_].message) return;
     ++receive_head_;
   }

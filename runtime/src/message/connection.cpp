@@ -140,6 +140,8 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
   }
 
   const auto count = static_cast<size_t>(config_.channel_count);
+  // With buffers of its own, every reliable channel that reassembles blocks lends its buffer to the pool.
+  if (shared_blocks == nullptr) pool_->reserve_lenders(lending_channels(factory_, config_));
   // The endpoint reports acks only for the packets it still remembers: no channel keeps more records.
   const int endpoint_records = endpoint_config(config_).sanitized().sent_packets_buffer_size;
   channels_.reset(new std::unique_ptr<Channel>[count]);
@@ -517,6 +519,16 @@ void Connection::reset() {
   updated_ = false;
 }
 
+int Connection::lending_channels(const MessageFactory& factory, const ConnectionConfig& config) {
+  if (!factory.any_block_type()) return 0;
+  int count = 0;
+  for (int i = 0; i < config.channel_count; ++i) {
+    const ChannelConfig& c = config.channels[static_cast<size_t>(i)];
+    count += c.type == ChannelType::kReliableOrdered && c.fragments_blocks() ? 1 : 0;
+  }
+  return count;
+}
+
 size_t Connection::memory_required(const MessageFactory& factory, const ConnectionConfig& raw,
                                    bool shared_blocks) {
   const ConnectionConfig config = raw.sanitized();
@@ -525,6 +537,7 @@ size_t Connection::memory_required(const MessageFactory& factory, const Connecti
       std::span<const ChannelConfig>(config.channels.data(), static_cast<size_t>(config.channel_count));
   size_t total = MessagePool::memory_required(factory, config.message_pool_config(block_types, shared_blocks),
                                               shared_blocks) +
+                 (shared_blocks ? 0 : MessagePool::lender_bytes(lending_channels(factory, config))) +
                  IncomingPacket::memory_required(channels) +
                  Endpoint::memory_required(endpoint_config(config)) +
                  static_cast<size_t>(config.max_packet_size) +

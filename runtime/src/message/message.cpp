@@ -173,6 +173,7 @@ size_t MessagePool::memory_required(const MessageFactory& factory, const Message
 
 size_t MessagePool::memory_bytes() const {
   return storage_bytes_ + static_cast<size_t>(capacity_) * (sizeof(SlotState) + sizeof(uint32_t)) +
+         lender_bytes(lender_capacity_) +
          (arena_ != nullptr ? 0 : static_cast<size_t>(block_count_) * (max_block_size_ + sizeof(int32_t)));
 }
 
@@ -202,8 +203,19 @@ void MessagePool::release(uint32_t slot) {
   --live_;
 }
 
+void MessagePool::reserve_lenders(int count) {
+  BITWIRE_ASSERT(lenders_ == nullptr && count >= 0);
+  if (lenders_ != nullptr || count <= 0) return;
+  lenders_.reset(new Lender[static_cast<size_t>(count)]);
+  lender_capacity_ = count;
+}
+
+size_t MessagePool::lender_bytes(int count) {
+  return static_cast<size_t>(std::max(count, 0)) * sizeof(Lender);
+}
+
 int MessagePool::add_lender(BlockLender* lender, const std::byte* data) {
-  if (lender_count_ == kMaxBlockLenders) return -1;
+  if (lender_count_ == lender_capacity_) return -1;
   lenders_[lender_count_] = Lender{lender, data};
   return lender_count_++;
 }

@@ -75,7 +75,6 @@
 namespace bitwire {
 
 inline constexpr int kMaxChannels = 64;
-static_assert(kMaxChannels <= kMaxBlockLenders, "every channel can lend its pool a received block");
 
 // The most a connection's channels may take together (channels_memory(): queues, sent-packet records,
 // message id rings, block transfer state), counted as if a type carries blocks. A config above it is refused
@@ -329,6 +328,9 @@ class Connection {
   // config.max_packet_size when that is at most 1200 bytes (such a packet is sent whole, never split). What
   // a transport under the connection must carry (the stack fits it to netcode's payload).
   static EndpointConfig endpoint_config(const ConnectionConfig& config);
+  // The reliable channels of `config` that reassemble blocks for `factory` (and so lend their buffer to the
+  // pool when it holds buffers of its own).
+  static int lending_channels(const MessageFactory& factory, const ConnectionConfig& config);
 
   int channel_count() const { return config_.channel_count; }
   const ChannelCounters& channel_counters(int channel) const { return channels_[channel]->counters(); }

@@ -212,9 +212,6 @@ class BlockLender {
   ~BlockLender() = default;
 };
 
-// Most lenders one pool serves (one per channel; connection.hpp's kMaxChannels is checked against it).
-inline constexpr int kMaxBlockLenders = 64;
-
 // Why a block request was refused.
 enum class BlockRefusal : uint8_t {
   kNone,                  // granted
@@ -468,8 +465,14 @@ class MessagePool {
   int receive_waiters() const { return receive_waiters_; }  // received blocks waiting for a buffer
   // Application requests refused with kReservedForReceiving (a buffer was free but kept).
   uint64_t blocks_reserved_refusals() const { return blocks_reserved_refusals_; }
-  // Bytes allocated at construction (a shared arena's buffers are the arena's, not counted here).
+  // Bytes allocated at construction (a shared arena's buffers are the arena's, not counted here), the
+  // lenders' table included.
   size_t memory_bytes() const;
+  // Room for `count` BlockLenders (the reliable channels that lend it received blocks): called once by the
+  // owner at construction, before any lender registers (it allocates lender_bytes(count)). Without it no
+  // channel can lend, and received blocks are copied into pool buffers.
+  void reserve_lenders(int count);
+  static size_t lender_bytes(int count);
   // What a pool of `config` (sanitized for `factory`) allocates; `shared_blocks`: on a BlockArena.
   static size_t memory_required(const MessageFactory& factory, const MessagePoolConfig& config,
                                 bool shared_blocks = false);
@@ -488,7 +491,7 @@ class MessagePool {
     bool block_received = false;  // the buffer was taken for a received block (counts toward the reserve)
   };
   static constexpr int32_t lent_index(int lender) { return -2 - lender; }
-  // A channel registers itself as a lender (its index, or -1 when kMaxBlockLenders are registered) and
+  // A channel registers itself as a lender (its index, or -1 when the reserved room is taken) and
   // unregisters before it goes; lend_block attaches `size` bytes of the lender's buffer to `message`.
   int add_lender(BlockLender* lender, const std::byte* data);
   void remove_lender(int lender);
@@ -548,7 +551,8 @@ class MessagePool {
     BlockLender* lender = nullptr;
     const std::byte* data = nullptr;
   };
-  Lender lenders_[kMaxBlockLenders] = {};
+  std::unique_ptr<Lender[]> lenders_;
+  int lender_capacity_ = 0;
   int lender_count_ = 0;
 };
 
