@@ -214,7 +214,9 @@ struct ConnectionCounters {
   uint64_t packets_generated = 0;       // connection packets built
   uint64_t packets_processed = 0;       // connection packets read and applied
   uint64_t packets_invalid = 0;         // refused: unreadable or breaking the window (sets the error)
-  uint64_t packets_pool_exhausted = 0;  // refused: no message slot (or block buffer) to read into (peer resends)
+  uint64_t packets_pool_exhausted = 0;  // refused: no message slot (or block buffer, or the channel's reassembly
+                                        // buffer still lent to a block the application holds) to read into
+                                        // (peer resends)
   uint64_t packets_window_busy = 0;     // refused: reliable ids past a receive window still held (peer resends)
   uint64_t packets_block_ahead = 0;     // refused: a block fragment past its channel's head, some earlier id
                                         // missing (peer resends; a correct peer never sends one)
