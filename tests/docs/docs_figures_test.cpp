@@ -272,8 +272,7 @@ void expect_slot_row(const char* row_words, const StackConfig& config) {
 TEST(DocsFigures, ClientServerSlotTable) {
   expect_slot_row(
       "default `StackConfig` (1 reliable channel, 1024-message queues, blocks of 256 KiB; each slot owning "
-      "its 4 "
-      "block buffers)",
+      "its block buffer)",
       StackConfig{});
   StackConfig shared;
   shared.block_buffers = 0;
@@ -344,7 +343,7 @@ TEST(DocsFigures, BlocksMemoryAndBudget) {
   expect_figure("docs/blocks.md", "At the defaults and 60 Hz that is ",
                 static_cast<uint64_t>(block.bandwidth_bytes_per_second / 60),
                 "bandwidth_bytes_per_second / 60");
-  expect_figure("docs/blocks.md", "two `uint32_t` links and two bits: ", BlockSender::memory_required(block),
+  expect_figure("docs/blocks.md", "two `uint16_t` links and two bits: ", BlockSender::memory_required(block),
                 "BlockSender::memory_required(BlockConfig{})");
   expect_figure("docs/channels.md", "a `BlockSender` (", BlockSender::memory_required(block),
                 "BlockSender::memory_required(BlockConfig{})");

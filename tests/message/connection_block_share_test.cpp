@@ -1,5 +1,7 @@
-// Block buffers shared by sending and receiving: a Connection's MessagePool holds block_pool_size buffers,
-// which the application's outgoing blocks and the channels' received blocks both take. An application that
+// Block buffers shared by sending and receiving: on a BlockArena a Connection's MessagePool holds up to
+// block_pool_size buffers, which the application's outgoing blocks and the channels' received blocks both
+// take (with buffers of its own a reliable channel lends its reassembly buffer instead: BlockLend tests; the
+// tests below give each side an arena of its own). An application that
 // queues a new block whenever a buffer is free must not starve its own receive side (a completed block
 // waiting for a buffer makes the receiver refuse the peer's next fragments, and when both ends do it no
 // block moves again). The pool keeps block_receive_reserve buffers for received blocks (docs/blocks.md).
@@ -35,7 +37,8 @@ TEST(BlockShare, GreedySendersOnBothEndsStillReceiveBlocks) {
   config.channels[0].max_block_size = 4 * 1024;
   NetworkConditions net;
   net.latency_ms = 50.0;
-  ConnectionPair pair(MessageFactory(test::kAllTypes), config, net, 11);
+  BlockArena arenas[2] = {BlockArena(4, 4 * 1024), BlockArena(4, 4 * 1024)};
+  ConnectionPair pair(MessageFactory(test::kAllTypes), config, net, 11, &arenas[0], &arenas[1]);
   Connection* sides[2] = {&pair.a, &pair.b};
   uint32_t sent[2] = {0, 0};
   uint32_t received[2] = {0, 0};  // blocks side s sent that the other side received
@@ -141,7 +144,9 @@ TEST(BlockShare, AWaitingReceivedBlockGetsTheNextFreedBuffer) {
   ConnectionConfig config;
   config.block_pool_size = 3;
   config.channels[0].max_block_size = 4 * 1024;
-  ConnectionPair pair(MessageFactory(test::kAllTypes), config, NetworkConditions{}, 3);
+  BlockArena arenas[2] = {BlockArena(3, 4 * 1024), BlockArena(3, 4 * 1024)};
+  ConnectionPair pair(MessageFactory(test::kAllTypes), config, NetworkConditions{}, 3, &arenas[0],
+                      &arenas[1]);
   ASSERT_EQ(pair.b.pool().block_receive_reserve(), 1) << "the default: one per block-carrying channel";
   const auto send_block = [&](uint8_t tag, const std::vector<std::byte>& bytes) {
     MessageHandle m = pair.a.create<WithBlock>();

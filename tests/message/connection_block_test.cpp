@@ -280,7 +280,9 @@ TEST(BlockDelivery, SeveralFragmentsPerUpdateWithinTheBudget) {
 // The sender sees the waiting block acked and walks its window on past it: the messages queued behind the
 // block reach next expected + receive_queue_size on the receiver, whose head the block still holds. They
 // used to put a genuine connection in kMessageIdOutsideWindow (found by connection_session_fuzz); they are
-// now refused unacked until the block is released, and everything arrives in order.
+// now refused unacked until the block is released, and everything arrives in order. The buffers are on a
+// BlockArena of each side's own: there a completed block is copied into one (with buffers of its own a
+// channel lends its reassembly buffer and a block never waits: BlockLend tests).
 TEST(BlockDelivery, MessagesBehindAWaitingBlockAreHeldBackNotAnError) {
   ConnectionConfig config;
   config.block_pool_size = 2;
@@ -288,7 +290,9 @@ TEST(BlockDelivery, MessagesBehindAWaitingBlockAreHeldBackNotAnError) {
   config.channels[0].max_block_size = 8 * 1024;
   config.channels[0].receive_queue_size = 4;
   config.channels[0].send_queue_size = 16;
-  ConnectionPair pair(MessageFactory(test::kAllTypes), config, NetworkConditions{}, 1);
+  BlockArena arenas[2] = {BlockArena(2, 8 * 1024), BlockArena(2, 8 * 1024)};
+  ConnectionPair pair(MessageFactory(test::kAllTypes), config, NetworkConditions{}, 1, &arenas[0],
+                      &arenas[1]);
   MessageHandle held[2] = {block_message(pair.b, 0, pattern(10, 1)), block_message(pair.b, 0, pattern(10, 2))};
   ASSERT_TRUE(held[0] && held[1]);
   const std::vector<std::byte> block = pattern(5000, 3);
@@ -331,12 +335,15 @@ TEST(BlockDelivery, MessagesBehindAWaitingBlockAreHeldBackNotAnError) {
   EXPECT_EQ(pair.b.error(), ConnectionError::kNone);
 }
 
+// On a BlockArena (each side its own), where a completed block is copied into a buffer.
 TEST(BlockDelivery, CompletedBlockWaitsForABlockBufferAndNothingIsLost) {
   ConnectionConfig config;
   config.block_pool_size = 2;
   config.block_receive_reserve = 0;  // no reserve: the application may hold every buffer, so the block waits
   config.channels[0].max_block_size = 8 * 1024;
-  ConnectionPair pair(MessageFactory(test::kAllTypes), config, NetworkConditions{}, 1);
+  BlockArena arenas[2] = {BlockArena(2, 8 * 1024), BlockArena(2, 8 * 1024)};
+  ConnectionPair pair(MessageFactory(test::kAllTypes), config, NetworkConditions{}, 1, &arenas[0],
+                      &arenas[1]);
   // The receiving side holds both of its block buffers.
   MessageHandle held[2] = {block_message(pair.b, 0, pattern(10, 1)), block_message(pair.b, 0, pattern(10, 2))};
   ASSERT_TRUE(held[0] && held[1]);

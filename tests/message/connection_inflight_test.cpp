@@ -174,13 +174,17 @@ TEST(InFlight, HighRateLongLinkFirstPacketsWaitAndProbesSurviveAnOutage) {
 // dropped with it, A never learnt its block had arrived, both ends soon had every record in flight and
 // sent only probes, each carrying a fragment and so refused as well: two correct peers deadlocked for
 // good. A busy refusal now defers the packet (Endpoint::defer_packet): unacked, its acks processed.
+// Each side's buffer is on a BlockArena of its own, where a completed block is copied into a buffer (with
+// buffers of its own a channel lends its reassembly buffer and nothing waits for one).
 TEST(InFlight, BusyReceiversStillTakeTheAcksAndTheSessionSettlesAfterAnOutage) {
   ConnectionConfig config;
   config.max_packet_size = 300;
   config.block_pool_size = 1;
   config.channels[0].max_block_size = 16 * 1024;
   config.channels[0].block_fragment_size = 256;  // 47 fragments a big block: every packet carries one
-  ConnectionPair pair(MessageFactory(test::kAllTypes), config, NetworkConditions{}, 7);
+  BlockArena arenas[2] = {BlockArena(1, 16 * 1024), BlockArena(1, 16 * 1024)};
+  ConnectionPair pair(MessageFactory(test::kAllTypes), config, NetworkConditions{}, 7, &arenas[0],
+                      &arenas[1]);
   Connection* sides[2] = {&pair.a, &pair.b};
   const std::vector<size_t> sizes[2] = {{12000, 300}, {100, 12000, 300}};
   const auto block_of = [](int s, size_t n, size_t size) {

@@ -180,6 +180,8 @@ TEST(ClientServerBlockSafety, TheArenaIsWholeAgainAfterAClientLeavesMidTransfer)
                                                       : "the client times out");
     StackConfig config = block_config(1, 64 * 1024);
     config.block_buffers = 4;
+    config.connection.block_pool_size =
+        4;  // the client queues two blocks at once (its default is one buffer)
     StackHarness h(config, 16384, kBlockStackFactory);
     Client& client = h.add_client();
     h.connect(0);

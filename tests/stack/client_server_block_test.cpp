@@ -57,6 +57,88 @@ TEST(ClientServer, ABlockTravelsAtItsBudgetNotOneFragmentPerUpdate) {
   EXPECT_GT(client.connection().counters().extra_packets, 0u);
 }
 
+// The default StackConfig (no arena: each slot owns its buffers, one for outgoing blocks; a received block
+// is lent the channel's reassembly buffer): the server and two clients send blocks to each other at once,
+// each queuing its next block as soon as its one buffer is free (kNoBuffer until then) and releasing what it
+// receives. Every block arrives in order and byte exact both ways; nothing deadlocks; no slot ever holds
+// more than its one pool buffer.
+TEST(ClientServer, DefaultSlotsSendAndReceiveBlocksBothWaysAtOnce) {
+  StackConfig config;
+  config.protocol_id = kStackProtocolId;
+  config.max_clients = 2;
+  StackHarness h(config, 65536, kBlockStackFactory);
+  Client* clients[2] = {&h.add_client(), &h.add_client()};
+  h.connect(0);
+  h.connect(1);
+  ASSERT_TRUE(h.run_until([&] { return h.all_connected(); }, 300));
+  ASSERT_EQ(h.server->block_arena(), nullptr);
+  ASSERT_EQ(h.server->connection(0).pool().block_count(), 1);
+  EXPECT_LE(h.server->memory_per_slot(), 1'000'000u);
+  constexpr int kBlocks = 3;
+  constexpr size_t kBlockBytes = 100'000;
+  const auto block_of = [](int from, int to, int n) {
+    std::vector<std::byte> bytes(kBlockBytes);
+    for (size_t i = 0; i < bytes.size(); ++i)
+      bytes[i] = static_cast<std::byte>(i * 31 + 7 * from + 3 * to + n);
+    return bytes;
+  };
+  int sent_down[2] = {0, 0}, sent_up[2] = {0, 0}, got_down[2] = {0, 0}, got_up[2] = {0, 0};
+  const auto done = [&] {
+    for (int c = 0; c < 2; ++c)
+      if (got_down[c] < kBlocks || got_up[c] < kBlocks) return false;
+    return true;
+  };
+  int steps = 0;
+  for (; steps < 600 && !done(); ++steps) {
+    for (int c = 0; c < 2; ++c) {
+      if (sent_down[c] < kBlocks) {
+        auto m = h.server->create<WithBlock>(c);
+        ASSERT_TRUE(m);
+        m.as<WithBlock>()->tag = static_cast<uint8_t>(sent_down[c]);
+        const BlockRefusal refusal = m.try_attach_block(block_of(0, c + 1, sent_down[c]));
+        if (refusal == BlockRefusal::kNone) {
+          ASSERT_TRUE(h.server->send(c, kReliable, std::move(m)));
+          ++sent_down[c];
+        } else {
+          ASSERT_EQ(refusal, BlockRefusal::kNoBuffer) << to_string(refusal);
+        }
+      }
+      if (sent_up[c] < kBlocks) {
+        auto m = clients[c]->create<WithBlock>();
+        ASSERT_TRUE(m);
+        m.as<WithBlock>()->tag = static_cast<uint8_t>(sent_up[c]);
+        const BlockRefusal refusal = m.try_attach_block(block_of(c + 1, 0, sent_up[c]));
+        if (refusal == BlockRefusal::kNone) {
+          ASSERT_TRUE(clients[c]->send(kReliable, std::move(m)));
+          ++sent_up[c];
+        } else {
+          ASSERT_EQ(refusal, BlockRefusal::kNoBuffer) << to_string(refusal);
+        }
+      }
+    }
+    h.step();
+    for (int c = 0; c < 2; ++c) {
+      while (auto m = clients[c]->receive(kReliable)) {
+        ASSERT_NE(m.as<WithBlock>(), nullptr);
+        ASSERT_EQ(m.as<WithBlock>()->tag, got_down[c]) << "in order, once";
+        const std::vector<std::byte> want = block_of(0, c + 1, got_down[c]);
+        ASSERT_TRUE(std::equal(want.begin(), want.end(), m.block().begin(), m.block().end()));
+        ++got_down[c];
+      }
+      while (auto m = h.server->receive(c, kReliable)) {
+        ASSERT_NE(m.as<WithBlock>(), nullptr);
+        ASSERT_EQ(m.as<WithBlock>()->tag, got_up[c]) << "in order, once";
+        const std::vector<std::byte> want = block_of(c + 1, 0, got_up[c]);
+        ASSERT_TRUE(std::equal(want.begin(), want.end(), m.block().begin(), m.block().end()));
+        ++got_up[c];
+      }
+      ASSERT_LE(h.server->connection(c).pool().blocks_live(), 1);
+    }
+  }
+  EXPECT_TRUE(done()) << "after " << steps << " steps";
+  EXPECT_EQ(h.server->connected_count(), 2);
+}
+
 // The server's slots take block buffers from one shared arena (StackConfig::block_buffers): blocks flow to
 // two clients through it; when it is empty a block for another client is refused with its reason, and
 // once a transfer is acked and its message released the buffer serves the next one.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bitwire/message/channel.hpp"
 #include "bitwire/message/connection.hpp"
 #include "bitwire/message/message.hpp"
 #include "bitwire/stack/client.hpp"
@@ -230,6 +231,59 @@ TEST(StackMemory, DefaultSlotBytes) {
   }
 }
 
+// The goal: with the default StackConfig and a factory with a block type, each slot owning all its
+// buffers (no shared arena), a slot is at most 1,000,000 bytes (decimal MB) everything counted, and 4,096
+// slots pass the server's check. Its block buffers: one of the pool's own for what the application sends,
+// and the reliable channel's reassembly buffer, lent to a received block (no second buffer, no copy).
+// Prints the slot field by field (docs/client-server.md section 2).
+TEST(StackMemory, TheDefaultSlotWithBlocksOwnsItsBuffersInAMegabyte) {
+  const MessageFactory factory(kAllTypes);
+  const StackConfig config;
+  ASSERT_EQ(config.block_buffers, -1) << "no shared arena";
+  EXPECT_EQ(stack_block_arena_memory(config, factory), 0u);
+  const size_t slot = stack_slot_memory(config, factory);
+  EXPECT_LE(slot, 1'000'000u);
+  StackConfig most = config;
+  most.max_clients = 4096;
+  EXPECT_TRUE(most.check(factory).ok()) << most.check(factory).reason();
+  EXPECT_EQ(most.sanitized(factory).max_clients, 4096);
+  EXPECT_LE(4096 * stack_slot_memory(most, factory), kMaxStackServerMemoryBytes);
+
+  LoopbackNetwork network(16);
+  const Address address = Address::ipv4(10, 0, 0, 1, 40000);
+  LoopbackTransport transport(network, address);
+  const Server server(config, factory, netcode::random_key(), transport, address, 0.0);
+  ASSERT_TRUE(server.ok()) << server.error_reason();
+  EXPECT_EQ(server.block_arena(), nullptr);
+  // The Server's figure adds the Slot object (its congestion controller) and its two event records.
+  EXPECT_GE(server.memory_per_slot(), slot);
+  EXPECT_LE(server.memory_per_slot(), 1'000'000u);
+  const Connection& connection = server.connection(0);
+  const MessagePool& pool = connection.pool();
+  EXPECT_EQ(pool.shared_blocks(), nullptr);
+  EXPECT_EQ(pool.block_count(), 1) << "one buffer of its own for outgoing blocks";
+  EXPECT_EQ(pool.block_receive_reserve(), 0) << "received blocks take no pool buffer";
+  const auto& channel = static_cast<const ReliableOrderedChannel&>(connection.channel(0));
+  ASSERT_NE(channel.block_receiver(), nullptr);
+  const size_t buffers = static_cast<size_t>(pool.block_count()) * (pool.max_block_size() + sizeof(int32_t));
+  EXPECT_EQ(Connection::lending_channels(factory, config.connection), 1);
+  const size_t receiver = sizeof(BlockReceiver) + channel.block_receiver()->memory_bytes();
+  const size_t sender = sizeof(BlockSender) + channel.block_sender()->memory_bytes();
+  const size_t endpoint = connection.endpoint().memory_bytes();
+  const size_t netcode_slot = slot - connection.memory_bytes();
+  const size_t rest = connection.memory_bytes() - pool.memory_bytes() - channel.memory_bytes() - endpoint;
+  std::printf(
+      "default slot, kAllTypes: %zu bytes = message pool %zu (%d message slots and 1 lender %zu, %d block "
+      "buffer %zu) + "
+      "reliable channel %zu (block receiver %zu, block sender %zu, queues, records and ids %zu) + endpoint "
+      "%zu "
+      "+ incoming packet and packet buffer %zu + netcode slot %zu; 4096 slots: %zu bytes; "
+      "Server::memory_per_slot() %zu\n",
+      slot, pool.memory_bytes(), pool.capacity(), pool.memory_bytes() - buffers, pool.block_count(), buffers,
+      channel.memory_bytes(), receiver, sender, channel.memory_bytes() - receiver - sender, endpoint, rest,
+      netcode_slot, 4096 * slot, server.memory_per_slot());
+}
+
 // By default each slot owns its block buffers, so no peer can hold a buffer another slot needs (a shared
 // arena can be held by peers the game sends blocks to, for as long as they keep acking: StackConfig::
 // block_buffers). block_buffers = 0 shares one arena of a buffer per slot and one slot's block_pool_size
@@ -282,8 +336,11 @@ TEST(StackMemory, DefaultSlotsOwnTheirBuffersAndZeroSizesASharedArena) {
   const StackConfig own;  // the default
   EXPECT_EQ(stack_block_buffers(own, factory), 0);
   EXPECT_EQ(stack_block_arena_memory(own, factory), 0u);
-  EXPECT_GE(stack_slot_memory(own, factory), stack_slot_memory(config, factory) + 4u * 256 * 1024)
-      << "a slot counts its own 4 block buffers of 256 KiB";
+  EXPECT_EQ(stack_slot_memory(own, factory),
+            stack_slot_memory(config, factory) + kBuffer + MessagePool::lender_bytes(1))
+      << "a slot counts its own block buffer of 256 KiB and the pool's entry for the channel lending it "
+         "received "
+         "blocks (the channel's reassembly buffer an arena slot holds too)";
   const Server owning(own, factory, netcode::random_key(), transport, address, 0.0);
   ASSERT_TRUE(owning.ok()) << owning.error_reason();
   EXPECT_EQ(owning.block_arena(), nullptr);

@@ -41,12 +41,12 @@ bool BlockSender::due(uint32_t id, double now) const {
 
 size_t BlockSender::memory_required(const BlockConfig& config) {
   const auto fragments = static_cast<size_t>(config.sanitized().max_fragments());
-  return fragments * sizeof(double) + 2 * fragments * sizeof(uint32_t) +
+  return fragments * sizeof(double) + 2 * fragments * sizeof(uint16_t) +
          2 * bitset_words(static_cast<int>(fragments)) * sizeof(uint64_t);
 }
 
 size_t BlockSender::memory_bytes() const {
-  return last_sent_.capacity() * sizeof(double) + (next_.capacity() + prev_.capacity()) * sizeof(uint32_t) +
+  return last_sent_.capacity() * sizeof(double) + (next_.capacity() + prev_.capacity()) * sizeof(uint16_t) +
          (acked_.capacity() + sent_.capacity()) * sizeof(uint64_t);
 }
 
@@ -62,8 +62,8 @@ bool BlockSender::begin(uint32_t size, double now) {
   unacked_ = fragment_count_;
   cursor_ = 0;
   for (uint32_t i = 0; i < fragment_count_; ++i) {
-    next_[i] = (i + 1 == fragment_count_) ? 0 : i + 1;
-    prev_[i] = (i == 0) ? fragment_count_ - 1 : i - 1;
+    next_[i] = static_cast<uint16_t>((i + 1 == fragment_count_) ? 0 : i + 1);
+    prev_[i] = static_cast<uint16_t>((i == 0) ? fragment_count_ - 1 : i - 1);
   }
   const size_t words = (fragment_count_ + 63) / 64;
   std::fill_n(acked_.begin(), words, uint64_t{0});

@@ -48,14 +48,20 @@ size_t Channel::entry_overhead_bits() const {
 
 // ---- ReliableOrderedChannel ----
 
-ReliableOrderedChannel::ReliableOrderedChannel(const PacketLayout& layout, int index)
-    : Channel(layout, index), sent_packets_(static_cast<size_t>(config_.sent_packets_buffer_size)) {
+int ReliableOrderedChannel::sent_records(const ChannelConfig& config, int ack_records) {
+  return ack_records > 0 ? std::min(config.sent_packets_buffer_size, ack_records)
+                         : config.sent_packets_buffer_size;
+}
+
+ReliableOrderedChannel::ReliableOrderedChannel(const PacketLayout& layout, int index, MessagePool* lend_to,
+                                               int ack_records)
+    : Channel(layout, index), sent_packets_(static_cast<size_t>(sent_records(config_, ack_records))) {
   send_mask_ = static_cast<uint32_t>(config_.send_queue_size - 1);
   receive_mask_ = static_cast<uint32_t>(config_.receive_queue_size - 1);
   send_queue_.reset(new SendEntry[static_cast<size_t>(config_.send_queue_size)]);
   receive_queue_.reset(new ReceiveEntry[static_cast<size_t>(config_.receive_queue_size)]);
   id_ring_size_ = static_cast<uint64_t>(config_.sent_message_ids);
-  id_ring_.reset(new uint32_t[id_ring_size_]);
+  id_ring_.reset(new uint16_t[id_ring_size_]);
   scratch_.reset(new OutgoingMessage[static_cast<size_t>(config_.max_messages_per_packet)]);
   serials_.reset(new uint32_t[static_cast<size_t>(config_.max_messages_per_packet)]);
   due_capacity_ = std::min(config_.send_queue_size, config_.receive_queue_size);
@@ -69,15 +75,31 @@ ReliableOrderedChannel::ReliableOrderedChannel(const PacketLayout& layout, int i
     // block_resend_time: at the end of a block nothing later can show a hole, and the timer is what
     // finds the last losses; a timer from the round trip (longer) made the tail longer (bench/RESULTS.md).
     block_sender_->set_fast_resend(config_.message_resend_rtt_factor > 0.0);
+    if (lend_to != nullptr) {
+      lender_index_ = lend_to->add_lender(this, block_receiver_->storage());
+      if (lender_index_ >= 0) lend_pool_ = lend_to;
+    }
   }
 }
 
-size_t ReliableOrderedChannel::memory_required(const ChannelConfig& config, bool block_types) {
+ReliableOrderedChannel::~ReliableOrderedChannel() {
+  set_block_waiting(false);
+  // Handles released below (the queues) or later must not call back into a channel that is gone.
+  if (lend_pool_ != nullptr) lend_pool_->remove_lender(lender_index_);
+}
+
+void ReliableOrderedChannel::block_returned() {
+  lent_ = false;
+  block_receiver_->release();  // the completed block it held (nothing after a reset)
+}
+
+size_t ReliableOrderedChannel::memory_required(const ChannelConfig& config, bool block_types,
+                                               int ack_records) {
   const bool blocks = config.fragments_blocks() && block_types;
   return static_cast<size_t>(config.send_queue_size) * sizeof(SendEntry) +
          static_cast<size_t>(config.receive_queue_size) * sizeof(ReceiveEntry) +
-         SequenceBuffer<SentPacket>::memory_required(static_cast<size_t>(config.sent_packets_buffer_size)) +
-         static_cast<size_t>(config.sent_message_ids) * sizeof(uint32_t) +
+         SequenceBuffer<SentPacket>::memory_required(static_cast<size_t>(sent_records(config, ack_records))) +
+         static_cast<size_t>(config.sent_message_ids) * sizeof(uint16_t) +
          static_cast<size_t>(config.max_messages_per_packet) * (sizeof(OutgoingMessage) + sizeof(uint32_t)) +
          static_cast<size_t>(std::min(config.send_queue_size, config.receive_queue_size)) * sizeof(uint16_t) +
          (blocks ? sizeof(BlockSender) + BlockSender::memory_required(config.block_config()) : 0) +
@@ -87,7 +109,7 @@ size_t ReliableOrderedChannel::memory_required(const ChannelConfig& config, bool
 size_t ReliableOrderedChannel::memory_bytes() const {
   return static_cast<size_t>(config_.send_queue_size) * sizeof(SendEntry) +
          static_cast<size_t>(config_.receive_queue_size) * sizeof(ReceiveEntry) +
-         sent_packets_.memory_bytes() + id_ring_size_ * sizeof(uint32_t) +
+         sent_packets_.memory_bytes() + id_ring_size_ * sizeof(uint16_t) +
          static_cast<size_t>(config_.max_messages_per_packet) * (sizeof(OutgoingMessage) + sizeof(uint32_t)) +
          static_cast<size_t>(due_capacity_) * sizeof(uint16_t) +
          (block_sender_ ? sizeof(BlockSender) + block_sender_->memory_bytes() : 0) +
@@ -119,7 +141,7 @@ void ReliableOrderedChannel::send(MessageHandle&& message, uint32_t body_bits) {
 MessageHandle ReliableOrderedChannel::receive() {
   if (block_waiting_) finish_block();
   ReceiveEntry& entry = receive_queue_[receive_id_ & receive_mask_];
-  if (!entry.message || entry.id != receive_id_) return {};
+  if (!entry.message) return {};  // held messages' ids are in the window: this one is receive_id_
   ++receive_id_;
   --received_waiting_;
   ++counters_.messages_delivered;
@@ -197,7 +219,12 @@ size_t ReliableOrderedChannel::plan(uint16_t sequence, double now, size_t availa
     *record = SentPacket{};
     record->first = id_ring_next_;
     record->count = static_cast<uint16_t>(count);
-    for (int i = 0; i < count; ++i) id_ring_[(id_ring_next_ + static_cast<uint64_t>(i)) % id_ring_size_] = serials_[i];
+    record->serial = serials_[0];
+    // Ascending ids within the window from the oldest unacked: each offset from the first is below 32768.
+    for (int i = 0; i < count; ++i) {
+      id_ring_[(id_ring_next_ + static_cast<uint64_t>(i)) % id_ring_size_] =
+          static_cast<uint16_t>(serials_[i] - serials_[0]);
+    }
     id_ring_next_ += static_cast<uint64_t>(count);
   }
   out = OutgoingEntry{};
@@ -276,7 +303,7 @@ size_t ReliableOrderedChannel::plan_block(uint16_t sequence, double now, size_t 
     *record = SentPacket{};
     record->first = id_ring_next_;
     record->fragment = static_cast<int32_t>(fragment->id);
-    record->block_serial = block_serial_;
+    record->serial = block_serial_;
   }
   out = OutgoingEntry{};
   out.channel = index_;
@@ -298,7 +325,7 @@ ChannelError ReliableOrderedChannel::check(IncomingPacket& packet, int entry_ind
     if (sequence_less_than(f.message_id, receive_id_)) return ChannelError::kNone;  // delivered already
     if (const ChannelError window = check_window(f.message_id); window != ChannelError::kNone) return window;
     const ReceiveEntry& slot = receive_queue_[f.message_id & receive_mask_];
-    if (slot.message && slot.id == f.message_id) return ChannelError::kNone;  // queued already
+    if (slot.message) return ChannelError::kNone;  // queued already (the id is in the window)
     // The reader refuses fragments on a channel with blocks disabled; with no block type at all there is
     // no receiver either, and the reader refuses fragment 0 (kFragmentNotBlockType), so later fragments
     // without a receiver are the peer's error too.
@@ -306,6 +333,10 @@ ChannelError ReliableOrderedChannel::check(IncomingPacket& packet, int entry_ind
       error_detail_ = "block fragment on a channel whose package has no block message type";
       return ChannelError::kBlockFragmentInvalid;
     }
+    // The reassembly buffer is lent to a delivered block the application still holds (after a reset too,
+    // when the receiver itself is idle): no fragment may be stored, or taken as a duplicate and acked,
+    // until it is back.
+    if (lent_) return ChannelError::kBlockBusy;
     // Only the block at the head is reassembled: behind it nothing is missing, so once complete it is
     // deliverable at once. Past it: a completed block waiting for a buffer keeps the receiver busy; a
     // fragment of another block while one is in progress breaks the format (classify says how); else the
@@ -352,8 +383,8 @@ void ReliableOrderedChannel::apply(IncomingPacket& packet, int entry_index) {
     IncomingPacket::Fragment& f = entry.fragment;
     ++counters_.block_fragments_received;
     const ReceiveEntry& slot = receive_queue_[f.message_id & receive_mask_];
-    if (sequence_less_than(f.message_id, receive_id_) || (slot.message && slot.id == f.message_id) ||
-        !block_receiver_ || f.message_id != receive_head_) {
+    if (sequence_less_than(f.message_id, receive_id_) || slot.message || !block_receiver_ ||
+        f.message_id != receive_head_) {
       ++counters_.block_fragments_dropped;
       return;
     }
@@ -377,12 +408,11 @@ void ReliableOrderedChannel::apply(IncomingPacket& packet, int entry_index) {
       continue;
     }
     ReceiveEntry& slot = receive_queue_[m.id & receive_mask_];
-    if (slot.message && slot.id == m.id) {
+    if (slot.message) {  // check() put the id in the window: the slot holds this id
       ++counters_.messages_duplicate;
       continue;
     }
     slot.message = std::move(m.message);
-    slot.id = m.id;
     ++received_waiting_;
     ++counters_.messages_received;
   }
@@ -391,10 +421,10 @@ void ReliableOrderedChannel::apply(IncomingPacket& packet, int entry_index) {
 
 void ReliableOrderedChannel::advance_receive_head() {
   // At most receive_queue_size steps: the slot of receive_id_ + receive_queue_size holds receive_id_'s
-  // message (or nothing), never that id.
-  for (;;) {
-    const ReceiveEntry& slot = receive_queue_[receive_head_ & receive_mask_];
-    if (!slot.message || slot.id != receive_head_) return;
+  // message (or nothing), never that id, so the walk stops at the window's end.
+  while (static_cast<uint16_t>(receive_head_ - receive_id_) <
+         static_cast<uint32_t>(config_.receive_queue_size)) {
+    if (!receive_queue_[receive_head_ & receive_mask_].message) return;
     ++receive_head_;
   }
 }
@@ -465,7 +495,7 @@ void ReliableOrderedChannel::finish_block() {
   ReceiveEntry& slot = receive_queue_[id & receive_mask_];
   // Only a hostile peer can fill the block's id with another message (or lose fragment 0's message): the
   // block is dropped, counted, and nothing else changes.
-  if (sequence_less_than(id, receive_id_) || (slot.message && slot.id == id) || !block_message_) {
+  if (sequence_less_than(id, receive_id_) || slot.message || !block_message_) {
     set_block_waiting(false);
     block_receiver_->release();
     block_message_.reset();
@@ -473,6 +503,18 @@ void ReliableOrderedChannel::finish_block() {
     return;
   }
   const std::span<const std::byte> block = block_receiver_->block();
+  if (lend_pool_ != nullptr) {
+    // The receiver's buffer goes to the message as it is; the receiver stays complete (busy) until
+    // block_returned().
+    lend_pool_->lend_block(block_message_, lender_index_, static_cast<uint32_t>(block.size()));
+    lent_ = true;
+    slot.message = std::move(block_message_);
+    ++received_waiting_;
+    ++counters_.messages_received;
+    ++counters_.blocks_received;
+    advance_receive_head();
+    return;
+  }
   const std::span<std::byte> destination = block_message_.allocate_received_block(block.size());
   if (destination.empty()) {
     if (!block_waiting_) ++counters_.blocks_waiting_buffer;
@@ -482,7 +524,6 @@ void ReliableOrderedChannel::finish_block() {
   set_block_waiting(false);
   std::memcpy(destination.data(), block.data(), block.size());
   slot.message = std::move(block_message_);
-  slot.id = id;
   block_receiver_->release();
   ++received_waiting_;
   ++counters_.messages_received;
@@ -494,7 +535,7 @@ void ReliableOrderedChannel::on_packet_acked(uint16_t sequence) {
   SentPacket* record = sent_packets_.find(sequence);
   if (record == nullptr) return;
   if (record->fragment >= 0) {
-    if (block_in_flight() && record->block_serial == block_serial_) {
+    if (block_in_flight() && record->serial == block_serial_) {
       const BlockAckResult result = block_sender_->on_fragment_acked(static_cast<uint32_t>(record->fragment));
       if (result == BlockAckResult::kNewlyAcked || result == BlockAckResult::kCompleted) ++counters_.block_fragments_acked;
       if (result == BlockAckResult::kCompleted) {
@@ -514,7 +555,7 @@ void ReliableOrderedChannel::on_packet_acked(uint16_t sequence) {
   // Ids overwritten in the ring since: this packet's acks are forgotten (its messages get resent).
   if (id_ring_next_ - record->first <= id_ring_size_) {
     for (uint16_t i = 0; i < record->count; ++i) {
-      const uint32_t serial = id_ring_[(record->first + i) % id_ring_size_];
+      const uint32_t serial = record->serial + id_ring_[(record->first + i) % id_ring_size_];
       SendEntry& entry = send_queue_[serial & send_mask_];
       if (entry.message && entry.serial == serial) {
         entry.message.reset();
@@ -535,6 +576,7 @@ void ReliableOrderedChannel::reset() {
   unsent_ = SlotList{};
   sent_ = SlotList{};
   if (block_sender_) block_sender_->cancel();
+  // A lent buffer stays lent (lent_ kept) until the application releases the block it holds.
   if (block_receiver_) block_receiver_->reset();
   set_block_waiting(false);
   block_message_.reset();

@@ -21,6 +21,9 @@ const char* to_string(SendResult result) {
     case SendResult::kBlocksDisabled: return "blocks are disabled on this channel";
     case SendResult::kBlockMissing: return "block message without a block";
     case SendResult::kConnectionError: return "connection is in its error state";
+    case SendResult::kNoBlockBuffer:
+      return "a received block sent on needs a block buffer of the pool's own and none is granted "
+             "(block_refusal)";
     case SendResult::kNotConnected:
       return "not connected: send after the session is connected";
   }
@@ -126,8 +129,9 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
   layout_.channels = std::span<const ChannelConfig>(config_.channels.data(), static_cast<size_t>(config_.channel_count));
   protocol_id_ = protocol_id(factory_, config_);
 
-  pool_ = std::make_unique<MessagePool>(factory_, config_.message_pool_config(factory_.any_block_type()),
-                                        shared_blocks);
+  pool_ = std::make_unique<MessagePool>(
+      factory_, config_.message_pool_config(factory_.any_block_type(), shared_blocks != nullptr),
+      shared_blocks);
   if (!pool_->ok() && error_ == ConnectionError::kNone) {
     // The table passed (config_ is sanitized); the factory's largest type made the slots too big.
     fail(ConnectionError::kConfigInvalid,
@@ -136,10 +140,17 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
   }
 
   const auto count = static_cast<size_t>(config_.channel_count);
+  // With buffers of its own, every reliable channel that reassembles blocks lends its buffer to the pool.
+  if (shared_blocks == nullptr) pool_->reserve_lenders(lending_channels(factory_, config_));
+  // The endpoint reports acks only for the packets it still remembers: no channel keeps more records.
+  const int endpoint_records = endpoint_config(config_).sanitized().sent_packets_buffer_size;
   channels_.reset(new std::unique_ptr<Channel>[count]);
   for (int i = 0; i < config_.channel_count; ++i) {
     if (layout_.channels[static_cast<size_t>(i)].type == ChannelType::kReliableOrdered) {
-      channels_[i] = std::make_unique<ReliableOrderedChannel>(layout_, i);
+      // With buffers of its own the pool borrows the channel's reassembly buffer for a received block; on a
+      // shared arena the block is copied into an arena buffer once complete (channel.hpp).
+      channels_[i] = std::make_unique<ReliableOrderedChannel>(
+          layout_, i, shared_blocks == nullptr ? pool_.get() : nullptr, endpoint_records);
     } else {
       channels_[i] = std::make_unique<UnreliableUnorderedChannel>(layout_, i);
     }
@@ -261,6 +272,16 @@ SendStatus Connection::send(int channel_index, MessageHandle&& message) {
         return refuse(SendResult::kTooLarge, budget_limit);
       }
       if (!channel.can_send()) return refuse(SendResult::kQueueFull);
+      // A received block lent by its channel goes out of a buffer of the pool's own: a queued block waits
+      // for the peer's acks, and the lent buffer must never wait on the peer (both ends echoing blocks
+      // would each hold the buffer the other's next block needs).
+      if (message.block_lent()) {
+        const BlockRefusal moved = message.try_attach_block(message.block());
+        if (moved != BlockRefusal::kNone) {
+          status.block_refusal = moved;
+          return refuse(SendResult::kNoBlockBuffer);
+        }
+      }
       channel.send(std::move(message), static_cast<uint32_t>(bits));
       return status;
     }
@@ -498,21 +519,35 @@ void Connection::reset() {
   updated_ = false;
 }
 
+int Connection::lending_channels(const MessageFactory& factory, const ConnectionConfig& config) {
+  if (!factory.any_block_type()) return 0;
+  int count = 0;
+  for (int i = 0; i < config.channel_count; ++i) {
+    const ChannelConfig& c = config.channels[static_cast<size_t>(i)];
+    count += c.type == ChannelType::kReliableOrdered && c.fragments_blocks() ? 1 : 0;
+  }
+  return count;
+}
+
 size_t Connection::memory_required(const MessageFactory& factory, const ConnectionConfig& raw,
                                    bool shared_blocks) {
   const ConnectionConfig config = raw.sanitized();
   const bool block_types = factory.any_block_type();
   const auto channels =
       std::span<const ChannelConfig>(config.channels.data(), static_cast<size_t>(config.channel_count));
-  size_t total =
-      MessagePool::memory_required(factory, config.message_pool_config(block_types), shared_blocks) +
-      IncomingPacket::memory_required(channels) + Endpoint::memory_required(endpoint_config(config)) +
-      static_cast<size_t>(config.max_packet_size) +
-      static_cast<size_t>(config.channel_count) * (2 * sizeof(OutgoingEntry) + sizeof(void*)) +
-      DeltaBaselines::memory_required(factory, config.delta_baselines);
+  size_t total = MessagePool::memory_required(factory, config.message_pool_config(block_types, shared_blocks),
+                                              shared_blocks) +
+                 (shared_blocks ? 0 : MessagePool::lender_bytes(lending_channels(factory, config))) +
+                 IncomingPacket::memory_required(channels) +
+                 Endpoint::memory_required(endpoint_config(config)) +
+                 static_cast<size_t>(config.max_packet_size) +
+                 static_cast<size_t>(config.channel_count) * (2 * sizeof(OutgoingEntry) + sizeof(void*)) +
+                 DeltaBaselines::memory_required(factory, config.delta_baselines);
+  const int ack_records = endpoint_config(config).sanitized().sent_packets_buffer_size;
   for (const ChannelConfig& c : channels) {
-    total += c.type == ChannelType::kReliableOrdered ? ReliableOrderedChannel::memory_required(c, block_types)
-                                                     : UnreliableUnorderedChannel::memory_required(c);
+    total += c.type == ChannelType::kReliableOrdered
+                 ? ReliableOrderedChannel::memory_required(c, block_types, ack_records)
+                 : UnreliableUnorderedChannel::memory_required(c);
   }
   return total;
 }

@@ -47,28 +47,41 @@ ChannelConfig ChannelConfig::sanitized() const {
   return c;
 }
 
-MessagePoolConfig ConnectionConfig::message_pool_config(bool block_types) const {
+MessagePoolConfig ConnectionConfig::message_pool_config(bool block_types, bool shared_blocks) const {
   MessagePoolConfig pool;
-  int messages = 64;  // the derived count: every queue's capacity + one packet + 64
+  // The derived count: what can be alive at once. Every queue full; the messages of one received packet
+  // (read before the channels take them, duplicates of queued ones included); on an unreliable channel
+  // also one sent packet's, which leave its send queue when planned and are released at the next plan (a
+  // reliable channel's sent messages stay in its send queue until acked); and 64 the application holds.
+  int messages = 64;
   bool blocks_possible = false;
   int max_block = 1;
+  int block_channels = 0;         // reliable channels sending blocks as fragments
+  int inline_block_channels = 0;  // unreliable channels carrying blocks inline
   for (int i = 0; i < channel_count; ++i) {
     const ChannelConfig& channel = channels[static_cast<size_t>(i)];
-    messages += channel.send_queue_size + channel.receive_queue_size + 2 * channel.max_messages_per_packet;
+    const bool reliable = channel.type == ChannelType::kReliableOrdered;
+    messages += channel.send_queue_size + channel.receive_queue_size +
+                (reliable ? 1 : 2) * channel.max_messages_per_packet;
     if (!channel.disable_blocks) {
       blocks_possible = true;
       max_block = std::max(max_block, channel.max_block_size);
+      (reliable ? block_channels : inline_block_channels) += 1;
     }
   }
   const bool blocks = blocks_possible && block_types;
   pool.capacity = message_pool_size > 0 ? message_pool_size : messages;
-  pool.block_count = block_pool_size > 0 ? block_pool_size : (blocks ? 4 : 0);
+  // With buffers of its own, a reliable channel lends its reassembly buffer to the block it delivers
+  // (channel.hpp), so the pool needs one buffer per channel for what the application sends and one per
+  // unreliable channel for what it receives inline. On a shared arena every received block is copied into
+  // a buffer: 4, room for sending and for the receive reserve.
+  const int derived = shared_blocks ? 4 : std::min(4, block_channels + 2 * inline_block_channels);
+  pool.block_count = block_pool_size > 0 ? block_pool_size : (blocks ? derived : 0);
   pool.max_block_size = max_block;
-  // One reserved buffer per channel that can receive blocks, so each can finish a block while the
-  // application's outgoing blocks hold the rest; at least one buffer stays free for sending.
-  int block_channels = 0;
-  for (int i = 0; i < channel_count; ++i) block_channels += channels[static_cast<size_t>(i)].fragments_blocks() ? 1 : 0;
-  const int reserve = block_receive_reserve >= 0 ? block_receive_reserve : block_channels;
+  // One reserved buffer per channel that receives blocks into a pool buffer, so each can finish a block
+  // while the application's outgoing blocks hold the rest; at least one buffer stays free for sending.
+  const int receiving = shared_blocks ? block_channels : inline_block_channels;
+  const int reserve = block_receive_reserve >= 0 ? block_receive_reserve : receiving;
   pool.block_receive_reserve = blocks ? std::clamp(reserve, 0, std::max(0, pool.block_count - 1)) : 0;
   return pool;
 }
@@ -91,7 +104,7 @@ ConfigCheck ConnectionConfig::check() const {
     return config_part_check("ConnectionConfig.endpoint raised to hold max_packet_size", problem);
   }
   // Counted as if a type carries blocks: the config does not know the factory.
-  if (const ConfigCheck problem = message_pool_config(true).check(); !problem) {
+  if (const ConfigCheck problem = message_pool_config(true, true).check(); !problem) {
     return config_part_check("ConnectionConfig.messages", problem);
   }
   if (const size_t bytes = channels_memory(); bytes > kMaxConnectionChannelBytes) {
@@ -194,7 +207,7 @@ ConnectionConfig ConnectionConfig::sanitized() const {
   }
   // Fewer buffers, never smaller blocks: the pool's table lowers block_count (to 1 at least) and keeps
   // max_block_size; the other pool fields come from fields already clamped.
-  const MessagePoolConfig pool = c.message_pool_config(true);
+  const MessagePoolConfig pool = c.message_pool_config(true, true);  // the most buffers either way derives
   const MessagePoolConfig fitted = pool.sanitized();
   if (fitted.block_count != pool.block_count) {
     c.block_pool_size = fitted.block_count;

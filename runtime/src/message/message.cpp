@@ -45,9 +45,11 @@ size_t MessageFactory::max_align() const {
 
 namespace {
 
-// The bytes between two slots: the largest type, rounded up to the largest alignment.
+// The bytes between two slots: the largest type, rounded up to the largest alignment of the factory's types
+// (what placement-new of any of them needs; not max_align_t, which would pad every slot of a factory of
+// 8-aligned types to 16).
 size_t slot_stride(const MessageFactory& factory, size_t* align_out) {
-  const size_t align = std::max<size_t>(factory.max_align(), alignof(std::max_align_t));
+  const size_t align = std::max<size_t>(factory.max_align(), 1);
   if (align_out != nullptr) *align_out = align;
   return (factory.max_size() + align - 1) / align * align;
 }
@@ -171,6 +173,7 @@ size_t MessagePool::memory_required(const MessageFactory& factory, const Message
 
 size_t MessagePool::memory_bytes() const {
   return storage_bytes_ + static_cast<size_t>(capacity_) * (sizeof(SlotState) + sizeof(uint32_t)) +
+         lender_bytes(lender_capacity_) +
          (arena_ != nullptr ? 0 : static_cast<size_t>(block_count_) * (max_block_size_ + sizeof(int32_t)));
 }
 
@@ -182,7 +185,7 @@ MessageHandle MessagePool::create(uint32_t type_id) {
     return {};
   }
   const uint32_t slot = free_slots_[--free_count_];
-  slots_[slot] = SlotState{type_id, -1, 0, false};
+  slots_[slot] = SlotState{-1, 0, static_cast<uint16_t>(type_id), false};
   info->construct(slot_data(slot));
   ++live_;
   return MessageHandle(this, slot);
@@ -192,11 +195,49 @@ void MessagePool::release(uint32_t slot) {
   SlotState& state = slots_[slot];
   factory_.types()[state.type_id].destroy(slot_data(slot));
   if (state.block >= 0) free_block(state.block, state.block_received);
+  if (state.block <= -2) return_lent(state);
   state.block = -1;
   state.block_received = false;
   state.block_size = 0;
   free_slots_[free_count_++] = slot;
   --live_;
+}
+
+void MessagePool::reserve_lenders(int count) {
+  BITWIRE_ASSERT(lenders_ == nullptr && count >= 0);
+  if (lenders_ != nullptr || count <= 0) return;
+  lenders_.reset(new Lender[static_cast<size_t>(count)]);
+  lender_capacity_ = count;
+}
+
+size_t MessagePool::lender_bytes(int count) {
+  return static_cast<size_t>(std::max(count, 0)) * sizeof(Lender);
+}
+
+int MessagePool::add_lender(BlockLender* lender, const std::byte* data) {
+  if (lender_count_ == lender_capacity_) return -1;
+  lenders_[lender_count_] = Lender{lender, data};
+  return lender_count_++;
+}
+
+void MessagePool::remove_lender(int lender) {
+  if (lender >= 0 && lender < lender_count_) lenders_[lender] = Lender{};
+}
+
+void MessagePool::lend_block(MessageHandle& message, int lender, uint32_t size) {
+  BITWIRE_ASSERT(message.pool_ == this && lender >= 0 && lender < lender_count_);
+  SlotState& state = slots_[message.slot_];
+  BITWIRE_ASSERT(state.block == -1);
+  state.block = lent_index(lender);
+  state.block_size = size;
+  state.block_received = false;
+}
+
+void MessagePool::return_lent(SlotState& state) {
+  const int lender = lent_index(state.block);  // the encoding is its own inverse
+  state.block = -1;
+  state.block_size = 0;
+  if (lenders_[lender].lender != nullptr) lenders_[lender].lender->block_returned();
 }
 
 int MessagePool::blocks_reserved() const {
@@ -243,6 +284,10 @@ void MessageHandle::reset() {
 
 uint32_t MessageHandle::type() const { return pool_->slots_[slot_].type_id; }
 
+bool MessageHandle::block_lent() const {
+  return pool_ != nullptr && pool_->slots_[slot_].block <= -2;
+}
+
 const MessageTypeInfo& MessageHandle::info() const { return pool_->factory_.types()[type()]; }
 
 void* MessageHandle::data() { return pool_->slot_data(slot_); }
@@ -252,7 +297,9 @@ const void* MessageHandle::data() const { return pool_->slot_data(slot_); }
 std::span<const std::byte> MessageHandle::block() const {
   if (pool_ == nullptr) return {};
   const auto& state = pool_->slots_[slot_];
-  if (state.block < 0) return {};
+  if (state.block == -1) return {};
+  if (state.block <= -2)
+    return {pool_->lenders_[MessagePool::lent_index(state.block)].data, state.block_size};
   return {pool_->block_data(state.block), state.block_size};
 }
 
@@ -261,17 +308,23 @@ BlockAllocation MessageHandle::take_block(size_t size, bool received, bool zero)
   if (!info().has_block) return {{}, BlockRefusal::kNotBlockType};
   if (size == 0 || size > pool_->max_block_size_) return {{}, BlockRefusal::kSizeOutOfRange};
   auto& state = pool_->slots_[slot_];
+  // A lent block is kept until a pool buffer is granted, then given back to its channel: a caller that
+  // copies from the lent bytes (Connection::send moving them) still reads them, since the channel writes
+  // its buffer again only when a later packet's fragments arrive.
+  const bool lent = state.block <= -2;
   if (state.block < 0) {
     // The application may take only what the reserve for received blocks leaves free.
     if (!received && pool_->blocks_free() > 0 && !pool_->can_allocate_block()) {
       ++pool_->blocks_reserved_refusals_;
       return {{}, BlockRefusal::kReservedForReceiving};
     }
-    state.block = pool_->take_block(received);
-    if (state.block < 0) {
+    const int block = pool_->take_block(received);
+    if (block < 0) {
       const bool arena_empty = pool_->arena_ != nullptr && pool_->blocks_live_ < pool_->block_count_;
       return {{}, arena_empty ? BlockRefusal::kSharedBuffersInUse : BlockRefusal::kNoBuffer};
     }
+    if (lent) pool_->return_lent(state);
+    state.block = block;
     state.block_received = received;
   }
   state.block_size = static_cast<uint32_t>(size);

@@ -115,7 +115,7 @@ constexpr MessageFactory kSmallestFactory{kSmallestTypes};
 // buffers: with the cap 4,096 slots and their arena fit the server's cap with at most 1,000,000 bytes a
 // slot, its share of the arena counted in (docs/client-server.md section 2).
 int arena_buffers(const StackConfig& c, const MessageFactory& factory, size_t* buffer_size = nullptr) {
-  const MessagePoolConfig pool = c.connection.message_pool_config(factory.any_block_type());
+  const MessagePoolConfig pool = c.connection.message_pool_config(factory.any_block_type(), true);
   if (buffer_size != nullptr) *buffer_size = static_cast<size_t>(std::max(pool.max_block_size, 1));
   if (pool.block_count == 0 || c.block_buffers < 0) return 0;
   const size_t per_buffer = static_cast<size_t>(std::max(pool.max_block_size, 1));

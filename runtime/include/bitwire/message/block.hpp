@@ -53,6 +53,7 @@ namespace bitwire {
 
 // Largest number of fragments a block may have (fragment ids and counts fit 16 bits on every wire).
 inline constexpr int kMaxBlockFragments = 65536;
+static_assert(kMaxBlockFragments <= 65536, "BlockSender links fragment ids in 16 bits");
 // Largest max_block_size a config may ask for (receivers preallocate this much).
 inline constexpr int kMaxBlockSizeLimit = 64 * 1024 * 1024;
 
@@ -220,8 +221,8 @@ class BlockSender {
 
   BlockConfig config_;
   std::vector<double> last_sent_;  // per fragment; meaningful once the fragment was sent
-  std::vector<uint32_t> next_;     // cyclic list of unacked fragments, in id order
-  std::vector<uint32_t> prev_;
+  std::vector<uint16_t> next_;     // cyclic list of unacked fragments, in id order (ids < kMaxBlockFragments)
+  std::vector<uint16_t> prev_;
   std::vector<uint64_t> acked_;  // bitset
   std::vector<uint64_t> sent_;   // bitset: sent at least once
   bool sending_ = false;
@@ -288,6 +289,8 @@ class BlockReceiver {
   bool received(uint32_t fragment_id) const;
   // The completed block (empty unless complete()). Valid until release() or reset().
   std::span<const std::byte> block() const;
+  // The reassembly buffer (max_block_size bytes, fixed at construction): a completed block starts here.
+  const std::byte* storage() const { return data_.data(); }
   // Writes ceil(fragment_count / 8) bytes, bit i of byte i / 8 set when fragment i is stored (all set once
   // complete); unused high bits of the last byte are zero. Returns the bytes written (0 when idle), at
   // most out.size(): a short `out` gets nothing written and 0 returned.

@@ -48,10 +48,19 @@
 //   check() classifies it first (disagreeing with the block's first fragment, count or id out of range,
 //   larger than max_block_size), so a packet carrying a bad fragment is refused whole and is a connection
 //   error with the BlockReceiver's reason. Fragment 0's message (type and body) is kept; on completion the
-//   block is copied into a pool block buffer of that message and the message enters the receive queue at
-//   its id, released in order. When no block buffer is free, the completed block waits in the
-//   BlockReceiver (its own memory, no pool buffer) and is attached on a later update(), receive() or
-//   packet. What the application has not received yet, or holds after receive(), is the application's.
+//   message enters the receive queue at its id, released in order, with the block:
+//   - on a pool with buffers of its own (the channel built with `lend_to`): in the BlockReceiver's own
+//     buffer, lent to the message (MessagePool's BlockLender; no pool buffer, no copy). The receiver stays
+//     busy until the application releases the message (or gives it another block, or sends it on, which
+//     moves it into a pool buffer): fragments of the next block are refused unacked meanwhile (kBlockBusy,
+//     resent by the peer), as blocks ahead of the head are, and across reset() too, so bytes an
+//     application still holds are never overwritten. A received block thus never takes a pool buffer and
+//     never waits for one; the application must release it within the peer's ack deadline
+//     (block_ack_grace) for the next block to arrive.
+//   - on a shared BlockArena: copied into a pool block buffer of that message (taken only now, complete);
+//     when none is free, the completed block waits in the BlockReceiver (its own memory, no pool buffer)
+//     and is attached on a later update(), receive() or packet.
+//   What the application has not received yet, or holds after receive(), is the application's.
 // - deadline (update()): while a block message is queued or in flight, the oldest unacked message must be
 //   acked within block_ack_grace seconds of the update that first saw it oldest, plus, for a block, twice
 //   its transfer time at the block budget (ChannelConfig::block_ack_grace); past that update() returns the
@@ -192,12 +201,23 @@ class Channel {
   double jitter_ = 0.0;
 };
 
-class ReliableOrderedChannel final : public Channel {
+class ReliableOrderedChannel final : public Channel, private BlockLender {
  public:
-  ReliableOrderedChannel(const PacketLayout& layout, int index);
-  ~ReliableOrderedChannel() override { set_block_waiting(false); }  // before the pool goes (its handles too)
-  // What one of `config` allocates (memory_bytes()); `block_types`: the factory has a type carrying a block.
-  static size_t memory_required(const ChannelConfig& config, bool block_types);
+  // `lend_to`: the connection's pool when it holds buffers of its own; the channel then delivers a received
+  // block in its reassembly buffer, lent to the message (no pool buffer, no copy), and takes the next
+  // block's fragments only once the application has released it. nullptr (a shared arena): a completed
+  // block is copied into a pool buffer.
+  // `ack_records`: the packets whose acks can still arrive (the endpoint's sent_packets_buffer_size; 0: no
+  // bound): the channel keeps at most that many sent-packet records, since an older packet's ack is never
+  // reported to it.
+  ReliableOrderedChannel(const PacketLayout& layout, int index, MessagePool* lend_to = nullptr,
+                         int ack_records = 0);
+  ~ReliableOrderedChannel() override;  // before the pool goes (its handles too)
+  // What one of `config` allocates (memory_bytes()); `block_types`: the factory has a type carrying a block;
+  // `ack_records` as for the constructor.
+  static size_t memory_required(const ChannelConfig& config, bool block_types, int ack_records = 0);
+  // The sent-packet records a channel of `config` keeps: sent_packets_buffer_size, at most `ack_records`.
+  static int sent_records(const ChannelConfig& config, int ack_records);
 
   bool can_send() const override;
   void send(MessageHandle&& message, uint32_t body_bits) override;
@@ -247,15 +267,17 @@ class ReliableOrderedChannel final : public Channel {
     int32_t head = -1;
     int32_t tail = -1;
   };
+  // A received message waiting for receive(), at the slot of its id. Every held id lies in [receive_id_,
+  // receive_id_ + receive_queue_size) (check() refuses others; receive_id_ only moves past delivered ones),
+  // so a slot holds the one id of the window that maps to it and needs no id of its own.
   struct ReceiveEntry {
     MessageHandle message;
-    uint16_t id = 0;
   };
   struct SentPacket {
     uint64_t first = 0;  // position of its first id in the id ring (monotonic)
     uint16_t count = 0;
-    int32_t fragment = -1;       // the block fragment it carried, or -1
-    uint32_t block_serial = 0;   // serial of that fragment's block message
+    int32_t fragment = -1;  // the block fragment it carried, or -1
+    uint32_t serial = 0;    // its fragment's block message; else its first message, the ring's base
   };
 
   void list_append(SlotList& list, int32_t slot);
@@ -270,13 +292,18 @@ class ReliableOrderedChannel final : public Channel {
   // Moves receive_head_ past every id now queued.
   void advance_receive_head();
   void set_block_waiting(bool waiting);
+  // BlockLender: the message holding the lent reassembly buffer let it go.
+  void block_returned() override;
 
   uint32_t send_mask_ = 0;
   uint32_t receive_mask_ = 0;
   std::unique_ptr<SendEntry[]> send_queue_;
   std::unique_ptr<ReceiveEntry[]> receive_queue_;
   SequenceBuffer<SentPacket> sent_packets_;
-  std::unique_ptr<uint32_t[]> id_ring_;  // serials of the messages in recorded packets
+  // The messages in recorded packets, as offsets of their serials from their packet's first (SentPacket::
+  // serial): a packet's ids lie within the receive window (at most 32768) from its first, so 16 bits hold
+  // them, half the ring a whole serial would take.
+  std::unique_ptr<uint16_t[]> id_ring_;
   uint64_t id_ring_size_ = 0;
   uint64_t id_ring_next_ = 0;  // monotonic write position
   std::unique_ptr<OutgoingMessage[]> scratch_;
@@ -309,6 +336,9 @@ class ReliableOrderedChannel final : public Channel {
   MessageHandle block_message_;     // receiver: fragment 0's message of the block in progress
   bool block_waiting_ = false;      // receiver: a completed block waits for a pool block buffer
   MessagePool* waiting_pool_ = nullptr;  // the pool counting this channel's waiting block (while waiting)
+  MessagePool* lend_pool_ = nullptr;     // receiver: the pool its reassembly buffer is lent to, or nullptr
+  int lender_index_ = -1;                // this channel in lend_pool_'s lenders
+  bool lent_ = false;  // the reassembly buffer is lent to a delivered message (held until it is released)
   mutable const char* error_detail_ = "none";  // why check() refused a fragment
 };
 

@@ -4,8 +4,8 @@
 //   bitwire::ConnectionConfig config;                  // one reliable-ordered channel by default
 //   config.channel_count = 2;
 //   config.channels[1].type = bitwire::ChannelType::kUnreliableUnordered;
-//   bitwire::ConnectionCallbacks callbacks{&socket, [](void* ctx, std::span<const std::byte> datagram) { ... }};
-//   bitwire::Connection connection(kFactory, config, callbacks, now);
+//   bitwire::ConnectionCallbacks callbacks{&socket, [](void* ctx, std::span<const std::byte> datagram) { ...
+//   }}; bitwire::Connection connection(kFactory, config, callbacks, now);
 //
 //   each tick:
 //     connection.update(now);
@@ -35,14 +35,19 @@
 //   cannot), a block where blocks are off or above max_block_size, and a full queue.
 // - Memory: the message pool, channel queues, packet buffers and the endpoint are allocated in the
 //   constructor (memory_bytes()); send, receive, update and the packet paths never allocate.
-// - Block buffers: outgoing and received blocks share block_pool_size buffers; block_receive_reserve of
-//   them are kept for received blocks and a completed block waiting for a buffer gets the next one freed
-//   (MessagePool's contract), so an application that sends blocks greedily cannot starve its own receive
-//   side: its block requests are refused with BlockRefusal::kReservedForReceiving instead. A received
-//   block takes a buffer only once complete and at its channel's head (channel.hpp), so it is deliverable
-//   at once; an outgoing block keeps its buffer until acked, within a deadline (update() fails the
-//   connection with kBlockAckOverdue past it; ChannelConfig::block_ack_grace). So a peer can hold none of
-//   this side's block buffers for longer than that deadline.
+// - Block buffers. With buffers of its own (no shared arena) a reliable channel delivers a received block
+//   in its own reassembly buffer, lent to the message until the application releases it (no pool buffer,
+//   no copy; the channel's next block waits, its fragments refused unacked, until then: channel.hpp), so
+//   the pool's block_pool_size buffers hold the application's outgoing blocks (and unreliable channels'
+//   inline received ones): sending and receiving never compete and two peers sending blocks to each other
+//   cannot deadlock. On a shared arena outgoing and received blocks share the buffers; block_receive_reserve
+//   of them are kept for received blocks and a completed block waiting for a buffer gets the next one
+//   freed (MessagePool's contract), so an application that sends blocks greedily cannot starve its own
+//   receive side: its block requests are refused with BlockRefusal::kReservedForReceiving instead; a
+//   received block takes a buffer only once complete and at its channel's head (channel.hpp), so it is
+//   deliverable at once. An outgoing block keeps its buffer until acked, within a deadline (update() fails
+//   the connection with kBlockAckOverdue past it; ChannelConfig::block_ack_grace). So a peer can hold none
+//   of this side's block buffers for longer than that deadline.
 // - Untrusted input: any bytes are safe. A packet that fails to read, or whose reliable ids lie outside
 //   the window, is refused whole (nothing applied) and puts the connection in a sticky error state with a
 //   reason; a packet refused only because this side has no room now (message pool or block buffer
@@ -85,10 +90,16 @@ struct ConnectionConfig {
   int max_packets_per_update = 16;  // send_packets(): most packets per call (extra ones carry block fragments)
   int channel_count = 1;        // channels in use, 1..kMaxChannels
   std::array<ChannelConfig, kMaxChannels> channels{};  // the first channel_count are used
-  int message_pool_size = 0;    // messages alive at once; 0 = every queue's capacity + one packet + 64
-  int block_pool_size = 0;      // block buffers; 0 = 4 when a type carries blocks and a channel allows them
+  int message_pool_size = 0;  // messages alive at once; 0 = what the channels can hold at once: every
+                              // queue's capacity + one received packet's messages (+ one sent packet's
+                              // on unreliable channels, which hand them over) + 64 held by the application
+  int block_pool_size = 0;    // block buffers; 0, when a type carries blocks and a channel allows them:
+                              // with buffers of its own one per channel allowing blocks and one more per
+                              // unreliable one (its inline received blocks), at most 4; on a shared arena
+                              // 4 (message_pool_config)
   int block_receive_reserve = -1;  // block buffers only received blocks may take (MessagePool's contract);
-                                   // -1 = one per block-carrying channel, at most block buffers - 1
+                                   // -1 = one per channel receiving blocks into them (on a shared arena every
+                                   // block-carrying channel; else the unreliable ones), at most buffers - 1
   int delta_baselines = 0;         // > 0: every `delta message` type sent on an unreliable channel goes as a
                                    // delta against the newest snapshot of its type the peer acked, with this
                                    // many baselines kept per type on each side (docs/delta.md); 0 = whole
@@ -110,9 +121,10 @@ struct ConnectionConfig {
   // Bytes the channels of this config (sanitized) allocate, counted as if a type carries blocks.
   size_t channels_memory() const;
   // The connection's message pool: message_pool_size (or the derived count), block_pool_size buffers (or
-  // 4 when `block_types` -- the factory has a type carrying a block -- and a channel allows blocks) of the
-  // largest max_block_size of a channel that allows blocks.
-  MessagePoolConfig message_pool_config(bool block_types) const;
+  // the derived count when `block_types` -- the factory has a type carrying a block -- and a channel allows
+  // blocks; `shared_blocks`: the pool takes them from a shared BlockArena) of the largest max_block_size of
+  // a channel that allows blocks.
+  MessagePoolConfig message_pool_config(bool block_types, bool shared_blocks = false) const;
 };
 
 // The limits of ConnectionConfig's own fields (channels[] have kChannelConfigLimits, endpoint has
@@ -171,6 +183,8 @@ enum class SendResult : uint8_t {
   kBlockMissing,     // a block message without its block
   kConnectionError,  // the connection is in its error state
   kNotConnected,     // Client / Server: no session yet (or any more) on this end or slot
+  kNoBlockBuffer,    // a received block (lent by its channel) sent on a reliable channel is first moved into
+                     // a block buffer of the pool's own, and none was granted (SendStatus::block_refusal)
 };
 const char* to_string(SendResult result);
 
@@ -180,6 +194,7 @@ struct SendStatus {
   size_t bits = 0;                             // the message's measured cost (type + body + block)
   // For kTooLarge: the config field that limits the size ("ChannelConfig.max_block_size", ...); else nullptr.
   const char* limit = nullptr;
+  BlockRefusal block_refusal = BlockRefusal::kNone;  // for kNoBlockBuffer: why no buffer was granted
   explicit operator bool() const { return result == SendResult::kQueued; }
 };
 
@@ -199,7 +214,9 @@ struct ConnectionCounters {
   uint64_t packets_generated = 0;       // connection packets built
   uint64_t packets_processed = 0;       // connection packets read and applied
   uint64_t packets_invalid = 0;         // refused: unreadable or breaking the window (sets the error)
-  uint64_t packets_pool_exhausted = 0;  // refused: no message slot (or block buffer) to read into (peer resends)
+  uint64_t packets_pool_exhausted = 0;  // refused: no message slot (or block buffer, or the channel's reassembly
+                                        // buffer still lent to a block the application holds) to read into
+                                        // (peer resends)
   uint64_t packets_window_busy = 0;     // refused: reliable ids past a receive window still held (peer resends)
   uint64_t packets_block_ahead = 0;     // refused: a block fragment past its channel's head, some earlier id
                                         // missing (peer resends; a correct peer never sends one)
@@ -313,6 +330,9 @@ class Connection {
   // config.max_packet_size when that is at most 1200 bytes (such a packet is sent whole, never split). What
   // a transport under the connection must carry (the stack fits it to netcode's payload).
   static EndpointConfig endpoint_config(const ConnectionConfig& config);
+  // The reliable channels of `config` that reassemble blocks for `factory` (and so lend their buffer to the
+  // pool when it holds buffers of its own).
+  static int lending_channels(const MessageFactory& factory, const ConnectionConfig& config);
 
   int channel_count() const { return config_.channel_count; }
   const ChannelCounters& channel_counters(int channel) const { return channels_[channel]->counters(); }
@@ -324,6 +344,7 @@ class Connection {
   const ConnectionConfig& config() const { return config_; }
   const PacketLayout& layout() const { return layout_; }
   Channel& channel(int index) { return *channels_[index]; }
+  const Channel& channel(int index) const { return *channels_[index]; }
   MessagePool& pool() { return *pool_; }
   const MessagePool& pool() const { return *pool_; }
   Endpoint& endpoint() { return *endpoint_; }

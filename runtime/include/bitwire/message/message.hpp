@@ -18,6 +18,10 @@
 //   block buffers of `max_block_size` bytes (or none of its own on a shared BlockArena), all allocated in the
 //   constructor; create() and release never allocate. An exhausted pool returns an empty handle and counts it
 //   (exhausted()); it never grows.
+// - Received blocks lent by a channel (BlockLender) take no pool buffer: a reliable channel on a pool with
+//   buffers of its own hands its reassembly buffer to the delivered message and takes it back when the
+//   message is released (block_lent()). The buffers below then hold what the application sends, and what
+//   the packet reader receives inline (unreliable channels) or a channel copies on a shared BlockArena.
 // - Block buffers are shared by blocks the application attaches (outgoing) and blocks a channel
 //   receives. `block_receive_reserve` of them are kept for received blocks: an application request
 //   succeeds only while more buffers are free than the reserve still owes (the reserve minus the received
@@ -196,6 +200,18 @@ class MessageFactory {
 class MessagePool;
 class ReliableOrderedChannel;
 
+// Lends received block bytes to a message without copying them into a pool buffer: a reliable channel
+// reassembles a block in its own buffer and, on a pool with buffers of its own, hands that buffer to the
+// delivered message (MessagePool's contract). The pool calls block_returned() once the message no longer
+// holds it (released, reset, or given another block); the lender keeps the bytes untouched until then.
+class BlockLender {
+ public:
+  virtual void block_returned() = 0;
+
+ protected:
+  ~BlockLender() = default;
+};
+
 // Why a block request was refused.
 enum class BlockRefusal : uint8_t {
   kNone,                  // granted
@@ -274,6 +290,11 @@ class MessageHandle {
   // free buffer, the reserve included; the buffer counts as received until released. Not for application
   // blocks, which would eat the reserve meant for receiving.
   std::span<std::byte> allocate_received_block(size_t size);
+  // True when the block was lent by its channel (a received block on a pool with buffers of its own) rather
+  // than held in a buffer of the pool: try_attach_block / try_allocate_block then take a pool buffer under
+  // the rules above (the lent bytes stay attached when refused) and give the lent one back, and
+  // Connection::send moves it into a pool buffer first, so a lent buffer never waits on the peer's acks.
+  bool block_lent() const;
 
  private:
   friend class MessagePool;
@@ -444,8 +465,14 @@ class MessagePool {
   int receive_waiters() const { return receive_waiters_; }  // received blocks waiting for a buffer
   // Application requests refused with kReservedForReceiving (a buffer was free but kept).
   uint64_t blocks_reserved_refusals() const { return blocks_reserved_refusals_; }
-  // Bytes allocated at construction (a shared arena's buffers are the arena's, not counted here).
+  // Bytes allocated at construction (a shared arena's buffers are the arena's, not counted here), the
+  // lenders' table included.
   size_t memory_bytes() const;
+  // Room for `count` BlockLenders (the reliable channels that lend it received blocks): called once by the
+  // owner at construction, before any lender registers (it allocates lender_bytes(count)). Without it no
+  // channel can lend, and received blocks are copied into pool buffers.
+  void reserve_lenders(int count);
+  static size_t lender_bytes(int count);
   // What a pool of `config` (sanitized for `factory`) allocates; `shared_blocks`: on a BlockArena.
   static size_t memory_required(const MessageFactory& factory, const MessagePoolConfig& config,
                                 bool shared_blocks = false);
@@ -458,11 +485,19 @@ class MessagePool {
   friend class MessageHandle;
   friend class ReliableOrderedChannel;
   struct SlotState {
-    uint32_t type_id = 0;
-    int32_t block = -1;   // block buffer index, or -1
+    int32_t block = -1;  // block buffer index; -1: none; -2 - i: lent by lenders_[i]
     uint32_t block_size = 0;
+    uint16_t type_id = 0;         // a factory holds at most 65536 types
     bool block_received = false;  // the buffer was taken for a received block (counts toward the reserve)
   };
+  static constexpr int32_t lent_index(int lender) { return -2 - lender; }
+  // A channel registers itself as a lender (its index, or -1 when the reserved room is taken) and
+  // unregisters before it goes; lend_block attaches `size` bytes of the lender's buffer to `message`.
+  int add_lender(BlockLender* lender, const std::byte* data);
+  void remove_lender(int lender);
+  void lend_block(MessageHandle& message, int lender, uint32_t size);
+  // Gives a lent block back to its lender (the slot then holds no block).
+  void return_lent(SlotState& state);
   // A channel's completed block starts / stops waiting for a buffer (the hand-off: while one waits, a
   // freed buffer goes to it, not to the application).
   // On an arena, only the waiters of a pool below its cap are owed arena buffers (one at its cap cannot take
@@ -512,6 +547,13 @@ class MessagePool {
   int receive_waiters_ = 0;
   uint64_t blocks_reserved_refusals_ = 0;
   BlockArena* arena_ = nullptr;  // where block buffers come from when shared (block_storage_ then empty)
+  struct Lender {
+    BlockLender* lender = nullptr;
+    const std::byte* data = nullptr;
+  };
+  std::unique_ptr<Lender[]> lenders_;
+  int lender_capacity_ = 0;
+  int lender_count_ = 0;
 };
 
 }  // namespace bitwire

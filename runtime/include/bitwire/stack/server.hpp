@@ -122,11 +122,12 @@ class Server {
   // The slot's connection, for its counters and channel state (do not reset or feed it directly).
   const Connection& connection(int client_index) const;
   // Bytes allocated for one slot, fixed at construction, each part sized from what the game declared:
-  // - the message pool: message_pool_size (0: every channel queue + one packet + 64) slots of the
-  //   factory's largest message type (its block buffers, up to block_pool_size at once, are taken from the
-  //   server's shared block_arena(), counted in memory_bytes() once, not per slot);
+  // - the message pool: message_pool_size (0: what can be alive, ConnectionConfig) slots of the factory's
+  //   largest message type, and its block_pool_size buffers for outgoing blocks (with a shared
+  //   block_arena() taken from it, counted in memory_bytes() once, not per slot);
   // - each channel: its send and receive queues, its sent-packet records and message ids, and with blocks
-  //   a block sender (per-fragment state) and receiver (one max_block_size buffer);
+  //   a block sender (per-fragment state) and receiver (one max_block_size buffer, lent to the block it
+  //   delivers when the slot owns its buffers);
   // - the Endpoint: its sequence windows and, when connection packets are at most 1200 bytes (sent whole by
   //   both ends), one packet buffer and one reassembly slot of connection.max_packet_size; larger packets
   //   keep the endpoint's own reassembly_slots x max_packet_size;

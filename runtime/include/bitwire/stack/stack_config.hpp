@@ -40,8 +40,9 @@ namespace bitwire {
 // message pool, channel queues, incoming packet, Endpoint -- and its netcode slot) + the shared block
 // buffers (stack_block_arena_memory); a config above it is refused, and sanitized() lowers max_clients (then
 // block_buffers) to fit. 4 GiB: all 4,096 slots of the default config without block types, or with them
-// and a shared arena (block_buffers = 0: 2,048 buffers; docs/client-server.md section 2); 2,284 default
-// slots that each own their block buffers; 4096 endpoints of 64 MiB (256 GiB) do not fit.
+// and a shared arena (block_buffers = 0: 2,048 buffers), and all 4,096 default slots that each own their
+// block buffers (967,635 bytes with a block type; docs/client-server.md section 2); 4096 endpoints of 64
+// MiB (256 GiB) do not fit.
 inline constexpr size_t kMaxStackServerMemoryBytes = size_t{4} << 30;
 // The most buffer memory the sized block arena takes (StackConfig::block_buffers = 0): 512 MiB, 2,048
 // buffers of 256 KiB, so that 4,096 slots and that arena fit kMaxStackServerMemoryBytes.
