@@ -218,6 +218,16 @@ template <>
 constexpr int kFields<examples::TestData> = 21;
 template <>
 constexpr int kFields<examples::CompressedProbe> = 2;
+template <>
+constexpr int kFields<examples::Handle> = 2;
+template <>
+constexpr int kFields<examples::ExpressionProbe> = 2;
+template <>
+constexpr int kFields<examples::ExtremeProbe> = 5;
+template <>
+constexpr int kFields<examples::ExtremeRow> = 4;
+template <>
+constexpr int kFields<examples::RenderBlock> = 3;
 
 template <typename M>
 void per_field(benchmark::State& state) {
@@ -498,6 +508,11 @@ BITWIRE_CORPUS_BENCH(examples, ProbeArray, random_values<examples::ProbeArray>()
 BITWIRE_CORPUS_BENCH(examples, ProbeReport, random_values<examples::ProbeReport>())
 BITWIRE_CORPUS_BENCH(examples, TestData, random_values<examples::TestData>())
 BITWIRE_CORPUS_BENCH(examples, CompressedProbe, random_values<examples::CompressedProbe>())
+BITWIRE_CORPUS_BENCH(examples, Handle, random_values<examples::Handle>())
+BITWIRE_CORPUS_BENCH(examples, ExpressionProbe, random_values<examples::ExpressionProbe>())
+BITWIRE_CORPUS_BENCH(examples, ExtremeProbe, random_values<examples::ExtremeProbe>())
+BITWIRE_CORPUS_BENCH(examples, ExtremeRow, random_values<examples::ExtremeRow>())
+BITWIRE_CORPUS_BENCH(examples, RenderBlock, random_values<examples::RenderBlock>())
 
 }  // namespace
 

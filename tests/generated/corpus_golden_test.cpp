@@ -275,6 +275,71 @@ constexpr Vector kCompressedProbe[] = {
     {3, "3ad53a"},
 };
 
+// Handle (examples/Types.schema): handle_instance (0) defaults, (1) maxima, (2) between.
+constexpr Vector kHandle[] = {
+    {3, "000000"},
+    {3, "0fe73f"},
+    {3, "d28416"},
+};
+
+// ExpressionProbe (examples/Types.schema): expression_probe_instance (0) defaults, (1) maxima, (2) between.
+constexpr Vector kExpressionProbe[] = {
+    {2, "0000"},
+    {2, "1f80"},
+    {2, "913b"},
+};
+
+// ExtremeProbe (examples/Types.schema): extreme_probe_instance (0) defaults, (1) ranged minima with the raw
+// fields at the other extremes, (2) ranged maxima, (3) between.
+constexpr Vector kExtremeProbe[] = {
+    {40, "0000000000000080000000000000008000000000000000000000000000000080ffffffffffffffff"},
+    {40, "000000000000000000000000000000000000000000000000ffffffffffffff7f0000000000000000"},
+    {40, "64000000000000806400000000000080feffffffffffffff0000000000000080ffffffffffffffff"},
+    {40, "ffffffffffffff7f0000000000000080ffffffffffffff7f2a000000000000000700000000000000"},
+};
+
+// ExtremeRow (examples/Types.schema): extreme_row_instance (0) defaults, (1) ranged minima, (2) ranged maxima
+// with the raw fields at the other extremes.
+constexpr Vector kExtremeRow[] = {
+    {32, "000000000000008000000000000000000000000000000080ffffffffffffffff"},
+    {32, "000000000000000000000000000000000000000000000080ffffffffffffffff"},
+    {32, "6400000000000080fdffffffffffffffffffffffffffff7f0000000000000000"},
+};
+
+// RenderBlock (examples/Render.schema): render_block_instance (0) no sprites, (1) 64 sprites at the extremes,
+// (2) three sprites between.
+constexpr Vector kRenderBlock[] = {
+    {9, "000000000000000000"},
+    {1113,
+     "ffffffffffffffffc0ffffffffffffffffffffffffffffffff7ffffffffffffffffffffffffffffffffffffdffffffff"
+     "fffffffffffffffffffffffff7ffffffffffffffffffffffffffffffffdfffffffffffffffffffffffffffffffff7fff"
+     "fffffffffffffffffffffffffffffffffdfffffffffffffffffffffffffffffffff7ffffffffffffffffffffffffffff"
+     "ffffdfffffffffffffffffffffffffffffffff7ffffffffffffffffffffffffffffffffffffdffffffffffffffffffff"
+     "fffffffffffff7ffffffffffffffffffffffffffffffffdfffffffffffffffffffffffffffffffff7fffffffffffffff"
+     "fffffffffffffffffffffdfffffffffffffffffffffffffffffffff7ffffffffffffffffffffffffffffffffdfffffff"
+     "ffffffffffffffffffffffffff7ffffffffffffffffffffffffffffffffffffdffffffffffffffffffffffffffffffff"
+     "f7ffffffffffffffffffffffffffffffffdfffffffffffffffffffffffffffffffff7fffffffffffffffffffffffffff"
+     "fffffffffdfffffffffffffffffffffffffffffffff7ffffffffffffffffffffffffffffffffdfffffffffffffffffff"
+     "ffffffffffffff7ffffffffffffffffffffffffffffffffffffdfffffffffffffffffffffffffffffffff7ffffffffff"
+     "ffffffffffffffffffffffdfffffffffffffffffffffffffffffffff7ffffffffffffffffffffffffffffffffffffdff"
+     "fffffffffffffffffffffffffffffff7ffffffffffffffffffffffffffffffffdfffffffffffffffffffffffffffffff"
+     "ff7ffffffffffffffffffffffffffffffffffffdfffffffffffffffffffffffffffffffff7ffffffffffffffffffffff"
+     "ffffffffffdfffffffffffffffffffffffffffffffff7ffffffffffffffffffffffffffffffffffffdffffffffffffff"
+     "fffffffffffffffffff7ffffffffffffffffffffffffffffffffdfffffffffffffffffffffffffffffffff7fffffffff"
+     "fffffffffffffffffffffffffffdfffffffffffffffffffffffffffffffff7ffffffffffffffffffffffffffffffffdf"
+     "ffffffffffffffffffffffffffffffff7ffffffffffffffffffffffffffffffffffffdffffffffffffffffffffffffff"
+     "fffffff7ffffffffffffffffffffffffffffffffdfffffffffffffffffffffffffffffffff7fffffffffffffffffffff"
+     "fffffffffffffffdfffffffffffffffffffffffffffffffff7ffffffffffffffffffffffffffffffffdfffffffffffff"
+     "ffffffffffffffffffff7ffffffffffffffffffffffffffffffffffffdfffffffffffffffffffffffffffffffff7ffff"
+     "ffffffffffffffffffffffffffffdfffffffffffffffffffffffffffffffff7fffffffffffffffffffffffffffffffff"
+     "fffdfffffffffffffffffffffffffffffffff7ffffffffffffffffffffffffffffffffdfffffffffffffffffffffffff"
+     "ffffffff7ffffffffffffffffffffffffffffffffffffdfffffffffffffffffffffffffffffffff7ffffffffffffffff"
+     "ffffffffffffffff5f"},
+    {61,
+     "030000000300000083f7e6d5c4b3a29100f40100802600000000e09b5713cf8a4602d207000034010000508a6f5e4d3c"
+     "2b1a09501f0000380700008012"},
+};
+
 template <typename T>
 std::vector<std::byte> write(const T& m) {
   std::vector<std::byte> buffer(T::MaxBytes + 8);
@@ -463,6 +528,72 @@ TEST(CorpusGolden, CompressedProbe) {
     expect_golden(examples::compressed_probe_instance(which), kCompressedProbe[which].hex,
                   kCompressedProbe[which].bytes);
   }
+}
+
+TEST(CorpusGolden, Handle) {
+  for (int which = 0; which < 3; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::handle_instance(which), kHandle[which].hex, kHandle[which].bytes);
+  }
+}
+
+TEST(CorpusGolden, ExpressionProbe) {
+  for (int which = 0; which < 3; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::expression_probe_instance(which), kExpressionProbe[which].hex,
+                  kExpressionProbe[which].bytes);
+  }
+}
+
+// spin_rate is an 11-bit offset from 1024 whose largest value is 1024 (2048): 1025 is refused, as schema's
+// reader refuses it.
+TEST(CorpusGolden, ExpressionProbeOffsetPastTheMaximumIsRefused) {
+  const std::vector<std::byte> bytes = from_hex("2080");  // hardpoint_index 0, spin_rate offset 1025
+  examples::ExpressionProbe back;
+  bitwire::ReadStream in(std::span<const std::byte>(bytes.data(), bytes.size()));
+  EXPECT_FALSE(back.serialize(in));
+  EXPECT_EQ(in.error(), bitwire::ReadError::kValueOutOfRange);
+  const std::vector<std::byte> largest = from_hex("0080");  // offset 1024
+  examples::ExpressionProbe ok;
+  bitwire::ReadStream again(std::span<const std::byte>(largest.data(), largest.size()));
+  EXPECT_TRUE(ok.serialize(again));
+  EXPECT_EQ(ok.spin_rate, 2048);
+}
+
+TEST(CorpusGolden, ExtremeProbe) {
+  for (int which = 0; which < 4; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::extreme_probe_instance(which), kExtremeProbe[which].hex, kExtremeProbe[which].bytes);
+  }
+}
+
+TEST(CorpusGolden, ExtremeRow) {
+  for (int which = 0; which < 3; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::extreme_row_instance(which), kExtremeRow[which].hex, kExtremeRow[which].bytes);
+  }
+}
+
+TEST(CorpusGolden, RenderBlock) {
+  for (int which = 0; which < 3; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::render_block_instance(which), kRenderBlock[which].hex, kRenderBlock[which].bytes);
+  }
+}
+
+// The sprite count is 7 bits (bits_required(0, 64)) at bit 64: 65 is refused, as schema's reader refuses it.
+TEST(CorpusGolden, RenderBlockCountOverTheMaximumIsRefused) {
+  std::vector<std::byte> bytes(9 + 64 * 18, std::byte{0});
+  bytes[8] = static_cast<std::byte>(65);
+  examples::RenderBlock back;
+  bitwire::ReadStream in(std::span<const std::byte>(bytes.data(), bytes.size()));
+  EXPECT_FALSE(back.serialize(in));
+  EXPECT_EQ(in.error(), bitwire::ReadError::kInvalidCount);
+  bytes[8] = static_cast<std::byte>(64);
+  examples::RenderBlock ok;
+  bitwire::ReadStream again(std::span<const std::byte>(bytes.data(), bytes.size()));
+  EXPECT_TRUE(ok.serialize(again));
+  EXPECT_EQ(ok.sprites.size(), 64u);
 }
 
 TEST(CorpusGolden, HeartbeatIsEmpty) { EXPECT_TRUE(write(examples::Heartbeat{}).empty()); }

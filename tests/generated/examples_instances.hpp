@@ -314,4 +314,101 @@ inline CompressedProbe compressed_probe_instance(int which) {
   return m;
 }
 
+// Handle: (0) defaults, (1) both at their maxima, (2) values between.
+inline Handle handle_instance(int which) {
+  Handle m;
+  if (which == 1) {
+    m.object_id = MaxObjects - 1;
+    m.object_sequence = 255;
+  } else if (which == 2) {
+    m.object_id = 1234;
+    m.object_sequence = 0x5A;
+  }
+  return m;
+}
+
+// ExpressionProbe: (0) defaults (spin_rate at its minimum, 1024), (1) both at their maxima, (2) between.
+inline ExpressionProbe expression_probe_instance(int which) {
+  ExpressionProbe m;
+  if (which == 1) {
+    m.hardpoint_index = 31;
+    m.spin_rate = 2048;
+  } else if (which == 2) {
+    m.hardpoint_index = 17;
+    m.spin_rate = 1500;
+  }
+  return m;
+}
+
+// ExtremeProbe: (0) defaults, (1) the ranged fields at their minima, the raw ones at the opposite extremes,
+// (2) the ranged fields at their maxima, (3) values between.
+inline ExtremeProbe extreme_probe_instance(int which) {
+  ExtremeProbe m;
+  if (which == 1) {
+    m.floor_bound = std::numeric_limits<int64_t>::min();
+    m.doubled_floor = std::numeric_limits<int64_t>::min();
+    m.ceiling_range = 1;
+    m.floor_default = std::numeric_limits<int64_t>::max();
+    m.ceiling_default = 0;
+  } else if (which == 2) {
+    m.floor_bound = 100;
+    m.doubled_floor = 100;
+    m.ceiling_range = UINT64_MAX;
+  } else if (which == 3) {
+    m.floor_bound = -1;
+    m.doubled_floor = 0;
+    m.ceiling_range = uint64_t{1} << 63;
+    m.floor_default = 42;
+    m.ceiling_default = 7;
+  }
+  return m;
+}
+
+// ExtremeRow: (0) defaults, (1) the ranged fields at their minima, (2) at their maxima with the raw ones at
+// the opposite extremes.
+inline ExtremeRow extreme_row_instance(int which) {
+  ExtremeRow m;
+  if (which == 1) {
+    m.clamped_floor = std::numeric_limits<int64_t>::min();
+    m.clamped_ceiling = 1;
+  } else if (which == 2) {
+    m.clamped_floor = 100;
+    m.clamped_ceiling = UINT64_MAX - 1;
+    m.floor_def = std::numeric_limits<int64_t>::max();
+    m.ceiling_def = 0;
+  }
+  return m;
+}
+
+// RenderBlock: (0) no sprites, (1) 64 sprites at the extremes, (2) three sprites between.
+inline RenderBlock render_block_instance(int which) {
+  RenderBlock m;
+  if (which == 1) {
+    m.worker_index = UINT32_MAX;
+    m.sprite_count_hint = UINT32_MAX;
+    for (int i = 0; i < RenderBlockMaxSprites; ++i) {
+      RenderSprite sprite;
+      sprite.sort_key = UINT64_MAX;
+      sprite.mesh_id = UINT32_MAX;
+      sprite.material_id = UINT32_MAX;
+      sprite.layer = 255;
+      sprite.team = Team::Blue;
+      (void)m.sprites.push_back(sprite);
+    }
+  } else if (which == 2) {
+    m.worker_index = 3;
+    m.sprite_count_hint = 3;
+    for (int i = 0; i < 3; ++i) {
+      RenderSprite sprite;
+      sprite.sort_key = 0x0123456789ABCDEFull + static_cast<uint64_t>(i);
+      sprite.mesh_id = 1000u + static_cast<uint32_t>(i);
+      sprite.material_id = 77u * static_cast<uint32_t>(i + 1);
+      sprite.layer = static_cast<uint8_t>(i * 40);
+      sprite.team = static_cast<Team>(i);
+      (void)m.sprites.push_back(sprite);
+    }
+  }
+  return m;
+}
+
 }  // namespace examples

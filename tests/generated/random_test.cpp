@@ -119,7 +119,8 @@ using Types =
                      examples::Block, examples::Chat, examples::Synchronize, examples::Timescale,
                      examples::ProbeHeader, examples::ProbeBits, examples::RigidBody, examples::InputPacket,
                      examples::ShipCreate, examples::ProbeArray, examples::ProbeReport, examples::TestData,
-                     examples::CompressedProbe>;
+                     examples::CompressedProbe, examples::Handle, examples::ExpressionProbe,
+                     examples::ExtremeProbe, examples::ExtremeRow, examples::RenderBlock>;
 TYPED_TEST_SUITE(RandomInstances, Types);
 
 TYPED_TEST(RandomInstances, ValidateWriteMeasureReadBackEqual) {

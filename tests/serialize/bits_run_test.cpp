@@ -11,6 +11,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bitwire/serialize/bits.hpp"
@@ -247,6 +248,110 @@ TEST(ReadRun, ShortSpansMatchTheWireFromEveryStartBitInsideAHeapBlockOfTheirSize
         ASSERT_NO_FATAL_FAILURE((check_short_span_run<128>(span, state)));
       }
     }
+  }
+}
+
+// ---- Runs at a start the compiler knows: exactly the run's bytes ----
+
+// detail::load_le_exact<N>: the N bytes at its pointer as a little-endian word, nothing above them.
+template <size_t kCount>
+void check_exact_load(std::span<const std::byte> span) {
+  ASSERT_EQ(span.size(), kCount);
+  EXPECT_EQ(detail::load_le_exact<kCount>(span.data()), wire_bits(span, 0, static_cast<int>(kCount * 8)))
+      << kCount << " bytes";
+}
+
+template <size_t... kCounts>
+void check_exact_loads(GuardedPages& pages, uint64_t& state, std::index_sequence<kCounts...>) {
+  (
+      [&] {
+        constexpr size_t kCount = kCounts + 1;
+        auto heap = std::make_unique<std::byte[]>(kCount);
+        for (const std::span<std::byte> span :
+             {std::span<std::byte>(heap.get(), kCount), pages.at_end(kCount), pages.at_start(kCount)}) {
+          for (std::byte& b : span) b = static_cast<std::byte>(splitmix64(state) | 0x80);  // no zero byte
+          check_exact_load<kCount>(span);
+        }
+      }(),
+      ...);
+}
+
+TEST(LoadLeExact, GivesItsBytesAndTouchesNoOther) {
+  BITWIRE_SEEDED_TEST_SEED(0xB175'0016);
+  uint64_t state = seed;
+  GuardedPages pages(64);
+  ASSERT_TRUE(pages.ok());
+  check_exact_loads(pages, state, std::make_index_sequence<8>{});
+}
+
+// A run of one chunk at a constant bit of a fresh stream (kStart bits read first, in constant widths), as
+// in a generated reader's first run: with optimization the compilers see the start as a constant and
+// ReadRun::load() loads exactly the run's bytes (a constant count) with no test of the span's size. Over
+// spans of exactly the bytes the run reaches, and longer ones, against an inaccessible page on either side
+// (a byte loaded past the run faults): the fields equal the wire's bits, the cursor ends after the run, and
+// a span without the run's last byte refuses the run without consuming anything.
+template <size_t kStart, size_t kBits>
+void check_constant_start_run(GuardedPages& pages, uint64_t& state) {
+  constexpr size_t kBytes = (kStart + kBits + 7) / 8;
+  for (const size_t size : {kBytes, kBytes + 1, kBytes + 9}) {
+    for (const std::span<std::byte> span : {pages.at_end(size), pages.at_start(size)}) {
+      for (std::byte& b : span) b = static_cast<std::byte>(splitmix64(state));
+      const std::vector<int> widths = run_widths(kBits, state);
+      ReadStream stream(span);
+      uint64_t skipped = 0;
+      if constexpr (kStart != 0) {
+        ASSERT_TRUE(stream.read_bits(skipped, static_cast<int>(kStart)));
+      }
+      ReadRun<kBits> run(stream);
+      ASSERT_TRUE(run.load()) << "start " << kStart << ", run of " << kBits << ", span of " << size;
+      size_t at = kStart;
+      for (const int bits : widths) {
+        uint64_t got = ~uint64_t{0};
+        ASSERT_TRUE(run.read_bits(got, bits));
+        ASSERT_EQ(got, wire_bits(span, at, bits))
+            << "start " << kStart << ", run of " << kBits << ", " << bits << " bits at " << at;
+        at += static_cast<size_t>(bits);
+      }
+      ASSERT_TRUE(run.finish());
+      EXPECT_EQ(stream.bits_processed(), kStart + kBits);
+      EXPECT_FALSE(stream.failed());
+    }
+  }
+  // A span without the run's last byte refuses the run.
+  {
+    const std::span<std::byte> span = pages.at_end(kBytes - 1);
+    ReadStream stream(span);
+    uint64_t skipped = 0;
+    if constexpr (kStart != 0) {
+      if (kStart > span.size() * 8) return;
+      ASSERT_TRUE(stream.read_bits(skipped, static_cast<int>(kStart)));
+    }
+    ReadRun<kBits> run(stream);
+    EXPECT_FALSE(run.load());
+    EXPECT_EQ(stream.bits_processed(), kStart);
+    EXPECT_FALSE(stream.failed());
+  }
+}
+
+template <size_t kStart, size_t... kBits>
+void check_constant_start_runs(GuardedPages& pages, uint64_t& state) {
+  (check_constant_start_run<kStart, kBits>(pages, state), ...);
+}
+
+TEST(ReadRun, ARunAtAConstantStartLoadsExactlyItsBytesAgainstInaccessiblePages) {
+  BITWIRE_SEEDED_TEST_SEED(0xB175'0017);
+  uint64_t state = seed;
+  GuardedPages pages(64);
+  ASSERT_TRUE(pages.ok());
+  // Runs whose bytes number 1 to 8 from every bit of the first byte (and one start past it).
+  for (int round = 0; round < 8; ++round) {
+    ASSERT_NO_FATAL_FAILURE(
+        (check_constant_start_runs<0, 1, 8, 9, 16, 17, 24, 25, 32, 33, 40, 41, 48, 49, 56>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((
+        check_constant_start_runs<1, 1, 7, 8, 15, 16, 23, 24, 31, 32, 39, 40, 47, 48, 55, 56>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((check_constant_start_runs<3, 5, 6, 13, 21, 29, 37, 45, 53, 56>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((check_constant_start_runs<7, 1, 2, 9, 17, 25, 33, 41, 49, 56>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((check_constant_start_runs<13, 3, 19, 35, 51, 56>(pages, state)));
   }
 }
 

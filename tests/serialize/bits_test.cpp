@@ -273,6 +273,51 @@ TEST(BitStream, ByteBlocksAtEveryByteOffsetWithinAWord) {
   }
 }
 
+// A byte block's last partial word is already in the buffer when the block ends (the copy stored it), so a
+// flush right after a block stores nothing more; bits written after the block are stored, by a flush or as
+// a whole word. From every byte offset within a word, blocks of every length up to two words, then a flush,
+// then nothing, a few bits, a byte, or enough bits to complete the word and more, then a flush: the bytes
+// are the reference's and nothing past them is touched.
+TEST(BitStream, AFlushAfterAByteBlockStoresOnlyWhatFollowsIt) {
+  BITWIRE_SEEDED_TEST_SEED(0xB175'0018);
+  uint64_t state = seed;
+  for (int prefix_bytes = 0; prefix_bytes <= 9; ++prefix_bytes) {
+    for (size_t count = 0; count <= 17; ++count) {
+      for (const int after : {0, 3, 8, 61, 64, 70}) {
+        SCOPED_TRACE(std::to_string(count) + " bytes after " + std::to_string(prefix_bytes) + ", then " +
+                     std::to_string(after) + " bits");
+        std::vector<Op> head;
+        for (int b = 0; b < prefix_bytes; ++b) head.push_back(bits_op(splitmix64(state), 8));
+        std::vector<uint8_t> block(count);
+        for (uint8_t& b : block) b = static_cast<uint8_t>(splitmix64(state));
+        head.push_back(bytes_op(block));
+        std::vector<Op> tail;
+        for (int left = after; left > 0;) {
+          const int bits = std::min(left, 1 + static_cast<int>(splitmix64(state) % 64));
+          tail.push_back(bits_op(splitmix64(state), bits));
+          left -= bits;
+        }
+        std::vector<Op> all = head;
+        all.insert(all.end(), tail.begin(), tail.end());
+        Reference reference;
+        reference.run(all);
+
+        std::vector<std::byte> buffer(reference.bytes().size() + 16, kCanary);
+        BitWriter writer(buffer);
+        write_ops(writer, head);
+        writer.flush();
+        write_ops(writer, tail);
+        writer.flush();
+        ASSERT_EQ(writer.bytes_written(), reference.bytes().size());
+        EXPECT_EQ(to_vector(std::span(buffer).first(reference.bytes().size())), reference.bytes());
+        for (size_t i = reference.bytes().size(); i < buffer.size(); ++i) {
+          ASSERT_EQ(buffer[i], kCanary) << "byte " << i << " past the stream was written";
+        }
+      }
+    }
+  }
+}
+
 TEST(BitStream, AlignPadsWithZerosToTheNextByte) {
   for (int offset = 0; offset < 72; ++offset) {
     SCOPED_TRACE("offset " + std::to_string(offset));

@@ -76,6 +76,7 @@ class BitWriter {
       detail::store_le64(data_ + word_index_ * 8, scratch_);
       ++word_index_;
       scratch_bits_ -= 64;
+      stored_bits_ = 0;
       // The bits of `value` that did not fit; shifting in two steps keeps a 64-bit shift defined.
       scratch_ = (value >> 1) >> (static_cast<unsigned>(bits) - scratch_bits_ - 1);
     }
@@ -100,6 +101,7 @@ class BitWriter {
     const size_t end = start + count;
     word_index_ = end / 8;
     scratch_bits_ = static_cast<unsigned>(end % 8) * 8;
+    stored_bits_ = scratch_bits_;  // the memcpy stored them
     if (scratch_bits_ == 0) {
       scratch_ = 0;
     } else if (count >= 8) {
@@ -113,9 +115,11 @@ class BitWriter {
   }
 
   // Stores the pending partial word (only the bytes that hold written bits). Idempotent; writing may
-  // continue afterwards.
+  // continue afterwards. Nothing when the partial word's bits are all in the buffer already: the tail of a
+  // byte block that nothing followed (the compiler folds the test where the writes are inlined, so a
+  // message that ends with bytes or a string has no flush at all).
   BITWIRE_FORCE_INLINE void flush() {
-    if (scratch_bits_ != 0) detail::store_le_partial(data_ + word_index_ * 8, scratch_, (scratch_bits_ + 7) / 8);
+    if (scratch_bits_ > stored_bits_) store_short(data_ + word_index_ * 8, scratch_, (scratch_bits_ + 7) / 8);
   }
 
   BITWIRE_FORCE_INLINE size_t bits_written() const { return word_index_ * 64 + scratch_bits_; }
@@ -125,11 +129,38 @@ class BitWriter {
   BITWIRE_FORCE_INLINE int align_bits() const { return static_cast<int>((8 - scratch_bits_ % 8) % 8); }
 
  private:
+  // The low `count` (in [1, 8]) bytes of `value`, little-endian, and not a byte more: two overlapping
+  // fixed-size stores (the first and the last 4 bytes when count >= 4, else the first and the last 2), or
+  // the one byte; the bytes both stores write get the same value. One or two branches where the count is
+  // not a constant, against three for the 4-2-1 split.
+  BITWIRE_FORCE_INLINE static void store_short(std::byte* at, uint64_t value, size_t count) {
+    BITWIRE_ASSERT(count >= 1 && count <= 8);
+    if (count >= 4) {
+      store_le<uint32_t>(at, static_cast<uint32_t>(value));
+      store_le<uint32_t>(at + count - 4, static_cast<uint32_t>(value >> ((count - 4) * 8)));
+    } else if (count >= 2) {
+      store_le<uint16_t>(at, static_cast<uint16_t>(value));
+      store_le<uint16_t>(at + count - 2, static_cast<uint16_t>(value >> ((count - 2) * 8)));
+    } else {
+      at[0] = static_cast<std::byte>(value);
+    }
+  }
+
+  template <typename T>
+  BITWIRE_FORCE_INLINE static void store_le(std::byte* at, T value) {
+    if constexpr (!detail::kLittleEndianHost) {
+      if constexpr (sizeof(T) == 4) value = __builtin_bswap32(value);
+      if constexpr (sizeof(T) == 2) value = __builtin_bswap16(value);
+    }
+    detail::store_raw<T>(at, value);
+  }
+
   std::byte* data_ = nullptr;
   size_t capacity_bits_ = 0;
   uint64_t scratch_ = 0;
   unsigned scratch_bits_ = 0;  // bits pending in scratch_, always < 64 between calls
   size_t word_index_ = 0;      // index of the word scratch_ will be stored to
+  unsigned stored_bits_ = 0;   // the first bits of scratch_ already in the buffer (a byte block's tail)
 };
 
 // The reader is a bit cursor over the span, not a scratch word: every read is one unaligned 8-byte load
@@ -149,7 +180,7 @@ class BitReader {
       : data_(buffer.data()),
         size_bytes_(buffer.size()),
         total_bits_(buffer.size() * 8),
-        fast_end_(buffer.size() >= 8 ? (buffer.size() - 7) * 8 : 0) {}
+        fast_end_(static_cast<ptrdiff_t>(buffer.size() * 8) - 56) {}
 
   // True when `bits` more bits are inside the buffer (and the reader has not been poisoned).
   BITWIRE_FORCE_INLINE bool can_read(size_t bits) const { return bits <= total_bits_ - position_; }
@@ -215,7 +246,7 @@ class BitReader {
  private:
   // bits in [1, kFastBits].
   BITWIRE_FORCE_INLINE bool read_narrow(uint64_t& value, int bits) {
-    if (position_ < fast_end_) [[likely]] {
+    if (static_cast<ptrdiff_t>(position_) < fast_end_) [[likely]] {
       // position_ / 8 + 8 <= size: the load is inside the span, and so are the `bits` bits after the
       // cursor (position_ % 8 + bits <= 64).
       value = (detail::load_le64(data_ + position_ / 8) >> (position_ % 8)) & low_mask(bits);
@@ -247,7 +278,9 @@ class BitReader {
   const std::byte* data_ = nullptr;
   size_t size_bytes_ = 0;
   size_t total_bits_ = 0;  // the readable end; poison pulls it back to the cursor
-  size_t fast_end_ = 0;    // positions below this have 8 bytes from their byte inside the span
+  // Positions below this have 8 bytes from their byte inside the span: (size - 7) * 8, signed so that a
+  // span under 8 bytes needs no clamp (it is then at most 0, below every position).
+  ptrdiff_t fast_end_ = 0;
   size_t position_ = 0;    // bits read so far
 };
 

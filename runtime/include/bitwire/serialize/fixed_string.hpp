@@ -86,6 +86,11 @@ class FixedString {
     length_ = static_cast<Length>(length);
     buffer_[length] = '\0';
   }
+  // set_length for a text already terminated at `length` (<= N, asserted): only the length is stored.
+  BITWIRE_FORCE_INLINE void set_terminated_length(size_t length) {
+    BITWIRE_ASSERT(length <= N && buffer_[length] == '\0');
+    length_ = static_cast<Length>(length);
+  }
 
   friend bool operator==(const FixedString& a, const FixedString& b) { return a.view() == b.view(); }
   friend bool operator==(const FixedString& a, std::string_view b) { return a.view() == b; }

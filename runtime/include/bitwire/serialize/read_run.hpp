@@ -12,7 +12,8 @@
 //     ... the same fields, serialized on stream_ ...
 //   }
 //
-// load() succeeds when the whole run lies inside the span (a span under 8 bytes is loaded whole); then
+// load() succeeds when the whole run lies inside the span (a span under 8 bytes is loaded whole, and a
+// run of one chunk at a start the compiler knows loads exactly its own bytes); then
 // every read is a shift and a mask with constant amounts once the cursor's start is known (one variable
 // shift per 56 bits when it is not), with no bounds test. A field that straddles two 56-bit chunks (every
 // 64-bit field) is instead one 8-byte load at its own first byte, when those 8 bytes are run bytes: a
@@ -40,6 +41,24 @@
 #include "bitwire/serialize/stream.hpp"
 
 namespace bitwire {
+
+namespace detail {
+
+// The `kCount` (in [1, 8]) bytes at `at` as the low bytes of a little-endian word, the rest zero: fixed-size
+// loads of those bytes only (two overlapping 4-byte loads for 7; 4-2-1 for the others under 8).
+template <size_t kCount>
+BITWIRE_FORCE_INLINE uint64_t load_le_exact(const std::byte* at) {
+  static_assert(kCount >= 1 && kCount <= 8, "one to eight bytes");
+  if constexpr (kCount == 8) {
+    return load_le64(at);
+  } else if constexpr (kCount == 7) {
+    return load_le_partial(at, 4) | (load_le_partial(at + 3, 4) << 24);
+  } else {
+    return load_le_partial(at, kCount);
+  }
+}
+
+}  // namespace detail
 
 // Whether generated code reads runs through a ReadRun on this stream type (a ReadRun itself, or any other
 // reading stream, reads field by field).
@@ -75,19 +94,31 @@ class ReadRun {
       if (start_ % 8 != 0) return false;
     }
     const std::byte* data = reader.data();
-    if (reader.size_bytes() < 8) {
-      // A whole message under 8 bytes: the span's bytes (two overlapping fixed-size loads), shifted to the
-      // run's first bit. A run that fits such a span is one chunk; a longer one cannot fit it. The span
-      // holds at least the run's bytes (bits_remaining() <= size_bytes() * 8), so a run of more than 24
-      // bits needs no test of the size at all.
-      if constexpr (kChunks == 1) {
+    if constexpr (kChunks == 1) {
+      if (__builtin_constant_p(start_)) {
+        // The run's start is a constant after inlining (a run at a known bit of a fresh stream): load exactly
+        // the run's bytes, [start / 8, end), a constant count, whatever the span's size. They lie inside the
+        // span (bits_remaining() >= kBits), so no test of the size, no short-span branches.
+        constexpr size_t kMinBytes = (kBits + 7) / 8;  // at start % 8 == 0; one more byte at most otherwise
+        const size_t first = start_ / 8;
+        const auto shift = static_cast<unsigned>(start_ % 8);
+        const uint64_t bytes = (shift + kBits + 7) / 8 == kMinBytes
+                                   ? detail::load_le_exact<kMinBytes>(data + first)
+                                   : detail::load_le_exact<kMinBytes + 1>(data + first);
+        chunks_[0] = bytes >> shift;
+        return true;
+      }
+      if (reader.size_bytes() < 8) {
+        // A whole message under 8 bytes: the span's bytes (two overlapping fixed-size loads), shifted to the
+        // run's first bit. The span holds at least the run's bytes (bits_remaining() <= size_bytes() * 8), so
+        // a run of more than 24 bits needs no test of the size at all.
         constexpr size_t kMinSpan = (kBits + 7) / 8;
         chunks_[0] = detail::load_le_short<kMinSpan>(data, reader.size_bytes()) >> start_;
         return true;
-      } else {
-        return false;
       }
     }
+    // A run of more than one chunk (over 56 bits) that fits the span proves the span holds 8 bytes or more:
+    // bits_remaining() <= size_bytes() * 8.
     const size_t end = (start_ + kBits + 7) / 8;  // one past the run's last byte: end <= size
     const size_t last_end = end < 8 ? 8 : end;    // the last load's end: still inside the span
     const size_t first = start_ / 8;

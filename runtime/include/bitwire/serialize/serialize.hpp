@@ -607,7 +607,8 @@ template <typename Stream, size_t N>
 BITWIRE_FORCE_INLINE bool serialize_string(Stream& stream, FixedString<N>& text) {
   uint32_t length = static_cast<uint32_t>(text.size());
   const bool ok = detail::serialize_string_text(stream, text.storage(), length, static_cast<uint32_t>(N));
-  if constexpr (Stream::kIsReading) text.set_length(length);
+  // A read leaves the text terminated after `length` (0 when refused): only the length is stored.
+  if constexpr (Stream::kIsReading) text.set_terminated_length(length);
   return ok;
 }
 

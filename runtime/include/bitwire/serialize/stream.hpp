@@ -138,15 +138,21 @@ class ReadStream {
     return true;
   }
 
-  // Consumes the padding to the next byte boundary; it must be zero.
+  // Consumes the padding to the next byte boundary; it must be zero. The padding is the rest of the
+  // cursor's byte: one bounds test, then that byte alone, shifted by the cursor's bit (a constant where the
+  // cursor is), instead of an 8-byte read and a mask.
   BITWIRE_FORCE_INLINE bool read_align() {
     if (failed()) return false;
     const int padding = reader_.align_bits();
     if (padding == 0) return true;
     const size_t start = reader_.bits_read();
-    uint64_t value = 0;
-    if (!read_bits(value, padding)) return false;
-    if (value != 0) return fail_at(ReadError::kNonZeroPadding, start);
+    if (!reader_.can_read(static_cast<size_t>(padding))) [[unlikely]]
+      return fail_at(ReadError::kPastEnd, start);
+    // can_read: the cursor's byte, start / 8, is inside the span.
+    const unsigned byte = std::to_integer<unsigned>(reader_.data()[start / 8]);
+    reader_.skip(static_cast<size_t>(padding));
+    if ((byte >> (start % 8)) != 0) [[unlikely]]
+      return fail_at(ReadError::kNonZeroPadding, start);
     return true;
   }
 

@@ -300,15 +300,20 @@ inline constexpr unsigned char kSecondHigh[16] = {
 // clang-format on
 }  // namespace utf8_lookup
 
-// What the CPU has, asked once per process (the first call; thread-safe), then a load of the cached
-// answer: bit 0 SSSE3, bit 1 AVX2 (with the OS saving the YMM registers, which __builtin_cpu_supports
-// checks).
+// What the CPU has: bit 0 SSSE3, bit 1 AVX2 (with the OS saving the YMM registers, which
+// __builtin_cpu_supports checks).
+inline unsigned utf8_detect_cpu_features() {
+  __builtin_cpu_init();
+  return (__builtin_cpu_supports("ssse3") ? 1u : 0u) | (__builtin_cpu_supports("avx2") ? 2u : 0u);
+}
+
+// Asked once per process, while static objects are initialized (before main, one thread), so a check is a
+// plain load with no guard to test. Zero (no vector extension: the SSE2 path, correct on every x86-64)
+// for a check made by another static object's initializer before this one has run.
+inline const unsigned kUtf8CpuFeatures = utf8_detect_cpu_features();
+
 inline unsigned utf8_cpu_features() {
-  static const unsigned features = [] {
-    __builtin_cpu_init();
-    return (__builtin_cpu_supports("ssse3") ? 1u : 0u) | (__builtin_cpu_supports("avx2") ? 2u : 0u);
-  }();
-  return features;
+  return kUtf8CpuFeatures;
 }
 #endif
 
@@ -424,23 +429,75 @@ BITWIRE_UTF8_AVX2_INLINE __m256i utf8_load32(const unsigned char* at) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
 }
 
+// The constants of utf8_block_errors_avx2 as 32-byte rows in memory: the three lookup tables (each in both
+// lanes) and four byte splats.
+struct alignas(32) Utf8Avx2Row {
+  unsigned char bytes[32];
+};
+
+constexpr Utf8Avx2Row utf8_avx2_table_row(const unsigned char (&table)[16]) {
+  Utf8Avx2Row row{};
+  for (int i = 0; i < 32; ++i) row.bytes[i] = table[i % 16];
+  return row;
+}
+
+constexpr Utf8Avx2Row utf8_avx2_splat_row(unsigned char byte) {
+  Utf8Avx2Row row{};
+  for (unsigned char& b : row.bytes) b = byte;
+  return row;
+}
+
+inline constexpr Utf8Avx2Row kUtf8Avx2Rows[7] = {utf8_avx2_table_row(utf8_lookup::kFirstHigh),
+                                                 utf8_avx2_table_row(utf8_lookup::kFirstLow),
+                                                 utf8_avx2_table_row(utf8_lookup::kSecondHigh),
+                                                 utf8_avx2_splat_row(0x0F),
+                                                 utf8_avx2_splat_row(0xE0 - 0x80),
+                                                 utf8_avx2_splat_row(0xF0 - 0x80),
+                                                 utf8_avx2_splat_row(0x80)};
+
+// The constants, made once per text: the tables in registers, the splats read from their rows at each
+// block. g++ sees their values and rebuilds each splat (a 64-bit immediate, a move and a broadcast) in
+// every inlined copy of the block check, and keeping all seven in registers spills some to an aligned
+// stack frame; read through a pointer it cannot see through (an empty asm, no instruction), the splats are
+// memory operands and the tables stay in registers. clang++ loads them from memory as they are.
+struct Utf8Avx2Constants {
+  __m256i first_high, first_low, second_high;
+  const Utf8Avx2Row* rows;
+
+  BITWIRE_UTF8_AVX2_INLINE static Utf8Avx2Constants make() {
+    const Utf8Avx2Row* rows = kUtf8Avx2Rows;
+    return {row(rows, 0), row(rows, 1), row(rows, 2), rows};
+  }
+
+  // Row k (3: 0x0F, 4: 0xE0 - 0x80, 5: 0xF0 - 0x80, 6: 0x80).
+  BITWIRE_UTF8_AVX2_INLINE __m256i splat(int k) const {
+    const Utf8Avx2Row* at = rows;
+#if !defined(__clang__)
+    asm("" : "+r"(at));
+#endif
+    return row(at, k);
+  }
+
+  BITWIRE_UTF8_AVX2_INLINE static __m256i row(const Utf8Avx2Row* rows, int k) {
+    return _mm256_load_si256(reinterpret_cast<const __m256i*>(rows[k].bytes));
+  }
+};
+
 // Non-zero in every byte of the 32 at `current` that breaks Table 3-7, given the bytes one, two and three
 // positions before each (NUL and a sequence cut off by the end of the text aside). Position-local, so a
 // byte checked twice gets the same answer.
 BITWIRE_UTF8_AVX2_INLINE __m256i utf8_block_errors_avx2(__m256i current, __m256i previous1, __m256i previous2,
-                                                        __m256i previous3, __m256i first_high,
-                                                        __m256i first_low, __m256i second_high) {
-  const __m256i nibble = utf8_splat32(0x0F);
+                                                        __m256i previous3, const Utf8Avx2Constants& c) {
+  const __m256i nibble = c.splat(3);
   const __m256i pair = _mm256_and_si256(
       _mm256_and_si256(
-          _mm256_shuffle_epi8(first_high, _mm256_and_si256(_mm256_srli_epi16(previous1, 4), nibble)),
-          _mm256_shuffle_epi8(first_low, _mm256_and_si256(previous1, nibble))),
-      _mm256_shuffle_epi8(second_high, _mm256_and_si256(_mm256_srli_epi16(current, 4), nibble)));
+          _mm256_shuffle_epi8(c.first_high, _mm256_and_si256(_mm256_srli_epi16(previous1, 4), nibble)),
+          _mm256_shuffle_epi8(c.first_low, _mm256_and_si256(previous1, nibble))),
+      _mm256_shuffle_epi8(c.second_high, _mm256_and_si256(_mm256_srli_epi16(current, 4), nibble)));
   // Bit 7 set where a third (two back >= 0xE0) or fourth (three back >= 0xF0) byte is due.
-  const __m256i due =
-      _mm256_and_si256(_mm256_or_si256(_mm256_subs_epu8(previous2, utf8_splat32(0xE0 - 0x80)),
-                                       _mm256_subs_epu8(previous3, utf8_splat32(0xF0 - 0x80))),
-                       utf8_splat32(0x80));
+  const __m256i due = _mm256_and_si256(
+      _mm256_or_si256(_mm256_subs_epu8(previous2, c.splat(4)), _mm256_subs_epu8(previous3, c.splat(5))),
+      c.splat(6));
   return _mm256_xor_si256(pair, due);
 }
 
@@ -465,9 +522,7 @@ BITWIRE_UTF8_AVX2_INLINE __m256i utf8_block_errors_avx2(__m256i current, __m256i
     }
     at = size - 32;  // every byte before it is ASCII (it lies in the blocks above)
   }
-  const __m256i first_high = utf8_table32(utf8_lookup::kFirstHigh);
-  const __m256i first_low = utf8_table32(utf8_lookup::kFirstLow);
-  const __m256i second_high = utf8_table32(utf8_lookup::kSecondHigh);
+  const Utf8Avx2Constants constants = Utf8Avx2Constants::make();
   // From `at` on, the full check. The bytes before `at` are ASCII, so no sequence is pending across it;
   // before the first byte of the text, shifted-in zero bytes stand for that.
   const __m256i first = utf8_load32(text + at);
@@ -477,19 +532,19 @@ BITWIRE_UTF8_AVX2_INLINE __m256i utf8_block_errors_avx2(__m256i current, __m256i
     // Zero in the low lane, the block's low lane in the high one: vpalignr per lane then shifts bytes
     // in across the lane boundary.
     const __m256i before = _mm256_permute2x128_si256(first, first, 0x08);
-    errors = utf8_block_errors_avx2(
-        first, _mm256_alignr_epi8(first, before, 15), _mm256_alignr_epi8(first, before, 14),
-        _mm256_alignr_epi8(first, before, 13), first_high, first_low, second_high);
+    errors = utf8_block_errors_avx2(first, _mm256_alignr_epi8(first, before, 15),
+                                    _mm256_alignr_epi8(first, before, 14),
+                                    _mm256_alignr_epi8(first, before, 13), constants);
   } else {
     errors = utf8_block_errors_avx2(first, utf8_load32(text + at - 1), utf8_load32(text + at - 2),
-                                    utf8_load32(text + at - 3), first_high, first_low, second_high);
+                                    utf8_load32(text + at - 3), constants);
   }
   for (at += 32; at + 32 <= size; at += 32) {
     const __m256i block = utf8_load32(text + at);
     smallest = _mm256_min_epu8(smallest, block);
     errors = _mm256_or_si256(
         errors, utf8_block_errors_avx2(block, utf8_load32(text + at - 1), utf8_load32(text + at - 2),
-                                       utf8_load32(text + at - 3), first_high, first_low, second_high));
+                                       utf8_load32(text + at - 3), constants));
   }
   if (at < size) {  // the last 32 bytes, overlapping bytes already checked (at >= 3: size >= 35)
     at = size - 32;
@@ -497,7 +552,7 @@ BITWIRE_UTF8_AVX2_INLINE __m256i utf8_block_errors_avx2(__m256i current, __m256i
     smallest = _mm256_min_epu8(smallest, block);
     errors = _mm256_or_si256(
         errors, utf8_block_errors_avx2(block, utf8_load32(text + at - 1), utf8_load32(text + at - 2),
-                                       utf8_load32(text + at - 3), first_high, first_low, second_high));
+                                       utf8_load32(text + at - 3), constants));
   }
   // No sequence may be cut off by the end: no lead in the last byte, no 3- or 4-byte lead in the last two,
   // no 4-byte lead in the last three.
