@@ -4,8 +4,9 @@
 //   bitwire::ConnectionConfig config;                  // one reliable-ordered channel by default
 //   config.channel_count = 2;
 //   config.channels[1].type = bitwire::ChannelType::kUnreliableUnordered;
-//   bitwire::ConnectionCallbacks callbacks{&socket, [](void* ctx, std::span<const std::byte> datagram) { ...
-//   }}; bitwire::Connection connection(kFactory, config, callbacks, now);
+//   bitwire::ConnectionCallbacks callbacks{
+//       &socket, [](void* ctx, std::span<const std::byte> datagram) { /* send the datagram */ }};
+//   bitwire::Connection connection(kFactory, config, callbacks, now);
 //
 //   each tick:
 //     connection.update(now);
