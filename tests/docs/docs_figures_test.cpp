@@ -26,6 +26,7 @@
 #include "../../generated/game.hpp"  // checked in, pinned to idlc's output by the generated/ golden check
 #include "bitwire/core/datagram.hpp"
 #include "bitwire/message/block.hpp"
+#include "bitwire/message/channel.hpp"
 #include "bitwire/message/chunk.hpp"
 #include "bitwire/message/connection.hpp"
 #include "bitwire/netcode/packet.hpp"
@@ -41,7 +42,9 @@
 #include "bitwire/serialize/bits.hpp"
 #include "bitwire/serialize/serialize.hpp"
 #include "bitwire/sim/simulator.hpp"
+#include "bitwire/stack/server.hpp"
 #include "bitwire/stack/stack_config.hpp"
+#include "bitwire/transport/transport.hpp"
 #include "support/endpoint_harness.hpp"
 #include "support/test_messages.hpp"
 
@@ -249,7 +252,9 @@ void expect_slot_row(const char* row_words, const StackConfig& config) {
   Connection connection(factory, stacked.connection, {}, 0.0, arena.buffer_count() > 0 ? &arena : nullptr);
   const size_t slot = stack_slot_memory(config, factory);
   const size_t pool = connection.pool().memory_bytes();
-  const size_t endpoint = Endpoint::memory_required(stacked.connection.endpoint);
+  // The endpoint as the Connection builds it (Connection::endpoint_config raises the stack's endpoint config
+  // to send a whole connection packet unfragmented), as the slot's total counts it.
+  const size_t endpoint = connection.endpoint().memory_bytes();
   const size_t netcode = slot - connection.memory_bytes();
   const size_t shared = stack_block_arena_memory(config, factory);
   ASSERT_EQ(shared, arena.memory_bytes());
@@ -259,7 +264,7 @@ void expect_slot_row(const char* row_words, const StackConfig& config) {
   row += with_commas(slot) + " | ";
   expect_figure(doc, row, pool, "the Connection's message pool (on the shared arena if declared)");
   row += with_commas(pool) + " | ";
-  expect_figure(doc, row, endpoint, "Endpoint::memory_required of the stack's endpoint config");
+  expect_figure(doc, row, endpoint, "the built Connection's endpoint().memory_bytes()");
   row += with_commas(endpoint) + " | ";
   expect_figure(doc, row, netcode, "the slot less its Connection");
   row += with_commas(netcode) + " | ";
@@ -290,6 +295,58 @@ TEST(DocsFigures, ClientServerSlotTable) {
   small.connection.channels[0].disable_blocks = true;
   small.connection.endpoint.reassembly_slots = 4;
   expect_slot_row("256-message queues, no blocks, 4 reassembly slots", small);
+}
+
+// The field-by-field table of the default slot: every part measured on the Connection as the stack builds
+// it, the parts summing to the slot; the Server's own figure per slot from a built Server.
+TEST(DocsFigures, ClientServerDefaultSlotFields) {
+  const char* doc = "docs/client-server.md";
+  const MessageFactory factory(test::kAllTypes);
+  const StackConfig config;
+  const StackConfig stacked = config.sanitized(factory);
+  const Connection connection(factory, stacked.connection, {}, 0.0, nullptr);
+  const size_t slot = stack_slot_memory(config, factory);
+  const MessagePool& pool = connection.pool();
+  const auto& channel = static_cast<const ReliableOrderedChannel&>(connection.channel(0));
+  ASSERT_NE(channel.block_receiver(), nullptr);
+  ASSERT_NE(channel.block_sender(), nullptr);
+  const size_t buffers = static_cast<size_t>(pool.block_count()) * (pool.max_block_size() + sizeof(int32_t));
+  const int lenders = Connection::lending_channels(factory, stacked.connection);
+  const size_t receiver = sizeof(BlockReceiver) + channel.block_receiver()->memory_bytes();
+  const size_t sender = sizeof(BlockSender) + channel.block_sender()->memory_bytes();
+  const size_t queues = channel.memory_bytes() - receiver - sender;
+  const size_t endpoint = connection.endpoint().memory_bytes();
+  const size_t rest = connection.memory_bytes() - pool.memory_bytes() - channel.memory_bytes() - endpoint;
+  const size_t netcode = slot - connection.memory_bytes();
+  EXPECT_EQ(pool.memory_bytes() - buffers + buffers + receiver + sender + queues + endpoint + rest + netcode,
+            slot);
+  const std::string pool_row = "| message pool: " + with_commas(static_cast<uint64_t>(pool.capacity())) +
+                               " message slots, " + std::to_string(lenders) + " lender | ";
+  expect_figure(doc, pool_row, pool.memory_bytes() - buffers, "the pool less its block buffers");
+  expect_figure(doc, "| message pool: " + std::to_string(pool.block_count()) + " block buffer | ", buffers,
+                "block_count x (max_block_size + a 4-byte free-list entry)");
+  expect_figure(doc, "| reliable channel: block receiver | ", receiver, "sizeof(BlockReceiver) + its memory");
+  expect_figure(doc, "| reliable channel: block sender | ", sender, "sizeof(BlockSender) + its memory");
+  expect_figure(doc, "| reliable channel: queues, records, ids | ", queues, "the channel less both");
+  expect_figure(doc, "| endpoint (as the Connection builds it) | ", endpoint,
+                "the built Connection's endpoint().memory_bytes()");
+  // Why the slot table's endpoint column is not Endpoint::memory_required of the stack's config as given.
+  const EndpointConfig built = Connection::endpoint_config(stacked.connection).sanitized();
+  EXPECT_EQ(Endpoint::memory_required(built), endpoint);
+  expect_figure(doc, "send a whole connection packet unfragmented: `fragment_above` ",
+                static_cast<uint64_t>(built.fragment_above), "Connection::endpoint_config's fragment_above");
+  expect_figure(doc, "not `Endpoint::memory_required` of the stack's config as given (",
+                endpoint - Endpoint::memory_required(stacked.connection.endpoint), "the difference");
+  expect_figure(doc, "| incoming packet, packet buffer | ", rest, "the Connection less the parts above");
+  expect_figure(doc, "| netcode slot | ", netcode, "the slot less its Connection");
+
+  LoopbackNetwork network(16);
+  const Address address = Address::ipv4(10, 0, 0, 1, 40000);
+  LoopbackTransport transport(network, address);
+  const Server server(config, factory, netcode::random_key(), transport, address, 0.0);
+  ASSERT_TRUE(server.ok()) << server.error_reason();
+  expect_figure(doc, "adds the Slot object (its congestion controller) and two event records: ",
+                server.memory_per_slot(), "Server::memory_per_slot()");
 }
 
 // A message of 1 MiB, as the doc's example of pools above the cap describes.

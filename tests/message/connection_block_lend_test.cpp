@@ -1,8 +1,9 @@
 // Received blocks lent by their channel: on a pool with buffers of its own (no BlockArena), a reliable
 // channel reassembles a block in its BlockReceiver's buffer and delivers it there, lent to the message until
 // the application releases it -- no pool buffer, no copy. The pool's buffers hold what the application sends,
-// so the default (one buffer a block channel) sends and receives at once. The channel's next block waits, its
-// fragments refused unacked, until the lent buffer is back (channel.hpp, MessagePool's BlockLender).
+// so the default (one buffer a block channel) sends and receives at once. While the lent buffer is held the
+// channel's next block is reassembled in a free pool buffer (connection_block_hold_test.cpp); with none free
+// its fragments are refused unacked until the lent buffer is back (channel.hpp, MessagePool's BlockLender).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -71,9 +72,10 @@ TEST(BlockLend, TheDefaultPoolHasOneBufferAndAReceivedBlockTakesNone) {
   EXPECT_EQ(pair.b.error(), ConnectionError::kNone);
 }
 
-// The application holds the first block: the second completes only after the release, byte exact, and the
-// held bytes never change meanwhile (its fragments are refused unacked, counted, and resent).
-TEST(BlockLend, TheNextBlockWaitsUntilTheApplicationReleasesThePreviousOne) {
+// The application holds the first block and every pool buffer: the second completes only after the release,
+// byte exact, and the held bytes never change meanwhile (its fragments are refused unacked, counted, and
+// resent).
+TEST(BlockLend, WithNoPoolBufferFreeTheNextBlockWaitsUntilTheApplicationReleasesThePreviousOne) {
   ConnectionConfig config;
   config.block_pool_size = 2;  // A queues both blocks at once
   config.channels[0].max_block_size = 16 * 1024;
@@ -86,6 +88,9 @@ TEST(BlockLend, TheNextBlockWaitsUntilTheApplicationReleasesThePreviousOne) {
   MessageHandle held = receive_within(pair, pair.b, tick, 300);
   ASSERT_TRUE(held);
   ASSERT_TRUE(same(held.block(), first));
+  MessageHandle busy[2] = {block_message(pair.b, 0, pattern(10, 1)),
+                           block_message(pair.b, 0, pattern(10, 2))};
+  ASSERT_TRUE(busy[0] && busy[1]) << "B's application holds both pool buffers";
   for (const int end = tick + 120; tick < end; ++tick) {
     pair.tick(tick * kTick);
     ASSERT_FALSE(pair.b.receive(0)) << "the second block waits for the first's release";
@@ -186,8 +191,8 @@ TEST(BlockLend, APartialBlockHoldsOnlyTheChannelsOwnBufferAndResetFreesIt) {
 }
 
 // A session reset while the application holds a lent block (a server slot's client leaves, the next one
-// arrives): the held bytes stay intact, the new session's first block waits until the old one is released,
-// then arrives byte exact; once released nothing is held.
+// arrives) and its one pool buffer: the held bytes stay intact, the new session's first block waits until
+// the old one is released, then arrives byte exact; once released nothing is held.
 TEST(BlockLend, AResetNeverOverwritesABlockTheApplicationHolds) {
   ConnectionConfig config;
   config.channels[0].max_block_size = 16 * 1024;
@@ -200,6 +205,8 @@ TEST(BlockLend, AResetNeverOverwritesABlockTheApplicationHolds) {
   ASSERT_TRUE(held);
   pair.a.reset();
   pair.b.reset();
+  const MessageHandle busy = block_message(pair.b, 0, pattern(10, 1));
+  ASSERT_TRUE(busy) << "B's application holds its one pool buffer";
   ASSERT_TRUE(pair.a.send(0, block_message(pair.a, 2, new_block)));
   for (const int end = tick + 120; tick < end; ++tick) {
     pair.tick(tick * kTick);

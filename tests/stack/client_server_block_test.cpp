@@ -139,6 +139,78 @@ TEST(ClientServer, DefaultSlotsSendAndReceiveBlocksBothWaysAtOnce) {
   EXPECT_EQ(h.server->connected_count(), 2);
 }
 
+// A client parses a level block over many frames (holds it) while the server streams the next level block,
+// reliable events and unreliable snapshots: with the default slot (its one pool buffer free on the client,
+// which sends no block) the next block is reassembled in that buffer, and everything arrives while the
+// first is held, its bytes unchanged; no packet is refused and nobody times out.
+TEST(ClientServer, AClientHoldingABlockStillGetsTheNextBlockEventsAndSnapshots) {
+  StackConfig config;
+  config.protocol_id = kStackProtocolId;
+  config.max_clients = 1;
+  config.connection.channel_count = 3;
+  config.connection.channels[1].disable_blocks = true;  // events
+  config.connection.channels[2].type = ChannelType::kUnreliableUnordered;
+  config.connection.channels[2].disable_blocks = true;  // snapshots
+  StackHarness h(config, 65536, kBlockStackFactory);
+  Client& client = h.add_client();
+  h.connect(0);
+  ASSERT_TRUE(h.run_until([&] { return h.all_connected(); }, 300));
+  ASSERT_EQ(client.connection().pool().block_count(), 1);
+  const auto level = [](int n) {
+    std::vector<std::byte> bytes(60'000);
+    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::byte>(i * 13 + 101 * n);
+    return bytes;
+  };
+  const std::vector<std::byte> first = level(1), second = level(2);
+  const auto send_level = [&](int n, const std::vector<std::byte>& bytes) {
+    auto m = h.server->create<WithBlock>(0);
+    if (!m) return false;
+    m.as<WithBlock>()->tag = static_cast<uint8_t>(n);
+    if (m.try_attach_block(bytes) != BlockRefusal::kNone) return false;
+    EXPECT_TRUE(h.server->send(0, kReliable, std::move(m)));
+    return true;
+  };
+  ASSERT_TRUE(send_level(1, first));
+  MessageHandle held;
+  ASSERT_TRUE(h.run_until([&] { return static_cast<bool>(held = client.receive(kReliable)); }, 600));
+  ASSERT_TRUE(std::equal(first.begin(), first.end(), held.block().begin(), held.block().end()));
+  bool second_sent = false;
+  MessageHandle next;
+  int events_sent = 0, events_got = 0, snapshots_sent = 0, snapshots_got = 0;
+  for (int step = 0; step < 1200 && !(next && events_got == 60 && snapshots_got == 240); ++step) {
+    if (!second_sent) second_sent = send_level(2, second);  // once the first is acked
+    if (events_sent < 60 && step % 4 == 0) {
+      auto m = h.server->create<Numbered>(0);
+      ASSERT_TRUE(m);
+      m.as<Numbered>()->serial = static_cast<uint32_t>(events_sent++);
+      ASSERT_TRUE(h.server->send(0, 1, std::move(m)));
+    }
+    if (snapshots_sent < 240) {
+      auto m = h.server->create<Small>(0);
+      ASSERT_TRUE(m);
+      m.as<Small>()->value = static_cast<uint8_t>(snapshots_sent++);
+      ASSERT_TRUE(h.server->send(0, 2, std::move(m)));
+    }
+    h.step();
+    while (auto m = client.receive(1)) {
+      ASSERT_EQ(m.as<Numbered>()->serial, static_cast<uint32_t>(events_got)) << "in order, once";
+      ++events_got;
+    }
+    while (client.receive(2)) ++snapshots_got;
+    if (!next) next = client.receive(kReliable);
+  }
+  ASSERT_TRUE(next) << "the next level arrived while the first is held";
+  EXPECT_EQ(next.as<WithBlock>()->tag, 2);
+  EXPECT_TRUE(std::equal(second.begin(), second.end(), next.block().begin(), next.block().end()));
+  EXPECT_EQ(events_got, 60);
+  EXPECT_EQ(snapshots_got, 240) << "no snapshot lost on a lossless network";
+  EXPECT_TRUE(std::equal(first.begin(), first.end(), held.block().begin(), held.block().end()))
+      << "the held level is untouched";
+  EXPECT_EQ(client.connection().counters().packets_pool_exhausted, 0u);
+  EXPECT_TRUE(client.is_connected());
+  EXPECT_EQ(h.server->connected_count(), 1);
+}
+
 // The server's slots take block buffers from one shared arena (StackConfig::block_buffers): blocks flow to
 // two clients through it; when it is empty a block for another client is refused with its reason, and
 // once a transfer is acked and its message released the buffer serves the next one.

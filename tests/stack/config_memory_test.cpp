@@ -224,10 +224,10 @@ TEST(StackMemory, DefaultSlotBytes) {
     EXPECT_GE(slot, stack_slot_memory(c.config)) << "without a factory: a lower bound";
     EXPECT_EQ(arena.memory_bytes(), stack_block_arena_memory(c.config, factory)) << c.name;
     std::printf(
-        "%s: %zu bytes per slot (connection %zu of which message pool %zu, endpoint %zu; netcode %zu); "
-        "shared block buffers %d, %zu bytes\n",
+        "%s: %zu bytes per slot (connection %zu of which message pool %zu, endpoint as built %zu; netcode "
+        "%zu); shared block buffers %d, %zu bytes\n",
         c.name, slot, connection.memory_bytes(), connection.pool().memory_bytes(),
-        Endpoint::memory_required(run.endpoint), netcode_slot, arena.buffer_count(), arena.memory_bytes());
+        connection.endpoint().memory_bytes(), netcode_slot, arena.buffer_count(), arena.memory_bytes());
   }
 }
 

@@ -13,6 +13,12 @@ BlockReceiver::BlockReceiver(const BlockConfig& config) : config_(config.sanitiz
   received_.assign((static_cast<size_t>(config_.max_fragments()) + 63) / 64, 0);
 }
 
+bool BlockReceiver::set_buffer(std::byte* buffer) {
+  if (receiving_ || complete_) return false;
+  buffer_ = buffer;
+  return true;
+}
+
 size_t BlockReceiver::memory_required(const BlockConfig& config) {
   const BlockConfig c = config.sanitized();
   return static_cast<size_t>(c.max_block_size) +
@@ -72,7 +78,7 @@ BlockFragmentResult BlockReceiver::on_fragment(uint32_t block_id, uint32_t fragm
     last_size_ = 0;
     std::fill_n(received_.begin(), (fragment_count + 63) / 64, uint64_t{0});
   }
-  std::memcpy(data_.data() + static_cast<size_t>(fragment_id) * fragment_size, bytes.data(), bytes.size());
+  std::memcpy(target() + static_cast<size_t>(fragment_id) * fragment_size, bytes.data(), bytes.size());
   received_[fragment_id >> 6] |= uint64_t{1} << (fragment_id & 63);
   if (last) last_size_ = static_cast<uint32_t>(bytes.size());
   counters_.bytes_received += bytes.size();
@@ -87,7 +93,7 @@ std::span<const std::byte> BlockReceiver::block() const {
   if (!complete_) return {};
   const size_t size =
       static_cast<size_t>(fragment_count_ - 1) * static_cast<size_t>(config_.fragment_size) + last_size_;
-  return {data_.data(), size};
+  return {target(), size};
 }
 
 size_t BlockReceiver::write_received_bits(std::span<std::byte> out) const {

@@ -85,12 +85,44 @@ ReliableOrderedChannel::ReliableOrderedChannel(const PacketLayout& layout, int i
 ReliableOrderedChannel::~ReliableOrderedChannel() {
   set_block_waiting(false);
   // Handles released below (the queues) or later must not call back into a channel that is gone.
-  if (lend_pool_ != nullptr) lend_pool_->remove_lender(lender_index_);
+  if (lend_pool_ != nullptr) {
+    lend_pool_->remove_lender(lender_index_);
+    drop_reassembly_block();
+  }
 }
 
 void ReliableOrderedChannel::block_returned() {
   lent_ = false;
-  block_receiver_->release();  // the completed block it held (nothing after a reset)
+  if (reassembly_block_ < 0) {
+    block_receiver_->release();  // the completed block it held (nothing after a reset or a swap)
+    return;
+  }
+  // The next block is being reassembled in a pool buffer: it stays there. An idle receiver gives the pool
+  // buffer back and reassembles in its own buffer again.
+  if (!block_receiver_->receiving() && !block_receiver_->complete()) drop_reassembly_block();
+}
+
+void ReliableOrderedChannel::drop_reassembly_block() {
+  if (reassembly_block_ < 0) return;
+  block_receiver_->reset();
+  block_receiver_->set_buffer(nullptr);
+  lend_pool_->free_block(reassembly_block_, true);
+  reassembly_block_ = -1;
+}
+
+bool ReliableOrderedChannel::make_block_room() {
+  // Only a receiver whose own buffer is lent (it then holds the lent block complete, or is idle after a
+  // reset) and has no pool buffer yet; the lent bytes are never touched.
+  if (!lent_ || reassembly_block_ >= 0 || lend_pool_ == nullptr || lend_pool_->blocks_free() == 0)
+    return false;
+  if (block_receiver_->receiving()) return false;
+  block_receiver_->release();  // the lent block's bookkeeping only: its bytes stay where they are
+  const int block = lend_pool_->take_block(true);
+  BITWIRE_ASSERT(block >= 0);
+  block_receiver_->set_buffer(lend_pool_->block_data(block));
+  reassembly_block_ = block;
+  ++counters_.blocks_reassembled_in_pool;
+  return true;
 }
 
 size_t ReliableOrderedChannel::memory_required(const ChannelConfig& config, bool block_types,
@@ -336,7 +368,8 @@ ChannelError ReliableOrderedChannel::check(IncomingPacket& packet, int entry_ind
     // The reassembly buffer is lent to a delivered block the application still holds (after a reset too,
     // when the receiver itself is idle): no fragment may be stored, or taken as a duplicate and acked,
     // until it is back.
-    if (lent_) return ChannelError::kBlockBusy;
+    // make_block_room() then moves reassembly to a free pool buffer, if there is one.
+    if (lent_ && reassembly_block_ < 0) return ChannelError::kBlockBusy;
     // Only the block at the head is reassembled: behind it nothing is missing, so once complete it is
     // deliverable at once. Past it: a completed block waiting for a buffer keeps the receiver busy; a
     // fragment of another block while one is in progress breaks the format (classify says how); else the
@@ -503,6 +536,20 @@ void ReliableOrderedChannel::finish_block() {
     return;
   }
   const std::span<const std::byte> block = block_receiver_->block();
+  if (reassembly_block_ >= 0) {
+    // Reassembled in a pool buffer (the own one was lent): that buffer goes to the message, a received
+    // block of the pool; the receiver is back on its own buffer, which check() keeps idle while lent.
+    lend_pool_->attach_received_block(block_message_, reassembly_block_, static_cast<uint32_t>(block.size()));
+    reassembly_block_ = -1;
+    block_receiver_->release();
+    block_receiver_->set_buffer(nullptr);
+    slot.message = std::move(block_message_);
+    ++received_waiting_;
+    ++counters_.messages_received;
+    ++counters_.blocks_received;
+    advance_receive_head();
+    return;
+  }
   if (lend_pool_ != nullptr) {
     // The receiver's buffer goes to the message as it is; the receiver stays complete (busy) until
     // block_returned().
@@ -578,6 +625,7 @@ void ReliableOrderedChannel::reset() {
   if (block_sender_) block_sender_->cancel();
   // A lent buffer stays lent (lent_ kept) until the application releases the block it holds.
   if (block_receiver_) block_receiver_->reset();
+  drop_reassembly_block();
   set_block_waiting(false);
   block_message_.reset();
   id_ring_next_ = 0;

@@ -452,8 +452,13 @@ bool Connection::process_packet(uint16_t, std::span<const std::byte> bytes) {
     return false;
   }
   for (int e = 0; e < incoming_->entry_count(); ++e) {
-    const Channel& channel = *channels_[incoming_->entry(e).channel];
-    const ChannelError channel_error = channel.check(*incoming_, e);
+    Channel& channel = *channels_[incoming_->entry(e).channel];
+    ChannelError channel_error = channel.check(*incoming_, e);
+    // A reliable channel whose reassembly buffer is lent to a block the application holds reassembles the
+    // next one in a free pool buffer: only with none free is the whole packet refused (acks still count).
+    if (channel_error == ChannelError::kBlockBusy && channel.make_block_room()) {
+      channel_error = channel.check(*incoming_, e);
+    }
     if (channel_error == ChannelError::kBlockBusy) {
       incoming_->clear();
       ++counters_.packets_pool_exhausted;

@@ -233,6 +233,15 @@ void MessagePool::lend_block(MessageHandle& message, int lender, uint32_t size) 
   state.block_received = false;
 }
 
+void MessagePool::attach_received_block(MessageHandle& message, int block, uint32_t size) {
+  BITWIRE_ASSERT(message.pool_ == this && block >= 0);
+  SlotState& state = slots_[message.slot_];
+  BITWIRE_ASSERT(state.block == -1);
+  state.block = block;
+  state.block_size = size;
+  state.block_received = true;
+}
+
 void MessagePool::return_lent(SlotState& state) {
   const int lender = lent_index(state.block);  // the encoding is its own inverse
   state.block = -1;

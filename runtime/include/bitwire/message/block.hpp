@@ -289,8 +289,13 @@ class BlockReceiver {
   bool received(uint32_t fragment_id) const;
   // The completed block (empty unless complete()). Valid until release() or reset().
   std::span<const std::byte> block() const;
-  // The reassembly buffer (max_block_size bytes, fixed at construction): a completed block starts here.
+  // The receiver's own reassembly buffer (max_block_size bytes, fixed at construction).
   const std::byte* storage() const { return data_.data(); }
+  // Where the next block is reassembled: `buffer` (max_block_size bytes, the caller's, valid until it is
+  // set again), or nullptr for storage(). Only while idle (neither receiving() nor complete()): returns
+  // false and changes nothing otherwise. Lets the owner reassemble into another buffer while its own is
+  // lent out; the receiver never reads or writes a buffer it is not set to.
+  bool set_buffer(std::byte* buffer);
   // Writes ceil(fragment_count / 8) bytes, bit i of byte i / 8 set when fragment i is stored (all set once
   // complete); unused high bits of the last byte are zero. Returns the bytes written (0 when idle), at
   // most out.size(): a short `out` gets nothing written and 0 returned.
@@ -315,6 +320,9 @@ class BlockReceiver {
 
   BlockConfig config_;
   std::vector<std::byte> data_;     // max_block_size bytes
+  std::byte* buffer_ = nullptr;     // set_buffer()'s, where blocks are reassembled; nullptr: data_
+  std::byte* target() { return buffer_ != nullptr ? buffer_ : data_.data(); }
+  const std::byte* target() const { return buffer_ != nullptr ? buffer_ : data_.data(); }
   std::vector<uint64_t> received_;  // bitset over max_fragments
   bool receiving_ = false;
   bool complete_ = false;

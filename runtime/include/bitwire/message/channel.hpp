@@ -50,13 +50,16 @@
 //   error with the BlockReceiver's reason. Fragment 0's message (type and body) is kept; on completion the
 //   message enters the receive queue at its id, released in order, with the block:
 //   - on a pool with buffers of its own (the channel built with `lend_to`): in the BlockReceiver's own
-//     buffer, lent to the message (MessagePool's BlockLender; no pool buffer, no copy). The receiver stays
-//     busy until the application releases the message (or gives it another block, or sends it on, which
-//     moves it into a pool buffer): fragments of the next block are refused unacked meanwhile (kBlockBusy,
-//     resent by the peer), as blocks ahead of the head are, and across reset() too, so bytes an
-//     application still holds are never overwritten. A received block thus never takes a pool buffer and
-//     never waits for one; the application must release it within the peer's ack deadline
-//     (block_ack_grace) for the next block to arrive.
+//     buffer, lent to the message (MessagePool's BlockLender; no pool buffer, no copy). The lent bytes are
+//     never written until the application releases the message (or gives it another block, or sends it
+//     on, which moves it into a pool buffer), across reset() too: a block()'s pointer stays valid and its
+//     bytes unchanged until then. Meanwhile the next block's first fragment takes a free pool buffer
+//     (make_block_room(), before check() is asked again), where that block is reassembled and then
+//     delivered as a received block of the pool (the buffer goes back on its release; reset() gives it
+//     back at once if the block is incomplete); the channel's own buffer serves again once returned. With
+//     no pool buffer free, fragments of the next block are refused unacked (kBlockBusy, resent by the
+//     peer), as blocks ahead of the head are, until the release or a buffer frees; the peer's ack deadline
+//     (block_ack_grace) bounds that wait.
 //   - on a shared BlockArena: copied into a pool block buffer of that message (taken only now, complete);
 //     when none is free, the completed block waits in the BlockReceiver (its own memory, no pool buffer)
 //     and is attached on a later update(), receive() or packet.
@@ -93,6 +96,7 @@ struct ChannelCounters {
   uint64_t blocks_acked = 0;          // reliable: block transfers whose every fragment was acked
   uint64_t blocks_received = 0;       // block messages received (reliable: reassembled and queued)
   uint64_t blocks_waiting_buffer = 0;     // reliable: completed blocks that had to wait for a pool block buffer
+  uint64_t blocks_reassembled_in_pool = 0;  // reliable: begun in a pool buffer, the channel's own lent
   uint64_t block_fragments_sent = 0;      // reliable: fragment entries sent, resends included
   uint64_t block_fragments_resent = 0;    // reliable: of which were resends
   uint64_t block_fragments_acked = 0;     // reliable: fragments newly acked
@@ -160,6 +164,10 @@ class Channel {
   virtual const char* update(double) { return nullptr; }
   // Takes the messages of a checked entry.
   virtual void apply(IncomingPacket& packet, int entry) = 0;
+  // After check() answered kBlockBusy: makes room for the block's fragments if it can (a reliable channel
+  // whose reassembly buffer is lent takes a free pool buffer to reassemble in) and returns true, so check()
+  // is asked again; false: the packet stays refused.
+  virtual bool make_block_room() { return false; }
   // Packet `sequence` (which this side sent) arrived.
   virtual void on_packet_acked(uint16_t sequence) = 0;
   // Releases every message and returns to the constructed state (counters kept).
@@ -292,6 +300,9 @@ class ReliableOrderedChannel final : public Channel, private BlockLender {
   // Moves receive_head_ past every id now queued.
   void advance_receive_head();
   void set_block_waiting(bool waiting);
+  bool make_block_room() override;
+  // Gives the pool buffer the receiver reassembles in back to the pool (dropping what it held), if any.
+  void drop_reassembly_block();
   // BlockLender: the message holding the lent reassembly buffer let it go.
   void block_returned() override;
 
@@ -339,6 +350,9 @@ class ReliableOrderedChannel final : public Channel, private BlockLender {
   MessagePool* lend_pool_ = nullptr;     // receiver: the pool its reassembly buffer is lent to, or nullptr
   int lender_index_ = -1;                // this channel in lend_pool_'s lenders
   bool lent_ = false;  // the reassembly buffer is lent to a delivered message (held until it is released)
+  // While lent_: the pool buffer the receiver reassembles the next block in (taken by make_block_room(),
+  // handed to that block's message on completion), or -1.
+  int32_t reassembly_block_ = -1;
   mutable const char* error_detail_ = "none";  // why check() refused a fragment
 };
 

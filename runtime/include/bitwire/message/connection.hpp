@@ -4,8 +4,9 @@
 //   bitwire::ConnectionConfig config;                  // one reliable-ordered channel by default
 //   config.channel_count = 2;
 //   config.channels[1].type = bitwire::ChannelType::kUnreliableUnordered;
-//   bitwire::ConnectionCallbacks callbacks{&socket, [](void* ctx, std::span<const std::byte> datagram) { ...
-//   }}; bitwire::Connection connection(kFactory, config, callbacks, now);
+//   bitwire::ConnectionCallbacks callbacks{
+//       &socket, [](void* ctx, std::span<const std::byte> datagram) { /* send the datagram */ }};
+//   bitwire::Connection connection(kFactory, config, callbacks, now);
 //
 //   each tick:
 //     connection.update(now);
@@ -37,15 +38,19 @@
 //   constructor (memory_bytes()); send, receive, update and the packet paths never allocate.
 // - Block buffers. With buffers of its own (no shared arena) a reliable channel delivers a received block
 //   in its own reassembly buffer, lent to the message until the application releases it (no pool buffer,
-//   no copy; the channel's next block waits, its fragments refused unacked, until then: channel.hpp), so
-//   the pool's block_pool_size buffers hold the application's outgoing blocks (and unreliable channels'
-//   inline received ones): sending and receiving never compete and two peers sending blocks to each other
-//   cannot deadlock. On a shared arena outgoing and received blocks share the buffers; block_receive_reserve
-//   of them are kept for received blocks and a completed block waiting for a buffer gets the next one
-//   freed (MessagePool's contract), so an application that sends blocks greedily cannot starve its own
-//   receive side: its block requests are refused with BlockRefusal::kReservedForReceiving instead; a
-//   received block takes a buffer only once complete and at its channel's head (channel.hpp), so it is
-//   deliverable at once. An outgoing block keeps its buffer until acked, within a deadline (update() fails
+//   no copy), so the pool's block_pool_size buffers hold the application's outgoing blocks (and unreliable
+//   channels' inline received ones). While a received block is held, the channel's next block is
+//   reassembled and delivered in a free pool buffer; with none free its fragments are refused unacked
+//   until the release (channel.hpp). So an application must not hold a received block while waiting for
+//   its own send buffer: a peer doing the same refuses this side's next block as this side refuses its
+//   own, both outgoing blocks wait for acks that never come, and both connections fail with
+//   kBlockAckOverdue. Copy the block out or release it first.
+//   On a shared arena outgoing and received blocks share the buffers; block_receive_reserve of them are
+//   kept for received blocks and a completed block waiting for a buffer gets the next one freed
+//   (MessagePool's contract), so an application that sends blocks greedily cannot starve its own receive
+//   side: its block requests are refused with BlockRefusal::kReservedForReceiving instead; a received block
+//   takes a buffer only once complete and at its channel's head (channel.hpp), so it is deliverable at
+//   once. An outgoing block keeps its buffer until acked, within a deadline (update() fails
 //   the connection with kBlockAckOverdue past it; ChannelConfig::block_ack_grace). So a peer can hold none
 //   of this side's block buffers for longer than that deadline.
 // - Untrusted input: any bytes are safe. A packet that fails to read, or whose reliable ids lie outside

@@ -496,6 +496,8 @@ class MessagePool {
   int add_lender(BlockLender* lender, const std::byte* data);
   void remove_lender(int lender);
   void lend_block(MessageHandle& message, int lender, uint32_t size);
+  // Attaches pool buffer `block` (taken with take_block(true)) holding `size` received bytes to `message`.
+  void attach_received_block(MessageHandle& message, int block, uint32_t size);
   // Gives a lent block back to its lender (the slot then holds no block).
   void return_lent(SlotState& state);
   // A channel's completed block starts / stops waiting for a buffer (the hand-off: while one waits, a

@@ -41,7 +41,7 @@ namespace bitwire {
 // buffers (stack_block_arena_memory); a config above it is refused, and sanitized() lowers max_clients (then
 // block_buffers) to fit. 4 GiB: all 4,096 slots of the default config without block types, or with them
 // and a shared arena (block_buffers = 0: 2,048 buffers), and all 4,096 default slots that each own their
-// block buffers (967,635 bytes with a block type; docs/client-server.md section 2); 4096 endpoints of 64
+// block buffers (967,643 bytes with a block type; docs/client-server.md section 2); 4096 endpoints of 64
 // MiB (256 GiB) do not fit.
 inline constexpr size_t kMaxStackServerMemoryBytes = size_t{4} << 30;
 // The most buffer memory the sized block arena takes (StackConfig::block_buffers = 0): 512 MiB, 2,048
