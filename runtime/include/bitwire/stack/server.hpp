@@ -171,6 +171,7 @@ class Server {
   int event_head_ = 0;
   int event_count_ = 0;
   uint64_t events_dropped_ = 0;
+  uint64_t reconciled_changes_ = 0;  // netcode's session_changes() when every slot last matched netcode's
   size_t memory_per_slot_ = 0;
   size_t memory_bytes_ = 0;
 };
