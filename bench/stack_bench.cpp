@@ -11,9 +11,12 @@
 //   on UDP, a memcpy into a mailbox in-process), crypto (the same number of AEAD seals and opens at the same
 //   average sizes, timed alone after the run), and the rest (netcode logic, endpoint, channels, messages).
 //
-// Usage: stack_bench [inproc|udp] [workers=N] [plain] [ticks=N] [clients...]
+// Usage: stack_bench [inproc|udp] [workers=N] [plain] [one_walk] [ticks=N] [clients...]
 //   (default: inproc 64 256 1024, then udp 64 256; 600 measured ticks)
 // ticks=N: N measured ticks instead of 600 (shorter runs under callgrind).
+// one_walk: the server's tick sends each client's packets at the end of its turn (Server::send_packets(i),
+//   the walk in one transport batch) instead of send_packets() after the walk: one pass over the slots
+//   after update() instead of two.
 // plain: the transport decorator reads no clock, so the transport share is not measured (shown as 0%).
 //   Reading the thread CPU clock is a system call (CLOCK_THREAD_CPUTIME_ID has no vDSO path), two per
 //   datagram sent; its calibrated cost is subtracted, but in place it costs more than in the calibration
@@ -30,6 +33,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -93,6 +97,7 @@ constexpr int kUnreliable = 1;
 constexpr uint64_t kUnix = 1'700'000'000ull;
 
 bool g_time_transport = true;  // false with `plain`
+bool g_one_walk = false;       // true with `one_walk`
 
 double thread_cpu_seconds() {
   timespec ts{};
@@ -409,6 +414,10 @@ Result run(bool udp, int client_count, int ticks, int workers = 1) {
     ServerEvent event;
     while (server.next_event(event)) {
     }
+    // one_walk: each client's packets leave at the end of its turn (send_packets(i)), the walk's datagrams
+    // held in one batch as send_packets() holds them.
+    std::optional<TransportBatch> walk_batch;
+    if (g_one_walk) walk_batch.emplace(*timed[static_cast<size_t>(w)]);
     for (int i = 0; i < server.max_clients(); ++i) {
       if (!server.is_connected(i)) continue;
       while (auto m = server.receive(i, kUnreliable)) ++inputs[static_cast<size_t>(w)];
@@ -423,8 +432,9 @@ Result run(bool udp, int client_count, int ticks, int workers = 1) {
         e.as<GameEvent>()->text.resize(20);
         server.send(i, kReliable, std::move(e));
       }
+      if (g_one_walk) server.send_packets(i);
     }
-    server.send_packets();
+    if (!g_one_walk) server.send_packets();
   };
   // Every worker's tick, each on its own thread (worker 0 on this one); `seconds[w]` += its thread CPU time.
   std::vector<double> seconds(static_cast<size_t>(workers), 0.0);
@@ -567,6 +577,8 @@ int main(int argc, char** argv) {
       udp = false;
     } else if (arg == "plain") {
       g_time_transport = false;
+    } else if (arg == "one_walk") {
+      g_one_walk = true;
     } else if (arg.rfind("workers=", 0) == 0) {
       workers = std::atoi(arg.c_str() + 8);
     } else if (arg.rfind("ticks=", 0) == 0) {

@@ -257,6 +257,12 @@ void Server::send_packets() {
   }
 }
 
+void Server::send_packets(int client_index) {
+  if (!ok() || !valid(client_index) || !netcode_->is_connected(client_index)) return;
+  const TransportBatch batch(netcode_->transport());
+  slots_[static_cast<size_t>(client_index)]->connection.send_packets();
+}
+
 MessageHandle Server::create(int client_index, uint32_t type_id) {
   if (!valid(client_index)) return {};
   return slots_[static_cast<size_t>(client_index)]->connection.create(type_id);
