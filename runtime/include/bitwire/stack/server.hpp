@@ -18,7 +18,7 @@
 //       while (auto message = server.receive(i, c)) ...
 //     auto message = server.create<Snapshot>(i);  ... fill ...;  server.send(i, 1, std::move(message));
 //     server.send_packets();                            // a packet per connected client (+ block fragments)
-//   or, in one walk over the clients (cache-friendlier at thousands of slots):
+//   or, in one walk over the clients:
 //     bitwire::TransportBatch batch(transport);
 //     for each connected client i: receive, create, send as above, then server.send_packets(i);
 //
@@ -92,9 +92,9 @@ class Server {
   void send_packets();
   // The same for one client: what send_packets() sends to `client_index`, sent now (nothing when the slot
   // is free or out of range). A game that walks its clients once a tick (read their messages, queue their
-  // snapshot) calls it for each client at the end of its turn instead of send_packets() after the walk:
-  // the client's connection, channels and freshly written messages are still in the cache, where a second
-  // walk over thousands of slots finds them evicted. Each client gets the same packets either way. Hold a
+  // snapshot) may call it for each client at the end of its turn instead of send_packets() after the walk,
+  // while the client's state is still in the cache (fewer cache misses, not measurably faster:
+  // bench/RESULTS.md). Each client gets the same packets either way. Hold a
   // TransportBatch on the transport over the walk so the datagrams still leave together (one sendmmsg per
   // kMaxSocketBatch on UdpTransport); each call runs in a batch of its own otherwise.
   void send_packets(int client_index);
