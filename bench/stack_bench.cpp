@@ -11,11 +11,15 @@
 //   on UDP, a memcpy into a mailbox in-process), crypto (the same number of AEAD seals and opens at the same
 //   average sizes, timed alone after the run), and the rest (netcode logic, endpoint, channels, messages).
 //
-// Usage: stack_bench [inproc|udp] [workers=N] [plain] [clients...]
-//   (default: inproc 64 256 1024, then udp 64 256)
+// Usage: stack_bench [inproc|udp] [workers=N] [plain] [one_walk] [ticks=N] [clients...]
+//   (default: inproc 64 256 1024, then udp 64 256; 600 measured ticks)
 //        stack_bench table [clients]
 //   issue 24's table in one run (default 1,000 clients): UDP with 1 and 2 workers and in-process, the bytes
 //   of a default slot, the packet build with nothing due, resends per delivered message and the block tail.
+// ticks=N: N measured ticks instead of 600 (shorter runs under callgrind).
+// one_walk: the server's tick sends each client's packets at the end of its turn (Server::send_packets(i),
+//   the walk in one transport batch) instead of send_packets() after the walk: one pass over the slots
+//   after update() instead of two.
 // plain: the transport decorator reads no clock, so the transport share is not measured (shown as 0%).
 //   Reading the thread CPU clock is a system call (CLOCK_THREAD_CPUTIME_ID has no vDSO path), two per
 //   datagram sent; its calibrated cost is subtracted, but in place it costs more than in the calibration
@@ -32,6 +36,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -112,6 +117,7 @@ constexpr int kUnreliable = 1;
 constexpr uint64_t kUnix = 1'700'000'000ull;
 
 bool g_time_transport = true;  // false with `plain`
+bool g_one_walk = false;       // true with `one_walk`
 
 double thread_cpu_seconds() {
   timespec ts{};
@@ -322,6 +328,14 @@ struct Result {
   double busiest_worker_seconds = 0.0;  // the worker with the most CPU time
 };
 
+// One measured server tick, in a frame of its own so that a profiler can count the measured ticks alone
+// (the connects before them are far costlier per client): valgrind --tool=callgrind --collect-atstart=no
+// --toggle-collect='*measured_server_tick*'.
+template <typename Tick>
+[[gnu::noinline]] void measured_server_tick(Tick&& tick) {
+  tick();
+}
+
 // `workers` servers, each on its own UDP port and owning ceil(clients / workers) slots; client i's token
 // names worker i % workers (the backend's choice: N ports announced in the connect token). Each worker's
 // tick runs on its own thread; its thread CPU time is what is measured.
@@ -420,6 +434,10 @@ Result run(bool udp, int client_count, int ticks, int workers = 1) {
     ServerEvent event;
     while (server.next_event(event)) {
     }
+    // one_walk: each client's packets leave at the end of its turn (send_packets(i)), the walk's datagrams
+    // held in one batch as send_packets() holds them.
+    std::optional<TransportBatch> walk_batch;
+    if (g_one_walk) walk_batch.emplace(*timed[static_cast<size_t>(w)]);
     for (int i = 0; i < server.max_clients(); ++i) {
       if (!server.is_connected(i)) continue;
       while (auto m = server.receive(i, kUnreliable)) ++inputs[static_cast<size_t>(w)];
@@ -434,15 +452,20 @@ Result run(bool udp, int client_count, int ticks, int workers = 1) {
         e.as<GameEvent>()->text.resize(20);
         server.send(i, kReliable, std::move(e));
       }
+      if (g_one_walk) server.send_packets(i);
     }
-    server.send_packets();
+    if (!g_one_walk) server.send_packets();
   };
   // Every worker's tick, each on its own thread (worker 0 on this one); `seconds[w]` += its thread CPU time.
   std::vector<double> seconds(static_cast<size_t>(workers), 0.0);
   auto all_server_ticks = [&](int tick, bool timed_run) {
     auto one = [&](int w) {
       const double start = thread_cpu_seconds();
-      server_tick(tick, w);
+      if (timed_run) {
+        measured_server_tick([&] { server_tick(tick, w); });
+      } else {
+        server_tick(tick, w);
+      }
       if (timed_run) seconds[static_cast<size_t>(w)] += thread_cpu_seconds() - start;
     };
     std::vector<std::thread> threads;
@@ -647,6 +670,7 @@ int main(int argc, char** argv) {
   bool udp = false;
   int workers = 1;
   if (argc > 1 && std::string(argv[1]) == "table") return run_table(argc > 2 ? std::atoi(argv[2]) : 1000);
+  int ticks = 600;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "udp") {
@@ -655,8 +679,12 @@ int main(int argc, char** argv) {
       udp = false;
     } else if (arg == "plain") {
       g_time_transport = false;
+    } else if (arg == "one_walk") {
+      g_one_walk = true;
     } else if (arg.rfind("workers=", 0) == 0) {
       workers = std::atoi(arg.c_str() + 8);
+    } else if (arg.rfind("ticks=", 0) == 0) {
+      ticks = std::max(1, std::atoi(arg.c_str() + 6));
     } else {
       runs.push_back({udp, std::atoi(argv[i]), workers});
     }
@@ -668,6 +696,6 @@ int main(int argc, char** argv) {
       "busiest worker's share | bytes/s per client up / down | crypto | transport | stack (rest) | bytes per "
       "slot | inputs delivered |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-  for (const Run& r : runs) print(run(r.udp, r.clients, 600, r.workers));
+  for (const Run& r : runs) print(run(r.udp, r.clients, ticks, r.workers));
   return 0;
 }

@@ -116,7 +116,7 @@ class StackHarness {
     if (server && server_running) {
       server->update(now, unix_now());
       if (on_server) on_server();
-      server->send_packets();
+      if (!per_client_sends) server->send_packets();
     }
   }
 
@@ -145,6 +145,7 @@ class StackHarness {
   MessageFactory factory;  // both ends' message types
   std::unique_ptr<Server> server;
   bool server_running = true;
+  bool per_client_sends = false;  // step() leaves the server's sends to on_server (send_packets(i))
   std::vector<std::unique_ptr<LoopbackTransport>> transports;
   std::vector<std::unique_ptr<Client>> clients;
   std::vector<bool> paused;

@@ -322,8 +322,17 @@ void Connection::update(double now) {
 }
 
 bool Connection::send_packet() {
-  const size_t size = generate_packet(endpoint_->next_sequence(),
-                                      std::span<std::byte>(packet_buffer_.get(), static_cast<size_t>(config_.max_packet_size)));
+  const auto max_size = static_cast<size_t>(config_.max_packet_size);
+  // Written straight into the endpoint's datagram when a whole packet fits there (no copy, and no cold
+  // per-connection buffer touched); else into packet_buffer_ and copied (the endpoint fragments it).
+  if (const std::span<std::byte> room = endpoint_->send_room(); room.size() >= max_size) {
+    const size_t size = generate_packet(endpoint_->next_sequence(), room.first(max_size));
+    if (!endpoint_->send_written(size)) return false;
+    flight_.sent(now_);
+    return true;
+  }
+  const size_t size =
+      generate_packet(endpoint_->next_sequence(), std::span<std::byte>(packet_buffer_.get(), max_size));
   if (!endpoint_->send_packet({packet_buffer_.get(), size})) return false;
   flight_.sent(now_);
   return true;

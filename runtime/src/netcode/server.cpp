@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -72,24 +73,29 @@ const char* to_string(DisconnectReason reason) {
   return "unknown";
 }
 
+// The fields every update reads for every slot come first: its walk for keep-alives and timeouts reads the
+// first 24 bytes (one cache line for three slots in four on x86-64, where a slot is 2,544 bytes and its
+// offset within a line cycles through 0, 16, 32 and 48), then is_connected, session and the payload queue
+// read the rest of the first 56 bytes. Reordered, not padded: a slot's size (memory_per_slot) is unchanged.
 struct Slot {
   bool connected = false;
   bool confirmed = false;
-  uint64_t session = 0;  // this connection's id, unique for the server's life; 0 when free
-  uint64_t client_id = 0;
-  Address address;
-  Key send_key{};
-  Key receive_key{};
   int32_t timeout_seconds = 0;
   double last_send = 0.0;
   double last_receive = 0.0;
+  int queue_head = 0;
+  int queue_count = 0;
+  uint64_t session = 0;  // this connection's id, unique for the server's life; 0 when free
+  uint64_t client_id = 0;
   uint64_t send_sequence = 0;
+  Address address;
+  Key send_key{};
+  Key receive_key{};
   ReplayProtection replay;
   UserData user_data{};
   SlotStats stats;
-  int queue_head = 0;
-  int queue_count = 0;
 };
+static_assert(offsetof(Slot, last_receive) + sizeof(double) <= 24, "the walk's fields in the first 24 bytes");
 
 struct Pending {
   bool in_use = false;
@@ -367,6 +373,7 @@ struct ServerInternals {
     remove_pending(pending_index);
     st.slot_by_address.insert(slot.address, index);
     ++s.connected_count_;
+    ++s.session_changes_;
     push_event({ServerEvent::Kind::kConnected, index, slot.client_id, DisconnectReason::kNone, slot.session});
     log_slot(LogLevel::kInfo, index, "connected");
     send_keep_alive(index);
@@ -419,6 +426,7 @@ struct ServerInternals {
     slot.send_key = {};
     slot.receive_key = {};
     --s.connected_count_;
+    ++s.session_changes_;
   }
 
   void process_encrypted(const Address& from, std::span<std::byte> datagram) {
@@ -563,19 +571,23 @@ void Server::update(double now, uint64_t unix_now) {
     budget -= static_cast<int>(got);
     if (got < want) break;
   }
+  // One walk over the slots: a slot's keep-alive (when due), then its timeout. Each slot's packets leave
+  // in that order, as they would from two walks; only the interleaving between slots differs.
   for (int i = 0; i < config_.max_clients; ++i) {
     const Slot& slot = st.slots[static_cast<size_t>(i)];
-    if (slot.connected && slot.last_send + config_.keep_alive_interval <= now) in.send_keep_alive(i);
-  }
-  for (int i = 0; i < config_.max_clients; ++i) {
-    const Slot& slot = st.slots[static_cast<size_t>(i)];
-    if (slot.connected && slot.timeout_seconds >= 0 && slot.last_receive + slot.timeout_seconds < now) {
+    if (!slot.connected) continue;
+    if (slot.last_send + config_.keep_alive_interval <= now) in.send_keep_alive(i);
+    if (slot.timeout_seconds >= 0 && slot.last_receive + slot.timeout_seconds < now) {
       in.free_slot(i, DisconnectReason::kTimedOut, true);
     }
   }
-  for (size_t i = 0; i < st.pending.size(); ++i) {
+  // Stops after the last entry in use: with every client connected the table (pending_per_slot entries a
+  // slot) is empty and not walked at all.
+  int in_use = st.pending_count;
+  for (size_t i = 0; i < st.pending.size() && in_use > 0; ++i) {
     const Pending& p = st.pending[i];
     if (!p.in_use) continue;
+    --in_use;
     const bool idle = p.timeout_seconds >= 0 && p.last_access + p.timeout_seconds < now;
     if (p.expire_time < now || idle) in.remove_pending(static_cast<int>(i));
   }

@@ -193,6 +193,19 @@ bool Endpoint::send_packet(std::span<const std::byte> payload) {
   return state_->send(payload);
 }
 
+std::span<std::byte> Endpoint::send_room() {
+  if (state_->failed) return {};
+  return state_->send_room();
+}
+
+bool Endpoint::send_written(size_t size) {
+  if (state_->failed) {
+    ++state_->counters.calls_refused;
+    return false;
+  }
+  return state_->send_written(size);
+}
+
 ReceiveResult Endpoint::receive_packet(std::span<const std::byte> datagram) {
   return receive_packet(datagram, state_->time);
 }

@@ -151,8 +151,17 @@ struct Endpoint::State {
 
   // ---- Send (endpoint_send.cpp) ----
 
-  void transmit_datagram(uint16_t packet_sequence, size_t packet_size, uint32_t& wire_bytes);
+  // Seals the packet at `packet` (inside `transmit`; at its start when the envelope is on) and transmits it.
+  void transmit_datagram(uint16_t packet_sequence, std::byte* packet, size_t packet_size,
+                         uint32_t& wire_bytes);
   bool send(std::span<const std::byte> payload);
+  // Where send_written() finds its payload: after the largest header, when the envelope is off; empty
+  // otherwise (the envelope's prefix must sit right before the header).
+  std::span<std::byte> send_room();
+  bool send_written(size_t size);
+  // The checks and the sent record every send starts with; nullptr when the payload is too large.
+  SendWindow::Record* begin_send(size_t size, PacketHeader& header);
+  void end_send(SendWindow::Record& record, uint32_t wire_bytes);
 };
 
 }  // namespace bitwire

@@ -172,6 +172,9 @@ class Server {
   // The id of the connection the slot holds: a new one at every connect, never reused by this server, 0 when
   // the slot is free. A change between two reads means the slot's connection changed in between.
   uint64_t session(int slot) const;
+  // How many times any slot's session changed (connects plus disconnects) since construction. A caller that
+  // compares session(slot) for every slot after each update may skip the walk while this has not moved.
+  uint64_t session_changes() const { return session_changes_; }
   // Why `session` ended, while it is the most recent connection of `slot` to have ended; kNone otherwise.
   DisconnectReason disconnect_reason(int slot, uint64_t session) const;
   Address client_address(int slot) const;
@@ -222,6 +225,7 @@ class Server {
   const char* error_ = nullptr;
   char error_text_[kConfigReasonBytes] = {};  // the reason, owned: error_reason() points here or to a literal
   int connected_count_ = 0;
+  uint64_t session_changes_ = 0;
   uint64_t drops_[kPacketErrorCount] = {};
   PacketError last_drop_ = PacketError::kNone;
   uint64_t denied_sent_ = 0;

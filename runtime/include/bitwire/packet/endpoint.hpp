@@ -448,6 +448,12 @@ class Endpoint {
   // transmits it whole (payload <= fragment_above) or as ceil(size / fragment_size) fragments. Returns
   // false (and sends nothing, uses no sequence) when size > max_packet_size. A size of 0 is allowed.
   bool send_packet(std::span<const std::byte> payload);
+  // The same without the copy: the payload is written first at the start of send_room() (room for
+  // fragment_above bytes; empty with the envelope on), then send_written(size) sends the datagram
+  // send_packet would have sent for it. The room is valid until the next send on this endpoint. False
+  // (nothing sent, no sequence used) when size is above the room or max_packet_size.
+  std::span<std::byte> send_room();
+  bool send_written(size_t size);
 
   // Only from inside the process callback, which then returns false: the payload is genuine but cannot be
   // taken now (the receiver is busy: no free slot in a pool or window), so the packet is refused unacked

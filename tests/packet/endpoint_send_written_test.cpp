@@ -1,0 +1,117 @@
+// Endpoint::send_room / send_written: a payload written in place goes out as the very datagram send_packet
+// would have sent for a copy of it, and the refusals leave the endpoint as it was.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "bitwire/packet/endpoint.hpp"
+#include "support/endpoint_harness.hpp"
+
+namespace bitwire {
+namespace {
+
+using test::pattern_payload;
+using test::Peer;
+using Bytes = std::vector<uint8_t>;
+
+EndpointConfig in_place_config(AckDelayMode ack_delay) {
+  EndpointConfig config;
+  config.envelope = false;
+  config.ack_delay = ack_delay;
+  config.max_packet_size = 1200;
+  config.fragment_above = 1200;
+  config.max_fragments = 2;  // ceil(1200 / fragment_size 1024)
+  return config;
+}
+
+// Sends `payload` through the room: written at its start, then send_written.
+bool send_in_place(Endpoint& endpoint, const Bytes& payload) {
+  const std::span<std::byte> room = endpoint.send_room();
+  if (room.size() < payload.size()) return false;
+  if (!payload.empty()) std::memcpy(room.data(), payload.data(), payload.size());
+  return endpoint.send_written(payload.size());
+}
+
+// Two conversations, identical but for how the first peer sends (a copy or in place): every datagram
+// either way must be the same bytes, with acks, ack delays and header lengths varying as the peers talk.
+void expect_same_datagrams(AckDelayMode ack_delay) {
+  const EndpointConfig config = in_place_config(ack_delay);
+  auto copy_sender = Peer::make(config), copy_peer = Peer::make(config);
+  auto place_sender = Peer::make(config), place_peer = Peer::make(config);
+  ASSERT_TRUE(place_sender->endpoint.ok()) << place_sender->endpoint.error_reason();
+  double now = 0.0;
+  for (uint32_t round = 0; round < 300; ++round) {
+    now += 0.001 * static_cast<double>(1 + round % 7);
+    for (Peer* peer : {copy_sender.get(), copy_peer.get(), place_sender.get(), place_peer.get()})
+      peer->endpoint.update(now);
+    const Bytes payload = pattern_payload((round * 37) % 1201, round);
+    ASSERT_TRUE(copy_sender->endpoint.send_packet(test::view(payload)));
+    ASSERT_TRUE(send_in_place(place_sender->endpoint, payload));
+    ASSERT_EQ(copy_sender->outbox.size(), place_sender->outbox.size());
+    EXPECT_EQ(copy_sender->outbox.back(), place_sender->outbox.back()) << "round " << round;
+    EXPECT_EQ(copy_sender->outbox_sequences.back(), place_sender->outbox_sequences.back());
+    // The peers see every other datagram (and lose the rest), answer every third round.
+    if (round % 2 == 0) {
+      copy_peer->endpoint.receive_packet(test::view(copy_sender->outbox.back()));
+      place_peer->endpoint.receive_packet(test::view(place_sender->outbox.back()));
+    }
+    if (round % 3 == 0) {
+      const Bytes answer = pattern_payload(round % 50, round + 1000);
+      copy_peer->endpoint.send_packet(test::view(answer));
+      place_peer->endpoint.send_packet(test::view(answer));
+      copy_sender->endpoint.receive_packet(test::view(copy_peer->outbox.back()));
+      place_sender->endpoint.receive_packet(test::view(place_peer->outbox.back()));
+    }
+  }
+  EXPECT_EQ(copy_sender->endpoint.counters().packets_sent, place_sender->endpoint.counters().packets_sent);
+  EXPECT_EQ(copy_sender->endpoint.rtt_ms(), place_sender->endpoint.rtt_ms());
+  EXPECT_EQ(copy_sender->endpoint.sent_kbps(), place_sender->endpoint.sent_kbps());
+  EXPECT_EQ(copy_sender->acked_by_callback, place_sender->acked_by_callback);
+  EXPECT_FALSE(place_sender->acked_by_callback.empty());
+}
+
+TEST(EndpointSendWritten, TheDatagramsAreTheOnesSendPacketSends) {
+  expect_same_datagrams(AckDelayMode::kOn);
+}
+
+TEST(EndpointSendWritten, TheDatagramsAreTheOnesSendPacketSendsWithoutTheAckDelay) {
+  expect_same_datagrams(AckDelayMode::kOff);
+}
+
+TEST(EndpointSendWritten, TheRoomHoldsAWholeUnfragmentedPayload) {
+  auto peer = Peer::make(in_place_config(AckDelayMode::kOn));
+  EXPECT_EQ(peer->endpoint.send_room().size(), 1200u);
+}
+
+TEST(EndpointSendWritten, NoRoomWithTheEnvelope) {
+  EndpointConfig config = in_place_config(AckDelayMode::kWithEnvelope);
+  config.envelope = true;
+  auto peer = Peer::make(config);
+  EXPECT_TRUE(peer->endpoint.send_room().empty());
+  const uint16_t next = peer->endpoint.next_sequence();
+  EXPECT_FALSE(peer->endpoint.send_written(10));
+  EXPECT_TRUE(peer->outbox.empty());
+  EXPECT_EQ(peer->endpoint.next_sequence(), next);
+  EXPECT_EQ(peer->endpoint.counters().packets_sent, 0u);
+}
+
+TEST(EndpointSendWritten, AboveTheRoomIsRefusedWithoutUsingASequence) {
+  EndpointConfig config = in_place_config(AckDelayMode::kOn);
+  config.max_packet_size = 4096;
+  config.fragment_above = 1000;
+  config.fragment_size = 1024;
+  config.max_fragments = 4;
+  auto peer = Peer::make(config);
+  ASSERT_EQ(peer->endpoint.send_room().size(), 1000u);
+  const uint16_t next = peer->endpoint.next_sequence();
+  EXPECT_FALSE(peer->endpoint.send_written(1001));
+  EXPECT_TRUE(peer->outbox.empty());
+  EXPECT_EQ(peer->endpoint.next_sequence(), next);
+  EXPECT_EQ(peer->endpoint.counters().packets_too_large_to_send, 1u);
+  EXPECT_TRUE(peer->endpoint.send_written(1000));
+  EXPECT_EQ(peer->outbox.size(), 1u);
+}
+
+}  // namespace
+}  // namespace bitwire
