@@ -105,7 +105,8 @@ void ReliableOrderedChannel::block_returned() {
 void ReliableOrderedChannel::drop_reassembly_block() {
   if (reassembly_block_ < 0) return;
   block_receiver_->reset();
-  block_receiver_->set_buffer(nullptr);
+  [[maybe_unused]] const bool back = block_receiver_->set_buffer(nullptr);
+  BITWIRE_ASSERT(back);  // reset just above
   lend_pool_->free_block(reassembly_block_, true);
   reassembly_block_ = -1;
 }
@@ -119,8 +120,10 @@ bool ReliableOrderedChannel::make_block_room() {
   block_receiver_->release();  // the lent block's bookkeeping only: its bytes stay where they are
   const int block = lend_pool_->take_block(true);
   BITWIRE_ASSERT(block >= 0);
-  block_receiver_->set_buffer(lend_pool_->block_data(block));
+  [[maybe_unused]] const bool moved = block_receiver_->set_buffer(lend_pool_->block_data(block));
+  BITWIRE_ASSERT(moved);  // the receiver is idle (released above)
   reassembly_block_ = block;
+  stall_timed_ = false;  // receive_stalled() starts this buffer's deadline at the next update
   ++counters_.blocks_reassembled_in_pool;
   return true;
 }
@@ -367,9 +370,12 @@ ChannelError ReliableOrderedChannel::check(IncomingPacket& packet, int entry_ind
     }
     // The reassembly buffer is lent to a delivered block the application still holds (after a reset too,
     // when the receiver itself is idle): no fragment may be stored, or taken as a duplicate and acked,
-    // until it is back.
-    // make_block_room() then moves reassembly to a free pool buffer, if there is one.
-    if (lent_ && reassembly_block_ < 0) return ChannelError::kBlockBusy;
+    // until it is back. For a fragment of the head block, kBlockBusy lets make_block_room() move
+    // reassembly to a free pool buffer, if there is one; a fragment of a later block could not be stored
+    // there either (the head rule below), so it must not take one.
+    if (lent_ && reassembly_block_ < 0) {
+      return f.message_id == receive_head_ ? ChannelError::kBlockBusy : ChannelError::kBlockAhead;
+    }
     // Only the block at the head is reassembled: behind it nothing is missing, so once complete it is
     // deliverable at once. Past it: a completed block waiting for a buffer keeps the receiver busy; a
     // fragment of another block while one is in progress breaks the format (classify says how); else the
@@ -509,6 +515,36 @@ const char* ReliableOrderedChannel::update(double now) {
                  "ChannelConfig.block_ack_grace";
 }
 
+const char* ReliableOrderedChannel::receive_stalled(double now) {
+  if (reassembly_block_ < 0) {
+    stall_timed_ = false;
+    return nullptr;
+  }
+  // The same rule as the send side's deadline: the grace runs from the first update that saw the pool
+  // buffer taken, and each update that sees more of the block's fragments stored gives it again.
+  const uint32_t received = block_receiver_->fragments_received();
+  if (!stall_timed_) {
+    stall_timed_ = true;
+    stall_overdue_ = false;
+    stall_received_ = received;
+    stall_deadline_ = now + config_.block_ack_grace;
+    return nullptr;
+  }
+  if (received > stall_received_) stall_deadline_ = std::max(stall_deadline_, now + config_.block_ack_grace);
+  stall_received_ = received;
+  if (now <= stall_deadline_) {
+    stall_overdue_ = false;
+    return nullptr;
+  }
+  // As in update(): fail at the second update past the deadline, so fragments already waiting count.
+  if (!stall_overdue_) {
+    stall_overdue_ = true;
+    return nullptr;
+  }
+  return "the peer left a block incomplete: no new fragment of the block reassembled in a borrowed pool "
+         "block buffer within ChannelConfig.block_ack_grace";
+}
+
 void ReliableOrderedChannel::set_block_waiting(bool waiting) {
   if (waiting == block_waiting_) return;
   block_waiting_ = waiting;
@@ -542,7 +578,8 @@ void ReliableOrderedChannel::finish_block() {
     lend_pool_->attach_received_block(block_message_, reassembly_block_, static_cast<uint32_t>(block.size()));
     reassembly_block_ = -1;
     block_receiver_->release();
-    block_receiver_->set_buffer(nullptr);
+    [[maybe_unused]] const bool back = block_receiver_->set_buffer(nullptr);
+    BITWIRE_ASSERT(back);  // released just above
     slot.message = std::move(block_message_);
     ++received_waiting_;
     ++counters_.messages_received;
@@ -637,6 +674,7 @@ void ReliableOrderedChannel::reset() {
   queued_ = 0;
   blocks_queued_ = 0;
   head_timed_ = false;
+  stall_timed_ = false;
   head_overdue_ = false;
   head_acked_ = 0;
   received_waiting_ = 0;

@@ -41,6 +41,8 @@ const char* to_string(ConnectionError error) {
       return "message factory refused";
     case ConnectionError::kBlockAckOverdue:
       return "block unacked past its deadline";
+    case ConnectionError::kBlockStalled:
+      return "peer left a block incomplete";
   }
   return "unknown connection error";
 }
@@ -316,6 +318,10 @@ void Connection::update(double now) {
   for (int i = 0; i < config_.channel_count; ++i) {
     if (const char* overdue = channels_[i]->update(now)) {
       fail(ConnectionError::kBlockAckOverdue, overdue);
+      return;
+    }
+    if (const char* stalled = channels_[i]->receive_stalled(now)) {
+      fail(ConnectionError::kBlockStalled, stalled);
       return;
     }
   }

@@ -53,13 +53,19 @@
 //     buffer, lent to the message (MessagePool's BlockLender; no pool buffer, no copy). The lent bytes are
 //     never written until the application releases the message (or gives it another block, or sends it
 //     on, which moves it into a pool buffer), across reset() too: a block()'s pointer stays valid and its
-//     bytes unchanged until then. Meanwhile the next block's first fragment takes a free pool buffer
-//     (make_block_room(), before check() is asked again), where that block is reassembled and then
+//     bytes unchanged until then. Meanwhile the first fragment of the next block at the head takes a free
+//     pool buffer (make_block_room(), before check() is asked again; a fragment of a block past the head
+//     takes none, it is refused as kBlockAhead), where that block is reassembled and then
 //     delivered as a received block of the pool (the buffer goes back on its release; reset() gives it
 //     back at once if the block is incomplete); the channel's own buffer serves again once returned. With
 //     no pool buffer free, fragments of the next block are refused unacked (kBlockBusy, resent by the
 //     peer), as blocks ahead of the head are, until the release or a buffer frees; the peer's ack deadline
-//     (block_ack_grace) bounds that wait.
+//     (block_ack_grace) bounds that wait. A block in a borrowed pool buffer must progress: with no new
+//     fragment stored within block_ack_grace (the grace runs again from each update that sees one)
+//     receive_stalled() returns the reason and the connection fails (kBlockStalled), so a peer cannot
+//     park a partial block there and keep this side's own block sends refused. A correct peer resends
+//     every unacked fragment, so only a peer that stops sending, or a link dead for the grace (which
+//     fails the peer's own ack deadline too), reaches it.
 //   - on a shared BlockArena: copied into a pool block buffer of that message (taken only now, complete);
 //     when none is free, the completed block waits in the BlockReceiver (its own memory, no pool buffer)
 //     and is attached on a later update(), receive() or packet.
@@ -96,7 +102,8 @@ struct ChannelCounters {
   uint64_t blocks_acked = 0;          // reliable: block transfers whose every fragment was acked
   uint64_t blocks_received = 0;       // block messages received (reliable: reassembled and queued)
   uint64_t blocks_waiting_buffer = 0;     // reliable: completed blocks that had to wait for a pool block buffer
-  uint64_t blocks_reassembled_in_pool = 0;  // reliable: begun in a pool buffer, the channel's own lent
+  uint64_t blocks_reassembled_in_pool = 0;  // reliable: pool buffers borrowed for the head block (its own
+                                            // lent), each counted when taken for that block's fragment
   uint64_t block_fragments_sent = 0;      // reliable: fragment entries sent, resends included
   uint64_t block_fragments_resent = 0;    // reliable: of which were resends
   uint64_t block_fragments_acked = 0;     // reliable: fragments newly acked
@@ -162,6 +169,10 @@ class Channel {
   // Called by Connection::update: a completed block waiting for a buffer tries again, and the deadline on
   // the peer's acks is checked. Returns why the peer is overdue (the connection then fails), else nullptr.
   virtual const char* update(double) { return nullptr; }
+  // Called by Connection::update after update(): the deadline on a block the peer is sending into a pool
+  // block buffer this channel borrowed (make_block_room()). Returns why the peer stalled it (the
+  // connection then fails), else nullptr.
+  virtual const char* receive_stalled(double) { return nullptr; }
   // Takes the messages of a checked entry.
   virtual void apply(IncomingPacket& packet, int entry) = 0;
   // After check() answered kBlockBusy: makes room for the block's fragments if it can (a reliable channel
@@ -236,6 +247,7 @@ class ReliableOrderedChannel final : public Channel, private BlockLender {
   bool block_capable() const override { return block_sender_ != nullptr; }
   bool fragment_ready(double now, size_t available_bits) override;
   const char* update(double now) override;
+  const char* receive_stalled(double now) override;
   void apply(IncomingPacket& packet, int entry) override;
   void on_packet_acked(uint16_t sequence) override;
   void reset() override;
@@ -339,6 +351,12 @@ class ReliableOrderedChannel final : public Channel, private BlockLender {
   uint32_t head_serial_ = 0;
   uint32_t head_acked_ = 0;
   double head_deadline_ = 0.0;
+  // The deadline of the block reassembled in the borrowed pool buffer (receive_stalled()), kept like the
+  // head's: stall_received_ is the fragments stored at the previous update.
+  bool stall_timed_ = false;
+  bool stall_overdue_ = false;
+  uint32_t stall_received_ = 0;
+  double stall_deadline_ = 0.0;
   int received_waiting_ = 0;
   int last_walk_ = 0;
   std::unique_ptr<BlockSender> block_sender_;

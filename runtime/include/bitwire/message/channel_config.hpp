@@ -52,7 +52,9 @@ struct ChannelConfig {
   // update it became the channel's oldest unacked message, or within this many seconds of the last update
   // that saw more of its fragments acked, whichever is later; a message ahead of a queued block within
   // this many seconds of becoming the oldest. At the second update past either the connection fails
-  // (ConnectionError::kBlockAckOverdue), so a peer cannot keep a block buffer by not acking.
+  // (ConnectionError::kBlockAckOverdue), so a peer cannot keep a block buffer by not acking. On the
+  // receive side, a block reassembled in a borrowed pool buffer must get a new fragment within this many
+  // seconds of the last update that saw one (ConnectionError::kBlockStalled).
   double block_ack_grace = 20.0;
 
   // Passes when every field is in range (kChannelConfigLimits, then the block fields through

@@ -44,7 +44,9 @@
 //   until the release (channel.hpp). So an application must not hold a received block while waiting for
 //   its own send buffer: a peer doing the same refuses this side's next block as this side refuses its
 //   own, both outgoing blocks wait for acks that never come, and both connections fail with
-//   kBlockAckOverdue. Copy the block out or release it first.
+//   kBlockAckOverdue. Copy the block out or release it first. A block in a borrowed pool buffer must get a
+//   new fragment within ChannelConfig::block_ack_grace (kBlockStalled past it), so a peer cannot keep
+//   that buffer, the one the application sends from, with a block it never completes.
 //   On a shared arena outgoing and received blocks share the buffers; block_receive_reserve of them are
 //   kept for received blocks and a completed block waiting for a buffer gets the next one freed
 //   (MessagePool's contract), so an application that sends blocks greedily cannot starve its own receive
@@ -212,6 +214,9 @@ enum class ConnectionError : uint8_t {
   kFactoryInvalid,   // the MessageFactory failed check() (error_reason() says why): nothing is sent or read
   kBlockAckOverdue,  // while a block was queued, the peer left it (or the message ahead of it) unacked past
                      // its deadline (ChannelConfig::block_ack_grace; error_reason() says which)
+  kBlockStalled,     // the peer left a block incomplete: while a received block was held, the next one,
+                     // reassembled in a borrowed pool block buffer, got no new fragment within
+                     // ChannelConfig::block_ack_grace (a correct peer resends, so never hits it)
 };
 const char* to_string(ConnectionError error);
 
@@ -265,7 +270,8 @@ class Connection {
 
   // ---- Time and packets over the endpoint ----
   // Advances the endpoint to `now`; a completed block waiting for a buffer tries again; and the deadline
-  // on the peer's acks while a block is queued is checked (kBlockAckOverdue past it).
+  // on the peer's acks while a block is queued is checked (kBlockAckOverdue past it), then the one on a
+  // block reassembled in a borrowed pool buffer (kBlockStalled past it).
   void update(double now);
   // Builds one connection packet and sends it through the endpoint (acks, fragments, transmit).
   bool send_packet();
