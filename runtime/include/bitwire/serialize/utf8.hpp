@@ -307,9 +307,11 @@ inline unsigned utf8_detect_cpu_features() {
   return (__builtin_cpu_supports("ssse3") ? 1u : 0u) | (__builtin_cpu_supports("avx2") ? 2u : 0u);
 }
 
-// Asked once per process, while static objects are initialized (before main, one thread), so a check is a
-// plain load with no guard to test. Zero (no vector extension: the SSE2 path, correct on every x86-64)
-// for a check made by another static object's initializer before this one has run.
+// Asked once per process, while static objects are initialized (before main in a program, on the loading
+// thread for a library opened later), so a check is a plain load with no guard to test. A check that runs
+// before this initializer (another static object's, or a thread such an initializer started) reads zero:
+// no vector extension, the SSE2 path, correct on every x86-64. Formally a thread racing the initializer
+// reads a value being written; both values give correct results.
 inline const unsigned kUtf8CpuFeatures = utf8_detect_cpu_features();
 
 inline unsigned utf8_cpu_features() {
