@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/block_messages.hpp"
+#include "support/block_receive.hpp"
 #include "support/connection_pair.hpp"
 #include "support/test_messages.hpp"
 
@@ -20,30 +21,13 @@ using test::block_message;
 using test::ConnectionPair;
 using test::Numbered;
 using test::pattern;
+using test::receive_within;
+using test::reliable;
+using test::same;
 using test::small_message;
 using test::WithBlock;
 
 constexpr double kTick = 1.0 / 60.0;
-
-bool same(std::span<const std::byte> got, const std::vector<std::byte>& want) {
-  return got.size() == want.size() && std::memcmp(got.data(), want.data(), want.size()) == 0;
-}
-
-const ReliableOrderedChannel& reliable(Connection& c) {
-  return static_cast<const ReliableOrderedChannel&>(c.channel(0));
-}
-
-// Ticks until `side` receives a message on channel 0 (or `limit` ticks pass).
-MessageHandle receive_within(ConnectionPair& pair, Connection& side, int& tick, int limit) {
-  for (const int end = tick + limit; tick < end; ++tick) {
-    pair.tick(tick * kTick);
-    if (MessageHandle m = side.receive(0)) {
-      ++tick;
-      return m;
-    }
-  }
-  return {};
-}
 
 // The default ConnectionConfig with two more channels: 1 reliable without blocks, 2 unreliable. Channel 0
 // alone carries blocks, so each pool has one block buffer (the default: one per block channel).

@@ -14,6 +14,7 @@
 
 #include "bitwire/message/connection_packet.hpp"
 #include "support/block_messages.hpp"
+#include "support/block_receive.hpp"
 #include "support/connection_pair.hpp"
 #include "support/test_messages.hpp"
 
@@ -23,17 +24,11 @@ namespace {
 using test::block_message;
 using test::ConnectionPair;
 using test::pattern;
+using test::reliable;
+using test::same;
 using test::WithBlock;
 
 constexpr double kTick = 1.0 / 60.0;
-
-bool same(std::span<const std::byte> got, const std::vector<std::byte>& want) {
-  return got.size() == want.size() && std::memcmp(got.data(), want.data(), want.size()) == 0;
-}
-
-const ReliableOrderedChannel& reliable(Connection& c) {
-  return static_cast<const ReliableOrderedChannel&>(c.channel(0));
-}
 
 // A and B joined directly: what a side sends in a tick reaches the other at the next tick, A's datagrams
 // only those `pass_a_to_b` lets through (all when it is empty).
