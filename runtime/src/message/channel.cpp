@@ -123,7 +123,7 @@ bool ReliableOrderedChannel::make_block_room() {
   [[maybe_unused]] const bool moved = block_receiver_->set_buffer(lend_pool_->block_data(block));
   BITWIRE_ASSERT(moved);  // the receiver is idle (released above)
   reassembly_block_ = block;
-  stall_timed_ = false;  // receive_stalled() starts this buffer's deadline at the next update
+  stall_deadline_.timed = false;  // receive_stalled() starts this buffer's deadline at the next update
   ++counters_.blocks_reassembled_in_pool;
   return true;
 }
@@ -471,44 +471,28 @@ void ReliableOrderedChannel::advance_receive_head() {
 const char* ReliableOrderedChannel::update(double now) {
   if (block_waiting_) finish_block();
   if (blocks_queued_ == 0) {
-    head_timed_ = false;
+    head_deadline_.timed = false;
     return nullptr;
   }
   // A block is queued, so the oldest unacked id holds a message (the oldest advances only past acked ones).
   const SendEntry& head = send_queue_[oldest_unacked_ & send_mask_];
   BITWIRE_ASSERT(head.message);
   const bool block = head.message.info().has_block;
-  if (!head_timed_ || head.serial != head_serial_) {
-    head_timed_ = true;
+  // A peer that keeps acking fragments is a slow link, not a peer holding the buffer: each update that sees
+  // more fragments acked gives it the grace again (the update rate, the in-flight limit or other channels
+  // may move the block slower than its bandwidth budget). A new block starts its count from zero.
+  const uint32_t acked = block ? block_sender_->fragments_acked() : 0;
+  if (!head_deadline_.timed || head.serial != head_serial_) {
     head_serial_ = head.serial;
     double allowed = config_.block_ack_grace;
     if (block) {
       allowed +=
           2.0 * block_sender_->config().transfer_seconds(static_cast<uint32_t>(head.message.block().size()));
     }
-    head_deadline_ = now + allowed;
-    head_acked_ = block ? block_sender_->fragments_acked() : 0;
-    head_overdue_ = false;
+    head_deadline_.start(now, allowed, acked);
     return nullptr;
   }
-  if (block) {
-    // A peer that keeps acking fragments is a slow link, not a peer holding the buffer: each update that sees
-    // more fragments acked gives it the grace again (the update rate, the in-flight limit or other channels
-    // may move the block slower than its bandwidth budget). A new block starts its count from zero.
-    const uint32_t acked = block_sender_->fragments_acked();
-    if (acked > head_acked_) head_deadline_ = std::max(head_deadline_, now + config_.block_ack_grace);
-    head_acked_ = acked;
-  }
-  if (now <= head_deadline_) {
-    head_overdue_ = false;
-    return nullptr;
-  }
-  // update() runs before the update's packets are read: fail only at the second update past the deadline,
-  // so acks that were already waiting when the first one ran are counted.
-  if (!head_overdue_) {
-    head_overdue_ = true;
-    return nullptr;
-  }
+  if (!head_deadline_.expired(now, acked, config_.block_ack_grace)) return nullptr;
   return block ? "the peer did not ack a block within its deadline (2 x its transfer time at "
                  "ChannelConfig.block_bandwidth_bytes_per_second + ChannelConfig.block_ack_grace)"
                : "the peer did not ack the message ahead of a queued block within "
@@ -517,30 +501,17 @@ const char* ReliableOrderedChannel::update(double now) {
 
 const char* ReliableOrderedChannel::receive_stalled(double now) {
   if (reassembly_block_ < 0) {
-    stall_timed_ = false;
+    stall_deadline_.timed = false;
     return nullptr;
   }
   // The same rule as the send side's deadline: the grace runs from the first update that saw the pool
   // buffer taken, and each update that sees more of the block's fragments stored gives it again.
   const uint32_t received = block_receiver_->fragments_received();
-  if (!stall_timed_) {
-    stall_timed_ = true;
-    stall_overdue_ = false;
-    stall_received_ = received;
-    stall_deadline_ = now + config_.block_ack_grace;
+  if (!stall_deadline_.timed) {
+    stall_deadline_.start(now, config_.block_ack_grace, received);
     return nullptr;
   }
-  if (received > stall_received_) stall_deadline_ = std::max(stall_deadline_, now + config_.block_ack_grace);
-  stall_received_ = received;
-  if (now <= stall_deadline_) {
-    stall_overdue_ = false;
-    return nullptr;
-  }
-  // As in update(): fail at the second update past the deadline, so fragments already waiting count.
-  if (!stall_overdue_) {
-    stall_overdue_ = true;
-    return nullptr;
-  }
+  if (!stall_deadline_.expired(now, received, config_.block_ack_grace)) return nullptr;
   return "the peer left a block incomplete: no new fragment of the block reassembled in a borrowed pool "
          "block buffer within ChannelConfig.block_ack_grace";
 }
@@ -673,10 +644,8 @@ void ReliableOrderedChannel::reset() {
   receive_head_ = 0;
   queued_ = 0;
   blocks_queued_ = 0;
-  head_timed_ = false;
-  stall_timed_ = false;
-  head_overdue_ = false;
-  head_acked_ = 0;
+  head_deadline_ = {};
+  stall_deadline_ = {};
   received_waiting_ = 0;
 }
 

@@ -84,6 +84,7 @@
 #include "bitwire/message/block.hpp"
 #include "bitwire/message/channel_config.hpp"
 #include "bitwire/message/connection_packet.hpp"
+#include "bitwire/message/detail/progress_deadline.hpp"
 #include "bitwire/message/message.hpp"
 #include "bitwire/packet/sequence.hpp"
 
@@ -342,21 +343,13 @@ class ReliableOrderedChannel final : public Channel, private BlockLender {
   uint16_t receive_head_ = 0;  // first id at or past receive_id_ not in the receive queue
   int queued_ = 0;
   int blocks_queued_ = 0;  // block messages in the send queue (with block_sender_)
-  // The deadline of the oldest unacked message while a block is queued: its serial, and the time by which
-  // it must be acked (set at the first update() that saw it oldest; for a block, moved to grace after each
-  // update that saw more of its fragments acked); head_acked_ is that count, head_overdue_ whether the
-  // previous update() was already past the deadline.
-  bool head_timed_ = false;
-  bool head_overdue_ = false;
+  // The deadline of the oldest unacked message while a block is queued (head_serial_ is its serial):
+  // started at the first update() that saw it oldest; for a block, its fragments acked are the progress.
   uint32_t head_serial_ = 0;
-  uint32_t head_acked_ = 0;
-  double head_deadline_ = 0.0;
-  // The deadline of the block reassembled in the borrowed pool buffer (receive_stalled()), kept like the
-  // head's: stall_received_ is the fragments stored at the previous update.
-  bool stall_timed_ = false;
-  bool stall_overdue_ = false;
-  uint32_t stall_received_ = 0;
-  double stall_deadline_ = 0.0;
+  detail::ProgressDeadline head_deadline_;
+  // The deadline of the block reassembled in the borrowed pool buffer (receive_stalled()): its fragments
+  // stored are the progress.
+  detail::ProgressDeadline stall_deadline_;
   int received_waiting_ = 0;
   int last_walk_ = 0;
   std::unique_ptr<BlockSender> block_sender_;
