@@ -110,6 +110,9 @@ class WriteStream {
 
   // Stores the last partial word; call once writing is done, before using the bytes.
   BITWIRE_FORCE_INLINE void flush() { writer_.flush(); }
+  // The same bytes as flush(); the rest of the last 8-byte word is zeroed where the span holds it
+  // (BitWriter::flush_padded): for a buffer whose bytes past the message are the caller's scratch.
+  BITWIRE_FORCE_INLINE void flush_padded() { writer_.flush_padded(); }
 
   BITWIRE_FORCE_INLINE size_t bits_processed() const { return writer_.bits_written(); }
   BITWIRE_FORCE_INLINE size_t bytes_processed() const { return writer_.bytes_written(); }
