@@ -77,7 +77,10 @@ Server::Server(const StackConfig& config, const MessageFactory& factory, const n
   const size_t room_bytes = slots_[0]->connection.endpoint().shared_send_room_bytes();
   send_room_.reset(new std::byte[room_bytes]);
   for (int i = 0; i < config_.max_clients; ++i) {
-    slots_[static_cast<size_t>(i)]->connection.endpoint().share_send_room({send_room_.get(), room_bytes});
+    const bool shared =
+        slots_[static_cast<size_t>(i)]->connection.endpoint().share_send_room({send_room_.get(), room_bytes});
+    BITWIRE_ASSERT(shared);  // every slot's endpoint has the first's config, so the room's size fits all
+    (void)shared;
   }
   memory_per_slot_ = sizeof(Slot) + sizeof(std::unique_ptr<Slot>) + first.memory_bytes() +
                      netcode::Server::memory_per_slot(netcode_config) + 2 * sizeof(ServerEvent);

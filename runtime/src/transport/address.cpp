@@ -125,8 +125,7 @@ std::string Address::to_string() const {
 
 size_t Address::hash() const {
   // The family and port, then the 16 address bytes as two words, each folded in through a full 64-bit
-  // mix (MurmurHash3's finalizer), so every input bit reaches the low bits a table's mask keeps: a server
-  // hashes the sender of every datagram, and a byte-at-a-time hash costs several times as much.
+  // mix (MurmurHash3's finalizer), so every input bit reaches the low bits a table's mask keeps.
   auto mix = [](uint64_t x) {
     x ^= x >> 33;
     x *= 0xff51afd7ed558ccdull;
