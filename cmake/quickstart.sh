@@ -68,32 +68,58 @@ run_tests() { # run_tests PRESET
   ctest --preset "$1" -j "$jobs"
 }
 
+fuzz_one() { # fuzz_one TARGET: fuzz for $fuzz_seconds, keep the log and a reproducer only if it fails
+  local f=$1
+  local name; name=$(basename "$f")
+  local corpus=tests/fuzz/corpus/${name%_fuzz}
+  local work; work=$(mktemp -d)
+  # Seed corpus is read-only input; new finds go to a scratch directory.
+  if ! "$f" -max_total_time="$fuzz_seconds" -print_final_stats=1 -rss_limit_mb=2048 \
+       -artifact_prefix="$work/" "$work" "$corpus" >"$work/log" 2>&1; then
+    echo "-- $name FAILED"
+    tail -n 60 "$work/log"
+    echo "bitwire: fuzzer $name failed; reproducer in $work" >&2
+    return 1
+  fi
+  echo "-- $name"
+  grep -E 'stat::number_of_executed_units|Done' "$work/log" | tail -n 2
+  rm -rf "$work"
+}
+
+# The targets run $jobs at a time (each is one process on one core); every one runs to its end, and the
+# stage fails if any of them failed.
 run_fuzzers() {
-  echo "== bitwire: fuzzers, ${fuzz_seconds}s each"
+  echo "== bitwire: fuzzers, ${fuzz_seconds}s each, ${jobs} at a time"
   local dir=build/fuzz/tests/fuzz
-  local found=0
+  local targets=()
   for f in "$dir"/*_fuzz; do
     [ -x "$f" ] || continue
-    found=1
     local name; name=$(basename "$f")
     if grep -q "^$name " tests/fuzz/quarantine.txt 2>/dev/null; then
       echo "-- $name: QUARANTINED, not fuzzed (tests/fuzz/quarantine.txt: $(grep "^$name " tests/fuzz/quarantine.txt | cut -d' ' -f3-))"
       continue
     fi
-    local corpus=tests/fuzz/corpus/${name%_fuzz}
-    local work; work=$(mktemp -d)
-    echo "-- $name"
-    # Seed corpus is read-only input; new finds go to a scratch directory.
-    if ! "$f" -max_total_time="$fuzz_seconds" -print_final_stats=1 -rss_limit_mb=2048 \
-         -artifact_prefix="$work/" "$work" "$corpus" >"$work/log" 2>&1; then
-      tail -n 60 "$work/log"
-      echo "bitwire: fuzzer $name failed; reproducer in $work" >&2
-      return 1
-    fi
-    grep -E 'stat::number_of_executed_units|Done' "$work/log" | tail -n 2
-    rm -rf "$work"
+    targets+=("$f")
   done
-  [ "$found" -eq 1 ] || { echo "bitwire: no fuzz targets were built" >&2; return 1; }
+  [ "${#targets[@]}" -gt 0 ] || { echo "bitwire: no fuzz targets were built" >&2; return 1; }
+  local failed=0 running=0
+  local out; out=$(mktemp -d)
+  for i in "${!targets[@]}"; do
+    if [ "$running" -ge "$jobs" ]; then
+      wait -n || failed=1
+      running=$((running - 1))
+    fi
+    fuzz_one "${targets[$i]}" >"$out/$i.log" 2>&1 &
+    running=$((running + 1))
+  done
+  while [ "$running" -gt 0 ]; do
+    wait -n || failed=1
+    running=$((running - 1))
+  done
+  # The reports in the targets' order, whole, so two targets' lines never interleave.
+  for i in "${!targets[@]}"; do cat "$out/$i.log"; done
+  rm -rf "$out"
+  [ "$failed" -eq 0 ] || { echo "bitwire: a fuzzer failed (see above)" >&2; return 1; }
 }
 
 case "${1:-}" in
