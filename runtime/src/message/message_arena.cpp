@@ -1,0 +1,196 @@
+// MessageArena: the two-level segregated fit over one region (message_arena.hpp).
+#include "bitwire/message/message_arena.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <new>
+
+namespace bitwire {
+
+namespace {
+constexpr uint32_t kMaxGranules = uint32_t{1} << 30;
+constexpr uint32_t kMinBlock = 2;  // the header and the free-list links
+}  // namespace
+
+MessageArena::MessageArena(size_t granule, size_t bytes)
+    : granule_(std::max<size_t>(std::bit_ceil(granule), 8)),
+      heads_(new uint32_t[static_cast<size_t>(kFirstLevels) * kSecondLevels]) {
+  std::fill_n(heads_.get(), static_cast<size_t>(kFirstLevels) * kSecondLevels, kNone);
+  const size_t count = std::min<size_t>(bytes / granule_, kMaxGranules);
+  if (count < kMinBlock) return;
+  granules_ = static_cast<uint32_t>(count);
+  region_bytes_ = count * granule_ + granule_;
+  region_.reset(new std::byte[region_bytes_]);
+  const auto address = reinterpret_cast<uintptr_t>(region_.get());
+  base_ = region_.get() + (granule_ - address % granule_) % granule_;
+  ::new (at(0)) Header{granules_, 0};
+  insert(0, granules_);
+  free_ = granules_;
+}
+
+size_t MessageArena::memory_required(size_t granule, size_t bytes) {
+  const size_t g = std::max<size_t>(std::bit_ceil(granule), 8);
+  const size_t count = std::min<size_t>(bytes / g, kMaxGranules);
+  return (count < kMinBlock ? 0 : count * g + g) +
+         static_cast<size_t>(kFirstLevels) * kSecondLevels * sizeof(uint32_t);
+}
+
+size_t MessageArena::memory_bytes() const {
+  return region_bytes_ + (heads_ ? static_cast<size_t>(kFirstLevels) * kSecondLevels * sizeof(uint32_t) : 0);
+}
+
+void MessageArena::list_of(uint32_t granules, int& first, int& second) {
+  if (granules < static_cast<uint32_t>(kSecondLevels)) {
+    first = 0;
+    second = static_cast<int>(granules);
+    return;
+  }
+  const int top = std::bit_width(granules) - 1;  // >= 4
+  first = top - 3;
+  second = static_cast<int>(granules >> (top - 4)) - kSecondLevels;
+}
+
+uint32_t MessageArena::class_size(uint32_t granules) {
+  granules = std::max(granules, kMinBlock);
+  if (granules < static_cast<uint32_t>(kSecondLevels)) return granules;
+  const int top = std::bit_width(granules) - 1;
+  const uint32_t step = uint32_t{1} << (top - 4);
+  return (granules + step - 1) & ~(step - 1);
+}
+
+void MessageArena::insert(uint32_t block, uint32_t granules) {
+  int first = 0;
+  int second = 0;
+  list_of(granules, first, second);
+  uint32_t& head = heads_[static_cast<size_t>(first) * kSecondLevels + static_cast<size_t>(second)];
+  header(block).size = granules | kFreeBit;
+  ::new (at(block) + kHeaderBytes) Links{head, kNone};
+  if (head != kNone) links(head).prev = block;
+  head = block;
+  second_map_[first] |= uint32_t{1} << second;
+  first_map_ |= uint32_t{1} << first;
+}
+
+void MessageArena::remove(uint32_t block, uint32_t granules) {
+  int first = 0;
+  int second = 0;
+  list_of(granules, first, second);
+  uint32_t& head = heads_[static_cast<size_t>(first) * kSecondLevels + static_cast<size_t>(second)];
+  const Links own = links(block);
+  if (own.prev != kNone) {
+    links(own.prev).next = own.next;
+  } else {
+    head = own.next;
+  }
+  if (own.next != kNone) links(own.next).prev = own.prev;
+  if (head == kNone) {
+    second_map_[first] &= ~(uint32_t{1} << second);
+    if (second_map_[first] == 0) first_map_ &= ~(uint32_t{1} << first);
+  }
+}
+
+uint32_t MessageArena::allocate(uint32_t granules) {
+  if (granules < kMinBlock || granules > free_) return kNone;
+  int first = 0;
+  int second = 0;
+  list_of(granules, first, second);
+  // granules is a list's lower bound: its own list and every later one hold only blocks that fit.
+  uint32_t seconds = second_map_[first] & (~uint32_t{0} << second);
+  if (seconds == 0) {
+    const uint32_t firsts = first + 1 < 32 ? first_map_ & (~uint32_t{0} << (first + 1)) : 0;
+    if (firsts == 0) return kNone;
+    first = std::countr_zero(firsts);
+    seconds = second_map_[first];
+  }
+  second = std::countr_zero(seconds);
+  const uint32_t block = heads_[static_cast<size_t>(first) * kSecondLevels + static_cast<size_t>(second)];
+  uint32_t size = block_granules(block);
+  remove(block, size);
+  if (size - granules >= kMinBlock) {
+    const uint32_t rest = block + granules;
+    const uint32_t rest_size = size - granules;
+    ::new (at(rest)) Header{rest_size, granules};
+    if (const uint32_t next = rest + rest_size; next < granules_) header(next).prev = rest_size;
+    insert(rest, rest_size);
+    size = granules;
+  }
+  header(block).size = size;
+  free_ -= size;
+  return block;
+}
+
+void MessageArena::free(uint32_t block) {
+  uint32_t size = block_granules(block);
+  free_ += size;
+  if (const uint32_t next = block + size; next < granules_ && (header(next).size & kFreeBit) != 0) {
+    const uint32_t next_size = block_granules(next);
+    remove(next, next_size);
+    size += next_size;
+  }
+  if (const uint32_t prev = header(block).prev; prev != 0 && (header(block - prev).size & kFreeBit) != 0) {
+    remove(block - prev, prev);
+    block -= prev;
+    size += prev;
+  }
+  header(block).size = size;
+  if (const uint32_t next = block + size; next < granules_) header(next).prev = size;
+  insert(block, size);
+}
+
+const char* MessageArena::check() const {
+  uint32_t at_block = 0;
+  uint32_t prev_size = 0;
+  bool prev_free = false;
+  uint32_t free_blocks = 0;
+  uint32_t free_granules = 0;
+  while (at_block < granules_) {
+    const Header h = header(at_block);
+    const uint32_t size = h.size & kSizeMask;
+    const bool is_free = (h.size & kFreeBit) != 0;
+    if (size < kMinBlock || size > granules_ - at_block) return "a block's size runs past the region";
+    if (h.prev != prev_size) return "a block's prev size is not its neighbour's size";
+    if (is_free && prev_free) return "two free blocks are neighbours";
+    if (is_free) {
+      ++free_blocks;
+      free_granules += size;
+    }
+    prev_free = is_free;
+    prev_size = size;
+    at_block += size;
+  }
+  if (at_block != granules_) return "the blocks do not tile the region";
+  if (free_granules != free_) return "the free count does not add up";
+  uint32_t listed = 0;
+  for (int first = 0; first < kFirstLevels; ++first) {
+    for (int second = 0; second < kSecondLevels; ++second) {
+      const uint32_t head = heads_[static_cast<size_t>(first) * kSecondLevels + static_cast<size_t>(second)];
+      const bool mapped = (second_map_[first] >> second & 1) != 0;
+      if (mapped != (head != kNone)) return "a second-level bitmap does not match its list";
+      uint32_t before = kNone;
+      for (uint32_t b = head; b != kNone; b = links(b).next) {
+        if (++listed > free_blocks) return "a list holds more blocks than are free";
+        if ((header(b).size & kFreeBit) == 0) return "a listed block is not free";
+        int f = 0;
+        int s = 0;
+        list_of(block_granules(b), f, s);
+        if (f != first || s != second) return "a free block is in the wrong list";
+        if (links(b).prev != before) return "a list's back link is wrong";
+        before = b;
+      }
+    }
+    if (((first_map_ >> first & 1) != 0) != (second_map_[first] != 0))
+      return "the first-level bitmap is wrong";
+  }
+  if (listed != free_blocks) return "a free block is in no list";
+  return nullptr;
+}
+
+uint32_t MessageArena::largest_free() const {
+  uint32_t largest = 0;
+  for (uint32_t b = 0; b < granules_; b += block_granules(b)) {
+    if ((header(b).size & kFreeBit) != 0) largest = std::max(largest, block_granules(b));
+  }
+  return largest;
+}
+
+}  // namespace bitwire

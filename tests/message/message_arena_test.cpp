@@ -1,0 +1,118 @@
+// MessageArena against a model: random allocations and frees never overlap, stay in the region and on the
+// granule, keep the lists and bitmaps consistent, fail only when no free block is large enough, and give
+// every byte back (one free block) once everything is freed.
+#include "bitwire/message/message_arena.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <map>
+#include <random>
+
+namespace bitwire {
+namespace {
+
+// Live blocks by start granule: the model.
+using Live = std::map<uint32_t, uint32_t>;
+
+bool overlaps(const Live& live, uint32_t start, uint32_t size) {
+  auto after = live.lower_bound(start);
+  if (after != live.end() && after->first < start + size) return true;
+  if (after != live.begin()) {
+    const auto before = std::prev(after);
+    if (before->first + before->second > start) return true;
+  }
+  return false;
+}
+
+uint32_t live_granules(const Live& live) {
+  uint32_t sum = 0;
+  for (const auto& [start, size] : live) sum += size;
+  return sum;
+}
+
+TEST(MessageArena, ClassSizesAreListLowerBoundsAtOrAboveTheRequest) {
+  for (uint32_t n = 0; n < 100'000; ++n) {
+    const uint32_t c = MessageArena::class_size(n);
+    EXPECT_GE(c, std::max<uint32_t>(n, 2));
+    EXPECT_EQ(MessageArena::class_size(c), c) << n;
+    // At most one list step (a 16th of the power of two below) above the request.
+    EXPECT_LE(c - std::max<uint32_t>(n, 2), std::max<uint32_t>(n, 2) / 16 + 1) << n;
+  }
+}
+
+TEST(MessageArena, RandomAllocationsAndFreesMatchTheModel) {
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    std::mt19937 random(seed);
+    const size_t granule = size_t{8} << (seed % 3);  // 8, 16, 32
+    const size_t bytes = granule * (2 + random() % 6000) + random() % granule;
+    MessageArena arena(granule, bytes);
+    ASSERT_EQ(arena.granules(), bytes / granule);
+    ASSERT_EQ(arena.check(), nullptr);
+    Live live;
+    // Sizes as a pool asks for them: a few types, some small and some large, plus random ones.
+    const uint32_t kinds[] = {2, 3, 4, 15, 16, 17, 40, 85, 300};
+    uint64_t refused = 0;
+    for (int step = 0; step < 4000; ++step) {
+      const bool take = live.empty() || random() % 100 < 55;
+      if (take) {
+        const uint32_t want =
+            MessageArena::class_size(random() % 4 == 0 ? 2 + random() % 600 : kinds[random() % 9]);
+        const uint32_t largest = arena.largest_free();
+        const uint32_t block = arena.allocate(want);
+        if (block == MessageArena::kNone) {
+          ++refused;
+          EXPECT_LT(largest, want) << "refused while a free block of " << largest << " granules fits "
+                                   << want;
+        } else {
+          const uint32_t size = arena.block_granules(block);
+          ASSERT_GE(size, want);
+          ASSERT_LE(block + size, arena.granules());
+          ASSERT_FALSE(overlaps(live, block, size)) << "seed " << seed << " step " << step;
+          ASSERT_EQ(reinterpret_cast<uintptr_t>(arena.at(block)) % granule, 0u);
+          live.emplace(block, size);
+        }
+      } else {
+        auto it = live.begin();
+        std::advance(it, static_cast<long>(random() % live.size()));
+        ASSERT_EQ(arena.block_granules(it->first), it->second) << "a live block's size changed";
+        arena.free(it->first);
+        live.erase(it);
+      }
+      ASSERT_EQ(arena.check(), nullptr) << "seed " << seed << " step " << step;
+      ASSERT_EQ(arena.granules_free(), arena.granules() - live_granules(live));
+    }
+    EXPECT_GT(refused, 0u) << "the run reached the budget (seed " << seed << ")";
+    while (!live.empty()) {
+      arena.free(live.begin()->first);
+      live.erase(live.begin());
+      ASSERT_EQ(arena.check(), nullptr);
+    }
+    EXPECT_EQ(arena.granules_free(), arena.granules());
+    EXPECT_EQ(arena.largest_free(), arena.granules()) << "coalesced back to one free block";
+  }
+}
+
+// One size until refused: exactly as many as the budget holds, nothing lost to the search.
+TEST(MessageArena, ExhaustionComesOnlyWhenTheBudgetIsUsed) {
+  for (const uint32_t size : {2u, 3u, 16u, 17u, 88u, 4096u}) {
+    const uint32_t want = MessageArena::class_size(size);
+    MessageArena arena(8, 8 * 10'007);
+    uint32_t count = 0;
+    while (arena.allocate(want) != MessageArena::kNone) ++count;
+    EXPECT_EQ(count, arena.granules() / want) << want;
+    EXPECT_LT(arena.granules_free(), want);
+    EXPECT_EQ(arena.check(), nullptr);
+  }
+}
+
+TEST(MessageArena, TooSmallARegionRefusesEverything) {
+  MessageArena empty(8, 15);
+  EXPECT_EQ(empty.granules(), 0u);
+  EXPECT_EQ(empty.allocate(2), MessageArena::kNone);
+  MessageArena none;
+  EXPECT_EQ(none.allocate(2), MessageArena::kNone);
+}
+
+}  // namespace
+}  // namespace bitwire
