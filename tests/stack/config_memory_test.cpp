@@ -20,10 +20,11 @@
 namespace bitwire::test {
 namespace {
 
-// A message of 1 MiB: 1,024 slots of it fill kMaxMessageSlotBytes.
+// A message of 1 MiB with its 24-byte pool header (MessagePool::message_bytes): 1,024 of it fill
+// kMaxMessageSlotBytes.
 struct Huge {
   static constexpr uint32_t kTypeId = 0;
-  uint8_t bytes[1 << 20] = {};
+  uint8_t bytes[(1 << 20) - 24] = {};
   template <typename Stream>
   bool serialize(Stream& stream) {
     return serialize_bits(stream, bytes[0], 8);
@@ -77,7 +78,7 @@ TEST(MessagePoolMemory, SlotsAboveTheCapForTheFactoryAreFlagged) {
   EXPECT_TRUE(config.check().ok()) << "the table alone does not know the message size";
   ASSERT_FALSE(config.check(factory).ok());
   EXPECT_NE(std::string(config.check(factory).reason())
-                .find("MessagePoolConfig.capacity = 2048: slots of 1048576 bytes"),
+                .find("MessagePoolConfig.capacity = 2048: messages of 1048576 to 1048576 bytes"),
             std::string::npos)
       << config.check(factory).reason();
   EXPECT_EQ(config.sanitized(factory).capacity, 1024);

@@ -401,6 +401,25 @@ ChannelError ReliableOrderedChannel::check(IncomingPacket& packet, int entry_ind
   return ChannelError::kNone;
 }
 
+bool ReliableOrderedChannel::holds_ahead(IncomingPacket& packet, int entry_index) const {
+  const IncomingPacket::Entry& entry = packet.entry(entry_index);
+  if (entry.block) return false;  // a block is taken only at the head (check)
+  // The ids the sender packs ascend; a message is in order when it is the first id not received yet,
+  // counting those this packet brings before it.
+  uint16_t expected = receive_head_;
+  for (int i = 0; i < entry.message_count; ++i) {
+    const uint16_t id = packet.message(entry.first_message + i).id;
+    if (sequence_less_than(id, expected)) continue;  // delivered, queued, or brought already
+    if (id != expected) return true;
+    do {
+      ++expected;
+    } while (static_cast<uint16_t>(expected - receive_id_) <
+                 static_cast<uint32_t>(config_.receive_queue_size) &&
+             receive_queue_[expected & receive_mask_].message);
+  }
+  return false;
+}
+
 ChannelError ReliableOrderedChannel::check_window(uint16_t id) const {
   // The sender walks at most receive_queue_size ids from its oldest unacked id. Every id it saw acked is
   // below receive_id_ + receive_queue_size (released, buffered, or the completed block waiting for a

@@ -141,6 +141,17 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
                                                               ConfigCheck::failure(pool_->error_reason()))));
   }
 
+  if (size_t largest = 0; factory_.check()) {
+    for (const MessageTypeInfo& t : factory_.types())
+      largest = std::max(largest, MessagePool::message_bytes(factory_, t));
+    if (pool_->bytes() < static_cast<size_t>(pool_->capacity()) * largest) {
+      size_t per_packet = 0;
+      for (int i = 0; i < config_.channel_count; ++i)
+        per_packet += static_cast<size_t>(config_.channels[static_cast<size_t>(i)].max_messages_per_packet);
+      ahead_reserve_ = per_packet * largest;
+    }
+  }
+
   const auto count = static_cast<size_t>(config_.channel_count);
   // With buffers of its own, every reliable channel that reassembles blocks lends its buffer to the pool.
   if (shared_blocks == nullptr) pool_->reserve_lenders(lending_channels(factory_, config_));
@@ -498,6 +509,17 @@ bool Connection::process_packet(uint16_t, std::span<const std::byte> bytes) {
       fail(channel_error == ChannelError::kBlockFragmentInvalid ? ConnectionError::kBlockFragmentInvalid
                                                                 : ConnectionError::kMessageIdOutsideWindow,
            channel.error_detail());
+      return false;
+    }
+  }
+  // Reliable messages past a gap wait for it in the pool, where the application cannot release them: they
+  // may not take the room the packet filling the gap needs (ahead_reserve_), or the channel would stall.
+  if (ahead_reserve_ > 0 && pool_->bytes_free() < ahead_reserve_) {
+    for (int e = 0; e < incoming_->entry_count(); ++e) {
+      if (!channels_[incoming_->entry(e).channel]->holds_ahead(*incoming_, e)) continue;
+      incoming_->clear();
+      ++counters_.packets_pool_exhausted;
+      endpoint_->defer_packet();
       return false;
     }
   }

@@ -71,6 +71,9 @@ MessagePoolConfig ConnectionConfig::message_pool_config(bool block_types, bool s
   }
   const bool blocks = blocks_possible && block_types;
   pool.capacity = message_pool_size > 0 ? message_pool_size : messages;
+  pool.bytes = message_pool_bytes;
+  pool.large_messages = kDerivedLargeMessages;
+  pool.least_bytes = kDerivedPoolBytes;
   // With buffers of its own, a reliable channel lends its reassembly buffer to the block it delivers
   // (channel.hpp), so the pool needs one buffer per channel for what the application sends and one per
   // unreliable channel for what it receives inline. On a shared arena every received block is copied into

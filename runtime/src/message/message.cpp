@@ -2,6 +2,7 @@
 #include "bitwire/message/message.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <cstring>
 
@@ -45,16 +46,48 @@ size_t MessageFactory::max_align() const {
 
 namespace {
 
-// The bytes between two slots: the largest type, rounded up to the largest alignment of the factory's types
-// (what placement-new of any of them needs; not max_align_t, which would pad every slot of a factory of
-// 8-aligned types to 16).
-size_t slot_stride(const MessageFactory& factory, size_t* align_out) {
-  const size_t align = std::max<size_t>(factory.max_align(), 1);
-  if (align_out != nullptr) *align_out = align;
-  return (factory.max_size() + align - 1) / align * align;
+// The arena's granule: the factory's largest alignment (what placement-new of any of its types needs; not
+// max_align_t, which would pad every message of a factory of 8-aligned types to 16), at least 8.
+size_t granule_of(const MessageFactory& factory) {
+  return std::max<size_t>(std::bit_ceil(std::max<size_t>(factory.max_align(), 1)), 8);
+}
+
+// The smallest and the largest message_bytes over the factory's types.
+void message_bytes_range(const MessageFactory& factory, size_t& smallest, size_t& largest) {
+  smallest = 0;
+  largest = 0;
+  for (const MessageTypeInfo& t : factory.types()) {
+    const size_t bytes = MessagePool::message_bytes(factory, t);
+    smallest = smallest == 0 ? bytes : std::min(smallest, bytes);
+    largest = std::max(largest, bytes);
+  }
+}
+
+// bytes_for() of `c` without its own check: what the derived budget comes to for `capacity`.
+size_t derived_bytes(const MessagePoolConfig& c, int capacity, size_t smallest, size_t largest) {
+  const size_t count = static_cast<size_t>(std::max(capacity, 1));
+  const size_t large = c.large_messages < 0 ? count : std::min(static_cast<size_t>(c.large_messages), count);
+  return std::max(count * smallest + large * (largest - smallest),
+                  std::min(count * largest, static_cast<size_t>(std::max(c.least_bytes, 0))));
 }
 
 }  // namespace
+
+size_t MessagePool::message_bytes(const MessageFactory& factory, const MessageTypeInfo& info) {
+  const size_t granule = granule_of(factory);
+  const size_t header = (MessageArena::kHeaderBytes + sizeof(SlotState) + granule - 1) / granule * granule;
+  const size_t granules = (header + info.size + granule - 1) / granule;
+  return MessageArena::class_size(static_cast<uint32_t>(std::min<size_t>(granules, uint32_t{1} << 30))) *
+         granule;
+}
+
+size_t MessagePoolConfig::bytes_for(const MessageFactory& factory) const {
+  if (bytes > 0) return static_cast<size_t>(bytes);
+  size_t smallest = 0;
+  size_t largest = 0;
+  message_bytes_range(factory, smallest, largest);
+  return derived_bytes(*this, capacity, smallest, largest);
+}
 
 ConfigCheck MessagePoolConfig::check() const {
   return check_config("MessagePoolConfig", *this, kMessagePoolConfigLimits);
@@ -64,13 +97,23 @@ MessagePoolConfig MessagePoolConfig::sanitized() const { return sanitize_config(
 
 ConfigCheck MessagePoolConfig::check(const MessageFactory& factory) const {
   if (ConfigCheck own = check(); !own) return own;
-  const size_t stride = slot_stride(factory, nullptr);
-  if (static_cast<size_t>(capacity) * stride > kMaxMessageSlotBytes) {
-    char out[kConfigReasonBytes];
+  size_t smallest = 0;
+  size_t largest = 0;
+  message_bytes_range(factory, smallest, largest);
+  char out[kConfigReasonBytes];
+  if (bytes > 0 && static_cast<size_t>(bytes) < largest) {
+    std::snprintf(
+        out, kConfigReasonBytes,
+        "MessagePoolConfig.bytes = %d holds no message of the factory's largest type (%zu bytes with "
+        "its header)",
+        bytes, largest);
+    return ConfigCheck::failure(out);
+  }
+  if (const size_t budget = bytes_for(factory); budget > kMaxMessageSlotBytes) {
     std::snprintf(out, kConfigReasonBytes,
-                  "MessagePoolConfig.capacity = %d: slots of %zu bytes (the factory's largest message) pass the "
-                  "%zu MiB cap (kMaxMessageSlotBytes)",
-                  capacity, stride, kMaxMessageSlotBytes >> 20);
+                  "MessagePoolConfig.capacity = %d: messages of %zu to %zu bytes (the factory's smallest and "
+                  "largest with their header) come to %zu bytes, past the %zu MiB cap (kMaxMessageSlotBytes)",
+                  capacity, smallest, largest, budget, kMaxMessageSlotBytes >> 20);
     return ConfigCheck::failure(out);
   }
   return {};
@@ -78,8 +121,29 @@ ConfigCheck MessagePoolConfig::check(const MessageFactory& factory) const {
 
 MessagePoolConfig MessagePoolConfig::sanitized(const MessageFactory& factory) const {
   MessagePoolConfig c = sanitized();
-  const size_t most = kMaxMessageSlotBytes / slot_stride(factory, nullptr);  // >= 1: a type is < 1 GiB
-  if (static_cast<size_t>(c.capacity) > most) c.capacity = static_cast<int>(std::max<size_t>(most, 1));
+  size_t smallest = 0;
+  size_t largest = 0;
+  message_bytes_range(factory, smallest, largest);
+  if (c.bytes > 0) {
+    // Room for one message of every type at least (largest <= 1 GiB + a class step: capped by the table).
+    c.bytes = static_cast<int>(
+        std::min<size_t>(std::max<size_t>(static_cast<size_t>(c.bytes), largest), kMaxMessageSlotBytes));
+    return c;
+  }
+  // Fewer messages, never smaller ones: the largest capacity whose derived budget fits (it grows with it).
+  if (derived_bytes(c, c.capacity, smallest, largest) > kMaxMessageSlotBytes) {
+    int low = 1;
+    int high = c.capacity;
+    while (low < high) {
+      const int mid = low + (high - low + 1) / 2;
+      if (derived_bytes(c, mid, smallest, largest) <= kMaxMessageSlotBytes) {
+        low = mid;
+      } else {
+        high = mid - 1;
+      }
+    }
+    c.capacity = low;
+  }
   return c;
 }
 
@@ -119,17 +183,9 @@ MessagePool::MessagePool(const MessageFactory& factory, const MessagePoolConfig&
   error_reason_ = keep_config_reason(error_reason_text_, config.check(factory));
   const MessagePoolConfig c = config.sanitized(factory);
   capacity_ = c.capacity;
-  size_t align = 1;
-  stride_ = slot_stride(factory, &align);
-  storage_bytes_ = stride_ * static_cast<size_t>(capacity_) + align;
-  storage_.reset(new std::byte[storage_bytes_]);
-  const auto address = reinterpret_cast<uintptr_t>(storage_.get());
-  offset_ = (align - address % align) % align;
-  slots_.reset(new SlotState[static_cast<size_t>(capacity_)]);
-  free_slots_.reset(new uint32_t[static_cast<size_t>(capacity_)]);
-  // Free list as a stack; lowest slots first.
-  for (int i = 0; i < capacity_; ++i) free_slots_[i] = static_cast<uint32_t>(capacity_ - 1 - i);
-  free_count_ = capacity_;
+  const size_t granule = granule_of(factory);
+  header_bytes_ = (MessageArena::kHeaderBytes + sizeof(SlotState) + granule - 1) / granule * granule;
+  messages_ = MessageArena(granule, c.bytes_for(factory));
 
   block_count_ = c.block_count;
   max_block_size_ = static_cast<size_t>(c.max_block_size);
@@ -162,44 +218,41 @@ MessagePool::~MessagePool() {
 size_t MessagePool::memory_required(const MessageFactory& factory, const MessagePoolConfig& config,
                                     bool shared_blocks) {
   const MessagePoolConfig c = config.sanitized(factory);
-  size_t align = 1;
-  const size_t stride = slot_stride(factory, &align);
-  return stride * static_cast<size_t>(c.capacity) + align +
-         static_cast<size_t>(c.capacity) * (sizeof(SlotState) + sizeof(uint32_t)) +
+  return MessageArena::memory_required(granule_of(factory), c.bytes_for(factory)) +
          (shared_blocks ? 0
                         : static_cast<size_t>(c.block_count) *
                               (static_cast<size_t>(c.max_block_size) + sizeof(int32_t)));
 }
 
 size_t MessagePool::memory_bytes() const {
-  return storage_bytes_ + static_cast<size_t>(capacity_) * (sizeof(SlotState) + sizeof(uint32_t)) +
-         lender_bytes(lender_capacity_) +
+  return messages_.memory_bytes() + lender_bytes(lender_capacity_) +
          (arena_ != nullptr ? 0 : static_cast<size_t>(block_count_) * (max_block_size_ + sizeof(int32_t)));
 }
 
 MessageHandle MessagePool::create(uint32_t type_id) {
   const MessageTypeInfo* info = factory_.find(type_id);
   if (info == nullptr) return {};
-  if (free_count_ == 0) {
+  const size_t granule = messages_.granule();
+  const uint32_t slot = live_ < capacity_ ? messages_.allocate(MessageArena::class_size(static_cast<uint32_t>(
+                                                (header_bytes_ + info->size + granule - 1) / granule)))
+                                          : MessageArena::kNone;
+  if (slot == MessageArena::kNone) {
     ++exhausted_;
     return {};
   }
-  const uint32_t slot = free_slots_[--free_count_];
-  slots_[slot] = SlotState{-1, 0, static_cast<uint16_t>(type_id), false};
+  ::new (messages_.at(slot) + MessageArena::kHeaderBytes)
+      SlotState{-1, 0, static_cast<uint16_t>(type_id), false};
   info->construct(slot_data(slot));
   ++live_;
   return MessageHandle(this, slot);
 }
 
 void MessagePool::release(uint32_t slot) {
-  SlotState& state = slots_[slot];
+  SlotState& state = this->state(slot);
   factory_.types()[state.type_id].destroy(slot_data(slot));
   if (state.block >= 0) free_block(state.block, state.block_received);
   if (state.block <= -2) return_lent(state);
-  state.block = -1;
-  state.block_received = false;
-  state.block_size = 0;
-  free_slots_[free_count_++] = slot;
+  messages_.free(slot);
   --live_;
 }
 
@@ -226,7 +279,7 @@ void MessagePool::remove_lender(int lender) {
 
 void MessagePool::lend_block(MessageHandle& message, int lender, uint32_t size) {
   BITWIRE_ASSERT(message.pool_ == this && lender >= 0 && lender < lender_count_);
-  SlotState& state = slots_[message.slot_];
+  SlotState& state = this->state(message.slot_);
   BITWIRE_ASSERT(state.block == -1);
   state.block = lent_index(lender);
   state.block_size = size;
@@ -235,7 +288,7 @@ void MessagePool::lend_block(MessageHandle& message, int lender, uint32_t size) 
 
 void MessagePool::attach_received_block(MessageHandle& message, int block, uint32_t size) {
   BITWIRE_ASSERT(message.pool_ == this && block >= 0);
-  SlotState& state = slots_[message.slot_];
+  SlotState& state = this->state(message.slot_);
   BITWIRE_ASSERT(state.block == -1);
   state.block = block;
   state.block_size = size;
@@ -291,10 +344,12 @@ void MessageHandle::reset() {
   }
 }
 
-uint32_t MessageHandle::type() const { return pool_->slots_[slot_].type_id; }
+uint32_t MessageHandle::type() const {
+  return pool_->state(slot_).type_id;
+}
 
 bool MessageHandle::block_lent() const {
-  return pool_ != nullptr && pool_->slots_[slot_].block <= -2;
+  return pool_ != nullptr && pool_->state(slot_).block <= -2;
 }
 
 const MessageTypeInfo& MessageHandle::info() const { return pool_->factory_.types()[type()]; }
@@ -305,7 +360,7 @@ const void* MessageHandle::data() const { return pool_->slot_data(slot_); }
 
 std::span<const std::byte> MessageHandle::block() const {
   if (pool_ == nullptr) return {};
-  const auto& state = pool_->slots_[slot_];
+  const auto& state = pool_->state(slot_);
   if (state.block == -1) return {};
   if (state.block <= -2)
     return {pool_->lenders_[MessagePool::lent_index(state.block)].data, state.block_size};
@@ -316,7 +371,7 @@ BlockAllocation MessageHandle::take_block(size_t size, bool received, bool zero)
   if (pool_ == nullptr) return {{}, BlockRefusal::kEmptyHandle};
   if (!info().has_block) return {{}, BlockRefusal::kNotBlockType};
   if (size == 0 || size > pool_->max_block_size_) return {{}, BlockRefusal::kSizeOutOfRange};
-  auto& state = pool_->slots_[slot_];
+  auto& state = pool_->state(slot_);
   // A lent block is kept until a pool buffer is granted, then given back to its channel: a caller that
   // copies from the lent bytes (Connection::send moving them) still reads them, since the channel writes
   // its buffer again only when a later packet's fragments arrive.

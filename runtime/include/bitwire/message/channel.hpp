@@ -162,6 +162,9 @@ class Channel {
   virtual void packet_written() {}
   // Checks a received entry without changing anything; returns kNone or the reason it is refused.
   virtual ChannelError check(IncomingPacket& packet, int entry) const = 0;
+  // True when a checked entry would store a reliable message past a missing id (one the application cannot
+  // receive until the gap is filled): Connection keeps such messages from taking the pool's last bytes.
+  virtual bool holds_ahead(IncomingPacket&, int) const { return false; }
   // The reason for the last error check() returned, more precise than to_string(ChannelError).
   virtual const char* error_detail() const { return "none"; }
   // True when this channel has a block fragment that could go in another packet now, within
@@ -244,6 +247,7 @@ class ReliableOrderedChannel final : public Channel, private BlockLender {
   MessageHandle receive() override;
   size_t plan(uint16_t sequence, double now, size_t available_bits, OutgoingEntry& entry) override;
   ChannelError check(IncomingPacket& packet, int entry) const override;
+  bool holds_ahead(IncomingPacket& packet, int entry) const override;
   const char* error_detail() const override;
   bool block_capable() const override { return block_sender_ != nullptr; }
   bool fragment_ready(double now, size_t available_bits) override;

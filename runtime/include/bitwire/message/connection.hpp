@@ -90,6 +90,14 @@ inline constexpr int kMaxChannels = 64;
 // kMaxBlockPoolBytes) and the endpoint's (kMaxEndpointMemoryBytes), one connection stays under 3.1 GiB.
 inline constexpr size_t kMaxConnectionChannelBytes = size_t{1} << 30;
 
+// The derived message pool budget (ConnectionConfig::message_pool_bytes 0). A game's large messages (a
+// snapshot each tick) are few alive at once -- queued, one packet's in flight, received, held -- while its
+// queues can hold thousands of small ones: 128 of the largest type fit beside every message at the
+// smallest's, and at least 256 KiB (a package of small types then holds every message at its largest:
+// 2,368 x 128 bytes for test::kAllTypes and the default queues).
+inline constexpr int kDerivedLargeMessages = 128;
+inline constexpr int kDerivedPoolBytes = 256 * 1024;
+
 struct ConnectionConfig {
   uint64_t protocol_id = 0;     // the game's id; the channel layout and message types are folded in
   int max_packet_size = 1200;   // bytes of connection packet per send_packet: the budget across channels (holds
@@ -100,6 +108,11 @@ struct ConnectionConfig {
   int message_pool_size = 0;  // messages alive at once; 0 = what the channels can hold at once: every
                               // queue's capacity + one received packet's messages (+ one sent packet's
                               // on unreliable channels, which hand them over) + 64 held by the application
+  int message_pool_bytes = 0;  // the pool's byte budget, each message at its own type's size plus a 24-byte
+                               // header (MessagePool::message_bytes); 0 = derived: room for every message
+                               // above at the smallest type's size and kDerivedLargeMessages of them at the
+                               // largest's, and at least kDerivedPoolBytes (never more than every message at
+                               // the largest's). A game that keeps more large messages alive sets it
   int block_pool_size = 0;    // block buffers; 0, when a type carries blocks and a channel allows them:
                               // with buffers of its own one per channel allowing blocks and one more per
                               // unreliable one (its inline received blocks), at most 4; on a shared arena
@@ -150,6 +163,11 @@ inline constexpr auto kConnectionConfigLimits = config_table(
                                  .member = &ConnectionConfig::message_pool_size,
                                  .min = 0,
                                  .max = 1 << 24},
+    Field<ConnectionConfig, int>{.name = "message_pool_bytes",
+                                 .member = &ConnectionConfig::message_pool_bytes,
+                                 .min = 0,
+                                 .max = static_cast<int>(kMaxMessageSlotBytes),
+                                 .unit = "bytes"},
     Field<ConnectionConfig, int>{.name = "block_pool_size",
                                  .member = &ConnectionConfig::block_pool_size,
                                  .min = 0,
@@ -383,6 +401,10 @@ class Connection {
   uint64_t protocol_id_ = 0;
   double now_ = 0.0;
   std::unique_ptr<MessagePool> pool_;
+  // Pool bytes a packet storing reliable messages past a gap must leave free (0: the budget holds every
+  // message at the largest type, so the count alone limits): one packet of every channel's most messages
+  // at the largest type, so the packet that fills the gap finds room once the application has received.
+  size_t ahead_reserve_ = 0;
   std::unique_ptr<std::unique_ptr<Channel>[]> channels_;
   std::array<int, kMaxChannels> priority_order_{};
   std::unique_ptr<OutgoingEntry[]> planned_;

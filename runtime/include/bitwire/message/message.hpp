@@ -14,10 +14,13 @@
 //
 // Contracts:
 // - A factory's table is indexed by type id: kTypes[i].type_id == i (check() says which entry is not).
-// - MessagePool: `capacity` slots, each large enough for the package's largest type, and `block_count`
-//   block buffers of `max_block_size` bytes (or none of its own on a shared BlockArena), all allocated in the
-//   constructor; create() and release never allocate. An exhausted pool returns an empty handle and counts it
-//   (exhausted()); it never grows.
+// - MessagePool: a byte budget (MessagePoolConfig::bytes) holding each message at its own type's size (a
+//   MessageArena: a few large messages and many small ones share it), at most `capacity` messages alive, and
+//   `block_count` block buffers of `max_block_size` bytes (or none of its own on a shared BlockArena), all
+//   allocated in the constructor; create() and release never allocate. A message is value-initialised
+//   (T()) in its bytes, so nothing of a released message shows in the next. An exhausted pool (no free
+//   bytes large enough, or `capacity` messages alive) returns an empty handle and counts it (exhausted());
+//   it never grows.
 // - Received blocks lent by a channel (BlockLender) take no pool buffer: a reliable channel on a pool with
 //   buffers of its own hands its reassembly buffer to the delivered message and takes it back when the
 //   message is released (block_lent()). The buffers below then hold what the application sends, and what
@@ -46,6 +49,7 @@
 
 #include "bitwire/core/config.hpp"
 #include "bitwire/core/config_table.hpp"
+#include "bitwire/message/message_arena.hpp"
 #include "bitwire/serialize/stream.hpp"
 
 namespace bitwire {
@@ -325,8 +329,8 @@ bool serialize_message_body(Stream& stream, MessageHandle& message) {
 // The most memory a pool's block buffers may take (block_count x max_block_size); a config above it is
 // refused. 1 GiB: 16 buffers of the largest reliable block (64 MiB).
 inline constexpr size_t kMaxBlockPoolBytes = size_t{1} << 30;
-// The most memory a pool's message slots may take (capacity x the factory's largest type, aligned); a
-// config above it is refused for that factory (check(factory)). 1 GiB: 16,777,216 slots of 64 bytes.
+// The most memory a pool's messages may take (its byte budget, MessagePoolConfig::bytes, given or derived);
+// a config above it is refused for that factory (check(factory)). 1 GiB.
 inline constexpr size_t kMaxMessageSlotBytes = size_t{1} << 30;
 
 struct MessagePoolConfig {
@@ -334,6 +338,12 @@ struct MessagePoolConfig {
   int block_count = 0;               // block buffers (one per message carrying a block); 0 = no blocks
   int max_block_size = 256 * 1024;   // bytes per block buffer
   int block_receive_reserve = 0;     // block buffers only received blocks may take (0..block_count)
+  int bytes = 0;                     // the messages' byte budget (each message takes its type's size plus a
+                                     // 24-byte header, MessagePool::message_bytes); 0 = derived (bytes_for)
+  int large_messages = -1;           // with bytes 0: the derived budget holds `capacity` messages of the
+                                     // smallest type and this many of the largest; -1 = capacity of them
+  int least_bytes = 0;               // with bytes 0: the derived budget is at least this, but never more
+                                     // than capacity messages of the largest type
 
   // Passes when every field is within kMessagePoolConfigLimits (the block buffers within
   // kMaxBlockPoolBytes), else the reason (held in the ConfigCheck; see config_table.hpp).
@@ -342,33 +352,55 @@ struct MessagePoolConfig {
   ConfigCheck check(const MessageFactory& factory) const;
   // This config with every field clamped into range (block_count lowered to the block memory cap).
   MessagePoolConfig sanitized() const;
-  // sanitized(), and capacity lowered until the slots for `factory` fit kMaxMessageSlotBytes.
+  // sanitized(), capacity lowered until the derived budget for `factory` fits kMaxMessageSlotBytes, and a
+  // given budget raised to hold one message of the largest type.
   MessagePoolConfig sanitized(const MessageFactory& factory) const;
+  // The byte budget of this config for `factory` (its fields in range): `bytes`, or when 0 the larger of
+  // capacity x the smallest type's message_bytes + large x (the largest's - the smallest's), where large is
+  // large_messages (-1: capacity) at most capacity, and min(least_bytes, capacity x the largest's): never
+  // above capacity x the largest's.
+  size_t bytes_for(const MessageFactory& factory) const;
 };
 
 // The limits of MessagePoolConfig. max_block_size comes before block_count, and block_count before
 // block_receive_reserve: each bound is computed from the field before it.
 inline constexpr auto kMessagePoolConfigLimits = config_table(
-    Field<MessagePoolConfig, int>{.name = "capacity", .member = &MessagePoolConfig::capacity, .min = 1,
-                                  .max = 1 << 24},
+    Field<MessagePoolConfig, int>{
+        .name = "capacity", .member = &MessagePoolConfig::capacity, .min = 1, .max = 1 << 24},
     Field<MessagePoolConfig, int>{.name = "max_block_size",
                                   .member = &MessagePoolConfig::max_block_size,
                                   .min = 1,
                                   .max = 1 << 30,
                                   .unit = "bytes"},
-    Field<MessagePoolConfig, int>{
-        .name = "block_count",
-        .member = &MessagePoolConfig::block_count,
-        .min = 0,
-        .max = 1 << 16,
-        .upper = [](const MessagePoolConfig& c) { return static_cast<int>(kMaxBlockPoolBytes / static_cast<size_t>(std::max(c.max_block_size, 1))); },
-        .upper_text = "1 GiB / max_block_size"},
+    Field<MessagePoolConfig, int>{.name = "block_count",
+                                  .member = &MessagePoolConfig::block_count,
+                                  .min = 0,
+                                  .max = 1 << 16,
+                                  .upper =
+                                      [](const MessagePoolConfig& c) {
+                                        return static_cast<int>(
+                                            kMaxBlockPoolBytes /
+                                            static_cast<size_t>(std::max(c.max_block_size, 1)));
+                                      },
+                                  .upper_text = "1 GiB / max_block_size"},
     Field<MessagePoolConfig, int>{.name = "block_receive_reserve",
                                   .member = &MessagePoolConfig::block_receive_reserve,
                                   .min = 0,
                                   .max = 1 << 16,
                                   .upper = [](const MessagePoolConfig& c) { return c.block_count; },
-                                  .upper_text = "block_count"});
+                                  .upper_text = "block_count"},
+    Field<MessagePoolConfig, int>{.name = "bytes",
+                                  .member = &MessagePoolConfig::bytes,
+                                  .min = 0,
+                                  .max = static_cast<int>(kMaxMessageSlotBytes),
+                                  .unit = "bytes"},
+    Field<MessagePoolConfig, int>{
+        .name = "large_messages", .member = &MessagePoolConfig::large_messages, .min = -1, .max = 1 << 24},
+    Field<MessagePoolConfig, int>{.name = "least_bytes",
+                                  .member = &MessagePoolConfig::least_bytes,
+                                  .min = 0,
+                                  .max = static_cast<int>(kMaxMessageSlotBytes),
+                                  .unit = "bytes"});
 
 // Block buffers shared by many MessagePools (a server's slots): `buffer_count` buffers of `buffer_size`
 // bytes, allocated in the constructor, never grown. A pool built on an arena allocates no block buffer of
@@ -443,11 +475,19 @@ class MessagePool {
 
   const MessageFactory& factory() const { return factory_; }
   int capacity() const { return capacity_; }
+  // The byte budget (whole granules) and what of it is free now.
+  size_t bytes() const { return messages_.granules() * messages_.granule(); }
+  size_t bytes_free() const { return messages_.granules_free() * messages_.granule(); }
+  // The bytes one message of `info`'s type takes in the budget: its header and its type, rounded up to
+  // whole granules and to the arena's size classes (MessageArena::class_size). The granule is the
+  // factory's largest alignment, at least 8.
+  static size_t message_bytes(const MessageFactory& factory, const MessageTypeInfo& info);
+  const MessageArena& arena() const { return messages_; }
   int live() const { return live_; }
   int blocks_live() const { return blocks_live_; }
   int block_count() const { return block_count_; }
   size_t max_block_size() const { return max_block_size_; }
-  uint64_t exhausted() const { return exhausted_; }             // create() calls refused for lack of a slot
+  uint64_t exhausted() const { return exhausted_; }  // create() calls refused for lack of bytes or capacity
   uint64_t blocks_exhausted() const { return blocks_exhausted_; }  // block requests refused for lack of a buffer
   int block_receive_reserve() const { return block_receive_reserve_; }
   int blocks_received_live() const { return blocks_received_live_; }  // buffers holding received blocks
@@ -515,7 +555,12 @@ class MessagePool {
     if (arena_ != nullptr && blocks_live_ < block_count_) --arena_->receive_waiters_;
   }
   void release(uint32_t slot);
-  void* slot_data(uint32_t slot) const { return storage_.get() + offset_ + size_t{slot} * stride_; }
+  // A message's block in the arena: the arena's 8-byte header, its SlotState, then (at header_bytes_) the
+  // message. `slot` is the block's granule index.
+  SlotState& state(uint32_t slot) const {
+    return *std::launder(reinterpret_cast<SlotState*>(messages_.at(slot) + MessageArena::kHeaderBytes));
+  }
+  void* slot_data(uint32_t slot) const { return messages_.at(slot) + header_bytes_; }
   int take_block(bool received);
   void free_block(int block, bool received);
   std::byte* block_data(int block) const {
@@ -527,13 +572,8 @@ class MessagePool {
   char error_reason_text_[kConfigReasonBytes] = {};
   const char* error_reason_ = nullptr;
   int capacity_ = 0;
-  size_t stride_ = 0;
-  size_t offset_ = 0;  // from storage_ to the first aligned slot
-  size_t storage_bytes_ = 0;
-  std::unique_ptr<std::byte[]> storage_;
-  std::unique_ptr<SlotState[]> slots_;
-  std::unique_ptr<uint32_t[]> free_slots_;
-  int free_count_ = 0;
+  size_t header_bytes_ = 0;  // from a block's start to its message: the arena header and SlotState
+  MessageArena messages_;
   int live_ = 0;
   uint64_t exhausted_ = 0;
 
