@@ -43,8 +43,8 @@ TEST(MessagePoolBytes, EachMessageTakesItsOwnTypesSize) {
   const MessageFactory factory(kAllTypes);
   const size_t small = MessagePool::message_bytes(factory, factory.types()[Small::kTypeId]);
   const size_t numbered = MessagePool::message_bytes(factory, factory.types()[Numbered::kTypeId]);
-  EXPECT_EQ(small, 32u) << "an 8-byte arena header, a 12-byte SlotState and the 1-byte message, in granules";
-  EXPECT_EQ(numbered, 24 + sizeof(Numbered));
+  EXPECT_EQ(small, 24u) << "a 4-byte arena header, a 12-byte SlotState and the 1-byte message, in granules";
+  EXPECT_EQ(numbered, 16 + sizeof(Numbered));
   MessagePoolConfig config;
   config.capacity = 100'000;
   config.bytes = static_cast<int>(10 * numbered);

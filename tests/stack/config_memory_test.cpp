@@ -20,11 +20,11 @@
 namespace bitwire::test {
 namespace {
 
-// A message of 1 MiB with its 24-byte pool header (MessagePool::message_bytes): 1,024 of it fill
+// A message of 1 MiB with its 16-byte pool header (MessagePool::message_bytes): 1,024 of it fill
 // kMaxMessageSlotBytes.
 struct Huge {
   static constexpr uint32_t kTypeId = 0;
-  uint8_t bytes[(1 << 20) - 24] = {};
+  uint8_t bytes[(1 << 20) - 16] = {};
   template <typename Stream>
   bool serialize(Stream& stream) {
     return serialize_bits(stream, bytes[0], 8);

@@ -93,6 +93,11 @@ void expect_default_slot_in_a_megabyte(const MessageFactory& factory, const char
 }
 
 TEST(StackMemory, TheDefaultSlotWithALargeMessageTypeFitsAMegabyte) {
+  const MessageFactory factory(kGameTypes);
+  std::printf("message bytes with the header: Input %zu, Snapshot %zu, GameEvent %zu\n",
+              MessagePool::message_bytes(factory, factory.types()[0]),
+              MessagePool::message_bytes(factory, factory.types()[1]),
+              MessagePool::message_bytes(factory, factory.types()[2]));
   expect_default_slot_in_a_megabyte(MessageFactory(kGameBlockTypes), "a 640-byte snapshot and a block type");
   expect_default_slot_in_a_megabyte(MessageFactory(kGameTypes), "a 640-byte snapshot, no block type");
 }

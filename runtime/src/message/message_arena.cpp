@@ -8,22 +8,29 @@
 namespace bitwire {
 
 namespace {
-constexpr uint32_t kMaxGranules = uint32_t{1} << 30;
-constexpr uint32_t kMinBlock = 2;  // the header and the free-list links
+constexpr uint32_t kMinBlock = 2;  // the header, the free-list links and the size at the end
 }  // namespace
 
-MessageArena::MessageArena(size_t granule, size_t bytes)
-    : granule_(std::max<size_t>(std::bit_ceil(granule), 8)),
-      heads_(new uint32_t[static_cast<size_t>(kFirstLevels) * kSecondLevels]) {
-  std::fill_n(heads_.get(), static_cast<size_t>(kFirstLevels) * kSecondLevels, kNone);
+int MessageArena::levels_for(uint32_t granules) {
+  if (granules < kMinBlock) return 0;
+  int first = 0;
+  int second = 0;
+  list_of(granules, first, second);
+  return first + 1;
+}
+
+MessageArena::MessageArena(size_t granule, size_t bytes) : granule_(std::max<size_t>(std::bit_ceil(granule), 8)) {
   const size_t count = std::min<size_t>(bytes / granule_, kMaxGranules);
   if (count < kMinBlock) return;
   granules_ = static_cast<uint32_t>(count);
+  levels_ = levels_for(granules_);
+  heads_.reset(new uint32_t[static_cast<size_t>(levels_) * kSecondLevels]);
+  std::fill_n(heads_.get(), static_cast<size_t>(levels_) * kSecondLevels, kNone);
   region_bytes_ = count * granule_ + granule_;
   region_.reset(new std::byte[region_bytes_]);
   const auto address = reinterpret_cast<uintptr_t>(region_.get());
   base_ = region_.get() + (granule_ - address % granule_) % granule_;
-  ::new (at(0)) Header{granules_, 0};
+  ::new (at(0)) uint32_t{granules_};
   insert(0, granules_);
   free_ = granules_;
 }
@@ -31,15 +38,16 @@ MessageArena::MessageArena(size_t granule, size_t bytes)
 size_t MessageArena::memory_required(size_t granule, size_t bytes) {
   const size_t g = std::max<size_t>(std::bit_ceil(granule), 8);
   const size_t count = std::min<size_t>(bytes / g, kMaxGranules);
-  return (count < kMinBlock ? 0 : count * g + g) +
-         static_cast<size_t>(kFirstLevels) * kSecondLevels * sizeof(uint32_t);
+  if (count < kMinBlock) return 0;
+  return count * g + g +
+         static_cast<size_t>(levels_for(static_cast<uint32_t>(count))) * kSecondLevels * sizeof(uint32_t);
 }
 
 size_t MessageArena::memory_bytes() const {
-  return region_bytes_ + (heads_ ? static_cast<size_t>(kFirstLevels) * kSecondLevels * sizeof(uint32_t) : 0);
+  return region_bytes_ + static_cast<size_t>(levels_) * kSecondLevels * sizeof(uint32_t);
 }
 
-void MessageArena::list_of(uint32_t granules, int& first, int& second) {
+[[gnu::always_inline]] inline void MessageArena::list_of(uint32_t granules, int& first, int& second) {
   if (granules < static_cast<uint32_t>(kSecondLevels)) {
     first = 0;
     second = static_cast<int>(granules);
@@ -50,28 +58,26 @@ void MessageArena::list_of(uint32_t granules, int& first, int& second) {
   second = static_cast<int>(granules >> (top - 4)) - kSecondLevels;
 }
 
-uint32_t MessageArena::class_size(uint32_t granules) {
-  granules = std::max(granules, kMinBlock);
-  if (granules < static_cast<uint32_t>(kSecondLevels)) return granules;
-  const int top = std::bit_width(granules) - 1;
-  const uint32_t step = uint32_t{1} << (top - 4);
-  return (granules + step - 1) & ~(step - 1);
-}
-
-void MessageArena::insert(uint32_t block, uint32_t granules) {
+// Marks `block` free (its predecessor is never free: free neighbours are merged), keeps its size at its end
+// for the next block, tells the next block, and pushes it on its list.
+[[gnu::always_inline]] inline void MessageArena::insert(uint32_t block, uint32_t granules) {
   int first = 0;
   int second = 0;
   list_of(granules, first, second);
   uint32_t& head = heads_[static_cast<size_t>(first) * kSecondLevels + static_cast<size_t>(second)];
-  header(block).size = granules | kFreeBit;
+  word(block) = granules | kFreeBit;
   ::new (at(block) + kHeaderBytes) Links{head, kNone};
+  const uint32_t end = block + granules;
+  ::new (at(end) - sizeof(uint32_t)) uint32_t{granules};
+  if (end < granules_) word(end) |= kPrevFreeBit;
   if (head != kNone) links(head).prev = block;
   head = block;
   second_map_[first] |= uint32_t{1} << second;
   first_map_ |= uint32_t{1} << first;
 }
 
-void MessageArena::remove(uint32_t block, uint32_t granules) {
+// Takes `block` off its list (the caller sets its header and its neighbour's flag).
+[[gnu::always_inline]] inline void MessageArena::remove(uint32_t block, uint32_t granules) {
   int first = 0;
   int second = 0;
   list_of(granules, first, second);
@@ -93,7 +99,7 @@ uint32_t MessageArena::allocate(uint32_t granules) {
   if (granules < kMinBlock || granules > free_) return kNone;
   int first = 0;
   int second = 0;
-  list_of(granules, first, second);
+  list_of(granules, first, second);  // first < levels_: granules <= free_ <= granules_
   // granules is a list's lower bound: its own list and every later one hold only blocks that fit.
   uint32_t seconds = second_map_[first] & (~uint32_t{0} << second);
   if (seconds == 0) {
@@ -108,13 +114,13 @@ uint32_t MessageArena::allocate(uint32_t granules) {
   remove(block, size);
   if (size - granules >= kMinBlock) {
     const uint32_t rest = block + granules;
-    const uint32_t rest_size = size - granules;
-    ::new (at(rest)) Header{rest_size, granules};
-    if (const uint32_t next = rest + rest_size; next < granules_) header(next).prev = rest_size;
-    insert(rest, rest_size);
+    ::new (at(rest)) uint32_t{0};
+    insert(rest, size - granules);  // the block after it already knows a free block precedes it
     size = granules;
+  } else if (const uint32_t end = block + size; end < granules_) {
+    word(end) &= ~kPrevFreeBit;
   }
-  header(block).size = size;
+  word(block) = size;
   free_ -= size;
   return block;
 }
@@ -122,46 +128,44 @@ uint32_t MessageArena::allocate(uint32_t granules) {
 void MessageArena::free(uint32_t block) {
   uint32_t size = block_granules(block);
   free_ += size;
-  if (const uint32_t next = block + size; next < granules_ && (header(next).size & kFreeBit) != 0) {
+  if (const uint32_t next = block + size; next < granules_ && (word(next) & kFreeBit) != 0) {
     const uint32_t next_size = block_granules(next);
     remove(next, next_size);
     size += next_size;
   }
-  if (const uint32_t prev = header(block).prev; prev != 0 && (header(block - prev).size & kFreeBit) != 0) {
-    remove(block - prev, prev);
-    block -= prev;
-    size += prev;
+  if ((word(block) & kPrevFreeBit) != 0) {
+    const uint32_t prev_size = footer(block);
+    remove(block - prev_size, prev_size);
+    block -= prev_size;
+    size += prev_size;
   }
-  header(block).size = size;
-  if (const uint32_t next = block + size; next < granules_) header(next).prev = size;
   insert(block, size);
 }
 
 const char* MessageArena::check() const {
   uint32_t at_block = 0;
-  uint32_t prev_size = 0;
   bool prev_free = false;
   uint32_t free_blocks = 0;
   uint32_t free_granules = 0;
   while (at_block < granules_) {
-    const Header h = header(at_block);
-    const uint32_t size = h.size & kSizeMask;
-    const bool is_free = (h.size & kFreeBit) != 0;
+    const uint32_t w = word(at_block);
+    const uint32_t size = w & kSizeMask;
+    const bool is_free = (w & kFreeBit) != 0;
     if (size < kMinBlock || size > granules_ - at_block) return "a block's size runs past the region";
-    if (h.prev != prev_size) return "a block's prev size is not its neighbour's size";
+    if (((w & kPrevFreeBit) != 0) != prev_free) return "a block's prev-free flag is wrong";
     if (is_free && prev_free) return "two free blocks are neighbours";
     if (is_free) {
+      if (footer(at_block + size) != size) return "a free block's size at its end is wrong";
       ++free_blocks;
       free_granules += size;
     }
     prev_free = is_free;
-    prev_size = size;
     at_block += size;
   }
   if (at_block != granules_) return "the blocks do not tile the region";
   if (free_granules != free_) return "the free count does not add up";
   uint32_t listed = 0;
-  for (int first = 0; first < kFirstLevels; ++first) {
+  for (int first = 0; first < levels_; ++first) {
     for (int second = 0; second < kSecondLevels; ++second) {
       const uint32_t head = heads_[static_cast<size_t>(first) * kSecondLevels + static_cast<size_t>(second)];
       const bool mapped = (second_map_[first] >> second & 1) != 0;
@@ -169,7 +173,7 @@ const char* MessageArena::check() const {
       uint32_t before = kNone;
       for (uint32_t b = head; b != kNone; b = links(b).next) {
         if (++listed > free_blocks) return "a list holds more blocks than are free";
-        if ((header(b).size & kFreeBit) == 0) return "a listed block is not free";
+        if ((word(b) & kFreeBit) == 0) return "a listed block is not free";
         int f = 0;
         int s = 0;
         list_of(block_granules(b), f, s);
@@ -178,9 +182,9 @@ const char* MessageArena::check() const {
         before = b;
       }
     }
-    if (((first_map_ >> first & 1) != 0) != (second_map_[first] != 0))
-      return "the first-level bitmap is wrong";
+    if (((first_map_ >> first & 1) != 0) != (second_map_[first] != 0)) return "the first-level bitmap is wrong";
   }
+  if (levels_ < 32 && (first_map_ >> levels_) != 0) return "a range past the region is mapped";
   if (listed != free_blocks) return "a free block is in no list";
   return nullptr;
 }
@@ -188,7 +192,7 @@ const char* MessageArena::check() const {
 uint32_t MessageArena::largest_free() const {
   uint32_t largest = 0;
   for (uint32_t b = 0; b < granules_; b += block_granules(b)) {
-    if ((header(b).size & kFreeBit) != 0) largest = std::max(largest, block_granules(b));
+    if ((word(b) & kFreeBit) != 0) largest = std::max(largest, block_granules(b));
   }
   return largest;
 }

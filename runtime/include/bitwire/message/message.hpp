@@ -339,7 +339,7 @@ struct MessagePoolConfig {
   int max_block_size = 256 * 1024;   // bytes per block buffer
   int block_receive_reserve = 0;     // block buffers only received blocks may take (0..block_count)
   int bytes = 0;                     // the messages' byte budget (each message takes its type's size plus a
-                                     // 24-byte header, MessagePool::message_bytes); 0 = derived (bytes_for)
+                                     // 16-byte header, MessagePool::message_bytes); 0 = derived (bytes_for)
   int large_messages = -1;           // with bytes 0: the derived budget holds `capacity` messages of the
                                      // smallest type and this many of the largest; -1 = capacity of them
   int least_bytes = 0;               // with bytes 0: the derived budget is at least this, but never more

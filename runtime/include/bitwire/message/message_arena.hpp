@@ -1,9 +1,10 @@
 // MessageArena: the byte budget a MessagePool keeps its messages in, each at its own type's size.
 //
 // One region allocated at construction, cut into blocks of whole granules (a power of two, at least 8 bytes
-// and at least the largest alignment asked for). A block starts with an 8-byte header (its size in granules,
-// a free flag, and the size of the block before it in memory) followed by what its user puts there; a free
-// block keeps its free-list links in the bytes after the header, so a block is at least two granules.
+// and at least the largest alignment asked for). A block starts with a 4-byte header (its size in granules,
+// a free flag, and whether the block before it in memory is free) followed by what its user puts there; a
+// free block keeps its free-list links after the header and its size in its last 4 bytes (where the block
+// after it finds it to merge), so a block is at least two granules.
 //
 // Allocation is a two-level segregated fit: sizes up to 15 granules each have a free list of their own, and
 // every larger power-of-two range [2^m, 2^(m+1)) is split into 16 equal lists. A bitmap of the non-empty
@@ -19,22 +20,24 @@
 // - The indexes are granule offsets from the start (32 bits: at most 2^32 granules).
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 
 namespace bitwire {
 
 class MessageArena {
  public:
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
-  static constexpr size_t kHeaderBytes = 8;
+  static constexpr size_t kHeaderBytes = 4;
   static constexpr int kSecondLevels = 16;  // lists per power-of-two range
-  static constexpr int kFirstLevels = 28;   // ranges: blocks below 2^31 granules
+  static constexpr uint32_t kMaxGranules = uint32_t{1} << 29;
 
   // An empty arena (every allocate fails).
   MessageArena() = default;
-  // `granule` a power of two >= 8; `bytes` is rounded down to whole granules (at most 2^30 granules; fewer
+  // `granule` a power of two >= 8; `bytes` is rounded down to whole granules (at most kMaxGranules; fewer
   // than two leaves the arena empty). The region is aligned to the granule.
   MessageArena(size_t granule, size_t bytes);
   MessageArena(const MessageArena&) = delete;
@@ -43,7 +46,12 @@ class MessageArena {
   MessageArena& operator=(MessageArena&&) = default;
 
   // The smallest list lower bound >= granules (and >= 2, room for the free-list links): what allocate takes.
-  static uint32_t class_size(uint32_t granules);
+  static uint32_t class_size(uint32_t granules) {
+    granules = granules < 2 ? 2 : granules;
+    if (granules < static_cast<uint32_t>(kSecondLevels)) return granules;
+    const uint32_t step = uint32_t{1} << (std::bit_width(granules) - 5);  // a 16th of the power of two below
+    return (granules + step - 1) & ~(step - 1);
+  }
 
   // A block of at least `granules` (a class_size() value), or kNone when no free block is that large.
   uint32_t allocate(uint32_t granules);
@@ -55,8 +63,9 @@ class MessageArena {
   uint32_t granules() const { return granules_; }
   uint32_t granules_free() const { return free_; }
   // The granules of the block at `block` (allocated or free).
-  uint32_t block_granules(uint32_t block) const { return header(block).size & kSizeMask; }
-  // The bytes allocated at construction (region, alignment slack and the list heads).
+  uint32_t block_granules(uint32_t block) const { return word(block) & kSizeMask; }
+  // The bytes allocated at construction (region, alignment slack and the list heads of the ranges its size
+  // reaches).
   size_t memory_bytes() const;
   static size_t memory_required(size_t granule, size_t bytes);
 
@@ -68,19 +77,24 @@ class MessageArena {
   uint32_t largest_free() const;
 
  private:
-  static constexpr uint32_t kFreeBit = 0x80000000u;
-  static constexpr uint32_t kSizeMask = ~kFreeBit;
-  struct Header {
-    uint32_t size;  // granules; kFreeBit when free
-    uint32_t prev;  // granules of the block before it in memory; 0 for the first
-  };
+  static constexpr uint32_t kFreeBit = uint32_t{1} << 31;
+  static constexpr uint32_t kPrevFreeBit = uint32_t{1} << 30;
+  static constexpr uint32_t kSizeMask = kPrevFreeBit - 1;
   struct Links {
     uint32_t next;
     uint32_t prev;
   };
-  Header& header(uint32_t block) const { return *reinterpret_cast<Header*>(at(block)); }
-  Links& links(uint32_t block) const { return *reinterpret_cast<Links*>(at(block) + kHeaderBytes); }
+  // The header: the size in granules, kFreeBit, kPrevFreeBit.
+  uint32_t& word(uint32_t block) const { return *std::launder(reinterpret_cast<uint32_t*>(at(block))); }
+  // The size a free block ending at `end` keeps in its last 4 bytes.
+  uint32_t& footer(uint32_t end) const {
+    return *std::launder(reinterpret_cast<uint32_t*>(at(end) - sizeof(uint32_t)));
+  }
+  Links& links(uint32_t block) const {
+    return *std::launder(reinterpret_cast<Links*>(at(block) + kHeaderBytes));
+  }
   static void list_of(uint32_t granules, int& first, int& second);
+  static int levels_for(uint32_t granules);
   void insert(uint32_t block, uint32_t granules);
   void remove(uint32_t block, uint32_t granules);
 
@@ -90,9 +104,10 @@ class MessageArena {
   size_t region_bytes_ = 0;
   std::unique_ptr<std::byte[]> region_;
   std::byte* base_ = nullptr;
-  std::unique_ptr<uint32_t[]> heads_;  // kFirstLevels x kSecondLevels list heads
+  int levels_ = 0;                     // power-of-two ranges up to the region's size
+  std::unique_ptr<uint32_t[]> heads_;  // levels_ x kSecondLevels list heads
   uint32_t first_map_ = 0;
-  uint32_t second_map_[kFirstLevels] = {};
+  uint32_t second_map_[32] = {};
 };
 
 }  // namespace bitwire
