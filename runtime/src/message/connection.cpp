@@ -148,7 +148,9 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
       size_t per_packet = 0;
       for (int i = 0; i < config_.channel_count; ++i)
         per_packet += static_cast<size_t>(config_.channels[static_cast<size_t>(i)].max_messages_per_packet);
-      ahead_reserve_ = per_packet * largest;
+      // At most half the budget: a packet of the largest type at every channel's most messages can be
+      // more than the whole budget, and keeping all of it would refuse every packet past a gap.
+      ahead_reserve_ = std::min(per_packet * largest, pool_->bytes() / 2);
     }
   }
 

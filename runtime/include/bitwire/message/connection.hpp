@@ -93,8 +93,8 @@ inline constexpr size_t kMaxConnectionChannelBytes = size_t{1} << 30;
 // The derived message pool budget (ConnectionConfig::message_pool_bytes 0). A game's large messages (a
 // snapshot each tick) are few alive at once -- queued, one packet's in flight, received, held -- while its
 // queues can hold thousands of small ones: 128 of the largest type fit beside every message at the
-// smallest's, and at least 256 KiB (a package of small types then holds every message at its largest:
-// 2,368 x 128 bytes for test::kAllTypes and the default queues).
+// smallest's, and at least 256 KiB, so a package of small types holds nearly every message at its largest
+// (2,184 of test::kAllTypes' 120-byte Numbered, of the 2,368 messages the default queues count).
 inline constexpr int kDerivedLargeMessages = 128;
 inline constexpr int kDerivedPoolBytes = 256 * 1024;
 
@@ -108,7 +108,7 @@ struct ConnectionConfig {
   int message_pool_size = 0;  // messages alive at once; 0 = what the channels can hold at once: every
                               // queue's capacity + one received packet's messages (+ one sent packet's
                               // on unreliable channels, which hand them over) + 64 held by the application
-  int message_pool_bytes = 0;  // the pool's byte budget, each message at its own type's size plus a 24-byte
+  int message_pool_bytes = 0;  // the pool's byte budget, each message at its own type's size plus a 16-byte
                                // header (MessagePool::message_bytes); 0 = derived: room for every message
                                // above at the smallest type's size and kDerivedLargeMessages of them at the
                                // largest's, and at least kDerivedPoolBytes (never more than every message at
@@ -403,7 +403,8 @@ class Connection {
   std::unique_ptr<MessagePool> pool_;
   // Pool bytes a packet storing reliable messages past a gap must leave free (0: the budget holds every
   // message at the largest type, so the count alone limits): one packet of every channel's most messages
-  // at the largest type, so the packet that fills the gap finds room once the application has received.
+  // at the largest type, so the packet that fills the gap finds room once the application has received,
+  // but at most half the budget.
   size_t ahead_reserve_ = 0;
   std::unique_ptr<std::unique_ptr<Channel>[]> channels_;
   std::array<int, kMaxChannels> priority_order_{};
