@@ -77,7 +77,7 @@ struct StackConfig {
   // with the part it came from
   // ("StackConfig.connection: ConnectionConfig.endpoint: EndpointConfig.fragment_size = 0 is outside ...").
   // Without a factory the slots are counted for the smallest package (one 1-byte type, no blocks): a lower
-  // bound. check(factory) counts them for `factory` (its largest type fills every pool slot, its block
+  // bound. check(factory) counts them for `factory` (its types size the pool's budget, its block
   // types bring block buffers and block transfer state): what Server checks.
   ConfigCheck check() const;
   ConfigCheck check(const MessageFactory& factory) const;
