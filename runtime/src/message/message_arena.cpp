@@ -110,19 +110,33 @@ uint32_t MessageArena::allocate(uint32_t granules) {
   }
   second = std::countr_zero(seconds);
   const uint32_t block = heads_[static_cast<size_t>(first) * kSecondLevels + static_cast<size_t>(second)];
-  uint32_t size = block_granules(block);
-  remove(block, size);
-  if (size - granules >= kMinBlock) {
-    const uint32_t rest = block + granules;
-    ::new (at(rest)) uint32_t{0};
-    insert(rest, size - granules);  // the block after it already knows a free block precedes it
-    size = granules;
-  } else if (const uint32_t end = block + size; end < granules_) {
-    word(end) &= ~kPrevFreeBit;
+  const uint32_t size = block_granules(block);
+  free_ -= granules;
+  const uint32_t end = block + size;
+  if (size - granules < kMinBlock) {  // the whole block
+    remove(block, size);
+    word(block) = size;
+    if (end < granules_) word(end) &= ~kPrevFreeBit;
+    free_ -= size - granules;
+    return block;
   }
-  word(block) = size;
-  free_ -= size;
-  return block;
+  // The message is cut from the end, so the free rest keeps its place and, while its size stays in the same
+  // list (a large free block serving small messages), its list links: no list work at all.
+  const uint32_t rest = size - granules;
+  int rest_first = 0;
+  int rest_second = 0;
+  list_of(rest, rest_first, rest_second);
+  if (rest_first == first && rest_second == second) {
+    word(block) = rest | kFreeBit;
+    ::new (at(block + rest) - sizeof(uint32_t)) uint32_t{rest};
+  } else {
+    remove(block, size);
+    insert(block, rest);
+  }
+  const uint32_t taken = block + rest;
+  word(taken) = granules | kPrevFreeBit;
+  if (end < granules_) word(end) &= ~kPrevFreeBit;
+  return taken;
 }
 
 void MessageArena::free(uint32_t block) {
@@ -134,10 +148,26 @@ void MessageArena::free(uint32_t block) {
     size += next_size;
   }
   if ((word(block) & kPrevFreeBit) != 0) {
+    // Merged into the free block before it, which keeps its list links while its size stays in its list.
     const uint32_t prev_size = footer(block);
-    remove(block - prev_size, prev_size);
-    block -= prev_size;
-    size += prev_size;
+    const uint32_t prev = block - prev_size;
+    const uint32_t merged = prev_size + size;
+    int first = 0;
+    int second = 0;
+    int merged_first = 0;
+    int merged_second = 0;
+    list_of(prev_size, first, second);
+    list_of(merged, merged_first, merged_second);
+    if (first == merged_first && second == merged_second) {
+      word(prev) = merged | kFreeBit;
+      const uint32_t end = prev + merged;
+      ::new (at(end) - sizeof(uint32_t)) uint32_t{merged};
+      if (end < granules_) word(end) |= kPrevFreeBit;
+      return;
+    }
+    remove(prev, prev_size);
+    block = prev;
+    size = merged;
   }
   insert(block, size);
 }
