@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <random>
@@ -112,6 +113,27 @@ TEST(MessageArena, TooSmallARegionRefusesEverything) {
   EXPECT_EQ(empty.allocate(2), MessageArena::kNone);
   MessageArena none;
   EXPECT_EQ(none.allocate(2), MessageArena::kNone);
+}
+
+// The tail after the region is the owner's: no block reaches it, and it is allocated with the region.
+TEST(MessageArena, TheTailIsNeverHandedOut) {
+  MessageArena arena(16, 16 * 100, 7);
+  EXPECT_EQ(arena.granules(), 100u);
+  EXPECT_EQ(arena.memory_bytes(), MessageArena::memory_required(16, 16 * 100, 7));
+  EXPECT_EQ(arena.memory_bytes(), MessageArena::memory_required(16, 16 * 100) + 7 * 16);
+  uint32_t taken = 0;
+  for (uint32_t block = arena.allocate(2); block != MessageArena::kNone; block = arena.allocate(2)) {
+    EXPECT_LE(block + arena.block_granules(block), arena.granules());
+    taken += arena.block_granules(block);
+  }
+  EXPECT_EQ(taken, 100u);
+  EXPECT_EQ(arena.largest_free(), 0u);
+  std::fill_n(arena.at(100), 7 * 16, std::byte{0xAB});  // the tail, written by its owner
+  EXPECT_EQ(arena.check(), nullptr);
+  MessageArena tail_only(8, 15, 3);
+  EXPECT_EQ(tail_only.granules(), 0u);
+  EXPECT_EQ(tail_only.allocate(2), MessageArena::kNone);
+  EXPECT_EQ(tail_only.memory_bytes(), 4u * 8);
 }
 
 }  // namespace

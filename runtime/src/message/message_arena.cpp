@@ -19,27 +19,47 @@ int MessageArena::levels_for(uint32_t granules) {
   return first + 1;
 }
 
-MessageArena::MessageArena(size_t granule, size_t bytes) : granule_(std::max<size_t>(std::bit_ceil(granule), 8)) {
-  const size_t count = std::min<size_t>(bytes / granule_, kMaxGranules);
-  if (count < kMinBlock) return;
+MessageArena::MessageArena(size_t granule, size_t bytes, uint32_t tail)
+    : granule_(std::max<size_t>(std::bit_ceil(granule), 8)) {
+  size_t count = std::min<size_t>(bytes / granule_, kMaxGranules);
+  if (count < kMinBlock) count = 0;
+  if (count + tail == 0) return;
   granules_ = static_cast<uint32_t>(count);
   levels_ = levels_for(granules_);
-  heads_.reset(new uint32_t[static_cast<size_t>(levels_) * kSecondLevels]);
-  std::fill_n(heads_.get(), static_cast<size_t>(levels_) * kSecondLevels, kNone);
-  region_bytes_ = count * granule_ + granule_;
+  if (levels_ > 0) {
+    heads_.reset(new uint32_t[static_cast<size_t>(levels_) * kSecondLevels]);
+    std::fill_n(heads_.get(), static_cast<size_t>(levels_) * kSecondLevels, kNone);
+  }
+  region_bytes_ = (count + tail) * granule_ + granule_;
   region_.reset(new std::byte[region_bytes_]);
   const auto address = reinterpret_cast<uintptr_t>(region_.get());
   base_ = region_.get() + (granule_ - address % granule_) % granule_;
-  ::new (at(0)) uint32_t{granules_};
+  if (granules_ == 0) return;
   insert(0, granules_);
   free_ = granules_;
 }
 
-size_t MessageArena::memory_required(size_t granule, size_t bytes) {
+MessageArena::MessageArena(std::byte* base, size_t granule, uint32_t granules)
+    : granule_(std::max<size_t>(std::bit_ceil(granule), 8)), base_(base) {
+  if (granules < kMinBlock || base == nullptr) return;
+  granules_ = std::min(granules, kMaxGranules);
+  levels_ = levels_for(granules_);
+  heads_.reset(new uint32_t[static_cast<size_t>(levels_) * kSecondLevels]);
+  std::fill_n(heads_.get(), static_cast<size_t>(levels_) * kSecondLevels, kNone);
+  insert(0, granules_);
+  free_ = granules_;
+}
+
+size_t MessageArena::heads_required(uint32_t granules) {
+  return static_cast<size_t>(levels_for(granules)) * kSecondLevels * sizeof(uint32_t);
+}
+
+size_t MessageArena::memory_required(size_t granule, size_t bytes, uint32_t tail) {
   const size_t g = std::max<size_t>(std::bit_ceil(granule), 8);
-  const size_t count = std::min<size_t>(bytes / g, kMaxGranules);
-  if (count < kMinBlock) return 0;
-  return count * g + g +
+  size_t count = std::min<size_t>(bytes / g, kMaxGranules);
+  if (count < kMinBlock) count = 0;
+  if (count + tail == 0) return 0;
+  return (count + tail) * g + g +
          static_cast<size_t>(levels_for(static_cast<uint32_t>(count))) * kSecondLevels * sizeof(uint32_t);
 }
 
@@ -65,11 +85,11 @@ size_t MessageArena::memory_bytes() const {
   int second = 0;
   list_of(granules, first, second);
   uint32_t& head = heads_[static_cast<size_t>(first) * kSecondLevels + static_cast<size_t>(second)];
-  word(block) = granules | kFreeBit;
+  set_word(block, granules | kFreeBit);
   ::new (at(block) + kHeaderBytes) Links{head, kNone};
   const uint32_t end = block + granules;
   ::new (at(end) - sizeof(uint32_t)) uint32_t{granules};
-  if (end < granules_) word(end) |= kPrevFreeBit;
+  if (end < granules_) set_word(end, word(end) | kPrevFreeBit);
   if (head != kNone) links(head).prev = block;
   head = block;
   second_map_[first] |= uint32_t{1} << second;
@@ -115,8 +135,8 @@ uint32_t MessageArena::allocate(uint32_t granules) {
   const uint32_t end = block + size;
   if (size - granules < kMinBlock) {  // the whole block
     remove(block, size);
-    word(block) = size;
-    if (end < granules_) word(end) &= ~kPrevFreeBit;
+    set_word(block, size);
+    if (end < granules_) set_word(end, word(end) & ~kPrevFreeBit);
     free_ -= size - granules;
     return block;
   }
@@ -127,15 +147,15 @@ uint32_t MessageArena::allocate(uint32_t granules) {
   int rest_second = 0;
   list_of(rest, rest_first, rest_second);
   if (rest_first == first && rest_second == second) {
-    word(block) = rest | kFreeBit;
+    set_word(block, rest | kFreeBit);
     ::new (at(block + rest) - sizeof(uint32_t)) uint32_t{rest};
   } else {
     remove(block, size);
     insert(block, rest);
   }
   const uint32_t taken = block + rest;
-  word(taken) = granules | kPrevFreeBit;
-  if (end < granules_) word(end) &= ~kPrevFreeBit;
+  set_word(taken, granules | kPrevFreeBit);
+  if (end < granules_) set_word(end, word(end) & ~kPrevFreeBit);
   return taken;
 }
 
@@ -159,10 +179,10 @@ void MessageArena::free(uint32_t block) {
     list_of(prev_size, first, second);
     list_of(merged, merged_first, merged_second);
     if (first == merged_first && second == merged_second) {
-      word(prev) = merged | kFreeBit;
+      set_word(prev, merged | kFreeBit);
       const uint32_t end = prev + merged;
       ::new (at(end) - sizeof(uint32_t)) uint32_t{merged};
-      if (end < granules_) word(end) |= kPrevFreeBit;
+      if (end < granules_) set_word(end, word(end) | kPrevFreeBit);
       return;
     }
     remove(prev, prev_size);

@@ -16,6 +16,10 @@
 // - allocate(n) takes a size that class_size() returned (a list's lower bound): every block in that list or
 //   a later one fits it, so allocate fails only when no free block of n granules or more exists (never
 //   because the search rounded). An arbitrary n is rounded up with class_size() first.
+// - Requests adding up to a free block's size all succeed one after another (each is cut from a block at
+//   least its size, and the rest of that block stays one block): an empty arena of n granules holds any
+//   messages adding up to n.
+// - `tail` granules after the region belong to the owner (at() reaches them; the lists never do).
 // - No allocation after construction; nothing is shared between arenas; not thread-safe.
 // - The indexes are granule offsets from the start (32 bits: at most 2^32 granules).
 #pragma once
@@ -38,8 +42,12 @@ class MessageArena {
   // An empty arena (every allocate fails).
   MessageArena() = default;
   // `granule` a power of two >= 8; `bytes` is rounded down to whole granules (at most kMaxGranules; fewer
-  // than two leaves the arena empty). The region is aligned to the granule.
-  MessageArena(size_t granule, size_t bytes);
+  // than two leaves the arena empty). The region is aligned to the granule; `tail` more granules follow it
+  // for the owner's own use.
+  MessageArena(size_t granule, size_t bytes, uint32_t tail = 0);
+  // An arena over `granules` granules at `base` that its owner keeps (aligned to `granule`, which is a power
+  // of two >= 8; another arena's tail): only the list heads are allocated here.
+  MessageArena(std::byte* base, size_t granule, uint32_t granules);
   MessageArena(const MessageArena&) = delete;
   MessageArena& operator=(const MessageArena&) = delete;
   MessageArena(MessageArena&&) = default;
@@ -65,9 +73,11 @@ class MessageArena {
   // The granules of the block at `block` (allocated or free).
   uint32_t block_granules(uint32_t block) const { return word(block) & kSizeMask; }
   // The bytes allocated at construction (region, alignment slack and the list heads of the ranges its size
-  // reaches).
+  // reaches; an arena over its owner's memory counts only its list heads).
   size_t memory_bytes() const;
-  static size_t memory_required(size_t granule, size_t bytes);
+  static size_t memory_required(size_t granule, size_t bytes, uint32_t tail = 0);
+  // What an arena over its owner's memory of `granules` allocates (its list heads).
+  static size_t heads_required(uint32_t granules);
 
   // Walks every block and list and returns what is broken (nullptr when consistent): blocks tile the region,
   // no two free blocks are neighbours, every free block is in the list of its size exactly once and the
@@ -84,11 +94,13 @@ class MessageArena {
     uint32_t next;
     uint32_t prev;
   };
-  // The header: the size in granules, kFreeBit, kPrevFreeBit.
-  uint32_t& word(uint32_t block) const { return *std::launder(reinterpret_cast<uint32_t*>(at(block))); }
-  // The size a free block ending at `end` keeps in its last 4 bytes.
-  uint32_t& footer(uint32_t end) const {
-    return *std::launder(reinterpret_cast<uint32_t*>(at(end) - sizeof(uint32_t)));
+  // The header: the size in granules, kFreeBit, kPrevFreeBit. Read through word(); written with
+  // set_word(), which creates the uint32_t it stores (the bytes may last have held a message).
+  uint32_t word(uint32_t block) const { return *std::launder(reinterpret_cast<const uint32_t*>(at(block))); }
+  void set_word(uint32_t block, uint32_t value) const { ::new (at(block)) uint32_t{value}; }
+  // The size a free block ending at `end` keeps in its last 4 bytes (written with placement new).
+  uint32_t footer(uint32_t end) const {
+    return *std::launder(reinterpret_cast<const uint32_t*>(at(end) - sizeof(uint32_t)));
   }
   Links& links(uint32_t block) const {
     return *std::launder(reinterpret_cast<Links*>(at(block) + kHeaderBytes));
