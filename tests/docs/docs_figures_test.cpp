@@ -322,7 +322,8 @@ TEST(DocsFigures, ClientServerDefaultSlotFields) {
             slot);
   const std::string pool_row = "| message pool: a budget of " + with_commas(pool.bytes()) + " bytes for " +
                                with_commas(static_cast<uint64_t>(pool.capacity())) + " messages, " +
-                               std::to_string(lenders) + " lender | ";
+                               std::to_string(lenders) + " lender, " +
+                               std::to_string(pool.block_message_slots()) + " block message slots | ";
   expect_figure(doc, pool_row, pool.memory_bytes() - buffers, "the pool less its block buffers");
   expect_figure(doc, "| message pool: " + std::to_string(pool.block_count()) + " block buffer | ", buffers,
                 "block_count x (max_block_size + a 4-byte free-list entry)");

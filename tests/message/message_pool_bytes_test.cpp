@@ -167,14 +167,23 @@ TEST(MessagePoolBytes, ABudgetBelowTheLargestTypeIsRefusedAndRaised) {
   config.bytes = 100;
   ASSERT_TRUE(config.check().ok());
   EXPECT_STREQ(config.check(factory).reason(),
-               ("MessagePoolConfig.bytes = 100 holds no message of the factory's largest type (" +
-                std::to_string(numbered) + " bytes with its header)")
+               ("MessagePoolConfig.bytes = 100 is below the receive reserve and one more message of the "
+                "factory's largest type (0 + 1 of " +
+                std::to_string(numbered) + " bytes with the header: " + std::to_string(numbered) + ")")
                    .c_str());
   EXPECT_EQ(config.sanitized(factory).bytes, static_cast<int>(numbered));
   MessagePool pool(factory, config);
   EXPECT_FALSE(pool.ok());
   EXPECT_EQ(pool.bytes(), numbered);
   EXPECT_TRUE(pool.create<Numbered>());
+  // With a receive reserve of 3, the reserve and one more.
+  config.bytes = static_cast<int>(4 * numbered - 1);
+  config.receive_reserve = 3;
+  EXPECT_FALSE(config.check(factory).ok());
+  EXPECT_EQ(config.sanitized(factory).bytes, static_cast<int>(4 * numbered));
+  config.bytes = static_cast<int>(4 * numbered);
+  EXPECT_TRUE(config.check(factory).ok()) << config.check(factory).reason();
+  config.receive_reserve = 0;
   config.bytes = -1;
   EXPECT_STREQ(config.check().reason(), "MessagePoolConfig.bytes = -1 is outside [0, 1073741824]");
   ConnectionConfig connection;
@@ -184,8 +193,9 @@ TEST(MessagePoolBytes, ABudgetBelowTheLargestTypeIsRefusedAndRaised) {
   EXPECT_EQ(connection.sanitized().message_pool_bytes, 1 << 30);
 }
 
-// The derived budget: every message at the smallest type, 128 at the largest, at least 256 KiB, never
-// more than every message at the largest.
+// The derived budget: every message at the smallest type, 128 and one received packet's (the receive
+// reserve, 256) at the largest, at least 256 KiB, never more than every message at the largest, never less
+// than the reserve and one more.
 TEST(MessagePoolBytes, TheConnectionsDerivedBudget) {
   const MessageFactory factory(kAligned);
   const size_t smallest = MessagePool::message_bytes(factory, factory.types()[0]);
@@ -194,10 +204,15 @@ TEST(MessagePoolBytes, TheConnectionsDerivedBudget) {
   const MessagePoolConfig pool = config.message_pool_config(false);
   const auto count = static_cast<size_t>(pool.capacity);
   EXPECT_EQ(count, 2368u);
+  EXPECT_EQ(pool.receive_reserve, 256);
   EXPECT_EQ(pool.bytes_for(factory),
-            std::max<size_t>(count * smallest + 128 * (largest - smallest), 256 * 1024));
+            std::max<size_t>(count * smallest + (128 + 256) * (largest - smallest), 256 * 1024));
   config.message_pool_size = 100;
-  EXPECT_EQ(config.message_pool_config(false).bytes_for(factory), 100 * largest) << "at most every one large";
+  EXPECT_EQ(config.message_pool_config(false).bytes_for(factory), 101 * largest)
+      << "every one large, and one more beside the reserve (at most the count)";
+  config.message_pool_size = 1000;
+  EXPECT_EQ(config.message_pool_config(false).bytes_for(factory),
+            1000 * smallest + (128 + 256) * (largest - smallest));
   config.message_pool_bytes = 5000;
   EXPECT_EQ(config.message_pool_config(false).bytes_for(factory), 5000u);
 }

@@ -4,13 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <vector>
 
+#include "bitwire/message/connection.hpp"
 #include "bitwire/message/message.hpp"
 #include "bitwire/serialize/fixed_vector.hpp"
 #include "bitwire/serialize/serialize.hpp"
 #include "bitwire/stack/server.hpp"
 #include "bitwire/stack/stack_config.hpp"
 #include "bitwire/transport/transport.hpp"
+#include "support/test_messages.hpp"
 
 namespace bitwire {
 namespace {
@@ -100,6 +103,41 @@ TEST(StackMemory, TheDefaultSlotWithALargeMessageTypeFitsAMegabyte) {
               MessagePool::message_bytes(factory, factory.types()[2]));
   expect_default_slot_in_a_megabyte(MessageFactory(kGameBlockTypes), "a 640-byte snapshot and a block type");
   expect_default_slot_in_a_megabyte(MessageFactory(kGameTypes), "a 640-byte snapshot, no block type");
+}
+
+// What of the default budget the application may fill with Snapshots alone: everything but the receive
+// reserve (one received packet of the channel's 256 messages at the largest type), as one free block.
+TEST(StackMemory, TheApplicationsSnapshotsLeaveTheReserveFree) {
+  const MessageFactory factory(kGameTypes);
+  const StackConfig config;
+  Connection connection(factory, config.connection);
+  ASSERT_TRUE(connection.ok()) << connection.error_reason();
+  const MessagePool& pool = connection.pool();
+  const size_t snapshot = MessagePool::message_bytes(factory, factory.types()[Snapshot::kTypeId]);
+  EXPECT_EQ(pool.receive_reserve_bytes(), 256 * snapshot);
+  std::vector<MessageHandle> held;
+  for (MessageHandle m = connection.create<Snapshot>(); m; m = connection.create<Snapshot>()) {
+    held.push_back(std::move(m));
+  }
+  EXPECT_EQ(held.size(), (pool.bytes() - pool.receive_reserve_bytes()) / snapshot);
+  EXPECT_EQ(pool.receive_reserve_free(), pool.receive_reserve_bytes());
+  std::printf("budget %zu bytes, receive reserve %zu; the application creates %zu Snapshots alone\n",
+              pool.bytes(), pool.receive_reserve_bytes(), held.size());
+}
+
+// The same for test::kAllTypes' largest type (the figure connection.hpp's kDerivedLargeMessages states).
+TEST(StackMemory, TheApplicationsNumberedLeaveTheReserveFree) {
+  const MessageFactory factory(test::kAllTypes);
+  Connection connection(factory, ConnectionConfig{});
+  const MessagePool& pool = connection.pool();
+  const size_t numbered = MessagePool::message_bytes(factory, factory.types()[test::Numbered::kTypeId]);
+  std::vector<MessageHandle> held;
+  for (MessageHandle m = connection.create<test::Numbered>(); m; m = connection.create<test::Numbered>()) {
+    held.push_back(std::move(m));
+  }
+  EXPECT_EQ(held.size(), (pool.bytes() - pool.receive_reserve_bytes()) / numbered);
+  std::printf("kAllTypes: budget %zu bytes, receive reserve %zu; the application creates %zu Numbered\n",
+              pool.bytes(), pool.receive_reserve_bytes(), held.size());
 }
 
 }  // namespace

@@ -401,23 +401,55 @@ ChannelError ReliableOrderedChannel::check(IncomingPacket& packet, int entry_ind
   return ChannelError::kNone;
 }
 
-bool ReliableOrderedChannel::holds_ahead(IncomingPacket& packet, int entry_index) const {
-  const IncomingPacket::Entry& entry = packet.entry(entry_index);
-  if (entry.block) return false;  // a block is taken only at the head (check)
-  // The ids the sender packs ascend; a message is in order when it is the first id not received yet,
-  // counting those this packet brings before it.
+bool ReliableOrderedChannel::move_held(IncomingPacket& packet, int entry_index, MessagePool& pool) const {
+  IncomingPacket::Entry& entry = packet.entry(entry_index);
+  if (entry.block) {
+    // Only the head block is reassembled (check): its fragment 0's message waits for the other fragments,
+    // which only the peer can send, unless this fragment completes the block.
+    IncomingPacket::Fragment& f = entry.fragment;
+    if (!f.message || !pool.in_receive_reserve(f.message) || !block_receiver_ ||
+        f.message_id != receive_head_ || receive_queue_[f.message_id & receive_mask_].message) {
+      return true;
+    }
+    const BlockFragmentResult result =
+        block_receiver_->classify(f.message_id, static_cast<uint32_t>(f.fragment_id),
+                                  static_cast<uint32_t>(f.fragment_count), f.data.size());
+    return result != BlockFragmentResult::kAccepted || pool.move_to_application(f.message);
+  }
+  // Past the first missing id: what is new waits for the gap (a duplicate, queued already, is released at
+  // apply).
+  for (int i = in_order_count(packet, entry); i < entry.message_count; ++i) {
+    IncomingPacket::Message& m = packet.message(entry.first_message + i);
+    if (!pool.in_receive_reserve(m.message) || receive_queue_[m.id & receive_mask_].message) continue;
+    if (!pool.move_to_application(m.message)) return false;
+  }
+  return true;
+}
+
+int ReliableOrderedChannel::in_order_count(IncomingPacket& packet, const IncomingPacket::Entry& entry) const {
+  // The ids the sender packs ascend. A message is in order when it is delivered or queued already (a
+  // duplicate, released at once) or the first id not received yet, counting those this entry brings
+  // before it; the first message past a missing id ends the run.
   uint16_t expected = receive_head_;
   for (int i = 0; i < entry.message_count; ++i) {
     const uint16_t id = packet.message(entry.first_message + i).id;
     if (sequence_less_than(id, expected)) continue;  // delivered, queued, or brought already
-    if (id != expected) return true;
+    if (id != expected) return i;
     do {
       ++expected;
     } while (static_cast<uint16_t>(expected - receive_id_) <
                  static_cast<uint32_t>(config_.receive_queue_size) &&
              receive_queue_[expected & receive_mask_].message);
   }
-  return false;
+  return entry.message_count;
+}
+
+void ReliableOrderedChannel::apply_in_order(IncomingPacket& packet, int entry_index) {
+  IncomingPacket::Entry& entry = packet.entry(entry_index);
+  if (entry.block) return;
+  // The rest stays in the packet (released with it); the peer resends it, since the packet is not acked.
+  entry.message_count = in_order_count(packet, entry);
+  apply(packet, entry_index);
 }
 
 ChannelError ReliableOrderedChannel::check_window(uint16_t id) const {

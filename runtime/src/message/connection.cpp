@@ -26,6 +26,9 @@ const char* to_string(SendResult result) {
              "(block_refusal)";
     case SendResult::kNotConnected:
       return "not connected: send after the session is connected";
+    case SendResult::kReservedForReceiving:
+      return "a received message sent on would keep the message pool's receive reserve (no room to move it "
+             "to)";
   }
   return "unknown send result";
 }
@@ -141,19 +144,6 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
                                                               ConfigCheck::failure(pool_->error_reason()))));
   }
 
-  if (size_t largest = 0; factory_.check()) {
-    for (const MessageTypeInfo& t : factory_.types())
-      largest = std::max(largest, MessagePool::message_bytes(factory_, t));
-    if (pool_->bytes() < static_cast<size_t>(pool_->capacity()) * largest) {
-      size_t per_packet = 0;
-      for (int i = 0; i < config_.channel_count; ++i)
-        per_packet += static_cast<size_t>(config_.channels[static_cast<size_t>(i)].max_messages_per_packet);
-      // At most half the budget: a packet of the largest type at every channel's most messages can be
-      // more than the whole budget, and keeping all of it would refuse every packet past a gap.
-      ahead_reserve_ = std::min(per_packet * largest, pool_->bytes() / 2);
-    }
-  }
-
   const auto count = static_cast<size_t>(config_.channel_count);
   // With buffers of its own, every reliable channel that reassembles blocks lends its buffer to the pool.
   if (shared_blocks == nullptr) pool_->reserve_lenders(lending_channels(factory_, config_));
@@ -250,6 +240,12 @@ SendStatus Connection::send(int channel_index, MessageHandle&& message) {
   if (channel_index < 0 || channel_index >= config_.channel_count) return refuse(SendResult::kBadChannel);
   if (error_ != ConnectionError::kNone && error_ != ConnectionError::kConfigInvalid) {
     return refuse(SendResult::kConnectionError);
+  }
+  // A received message sent on stays until the peer acks it: it leaves the receive reserve (or a block
+  // message slot) for the application's room (MessagePool's contract; docs/channels.md section 2).
+  if ((pool_->in_receive_reserve(message) || pool_->in_block_slot(message)) &&
+      !pool_->move_to_application(message)) {
+    return refuse(SendResult::kReservedForReceiving);
   }
   Channel& channel = *channels_[channel_index];
   const ChannelConfig& c = channel.config();
@@ -514,16 +510,31 @@ bool Connection::process_packet(uint16_t, std::span<const std::byte> bytes) {
       return false;
     }
   }
-  // Reliable messages past a gap wait for it in the pool, where the application cannot release them: they
-  // may not take the room the packet filling the gap needs (ahead_reserve_), or the channel would stall.
-  if (ahead_reserve_ > 0 && pool_->bytes_free() < ahead_reserve_) {
+  // The gap rule (docs/channels.md section 2). The receive reserve keeps only what the application can
+  // receive at once: messages that wait on the peer -- reliable ones past a missing id, a block's fragment
+  // 0 kept for reassembly -- move to the application's room. Where it has no room for one, the packet is
+  // not acked and only what the application can receive at once is applied: each reliable channel's
+  // messages up to its first missing id, and block fragments whose message is not in the reserve. So the
+  // packet that fills a gap is never refused for what it also carries past a hole, and nothing that waits
+  // on the peer takes the room that packet needs.
+  bool moved = true;
+  for (int e = 0; e < incoming_->entry_count() && moved; ++e) {
+    moved = channels_[incoming_->entry(e).channel]->move_held(*incoming_, e, *pool_);
+  }
+  if (!moved) {
     for (int e = 0; e < incoming_->entry_count(); ++e) {
-      if (!channels_[incoming_->entry(e).channel]->holds_ahead(*incoming_, e)) continue;
-      incoming_->clear();
-      ++counters_.packets_pool_exhausted;
-      endpoint_->defer_packet();
-      return false;
+      Channel& channel = *channels_[incoming_->entry(e).channel];
+      const IncomingPacket::Entry& entry = incoming_->entry(e);
+      if (entry.block && !pool_->in_receive_reserve(entry.fragment.message)) {
+        channel.apply(*incoming_, e);
+      } else {
+        channel.apply_in_order(*incoming_, e);
+      }
     }
+    incoming_->clear();
+    ++counters_.packets_in_order_only;
+    endpoint_->defer_packet();
+    return false;
   }
   // Accepted: the delta-form snapshots it carried become baselines, then the channels take the messages.
   for (int e = 0; e < incoming_->entry_count(); ++e) {

@@ -67,8 +67,49 @@ void message_bytes_range(const MessageFactory& factory, size_t& smallest, size_t
 size_t derived_bytes(const MessagePoolConfig& c, int capacity, size_t smallest, size_t largest) {
   const size_t count = static_cast<size_t>(std::max(capacity, 1));
   const size_t large = c.large_messages < 0 ? count : std::min(static_cast<size_t>(c.large_messages), count);
-  return std::max(count * smallest + large * (largest - smallest),
-                  std::min(count * largest, static_cast<size_t>(std::max(c.least_bytes, 0))));
+  // The count already holds the received packet's messages at the smallest size: the reserve adds what
+  // makes them the largest. Never below the reserve and one more message of the largest type.
+  const size_t reserve = std::min(static_cast<size_t>(std::max(c.receive_reserve, 0)), count);
+  return std::max({count * smallest + std::min(large + reserve, count) * (largest - smallest),
+                   std::min(count * largest, static_cast<size_t>(std::max(c.least_bytes, 0))),
+                   (reserve + 1) * largest});
+}
+
+// The granules of a message of `info`'s type: `header` (bytes, whole granules) and the type, rounded up to
+// whole granules (at most 2^30, past any arena) and to the arena's size classes.
+uint32_t message_granules(size_t granule, size_t header, const MessageTypeInfo& info) {
+  const size_t granules = (header + info.size + granule - 1) / granule;
+  return MessageArena::class_size(static_cast<uint32_t>(std::min<size_t>(granules, uint32_t{1} << 30)));
+}
+
+// How a pool of `c` (sanitized) for `factory` lays out its budget: the application's room, then (in its
+// arena's tail) the receive reserve and the block message slots.
+struct Layout {
+  size_t granule = 8;
+  size_t header = 0;        // bytes from a block's start to its message
+  uint32_t block_slot = 0;  // granules of a block message slot (the largest block type's), 0: no block type
+  uint32_t reserve = 0;     // granules of the receive reserve
+  size_t application = 0;   // bytes of the application's room
+  int slots = 0;            // block message slots
+  uint32_t tail() const { return reserve + static_cast<uint32_t>(slots) * block_slot; }
+};
+
+Layout layout_of(const MessageFactory& factory, const MessagePoolConfig& c, size_t slot_state) {
+  Layout l;
+  l.granule = granule_of(factory);
+  l.header = (MessageArena::kHeaderBytes + slot_state + l.granule - 1) / l.granule * l.granule;
+  uint32_t largest = 0;
+  for (const MessageTypeInfo& t : factory.types()) {
+    largest = std::max(largest, message_granules(l.granule, l.header, t));
+    if (t.has_block) l.block_slot = std::max(l.block_slot, message_granules(l.granule, l.header, t));
+  }
+  const size_t granules = std::min<size_t>(c.bytes_for(factory) / l.granule, MessageArena::kMaxGranules);
+  // No more than the count lets be alive at once, and within the budget (check() asks for one more).
+  l.reserve = static_cast<uint32_t>(
+      std::min<size_t>(static_cast<size_t>(std::min(c.receive_reserve, c.capacity)) * largest, granules));
+  l.application = (granules - l.reserve) * l.granule;
+  l.slots = l.block_slot > 0 ? c.block_messages : 0;
+  return l;
 }
 
 }  // namespace
@@ -76,9 +117,11 @@ size_t derived_bytes(const MessagePoolConfig& c, int capacity, size_t smallest, 
 size_t MessagePool::message_bytes(const MessageFactory& factory, const MessageTypeInfo& info) {
   const size_t granule = granule_of(factory);
   const size_t header = (MessageArena::kHeaderBytes + sizeof(SlotState) + granule - 1) / granule * granule;
-  const size_t granules = (header + info.size + granule - 1) / granule;
-  return MessageArena::class_size(static_cast<uint32_t>(std::min<size_t>(granules, uint32_t{1} << 30))) *
-         granule;
+  return message_granules(granule, header, info) * granule;
+}
+
+uint32_t MessagePool::granules_of(const MessageTypeInfo& info) const {
+  return message_granules(messages_.granule(), header_bytes_, info);
 }
 
 size_t MessagePoolConfig::bytes_for(const MessageFactory& factory) const {
@@ -101,12 +144,12 @@ ConfigCheck MessagePoolConfig::check(const MessageFactory& factory) const {
   size_t largest = 0;
   message_bytes_range(factory, smallest, largest);
   char out[kConfigReasonBytes];
-  if (bytes > 0 && static_cast<size_t>(bytes) < largest) {
-    std::snprintf(
-        out, kConfigReasonBytes,
-        "MessagePoolConfig.bytes = %d holds no message of the factory's largest type (%zu bytes with "
-        "its header)",
-        bytes, largest);
+  if (const size_t least = (static_cast<size_t>(std::min(receive_reserve, capacity)) + 1) * largest;
+      bytes > 0 && static_cast<size_t>(bytes) < least) {
+    std::snprintf(out, kConfigReasonBytes,
+                  "MessagePoolConfig.bytes = %d is below the receive reserve and one more message of the "
+                  "factory's largest type (%d + 1 of %zu bytes with the header: %zu)",
+                  bytes, std::min(receive_reserve, capacity), largest, least);
     return ConfigCheck::failure(out);
   }
   if (const size_t budget = bytes_for(factory); budget > kMaxMessageSlotBytes) {
@@ -125,9 +168,10 @@ MessagePoolConfig MessagePoolConfig::sanitized(const MessageFactory& factory) co
   size_t largest = 0;
   message_bytes_range(factory, smallest, largest);
   if (c.bytes > 0) {
-    // Room for one message of every type at least (largest <= 1 GiB + a class step: capped by the table).
+    // The receive reserve and one more message of the largest type at least, within the cap.
+    const size_t least = (static_cast<size_t>(std::min(c.receive_reserve, c.capacity)) + 1) * largest;
     c.bytes = static_cast<int>(
-        std::min<size_t>(std::max<size_t>(static_cast<size_t>(c.bytes), largest), kMaxMessageSlotBytes));
+        std::min<size_t>(std::max<size_t>(static_cast<size_t>(c.bytes), least), kMaxMessageSlotBytes));
     return c;
   }
   // Fewer messages, never smaller ones: the largest capacity whose derived budget fits (it grows with it).
@@ -183,9 +227,20 @@ MessagePool::MessagePool(const MessageFactory& factory, const MessagePoolConfig&
   error_reason_ = keep_config_reason(error_reason_text_, config.check(factory));
   const MessagePoolConfig c = config.sanitized(factory);
   capacity_ = c.capacity;
-  const size_t granule = granule_of(factory);
-  header_bytes_ = (MessageArena::kHeaderBytes + sizeof(SlotState) + granule - 1) / granule * granule;
-  messages_ = MessageArena(granule, c.bytes_for(factory));
+  const Layout layout = layout_of(factory, c, sizeof(SlotState));
+  header_bytes_ = layout.header;
+  messages_ = MessageArena(layout.granule, layout.application, layout.tail());
+  receive_ = MessageArena(messages_.at(messages_.granules()), layout.granule, layout.reserve);
+  block_slots_base_ = messages_.granules() + layout.reserve;
+  block_slot_granules_ = layout.block_slot;
+  block_slot_count_ = layout.slots;
+  if (block_slot_count_ > 0) {
+    free_block_slots_.reset(new uint32_t[static_cast<size_t>(block_slot_count_)]);
+    for (int i = 0; i < block_slot_count_; ++i) {
+      free_block_slots_[i] = block_slots_base_ + static_cast<uint32_t>(i) * block_slot_granules_;
+    }
+    free_block_slot_count_ = block_slot_count_;
+  }
 
   block_count_ = c.block_count;
   max_block_size_ = static_cast<size_t>(c.max_block_size);
@@ -218,24 +273,48 @@ MessagePool::~MessagePool() {
 size_t MessagePool::memory_required(const MessageFactory& factory, const MessagePoolConfig& config,
                                     bool shared_blocks) {
   const MessagePoolConfig c = config.sanitized(factory);
-  return MessageArena::memory_required(granule_of(factory), c.bytes_for(factory)) +
+  const Layout layout = layout_of(factory, c, sizeof(SlotState));
+  return MessageArena::memory_required(layout.granule, layout.application, layout.tail()) +
+         MessageArena::heads_required(layout.reserve) + static_cast<size_t>(layout.slots) * sizeof(uint32_t) +
          (shared_blocks ? 0
                         : static_cast<size_t>(c.block_count) *
                               (static_cast<size_t>(c.max_block_size) + sizeof(int32_t)));
 }
 
 size_t MessagePool::memory_bytes() const {
-  return messages_.memory_bytes() + lender_bytes(lender_capacity_) +
+  return messages_.memory_bytes() + receive_.memory_bytes() +
+         static_cast<size_t>(block_slot_count_) * sizeof(uint32_t) + lender_bytes(lender_capacity_) +
          (arena_ != nullptr ? 0 : static_cast<size_t>(block_count_) * (max_block_size_ + sizeof(int32_t)));
 }
 
 MessageHandle MessagePool::create(uint32_t type_id) {
+  return make(type_id, Use::kApplication);
+}
+
+MessageHandle MessagePool::create_received(uint32_t type_id) {
+  return make(type_id, Use::kReceived);
+}
+
+MessageHandle MessagePool::create_received_block(uint32_t type_id) {
+  return make(type_id, Use::kReceivedBlock);
+}
+
+MessageHandle MessagePool::make(uint32_t type_id, Use use) {
   const MessageTypeInfo* info = factory_.find(type_id);
   if (info == nullptr) return {};
-  const size_t granule = messages_.granule();
-  const uint32_t slot = live_ < capacity_ ? messages_.allocate(MessageArena::class_size(static_cast<uint32_t>(
-                                                (header_bytes_ + info->size + granule - 1) / granule)))
-                                          : MessageArena::kNone;
+  uint32_t slot = MessageArena::kNone;
+  if (live_ < capacity_) {
+    const uint32_t granules = granules_of(*info);
+    if (use == Use::kReceivedBlock && free_block_slot_count_ > 0 && info->has_block) {
+      slot = free_block_slots_[--free_block_slot_count_];
+    } else if (use != Use::kApplication) {
+      // The receive reserve first, the application's room when it is full.
+      const uint32_t reserved = receive_.allocate(granules);
+      slot = reserved != MessageArena::kNone ? messages_.granules() + reserved : messages_.allocate(granules);
+    } else {
+      slot = messages_.allocate(granules);
+    }
+  }
   if (slot == MessageArena::kNone) {
     ++exhausted_;
     return {};
@@ -247,12 +326,39 @@ MessageHandle MessagePool::create(uint32_t type_id) {
   return MessageHandle(this, slot);
 }
 
+bool MessagePool::move_to_application(MessageHandle& message) {
+  BITWIRE_ASSERT(message.pool_ == this);
+  const MessageTypeInfo& info = message.info();
+  if (info.relocate == nullptr) return false;
+  const uint32_t slot = messages_.allocate(granules_of(info));  // one in, one out: the count is unchanged
+  if (slot == MessageArena::kNone) return false;
+  const uint32_t old = message.slot_;
+  const SlotState& from = state(old);
+  ::new (messages_.at(slot) + MessageArena::kHeaderBytes)
+      SlotState{from.block, from.block_size, from.type_id, from.block_received};
+  info.relocate(slot_data(slot), slot_data(old));
+  info.destroy(slot_data(old));
+  free_slot(old);
+  message.slot_ = slot;
+  return true;
+}
+
+void MessagePool::free_slot(uint32_t slot) {
+  if (slot < messages_.granules()) {
+    messages_.free(slot);
+  } else if (slot < block_slots_base_) {
+    receive_.free(slot - messages_.granules());
+  } else {
+    free_block_slots_[free_block_slot_count_++] = slot;
+  }
+}
+
 void MessagePool::release(uint32_t slot) {
   SlotState& state = this->state(slot);
   factory_.types()[state.type_id].destroy(slot_data(slot));
   if (state.block >= 0) free_block(state.block, state.block_received);
   if (state.block <= -2) return_lent(state);
-  messages_.free(slot);
+  free_slot(slot);
   --live_;
 }
 

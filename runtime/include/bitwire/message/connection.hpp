@@ -60,6 +60,14 @@
 //   reason; a packet refused only because this side has no room now (message pool or block buffer
 //   exhausted, receive window held) is dropped (counted) and not acked, so the peer resends it, but it is
 //   deferred (Endpoint::defer_packet): the acks it carries are processed all the same.
+// - The message pool's receive reserve (docs/channels.md section 2, which proves it live): a region of the
+//   budget for one received packet of every channel's most messages at the largest type, which only the
+//   packet reader creates in. It keeps only what the application can receive at once: a received message
+//   the application sends on, and messages that wait on the peer (reliable ones past a missing id, a
+//   block's fragment 0 kept for reassembly) move to the application's room; where that has no space, the
+//   send is refused (kReservedForReceiving) or the packet is not acked and only what the application can
+//   receive at once is applied (packets_in_order_only). So while the application receives and releases,
+//   every packet that brings a channel's next id is taken, and no correct peer's message waits for ever.
 // - Handles: messages from create()/receive() belong to this connection's pool and must be released
 //   before the connection is destroyed. reset() and the destructor release everything the connection holds.
 // - Not movable (the endpoint's callbacks point to it).
@@ -91,10 +99,11 @@ inline constexpr int kMaxChannels = 64;
 inline constexpr size_t kMaxConnectionChannelBytes = size_t{1} << 30;
 
 // The derived message pool budget (ConnectionConfig::message_pool_bytes 0). A game's large messages (a
-// snapshot each tick) are few alive at once -- queued, one packet's in flight, received, held -- while its
-// queues can hold thousands of small ones: 128 of the largest type fit beside every message at the
-// smallest's, and at least 256 KiB, so a package of small types holds nearly every message at its largest
-// (2,184 of test::kAllTypes' 120-byte Numbered, of the 2,368 messages the default queues count).
+// snapshot each tick) are few alive at once -- queued, in flight, held -- while its queues can hold
+// thousands of small ones: 128 of the largest type fit beside every message at the smallest's, with the
+// receive reserve (one received packet of every channel's most messages at the largest type) on top, and at
+// least 256 KiB, so a package of small types holds nearly every message at its largest (test::kAllTypes:
+// 1,928 of its 120-byte Numbered beside the reserve, of the 2,368 messages the default queues count).
 inline constexpr int kDerivedLargeMessages = 128;
 inline constexpr int kDerivedPoolBytes = 256 * 1024;
 
@@ -108,11 +117,14 @@ struct ConnectionConfig {
   int message_pool_size = 0;  // messages alive at once; 0 = what the channels can hold at once: every
                               // queue's capacity + one received packet's messages (+ one sent packet's
                               // on unreliable channels, which hand them over) + 64 held by the application
-  int message_pool_bytes = 0;  // the pool's byte budget, each message at its own type's size plus a 16-byte
-                               // header (MessagePool::message_bytes); 0 = derived: room for every message
-                               // above at the smallest type's size and kDerivedLargeMessages of them at the
-                               // largest's, and at least kDerivedPoolBytes (never more than every message at
-                               // the largest's). A game that keeps more large messages alive sets it
+  int message_pool_bytes = 0;  // the pool's byte budget, each message at its own type's size plus its header
+                               // (MessagePool::message_bytes); 0 = derived: room for every message above at
+                               // the smallest type's size, kDerivedLargeMessages of them and the receive
+                               // reserve's at the largest's, and at least kDerivedPoolBytes (never more than
+                               // every message at the largest's). A game that keeps more large messages
+                               // alive sets it; a given budget below the receive reserve (one received packet
+                               // of every channel's most messages at the largest type) and one more message
+                               // is refused and raised (docs/channels.md section 2)
   int block_pool_size = 0;    // block buffers; 0, when a type carries blocks and a channel allows them:
                               // with buffers of its own one per channel allowing blocks and one more per
                               // unreliable one (its inline received blocks), at most 4; on a shared arena
@@ -210,6 +222,9 @@ enum class SendResult : uint8_t {
   kNotConnected,     // Client / Server: no session yet (or any more) on this end or slot
   kNoBlockBuffer,    // a received block (lent by its channel) sent on a reliable channel is first moved into
                      // a block buffer of the pool's own, and none was granted (SendStatus::block_refusal)
+  kReservedForReceiving,  // a received message sent on from the pool's receive reserve (or a block message
+                          // slot) with no space in the application's room to move it to: it would keep the
+                          // room the peer's packets need (send it once more of what this side sent is acked)
 };
 const char* to_string(SendResult result);
 
@@ -257,6 +272,9 @@ struct ConnectionCounters {
   uint64_t sends_refused = 0;           // send() calls that returned anything but kQueued
   uint64_t packets_no_baseline = 0;     // refused: a delta against a baseline this side does not hold
                                         // (never applied; dropped and not acked, its acks still processed)
+  uint64_t packets_in_order_only = 0;   // not acked, applied only up to each reliable channel's first missing
+                                        // id: what else it carried would have waited past a gap in the
+                                        // receive reserve (the gap rule; the peer resends it)
   friend bool operator==(const ConnectionCounters&, const ConnectionCounters&) = default;
 };
 
@@ -401,11 +419,6 @@ class Connection {
   uint64_t protocol_id_ = 0;
   double now_ = 0.0;
   std::unique_ptr<MessagePool> pool_;
-  // Pool bytes a packet storing reliable messages past a gap must leave free (0: the budget holds every
-  // message at the largest type, so the count alone limits): one packet of every channel's most messages
-  // at the largest type, so the packet that fills the gap finds room once the application has received,
-  // but at most half the budget.
-  size_t ahead_reserve_ = 0;
   std::unique_ptr<std::unique_ptr<Channel>[]> channels_;
   std::array<int, kMaxChannels> priority_order_{};
   std::unique_ptr<OutgoingEntry[]> planned_;

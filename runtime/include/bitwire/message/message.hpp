@@ -21,6 +21,15 @@
 //   (T()) in its bytes, so nothing of a released message shows in the next. An exhausted pool (no free
 //   bytes large enough, or `capacity` messages alive) returns an empty handle and counts it (exhausted());
 //   it never grows.
+// - The receive reserve (MessagePoolConfig::receive_reserve messages of the factory's largest type) is a
+//   region of the budget of its own: create() -- the application's -- never takes it, create_received()
+//   -- the packet reader's -- takes it first and the application's room only when it is full. So however
+//   greedily the application creates, the reserve is free once what was received there is released;
+//   Connection keeps there only what the application can receive at once and states the rest of the rule
+//   (docs/channels.md section 2). move_to_application() moves a message out of it.
+// - Received block messages: `block_messages` slots of the largest block type's size, outside the budget,
+//   taken first by create_received_block() (a block's fragment 0, which its channel keeps until the block
+//   is complete).
 // - Received blocks lent by a channel (BlockLender) take no pool buffer: a reliable channel on a pool with
 //   buffers of its own hands its reassembly buffer to the delivered message and takes it back when the
 //   message is released (block_lent()). The buffers below then hold what the application sends, and what
@@ -76,6 +85,9 @@ struct MessageTypeInfo {
   bool (*write_delta)(const void* message, const void* baseline, WriteStream& stream) = nullptr;
   bool (*read_delta)(void* message, const void* baseline, ReadStream& stream) = nullptr;
   void (*copy)(void* to, const void* from) = nullptr;  // *to = *from (a baseline kept)
+  // Move-constructs a T at `to` from the T at `from` (which stays to be destroyed); null when T cannot be
+  // moved. MessagePool::move_to_application uses it.
+  void (*relocate)(void* to, void* from) = nullptr;
 };
 
 namespace detail {
@@ -157,6 +169,9 @@ constexpr MessageTypeInfo describe_message(const char* name, const MessageSerial
   info.tag = &detail::kMessageTag<T>;
   info.construct = [](void* storage) { ::new (storage) T(); };
   info.destroy = [](void* message) { static_cast<T*>(message)->~T(); };
+  if constexpr (std::is_move_constructible_v<T>) {
+    info.relocate = [](void* to, void* from) { ::new (to) T(std::move(*static_cast<T*>(from))); };
+  }
   info.write = serializers.write;
   info.read = serializers.read;
   info.measure = serializers.measure;
@@ -338,8 +353,12 @@ struct MessagePoolConfig {
   int block_count = 0;               // block buffers (one per message carrying a block); 0 = no blocks
   int max_block_size = 256 * 1024;   // bytes per block buffer
   int block_receive_reserve = 0;     // block buffers only received blocks may take (0..block_count)
-  int bytes = 0;                     // the messages' byte budget (each message takes its type's size plus a
-                                     // 16-byte header, MessagePool::message_bytes); 0 = derived (bytes_for)
+  int bytes = 0;                     // the messages' byte budget (each message takes its type's size plus its
+                                     // header, MessagePool::message_bytes); 0 = derived (bytes_for)
+  int receive_reserve = 0;           // messages of the largest type (at most capacity): a region of the
+                                     // budget only the receive path creates in (a Connection: one received
+                                     // packet of every channel's most messages)
+  int block_messages = 0;            // slots for received block messages outside the budget
   int large_messages = -1;           // with bytes 0: the derived budget holds `capacity` messages of the
                                      // smallest type and this many of the largest; -1 = capacity of them
   int least_bytes = 0;               // with bytes 0: the derived budget is at least this, but never more
@@ -348,17 +367,20 @@ struct MessagePoolConfig {
   // Passes when every field is within kMessagePoolConfigLimits (the block buffers within
   // kMaxBlockPoolBytes), else the reason (held in the ConfigCheck; see config_table.hpp).
   ConfigCheck check() const;
-  // check(), and the slots for `factory`'s largest type within kMaxMessageSlotBytes.
+  // check(), the budget for `factory` within kMaxMessageSlotBytes, and a given budget holding the receive
+  // reserve and one more message of the largest type.
   ConfigCheck check(const MessageFactory& factory) const;
   // This config with every field clamped into range (block_count lowered to the block memory cap).
   MessagePoolConfig sanitized() const;
   // sanitized(), capacity lowered until the derived budget for `factory` fits kMaxMessageSlotBytes, and a
-  // given budget raised to hold one message of the largest type.
+  // given budget raised to hold the receive reserve and one message of the largest type.
   MessagePoolConfig sanitized(const MessageFactory& factory) const;
-  // The byte budget of this config for `factory` (its fields in range): `bytes`, or when 0 the larger of
-  // capacity x the smallest type's message_bytes + large x (the largest's - the smallest's), where large is
-  // large_messages (-1: capacity) at most capacity, and min(least_bytes, capacity x the largest's): never
-  // above capacity x the largest's.
+  // The byte budget of this config for `factory` (its fields in range): `bytes`, or when 0 the largest of
+  // capacity x the smallest type's message_bytes + min(large + reserve, capacity) x (the largest's - the
+  // smallest's),
+  // min(least_bytes, capacity x the largest's), and (reserve + 1) x the largest's, where large is
+  // large_messages (-1: capacity) and reserve receive_reserve, each at most capacity (the count holds the
+  // reserve's messages already: it adds only their growth to the largest type).
   size_t bytes_for(const MessageFactory& factory) const;
 };
 
@@ -400,7 +422,11 @@ inline constexpr auto kMessagePoolConfigLimits = config_table(
                                   .member = &MessagePoolConfig::least_bytes,
                                   .min = 0,
                                   .max = static_cast<int>(kMaxMessageSlotBytes),
-                                  .unit = "bytes"});
+                                  .unit = "bytes"},
+    Field<MessagePoolConfig, int>{
+        .name = "receive_reserve", .member = &MessagePoolConfig::receive_reserve, .min = 0, .max = 1 << 20},
+    Field<MessagePoolConfig, int>{
+        .name = "block_messages", .member = &MessagePoolConfig::block_messages, .min = 0, .max = 1 << 10});
 
 // Block buffers shared by many MessagePools (a server's slots): `buffer_count` buffers of `buffer_size`
 // bytes, allocated in the constructor, never grown. A pool built on an arena allocates no block buffer of
@@ -466,8 +492,14 @@ class MessagePool {
   MessagePool& operator=(const MessagePool&) = delete;
 
   // A default-constructed message of `type_id`, or an empty handle when the id is unknown or the pool is
-  // exhausted (counted in exhausted()).
+  // exhausted (counted in exhausted()); the application's: the receive reserve is not its.
   MessageHandle create(uint32_t type_id);
+  // The receive path's create (the packet reader): in the receive reserve, or when it is full the
+  // application's room.
+  MessageHandle create_received(uint32_t type_id);
+  // A received block message (a block's fragment 0): a block message slot when one is free, else as
+  // create_received().
+  MessageHandle create_received_block(uint32_t type_id);
   template <typename T>
   MessageHandle create() {
     return create(static_cast<uint32_t>(T::kTypeId));
@@ -476,13 +508,35 @@ class MessagePool {
   const MessageFactory& factory() const { return factory_; }
   int capacity() const { return capacity_; }
   // The byte budget (whole granules) and what of it is free now.
-  size_t bytes() const { return messages_.granules() * messages_.granule(); }
-  size_t bytes_free() const { return messages_.granules_free() * messages_.granule(); }
+  size_t bytes() const { return (size_t{messages_.granules()} + receive_.granules()) * messages_.granule(); }
+  size_t bytes_free() const {
+    return (size_t{messages_.granules_free()} + receive_.granules_free()) * messages_.granule();
+  }
+  // The receive reserve's bytes (whole granules, part of bytes()) and what of them is free now.
+  size_t receive_reserve_bytes() const { return size_t{receive_.granules()} * receive_.granule(); }
+  size_t receive_reserve_free() const { return size_t{receive_.granules_free()} * receive_.granule(); }
+  // Where a message of this pool sits: the receive reserve, a block message slot, or else the
+  // application's room.
+  bool in_receive_reserve(const MessageHandle& message) const {
+    return message.pool_ == this && message.slot_ >= messages_.granules() &&
+           message.slot_ < block_slots_base_;
+  }
+  bool in_block_slot(const MessageHandle& message) const {
+    return message.pool_ == this && message.slot_ >= block_slots_base_;
+  }
+  // Moves a message of this pool into new bytes of the application's room (as create() takes them) and
+  // frees its old ones; the handle, its block and its contents stay. False, and nothing changes, when there
+  // is no such room or the type cannot be moved (MessageTypeInfo::relocate). What Connection does with a
+  // received message that leaves the receive reserve for longer than the application takes to receive it.
+  bool move_to_application(MessageHandle& message);
+  int block_message_slots() const { return block_slot_count_; }
   // The bytes one message of `info`'s type takes in the budget: its header and its type, rounded up to
   // whole granules and to the arena's size classes (MessageArena::class_size). The granule is the
   // factory's largest alignment, at least 8.
   static size_t message_bytes(const MessageFactory& factory, const MessageTypeInfo& info);
+  // The application's room, and the receive reserve (its indexes offset by the application room's size).
   const MessageArena& arena() const { return messages_; }
+  const MessageArena& receive_arena() const { return receive_; }
   int live() const { return live_; }
   int blocks_live() const { return blocks_live_; }
   int block_count() const { return block_count_; }
@@ -555,8 +609,15 @@ class MessagePool {
     if (arena_ != nullptr && blocks_live_ < block_count_) --arena_->receive_waiters_;
   }
   void release(uint32_t slot);
-  // A message's block in the arena: the arena's 8-byte header, its SlotState, then (at header_bytes_) the
-  // message. `slot` is the block's granule index.
+  // Gives a message's bytes back to the region they came from.
+  void free_slot(uint32_t slot);
+  enum class Use : uint8_t { kApplication, kReceived, kReceivedBlock };
+  MessageHandle make(uint32_t type_id, Use use);
+  // The granules a message of `info` takes (header and type, in whole granules, a class_size value).
+  uint32_t granules_of(const MessageTypeInfo& info) const;
+  // A message's block in the arena (or a block message slot past it): the arena's 4-byte header, its
+  // SlotState, then (at header_bytes_, the two rounded up to a granule) the message. `slot` is the block's
+  // granule index.
   SlotState& state(uint32_t slot) const {
     return *std::launder(reinterpret_cast<SlotState*>(messages_.at(slot) + MessageArena::kHeaderBytes));
   }
@@ -576,6 +637,14 @@ class MessagePool {
   MessageArena messages_;
   int live_ = 0;
   uint64_t exhausted_ = 0;
+  // The receive reserve, over the first granules of messages_'s tail (a slot there is messages_'s granule
+  // count + its own index), then the block message slots: block_slot_count_ of block_slot_granules_ each.
+  MessageArena receive_;
+  uint32_t block_slots_base_ = 0;
+  int block_slot_count_ = 0;
+  uint32_t block_slot_granules_ = 0;
+  std::unique_ptr<uint32_t[]> free_block_slots_;
+  int free_block_slot_count_ = 0;
 
   int block_count_ = 0;
   size_t max_block_size_ = 0;
