@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <vector>
 
 namespace bitwire {
 namespace {
@@ -134,6 +135,30 @@ TEST(MessageArena, TheTailIsNeverHandedOut) {
   EXPECT_EQ(tail_only.granules(), 0u);
   EXPECT_EQ(tail_only.allocate(2), MessageArena::kNone);
   EXPECT_EQ(tail_only.memory_bytes(), 4u * 8);
+}
+
+// An arena over another's tail: its blocks stay in the tail, every granule of it can be taken by requests
+// that add up to it, it merges back to one block, and it allocates only its list heads.
+TEST(MessageArena, AnArenaOverAnOwnersTailStaysInIt) {
+  MessageArena owner(8, 8 * 50, 64);
+  MessageArena view(owner.at(owner.granules()), 8, 64);
+  EXPECT_EQ(view.granules(), 64u);
+  EXPECT_EQ(view.memory_bytes(), MessageArena::heads_required(64));
+  EXPECT_EQ(view.check(), nullptr);
+  std::vector<uint32_t> blocks;
+  for (const uint32_t size : {17u, 3u, 30u, 14u}) {  // 64 granules exactly
+    const uint32_t block = view.allocate(MessageArena::class_size(size));
+    ASSERT_NE(block, MessageArena::kNone) << size;
+    EXPECT_GE(view.at(block), owner.at(owner.granules()));
+    EXPECT_LE(view.at(block + view.block_granules(block)), owner.at(owner.granules() + 64));
+    blocks.push_back(block);
+  }
+  EXPECT_EQ(view.granules_free(), 0u);
+  EXPECT_EQ(owner.granules_free(), 50u) << "the owner's own blocks untouched";
+  for (const uint32_t block : blocks) view.free(block);
+  EXPECT_EQ(view.largest_free(), 64u);
+  EXPECT_EQ(view.check(), nullptr);
+  EXPECT_EQ(owner.check(), nullptr);
 }
 
 }  // namespace
