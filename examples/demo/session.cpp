@@ -67,12 +67,9 @@ bitwire::StackConfig make_config(int clients, double rate_hz, bool whole) {
   // Snapshots (`delta message Snapshot`) go as deltas against the newest one each client acked; --whole
   // sends them whole (no rings), the figure the deltas are compared with.
   c.delta_baselines = whole ? 0 : 32;
-  // The message pool keeps a receive reserve of one received packet of every channel's most messages (3 x
-  // 256) at the largest type, a Snapshot, so that no packet of the peer's waits for ever (docs/channels.md
-  // section 2); 256 more messages alive at once for the queues (256 + 256 + 64 + 64 + 4 + 4 at most) and what
-  // the application holds: the derived byte budget then gives the application room for 128 Snapshots beside
-  // 128 small messages, far below the default count (every queue + 256 x 4 + 64).
-  c.message_pool_size = 1024;
+  // Every queue (256 + 256 + 64 + 64 + 4 + 4) plus what one received packet may hold: far below the default
+  // (every queue + 256 + 64), whose slots each hold a whole Snapshot.
+  c.message_pool_size = 768;
   // The endpoint's default 256 sent-packet records are enough at any latency: while a block is in flight
   // send_packets() sends up to 16 packets a tick, but never more in flight than the records can match
   // acks to (Connection::max_packets_in_flight); on a long link the extra packets wait.

@@ -194,8 +194,8 @@ TEST(MessagePoolBytes, ABudgetBelowTheLargestTypeIsRefusedAndRaised) {
 }
 
 // The derived budget: every message at the smallest type, 128 and one received packet's (the receive
-// reserve, 256) at the largest, at least 256 KiB, never more than every message at the largest, never less
-// than the reserve and one more.
+// reserve, 256) at the largest, at least 256 KiB; a count below the reserve gives the application 64
+// messages beside it.
 TEST(MessagePoolBytes, TheConnectionsDerivedBudget) {
   const MessageFactory factory(kAligned);
   const size_t smallest = MessagePool::message_bytes(factory, factory.types()[0]);
@@ -208,8 +208,9 @@ TEST(MessagePoolBytes, TheConnectionsDerivedBudget) {
   EXPECT_EQ(pool.bytes_for(factory),
             std::max<size_t>(count * smallest + (128 + 256) * (largest - smallest), 256 * 1024));
   config.message_pool_size = 100;
-  EXPECT_EQ(config.message_pool_config(false).bytes_for(factory), 101 * largest)
-      << "every one large, and one more beside the reserve (at most the count)";
+  EXPECT_EQ(config.message_pool_config(false).bytes_for(factory), 164 * largest)
+      << "a count below one received packet: the reserve takes all 100 at the largest, and 64 more are the "
+         "application's";
   config.message_pool_size = 1000;
   EXPECT_EQ(config.message_pool_config(false).bytes_for(factory),
             1000 * smallest + (128 + 256) * (largest - smallest));

@@ -63,14 +63,22 @@ void message_bytes_range(const MessageFactory& factory, size_t& smallest, size_t
   }
 }
 
+// What the derived budget gives the application at least beside a receive reserve that takes the whole
+// count (a count given below one received packet's messages): the 64 held messages of
+// ConnectionConfig's derived count.
+constexpr size_t kApplicationMessages = 64;
+
 // bytes_for() of `c` without its own check: what the derived budget comes to for `capacity`.
 size_t derived_bytes(const MessagePoolConfig& c, int capacity, size_t smallest, size_t largest) {
   const size_t count = static_cast<size_t>(std::max(capacity, 1));
-  const size_t large = c.large_messages < 0 ? count : std::min(static_cast<size_t>(c.large_messages), count);
-  // The count already holds the received packet's messages at the smallest size: the reserve adds what
-  // makes them the largest. Never below the reserve and one more message of the largest type.
+  // The reserve's messages at the largest type, and the application's room for the rest of the count
+  // (the count holds the received packet's messages already), at least kApplicationMessages of it when the
+  // reserve would take the whole count. Never below the reserve and one more message of the largest type.
   const size_t reserve = std::min(static_cast<size_t>(std::max(c.receive_reserve, 0)), count);
-  return std::max({count * smallest + std::min(large + reserve, count) * (largest - smallest),
+  const size_t application = std::max(count - reserve, std::min(count, kApplicationMessages));
+  const size_t large =
+      c.large_messages < 0 ? application : std::min(static_cast<size_t>(c.large_messages), application);
+  return std::max({application * smallest + large * (largest - smallest) + reserve * largest,
                    std::min(count * largest, static_cast<size_t>(std::max(c.least_bytes, 0))),
                    (reserve + 1) * largest});
 }

@@ -376,11 +376,10 @@ struct MessagePoolConfig {
   // given budget raised to hold the receive reserve and one message of the largest type.
   MessagePoolConfig sanitized(const MessageFactory& factory) const;
   // The byte budget of this config for `factory` (its fields in range): `bytes`, or when 0 the largest of
-  // capacity x the smallest type's message_bytes + min(large + reserve, capacity) x (the largest's - the
-  // smallest's),
-  // min(least_bytes, capacity x the largest's), and (reserve + 1) x the largest's, where large is
-  // large_messages (-1: capacity) and reserve receive_reserve, each at most capacity (the count holds the
-  // reserve's messages already: it adds only their growth to the largest type).
+  // application x the smallest type's message_bytes + large x (the largest's - the smallest's) + reserve x
+  // the largest's, min(least_bytes, capacity x the largest's), and (reserve + 1) x the largest's, where
+  // reserve is receive_reserve at most capacity, application the rest of the count (at least
+  // min(capacity, 64)), and large large_messages (-1: all of them) at most application.
   size_t bytes_for(const MessageFactory& factory) const;
 };
 
