@@ -63,6 +63,15 @@ void message_bytes_range(const MessageFactory& factory, size_t& smallest, size_t
   }
 }
 
+// The bytes of one block message slot (the largest block type's message_bytes), 0 without a block type.
+size_t block_slot_bytes(const MessageFactory& factory) {
+  size_t largest = 0;
+  for (const MessageTypeInfo& t : factory.types()) {
+    if (t.has_block) largest = std::max(largest, MessagePool::message_bytes(factory, t));
+  }
+  return largest;
+}
+
 // What the derived budget gives the application at least beside a receive reserve that takes the whole
 // count (a count given below one received packet's messages): the 64 held messages of
 // ConnectionConfig's derived count.
@@ -99,7 +108,10 @@ struct Layout {
   uint32_t reserve = 0;     // granules of the receive reserve
   size_t application = 0;   // bytes of the application's room
   int slots = 0;            // block message slots
-  uint32_t tail() const { return reserve + static_cast<uint32_t>(slots) * block_slot; }
+  // At most kMaxGranules + the block slots' cap in granules: below 2^32 (slot indexes are uint32_t).
+  uint32_t tail() const {
+    return static_cast<uint32_t>(size_t{reserve} + static_cast<size_t>(slots) * size_t{block_slot});
+  }
 };
 
 Layout layout_of(const MessageFactory& factory, const MessagePoolConfig& c, size_t slot_state) {
@@ -116,7 +128,13 @@ Layout layout_of(const MessageFactory& factory, const MessagePoolConfig& c, size
   l.reserve = static_cast<uint32_t>(
       std::min<size_t>(static_cast<size_t>(std::min(c.receive_reserve, c.capacity)) * largest, granules));
   l.application = (granules - l.reserve) * l.granule;
-  l.slots = l.block_slot > 0 ? c.block_messages : 0;
+  // The slots' bytes within kMaxMessageSlotBytes (check(factory) refuses more, sanitized(factory) lowers
+  // block_messages to fit): computed in size_t, since a large block type's slots pass 2^32 granules.
+  l.slots =
+      l.block_slot > 0
+          ? static_cast<int>(std::min<size_t>(static_cast<size_t>(std::max(c.block_messages, 0)),
+                                              kMaxMessageSlotBytes / (size_t{l.block_slot} * l.granule)))
+          : 0;
   return l;
 }
 
@@ -160,6 +178,15 @@ ConfigCheck MessagePoolConfig::check(const MessageFactory& factory) const {
                   bytes, std::min(receive_reserve, capacity), largest, least);
     return ConfigCheck::failure(out);
   }
+  if (const size_t slot = block_slot_bytes(factory);
+      slot > 0 && static_cast<size_t>(block_messages) > kMaxMessageSlotBytes / slot) {
+    std::snprintf(
+        out, kConfigReasonBytes,
+        "MessagePoolConfig.block_messages = %d: slots of %zu bytes (the factory's largest block type "
+        "with its header) come to more than the %zu MiB cap (kMaxMessageSlotBytes): at most %zu",
+        block_messages, slot, kMaxMessageSlotBytes >> 20, kMaxMessageSlotBytes / slot);
+    return ConfigCheck::failure(out);
+  }
   if (const size_t budget = bytes_for(factory); budget > kMaxMessageSlotBytes) {
     std::snprintf(out, kConfigReasonBytes,
                   "MessagePoolConfig.capacity = %d: messages of %zu to %zu bytes (the factory's smallest and "
@@ -172,6 +199,10 @@ ConfigCheck MessagePoolConfig::check(const MessageFactory& factory) const {
 
 MessagePoolConfig MessagePoolConfig::sanitized(const MessageFactory& factory) const {
   MessagePoolConfig c = sanitized();
+  if (const size_t slot = block_slot_bytes(factory); slot > 0) {
+    c.block_messages = static_cast<int>(
+        std::min<size_t>(static_cast<size_t>(c.block_messages), kMaxMessageSlotBytes / slot));
+  }
   size_t smallest = 0;
   size_t largest = 0;
   message_bytes_range(factory, smallest, largest);
@@ -235,6 +266,8 @@ MessagePool::MessagePool(const MessageFactory& factory, const MessagePoolConfig&
   error_reason_ = keep_config_reason(error_reason_text_, config.check(factory));
   const MessagePoolConfig c = config.sanitized(factory);
   capacity_ = c.capacity;
+  room_capacity_ = std::max(c.capacity - std::min(c.receive_reserve, c.capacity),
+                            std::min(c.capacity, static_cast<int>(kApplicationMessages)));
   const Layout layout = layout_of(factory, c, sizeof(SlotState));
   header_bytes_ = layout.header;
   messages_ = MessageArena(layout.granule, layout.application, layout.tail());
@@ -311,16 +344,21 @@ MessageHandle MessagePool::make(uint32_t type_id, Use use) {
   const MessageTypeInfo* info = factory_.find(type_id);
   if (info == nullptr) return {};
   uint32_t slot = MessageArena::kNone;
-  if (live_ < capacity_) {
-    const uint32_t granules = granules_of(*info);
-    if (use == Use::kReceivedBlock && free_block_slot_count_ > 0 && info->has_block) {
-      slot = free_block_slots_[--free_block_slot_count_];
-    } else if (use != Use::kApplication) {
+  const uint32_t granules = granules_of(*info);
+  // Block message slots are outside the budget and the count; the budget's messages share capacity_, of
+  // which the application's room takes at most room_capacity_.
+  if (use == Use::kReceivedBlock && free_block_slot_count_ > 0 && info->has_block) {
+    slot = free_block_slots_[--free_block_slot_count_];
+    ++slot_live_;
+  } else if (live_ - slot_live_ < capacity_) {
+    if (use != Use::kApplication) {
       // The receive reserve first, the application's room when it is full.
       const uint32_t reserved = receive_.allocate(granules);
-      slot = reserved != MessageArena::kNone ? messages_.granules() + reserved : messages_.allocate(granules);
-    } else {
+      if (reserved != MessageArena::kNone) slot = messages_.granules() + reserved;
+    }
+    if (slot == MessageArena::kNone && room_live_ < room_capacity_) {
       slot = messages_.allocate(granules);
+      if (slot != MessageArena::kNone) ++room_live_;
     }
   }
   if (slot == MessageArena::kNone) {
@@ -337,9 +375,12 @@ MessageHandle MessagePool::make(uint32_t type_id, Use use) {
 bool MessagePool::move_to_application(MessageHandle& message) {
   BITWIRE_ASSERT(message.pool_ == this);
   const MessageTypeInfo& info = message.info();
-  if (info.relocate == nullptr) return false;
+  if (info.relocate == nullptr || room_live_ >= room_capacity_) return false;
+  // Out of a block message slot the message joins the budget's count.
+  if (message.slot_ >= block_slots_base_ && live_ - slot_live_ >= capacity_) return false;
   const uint32_t slot = messages_.allocate(granules_of(info));  // one in, one out: the count is unchanged
   if (slot == MessageArena::kNone) return false;
+  ++room_live_;
   const uint32_t old = message.slot_;
   const SlotState& from = state(old);
   ::new (messages_.at(slot) + MessageArena::kHeaderBytes)
@@ -354,10 +395,12 @@ bool MessagePool::move_to_application(MessageHandle& message) {
 void MessagePool::free_slot(uint32_t slot) {
   if (slot < messages_.granules()) {
     messages_.free(slot);
+    --room_live_;
   } else if (slot < block_slots_base_) {
     receive_.free(slot - messages_.granules());
   } else {
     free_block_slots_[free_block_slot_count_++] = slot;
+    --slot_live_;
   }
 }
 

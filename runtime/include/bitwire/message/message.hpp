@@ -25,9 +25,14 @@
 //   region of the budget of its own: create() -- the application's -- never takes it, create_received()
 //   -- the packet reader's -- takes it first and the application's room only when it is full. So however
 //   greedily the application creates, the reserve is free once what was received there is released;
+//   the count is split the same way: the application's room holds at most room_capacity() messages
+//   (capacity less receive_reserve, at least min(capacity, 64)), whoever places them there (create(), the
+//   packet reader with the reserve full, move_to_application()), so an application holding every handle
+//   it can create still leaves one received packet's messages of the count;
 //   Connection keeps there only what the application can receive at once and states the rest of the rule
 //   (docs/channels.md section 2). move_to_application() moves a message out of it.
-// - Received block messages: `block_messages` slots of the largest block type's size, outside the budget,
+// - Received block messages: `block_messages` slots of the largest block type's size, outside the budget
+//   and the count (their bytes at most kMaxMessageSlotBytes: check(factory) refuses more),
 //   taken first by create_received_block() (a block's fragment 0, which its channel keeps until the block
 //   is complete).
 // - Received blocks lent by a channel (BlockLender) take no pool buffer: a reliable channel on a pool with
@@ -367,12 +372,13 @@ struct MessagePoolConfig {
   // Passes when every field is within kMessagePoolConfigLimits (the block buffers within
   // kMaxBlockPoolBytes), else the reason (held in the ConfigCheck; see config_table.hpp).
   ConfigCheck check() const;
-  // check(), the budget for `factory` within kMaxMessageSlotBytes, and a given budget holding the receive
-  // reserve and one more message of the largest type.
+  // check(), the budget for `factory` within kMaxMessageSlotBytes, the block message slots' bytes within
+  // it too, and a given budget holding the receive reserve and one more message of the largest type.
   ConfigCheck check(const MessageFactory& factory) const;
   // This config with every field clamped into range (block_count lowered to the block memory cap).
   MessagePoolConfig sanitized() const;
-  // sanitized(), capacity lowered until the derived budget for `factory` fits kMaxMessageSlotBytes, and a
+  // sanitized(), block_messages lowered until the slots' bytes fit kMaxMessageSlotBytes, capacity lowered
+  // until the derived budget for `factory` fits it, and a
   // given budget raised to hold the receive reserve and one message of the largest type.
   MessagePoolConfig sanitized(const MessageFactory& factory) const;
   // The byte budget of this config for `factory` (its fields in range): `bytes`, or when 0 the largest of
@@ -506,6 +512,9 @@ class MessagePool {
 
   const MessageFactory& factory() const { return factory_; }
   int capacity() const { return capacity_; }
+  // The application's share of the count (create() and moves into its room stop there): capacity() less
+  // the receive reserve's messages, at least min(capacity(), 64).
+  int room_capacity() const { return room_capacity_; }
   // The byte budget (whole granules) and what of it is free now.
   size_t bytes() const { return (size_t{messages_.granules()} + receive_.granules()) * messages_.granule(); }
   size_t bytes_free() const {
@@ -635,6 +644,13 @@ class MessagePool {
   size_t header_bytes_ = 0;  // from a block's start to its message: the arena header and SlotState
   MessageArena messages_;
   int live_ = 0;
+  // Messages alive in the application's room, and its share of the count: capacity_ less the receive
+  // reserve's messages (at least min(capacity_, 64)). Every message placed there -- created, received with
+  // the reserve full, or moved there -- counts against it, so with the reserve empty one received packet's
+  // messages always fit the count.
+  int room_live_ = 0;
+  int room_capacity_ = 0;
+  int slot_live_ = 0;  // messages in block message slots (outside the budget and the count)
   uint64_t exhausted_ = 0;
   // The receive reserve, over the first granules of messages_'s tail (a slot there is messages_'s granule
   // count + its own index), then the block message slots: block_slot_count_ of block_slot_granules_ each.

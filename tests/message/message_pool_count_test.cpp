@@ -1,0 +1,191 @@
+// The message pool's count beside its bytes: the receive reserve keeps its messages' share of the count
+// (an application holding every handle it can create still receives), what holding a received message
+// costs, and the block message slots' bytes stay within their cap.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "bitwire/message/connection.hpp"
+#include "bitwire/message/message.hpp"
+#include "support/connection_pair.hpp"
+#include "support/test_messages.hpp"
+
+namespace bitwire {
+namespace {
+
+using test::ConnectionPair;
+using test::kAllTypes;
+using test::Numbered;
+using test::Small;
+
+constexpr double kTick = 1.0 / 60.0;
+
+// The count is shared by the application's room and the receive reserve: create() stops where what is left
+// is the reserve's messages, so the packet reader can still create one received packet's messages.
+TEST(PoolCount, TheApplicationLeavesTheReserveItsShareOfTheCount) {
+  const MessageFactory factory(kAllTypes);
+  MessagePoolConfig config;
+  config.capacity = 100;
+  config.receive_reserve = 30;
+  config.bytes = 1 << 20;  // bytes to spare: only the count limits
+  MessagePool pool(factory, config);
+  ASSERT_TRUE(pool.ok()) << pool.error_reason();
+  std::vector<MessageHandle> held;
+  for (MessageHandle m = pool.create<Small>(); m; m = pool.create<Small>()) held.push_back(std::move(m));
+  EXPECT_EQ(held.size(), 70u) << "the count less the reserve's 30";
+  for (int i = 0; i < 30; ++i) {
+    held.push_back(pool.create_received(Numbered::kTypeId));
+    ASSERT_TRUE(held.back()) << "received message " << i;
+  }
+  EXPECT_EQ(pool.live(), 100);
+  EXPECT_FALSE(pool.create_received(Small::kTypeId)) << "the count is the count";
+  held.clear();
+  EXPECT_EQ(pool.live(), 0);
+}
+
+// A count given below the reserve's messages and 64 still leaves the application 64 of it (the derived
+// budget's room beside such a reserve); the count then may hold a packet back, as the docs say.
+TEST(PoolCount, ACountBelowTheReserveAndSixtyFourLeavesTheApplicationSixtyFour) {
+  const MessageFactory factory(kAllTypes);
+  MessagePoolConfig config;
+  config.capacity = 96;
+  config.receive_reserve = 256;
+  MessagePool pool(factory, config);
+  std::vector<MessageHandle> held;
+  for (MessageHandle m = pool.create<Small>(); m; m = pool.create<Small>()) held.push_back(std::move(m));
+  EXPECT_EQ(held.size(), 64u);
+  held.clear();
+}
+
+// The reviewer's case: on the default connection the application creates until refused and keeps every
+// handle. The peer's messages must all still arrive (the count left for the reserve takes them).
+TEST(PoolCount, AnApplicationHoldingEveryHandleStillReceivesEverything) {
+  const MessageFactory factory(kAllTypes);
+  const ConnectionConfig config;
+  ConnectionPair pair(factory, config, NetworkConditions{}, 11);
+  std::vector<MessageHandle> held;
+  for (MessageHandle m = pair.b.create<Small>(); m; m = pair.b.create<Small>()) held.push_back(std::move(m));
+  ASSERT_GT(held.size(), 0u);
+  EXPECT_LT(static_cast<int>(held.size()), pair.b.pool().capacity()) << "the reserve keeps its share";
+  constexpr uint32_t kCount = 600;
+  uint32_t queued = 0;
+  uint32_t received = 0;
+  bool in_order = true;
+  for (int tick = 0; tick < 3000 && received < kCount; ++tick) {
+    while (queued < kCount) {
+      MessageHandle m = pair.a.create<Numbered>();
+      if (!m) break;
+      m.as<Numbered>()->serial = queued;
+      if (pair.a.send(0, std::move(m)).result != SendResult::kQueued) break;
+      ++queued;
+    }
+    pair.tick(tick * kTick);
+    while (MessageHandle m = pair.b.receive(0)) {
+      in_order &= m.as<Numbered>() != nullptr && m.as<Numbered>()->serial == received;
+      ++received;
+    }
+  }
+  EXPECT_TRUE(in_order);
+  EXPECT_EQ(received, kCount) << "packets refused for the pool: " << pair.b.counters().packets_pool_exhausted;
+  EXPECT_EQ(pair.b.error(), ConnectionError::kNone) << pair.b.error_reason();
+  held.clear();
+}
+
+// A received message the application holds stays where the packet reader created it (receive() does not
+// move it: an application holding received messages in its own room could no longer send on the one still
+// in the reserve, PoolLiveness.APeerSendingOnWhatItReceivesKeepsTheReserve). Holding it costs the reserve
+// its bytes until it is released: a packet of the channel's most messages of the largest type no longer
+// fits the reserve alone and takes the application's room for the rest, and with that full it is refused
+// (kPoolExhausted, resent by the peer) until the application releases.
+TEST(PoolCount, AHeldReceivedMessageCostsTheReserveUntilReleased) {
+  const MessageFactory factory(kAllTypes);
+  const size_t numbered = MessagePool::message_bytes(factory, factory.types()[Numbered::kTypeId]);
+  ConnectionConfig config;
+  config.channels[0].max_messages_per_packet = 8;
+  config.message_pool_bytes = static_cast<int>(16 * numbered);  // the reserve of 8 and a room of 8
+  ConnectionPair pair(factory, config, NetworkConditions{}, 5);
+  ASSERT_TRUE(pair.b.ok()) << pair.b.error_reason();
+  const auto send_numbered = [&](uint32_t count) {
+    for (uint32_t i = 0; i < count; ++i) {
+      MessageHandle m = pair.a.create<Numbered>();
+      ASSERT_TRUE(m);
+      m.as<Numbered>()->serial = i;
+      ASSERT_EQ(pair.a.send(0, std::move(m)).result, SendResult::kQueued);
+    }
+  };
+  send_numbered(1);
+  MessageHandle held;
+  int tick = 0;
+  for (; tick < 60 && !held; ++tick) {
+    pair.tick(tick * kTick);
+    held = pair.b.receive(0);
+  }
+  ASSERT_TRUE(held);
+  EXPECT_TRUE(pair.b.pool().in_receive_reserve(held));
+  EXPECT_EQ(pair.b.pool().receive_reserve_free(), pair.b.pool().receive_reserve_bytes() - numbered);
+  for (int i = 0; i < 10; ++i, ++tick) pair.tick(tick * kTick);  // a's first message acked and released
+  ASSERT_EQ(pair.a.pool().live(), 0);
+
+  // The application's room full: a packet of 8 Numbered needs the held message's bytes.
+  std::vector<MessageHandle> room;
+  for (MessageHandle h = pair.b.create<Numbered>(); h; h = pair.b.create<Numbered>())
+    room.push_back(std::move(h));
+  ASSERT_EQ(room.size(), 8u) << "the budget less the reserve of 8";
+  send_numbered(8);
+  std::vector<MessageHandle> got;
+  const uint64_t refused_before = pair.b.counters().packets_pool_exhausted;
+  for (int i = 0; i < 30; ++i, ++tick) {
+    pair.tick(tick * kTick);
+    while (MessageHandle h = pair.b.receive(0)) got.push_back(std::move(h));
+  }
+  EXPECT_EQ(got.size(), 0u) << "the packet does not fit while the message is held";
+  EXPECT_GT(pair.b.counters().packets_pool_exhausted, refused_before);
+  held.reset();
+  for (int i = 0; i < 60 && got.size() < 8; ++i, ++tick) {
+    pair.tick(tick * kTick);
+    while (MessageHandle h = pair.b.receive(0)) got.push_back(std::move(h));
+  }
+  EXPECT_EQ(got.size(), 8u) << "released, the reserve takes the packet";
+  EXPECT_EQ(pair.b.error(), ConnectionError::kNone);
+  got.clear();
+  room.clear();
+}
+
+// A block type of 32 MiB and 1,024 block message slots: the slots' bytes (in size_t) pass the pool's cap.
+// The config is refused for that factory, sanitized to the most slots that fit, and what a pool of it
+// allocates covers every slot.
+struct HugeBlock {
+  static constexpr uint32_t kTypeId = 0;
+  static constexpr bool kHasBlock = true;
+  uint8_t bytes[32u << 20] = {};
+  template <typename Stream>
+  bool serialize(Stream& stream) {
+    return serialize_bits(stream, bytes[0], 8);
+  }
+};
+constexpr MessageTypeInfo kHugeBlockTypes[] = {describe_message<HugeBlock>("HugeBlock")};
+
+TEST(PoolCount, BlockMessageSlotsPastTheCapAreRefusedNotWrapped) {
+  const MessageFactory factory(kHugeBlockTypes);
+  const size_t slot = MessagePool::message_bytes(factory, factory.types()[0]);
+  const auto fitting = static_cast<int>(kMaxMessageSlotBytes / slot);
+  MessagePoolConfig config;
+  config.capacity = 1;
+  config.block_messages = 1024;
+  const ConfigCheck refused = config.check(factory);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(std::string(refused.reason()).find("block_messages = 1024"), std::string::npos)
+      << refused.reason();
+  EXPECT_EQ(config.sanitized(factory).block_messages, fitting);
+  EXPECT_GE(MessagePool::memory_required(factory, config), static_cast<size_t>(fitting) * slot)
+      << "every slot the pool keeps is allocated";
+  EXPECT_LE(MessagePool::memory_required(factory, config), 2 * kMaxMessageSlotBytes);
+  config.block_messages = fitting;
+  EXPECT_TRUE(config.check(factory).ok()) << config.check(factory).reason();
+  config.block_messages = fitting + 1;
+  EXPECT_FALSE(config.check(factory).ok());
+}
+
+}  // namespace
+}  // namespace bitwire
