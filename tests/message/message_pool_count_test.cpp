@@ -152,6 +152,72 @@ TEST(PoolCount, AHeldReceivedMessageCostsTheReserveUntilReleased) {
   room.clear();
 }
 
+// A packet applied in order only (the gap rule, the application's room full) is not acked, so a duplicate
+// of it may be processed again: its unreliable messages are released unapplied, and counted.
+TEST(PoolCount, UnreliableMessagesOfAPacketAppliedInOrderOnlyAreDroppedAndCounted) {
+  const MessageFactory factory(kAllTypes);
+  const size_t numbered = MessagePool::message_bytes(factory, factory.types()[Numbered::kTypeId]);
+  ConnectionConfig config;
+  config.channel_count = 2;
+  config.channels[0].max_messages_per_packet = 8;
+  config.channels[1].type = ChannelType::kUnreliableUnordered;
+  config.channels[1].max_messages_per_packet = 8;
+  config.message_pool_bytes = static_cast<int>(32 * numbered);  // a reserve of 16 and a room of 16
+  NetworkConditions conditions;
+  conditions.loss_percent = 20;
+  uint64_t dropped = 0;
+  uint64_t in_order_only = 0;
+  for (int seed = 1; seed <= 4; ++seed) {
+    SCOPED_TRACE(seed);
+    ConnectionPair pair(factory, config, conditions, static_cast<uint64_t>(seed));
+    ASSERT_TRUE(pair.b.ok()) << pair.b.error_reason();
+    std::vector<MessageHandle> room;
+    for (MessageHandle h = pair.b.create<Numbered>(); h; h = pair.b.create<Numbered>()) {
+      room.push_back(std::move(h));
+    }
+    uint32_t queued = 0;
+    uint32_t received = 0;
+    uint64_t unreliable_sent = 0;
+    uint64_t unreliable_received = 0;
+    bool in_order = true;
+    for (int tick = 0; tick < 20'000 && received < 300; ++tick) {
+      while (queued < 300) {
+        MessageHandle m = queued % 4 == 1 ? pair.a.create<Numbered>() : pair.a.create<Small>();
+        if (!m) break;
+        if (Numbered* n = m.as<Numbered>()) n->serial = queued;
+        if (Small* small = m.as<Small>()) small->value = static_cast<uint8_t>(queued);
+        if (pair.a.send(0, std::move(m)).result != SendResult::kQueued) break;
+        ++queued;
+      }
+      if (MessageHandle u = pair.a.create<Small>();
+          u && pair.a.send(1, std::move(u)).result == SendResult::kQueued) {
+        ++unreliable_sent;
+      }
+      pair.tick(tick * kTick);
+      while (MessageHandle m = pair.b.receive(0)) {
+        const bool large = received % 4 == 1;
+        in_order &= large
+                        ? m.as<Numbered>() != nullptr && m.as<Numbered>()->serial == received
+                        : m.as<Small>() != nullptr && m.as<Small>()->value == static_cast<uint8_t>(received);
+        ++received;
+      }
+      while (MessageHandle m = pair.b.receive(1)) ++unreliable_received;
+    }
+    EXPECT_TRUE(in_order);
+    EXPECT_EQ(received, 300u);
+    EXPECT_EQ(pair.b.error(), ConnectionError::kNone) << pair.b.error_reason();
+    const ConnectionCounters& c = pair.b.counters();
+    EXPECT_LE(unreliable_received + c.unreliable_dropped_in_order_only, unreliable_sent);
+    if (c.packets_in_order_only == 0) {
+      EXPECT_EQ(c.unreliable_dropped_in_order_only, 0u);
+    }
+    dropped += c.unreliable_dropped_in_order_only;
+    in_order_only += c.packets_in_order_only;
+  }
+  EXPECT_GT(in_order_only, 0u) << "packets past a gap came while the application's room was full";
+  EXPECT_GT(dropped, 0u) << "some of them carried unreliable messages";
+}
+
 // A block type of 32 MiB and 1,024 block message slots: the slots' bytes (in size_t) pass the pool's cap.
 // The config is refused for that factory, sanitized to the most slots that fit, and what a pool of it
 // allocates covers every slot.

@@ -528,6 +528,12 @@ bool Connection::process_packet(uint16_t, std::span<const std::byte> bytes) {
       if (entry.block && !pool_->in_receive_reserve(entry.fragment.message)) {
         channel.apply(*incoming_, e);
       } else {
+        // An unreliable channel's messages are released unapplied: the packet is not acked, so a duplicate
+        // of it may come again, and applying them now would deliver them twice.
+        if (!entry.block &&
+            layout_.channels[static_cast<size_t>(entry.channel)].type != ChannelType::kReliableOrdered) {
+          counters_.unreliable_dropped_in_order_only += static_cast<uint64_t>(entry.message_count);
+        }
         channel.apply_in_order(*incoming_, e);
       }
     }

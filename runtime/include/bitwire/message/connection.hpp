@@ -66,7 +66,8 @@
 //   the application sends on, and messages that wait on the peer (reliable ones past a missing id, a
 //   block's fragment 0 kept for reassembly) move to the application's room; where that has no space, the
 //   send is refused (kReservedForReceiving) or the packet is not acked and only what the application can
-//   receive at once is applied (packets_in_order_only). So while the application receives and releases,
+//   receive at once is applied (packets_in_order_only; its unreliable messages are dropped,
+//   unreliable_dropped_in_order_only). So while the application receives and releases,
 //   every packet that brings a channel's next id is taken, and no correct peer's message waits for ever.
 // - Handles: messages from create()/receive() belong to this connection's pool and must be released
 //   before the connection is destroyed. reset() and the destructor release everything the connection holds.
@@ -275,6 +276,9 @@ struct ConnectionCounters {
   uint64_t packets_in_order_only = 0;   // not acked, applied only up to each reliable channel's first missing
                                         // id: what else it carried would have waited past a gap in the
                                         // receive reserve (the gap rule; the peer resends it)
+  uint64_t unreliable_dropped_in_order_only = 0;  // unreliable messages such packets carried, released
+                                                  // unapplied (a duplicate of the unacked packet may come
+                                                  // again; an unreliable message is never resent)
   friend bool operator==(const ConnectionCounters&, const ConnectionCounters&) = default;
 };
 
