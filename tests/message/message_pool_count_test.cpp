@@ -218,6 +218,64 @@ TEST(PoolCount, UnreliableMessagesOfAPacketAppliedInOrderOnlyAreDroppedAndCounte
   EXPECT_GT(dropped, 0u) << "some of them carried unreliable messages";
 }
 
+// A type whose move constructor may throw gets no relocate: a throwing move would leave the new bytes
+// taken and the message in both places.
+struct ThrowingMove {
+  static constexpr uint32_t kTypeId = 0;
+  uint8_t value = 0;
+  ThrowingMove() = default;
+  ThrowingMove(ThrowingMove&& other) noexcept(false) : value(other.value) {}
+  template <typename Stream>
+  bool serialize(Stream& stream) {
+    return serialize_bits(stream, value, 8);
+  }
+};
+
+TEST(PoolCount, OnlyANothrowMoveRelocates) {
+  EXPECT_EQ(describe_message<ThrowingMove>("ThrowingMove").relocate, nullptr);
+  EXPECT_NE(describe_message<Numbered>("Numbered").relocate, nullptr);
+}
+
+// send() moves a received message out of the reserve only as its last step: a send refused for another
+// reason (here a full send queue) leaves it where it was, so a pointer into it stays valid; an unreliable
+// send does not move it at all (nothing it does waits on the peer).
+TEST(PoolCount, ARefusedOrUnreliableSendLeavesAReceivedMessageWhereItIs) {
+  const MessageFactory factory(kAllTypes);
+  ConnectionConfig config;
+  config.channel_count = 2;
+  config.channels[0].send_queue_size = 2;
+  config.channels[1].type = ChannelType::kUnreliableUnordered;
+  ConnectionPair pair(factory, config, NetworkConditions{}, 9);
+  ASSERT_TRUE(pair.b.ok()) << pair.b.error_reason();
+  for (uint32_t i = 0; i < 2; ++i) {
+    MessageHandle m = pair.a.create<Numbered>();
+    m.as<Numbered>()->serial = i;
+    ASSERT_EQ(pair.a.send(0, std::move(m)).result, SendResult::kQueued);
+  }
+  std::vector<MessageHandle> got;
+  for (int tick = 0; tick < 60 && got.size() < 2; ++tick) {
+    pair.tick(tick * kTick);
+    while (MessageHandle h = pair.b.receive(0)) got.push_back(std::move(h));
+  }
+  ASSERT_EQ(got.size(), 2u);
+  ASSERT_TRUE(pair.b.pool().in_receive_reserve(got[0]));
+  for (int i = 0; i < 2; ++i) ASSERT_EQ(pair.b.send(0, pair.b.create<Small>()).result, SendResult::kQueued);
+  const Numbered* before = got[0].as<Numbered>();
+  const SendStatus full = pair.b.send(0, std::move(got[0]));
+  EXPECT_EQ(full.result, SendResult::kQueueFull);
+  ASSERT_TRUE(got[0]);
+  EXPECT_TRUE(pair.b.pool().in_receive_reserve(got[0])) << "a refused send does not move the message";
+  EXPECT_EQ(got[0].as<Numbered>(), before);
+  EXPECT_EQ(before->serial, 0u);
+
+  const uint32_t room_free = pair.b.pool().arena().granules_free();
+  const size_t reserve_free = pair.b.pool().receive_reserve_free();
+  ASSERT_EQ(pair.b.send(1, std::move(got[1])).result, SendResult::kQueued);
+  EXPECT_EQ(pair.b.pool().arena().granules_free(), room_free) << "an unreliable send takes no room";
+  EXPECT_EQ(pair.b.pool().receive_reserve_free(), reserve_free);
+  got.clear();
+}
+
 // A block type of 32 MiB and 1,024 block message slots: the slots' bytes (in size_t) pass the pool's cap.
 // The config is refused for that factory, sanitized to the most slots that fit, and what a pool of it
 // allocates covers every slot.

@@ -27,8 +27,8 @@ const char* to_string(SendResult result) {
     case SendResult::kNotConnected:
       return "not connected: send after the session is connected";
     case SendResult::kReservedForReceiving:
-      return "a received message sent on would keep the message pool's receive reserve (no room to move it "
-             "to)";
+      return "a received message sent on a reliable channel would keep the message pool's receive reserve "
+             "until acked: no room to move it to, or its type cannot be moved (limit says which)";
   }
   return "unknown send result";
 }
@@ -241,13 +241,26 @@ SendStatus Connection::send(int channel_index, MessageHandle&& message) {
   if (error_ != ConnectionError::kNone && error_ != ConnectionError::kConfigInvalid) {
     return refuse(SendResult::kConnectionError);
   }
-  // A received message sent on stays until the peer acks it: it leaves the receive reserve (or a block
-  // message slot) for the application's room (MessagePool's contract; docs/channels.md section 2).
-  if ((pool_->in_receive_reserve(message) || pool_->in_block_slot(message)) &&
-      !pool_->move_to_application(message)) {
-    return refuse(SendResult::kReservedForReceiving);
-  }
   Channel& channel = *channels_[channel_index];
+  // A received message sent on a reliable channel stays until the peer acks it: it leaves the receive
+  // reserve (or a block message slot) for the application's room (MessagePool's contract;
+  // docs/channels.md section 2). The move is the last step that may refuse, so a refused message is where
+  // it was (a pointer into it stays valid). An unreliable channel's sent message never waits on the peer
+  // (released at the next plan): it is not moved.
+  const auto leave_reserve = [&]() {
+    if (channel.config().type != ChannelType::kReliableOrdered ||
+        !(pool_->in_receive_reserve(message) || pool_->in_block_slot(message)) ||
+        pool_->move_to_application(message)) {
+      return true;
+    }
+    refuse(
+        SendResult::kReservedForReceiving,
+        message.info().relocate == nullptr
+            ? "MessageTypeInfo::relocate: the type has no nothrow move constructor, so it cannot leave the "
+              "receive reserve"
+            : "MessagePool::room_capacity() or the application's room bytes: no room to move it to");
+    return false;
+  };
   const ChannelConfig& c = channel.config();
   const MessageTypeInfo& info = message.info();
 
@@ -293,6 +306,7 @@ SendStatus Connection::send(int channel_index, MessageHandle&& message) {
           return refuse(SendResult::kNoBlockBuffer);
         }
       }
+      if (!leave_reserve()) return status;
       channel.send(std::move(message), static_cast<uint32_t>(bits));
       return status;
     }
@@ -305,6 +319,7 @@ SendStatus Connection::send(int channel_index, MessageHandle&& message) {
                           (c.type == ChannelType::kReliableOrdered ? 16 : 0);
   if (overhead + bits > budget_bits) return refuse(SendResult::kTooLarge, budget_limit);
   if (!channel.can_send()) return refuse(SendResult::kQueueFull);
+  if (!leave_reserve()) return status;
   channel.send(std::move(message), static_cast<uint32_t>(bits));
   return status;
 }

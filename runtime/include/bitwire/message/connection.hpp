@@ -223,9 +223,12 @@ enum class SendResult : uint8_t {
   kNotConnected,     // Client / Server: no session yet (or any more) on this end or slot
   kNoBlockBuffer,    // a received block (lent by its channel) sent on a reliable channel is first moved into
                      // a block buffer of the pool's own, and none was granted (SendStatus::block_refusal)
-  kReservedForReceiving,  // a received message sent on from the pool's receive reserve (or a block message
-                          // slot) with no space in the application's room to move it to: it would keep the
-                          // room the peer's packets need (send it once more of what this side sent is acked)
+  kReservedForReceiving,  // a received message sent on a reliable channel from the pool's receive reserve
+                          // (or a block message slot) with no space in the application's room to move it
+                          // to, or of a type without a nothrow move constructor (SendStatus::limit says
+                          // which): it would keep the room the peer's packets need until acked (send it
+                          // once more of what this side sent is acked). Checked last: a refused message is
+                          // not moved. An unreliable send never moves it (nothing waits on the peer).
 };
 const char* to_string(SendResult result);
 
@@ -233,7 +236,8 @@ struct SendStatus {
   SendResult result = SendResult::kQueued;
   WriteError write_error = WriteError::kNone;  // for kInvalidMessage
   size_t bits = 0;                             // the message's measured cost (type + body + block)
-  // For kTooLarge: the config field that limits the size ("ChannelConfig.max_block_size", ...); else nullptr.
+  // For kTooLarge: the config field that limits the size ("ChannelConfig.max_block_size", ...); for
+  // kReservedForReceiving: why the message could not leave the receive reserve; else nullptr.
   const char* limit = nullptr;
   BlockRefusal block_refusal = BlockRefusal::kNone;  // for kNoBlockBuffer: why no buffer was granted
   explicit operator bool() const { return result == SendResult::kQueued; }

@@ -90,8 +90,10 @@ struct MessageTypeInfo {
   bool (*write_delta)(const void* message, const void* baseline, WriteStream& stream) = nullptr;
   bool (*read_delta)(void* message, const void* baseline, ReadStream& stream) = nullptr;
   void (*copy)(void* to, const void* from) = nullptr;  // *to = *from (a baseline kept)
-  // Move-constructs a T at `to` from the T at `from` (which stays to be destroyed); null when T cannot be
-  // moved. MessagePool::move_to_application uses it.
+  // Move-constructs a T at `to` from the T at `from` (which stays to be destroyed); null when T has no
+  // nothrow move constructor. MessagePool::move_to_application uses it: a received message of such a type
+  // cannot leave the receive reserve, so sending it on a reliable channel is refused
+  // (SendResult::kReservedForReceiving, its limit says why).
   void (*relocate)(void* to, void* from) = nullptr;
 };
 
@@ -174,7 +176,8 @@ constexpr MessageTypeInfo describe_message(const char* name, const MessageSerial
   info.tag = &detail::kMessageTag<T>;
   info.construct = [](void* storage) { ::new (storage) T(); };
   info.destroy = [](void* message) { static_cast<T*>(message)->~T(); };
-  if constexpr (std::is_move_constructible_v<T>) {
+  // Only a move that cannot throw: a throwing one would leave the new bytes taken and the message in both.
+  if constexpr (std::is_nothrow_move_constructible_v<T>) {
     info.relocate = [](void* to, void* from) { ::new (to) T(std::move(*static_cast<T*>(from))); };
   }
   info.write = serializers.write;
