@@ -276,6 +276,59 @@ TEST(PoolCount, ARefusedOrUnreliableSendLeavesAReceivedMessageWhereItIs) {
   got.clear();
 }
 
+// A reliable channel's share of the receive reserve is the most ids a correct sender has in flight, its
+// receive_queue_size, when that is below max_messages_per_packet; an unreliable channel's is
+// max_messages_per_packet. With that smaller reserve, an application holding its whole room still
+// receives everything in order under loss.
+TEST(PoolCount, AReliableChannelsReserveIsAtMostItsReceiveWindow) {
+  ConnectionConfig config;
+  config.channel_count = 2;
+  config.channels[0].receive_queue_size = 8;
+  config.channels[1].type = ChannelType::kUnreliableUnordered;
+  config.channels[1].receive_queue_size = 8;
+  config.channels[1].max_messages_per_packet = 16;
+  EXPECT_EQ(config.message_pool_config(false).receive_reserve, 8 + 16);
+
+  const MessageFactory factory(kAllTypes);
+  const size_t numbered = MessagePool::message_bytes(factory, factory.types()[Numbered::kTypeId]);
+  config.channel_count = 1;
+  config.message_pool_bytes = static_cast<int>(16 * numbered);  // the reserve of 8 and a room of 8
+  NetworkConditions conditions;
+  conditions.loss_percent = 20;
+  for (int seed = 1; seed <= 4; ++seed) {
+    SCOPED_TRACE(seed);
+    ConnectionPair pair(factory, config, conditions, static_cast<uint64_t>(seed));
+    ASSERT_TRUE(pair.b.ok()) << pair.b.error_reason();
+    EXPECT_EQ(pair.b.pool().receive_reserve_bytes(), 8 * numbered);
+    std::vector<MessageHandle> room;
+    for (MessageHandle h = pair.b.create<Numbered>(); h; h = pair.b.create<Numbered>())
+      room.push_back(std::move(h));
+    uint32_t queued = 0;
+    uint32_t received = 0;
+    bool in_order = true;
+    for (int tick = 0; tick < 20'000 && received < 400; ++tick) {
+      while (queued < 400) {
+        MessageHandle m = queued % 3 == 0 ? pair.a.create<Numbered>() : pair.a.create<Small>();
+        if (!m) break;
+        if (Numbered* n = m.as<Numbered>()) n->serial = queued;
+        if (Small* small = m.as<Small>()) small->value = static_cast<uint8_t>(queued);
+        if (pair.a.send(0, std::move(m)).result != SendResult::kQueued) break;
+        ++queued;
+      }
+      pair.tick(tick * kTick);
+      while (MessageHandle m = pair.b.receive(0)) {
+        in_order &= received % 3 == 0
+                        ? m.as<Numbered>() != nullptr && m.as<Numbered>()->serial == received
+                        : m.as<Small>() != nullptr && m.as<Small>()->value == static_cast<uint8_t>(received);
+        ++received;
+      }
+    }
+    EXPECT_TRUE(in_order);
+    EXPECT_EQ(received, 400u);
+    EXPECT_EQ(pair.b.error(), ConnectionError::kNone) << pair.b.error_reason();
+  }
+}
+
 // A block type of 32 MiB and 1,024 block message slots: the slots' bytes (in size_t) pass the pool's cap.
 // The config is refused for that factory, sanitized to the most slots that fit, and what a pool of it
 // allocates covers every slot.

@@ -62,9 +62,14 @@ MessagePoolConfig ConnectionConfig::message_pool_config(bool block_types, bool s
   for (int i = 0; i < channel_count; ++i) {
     const ChannelConfig& channel = channels[static_cast<size_t>(i)];
     const bool reliable = channel.type == ChannelType::kReliableOrdered;
-    messages += channel.send_queue_size + channel.receive_queue_size +
-                (reliable ? 1 : 2) * channel.max_messages_per_packet;
-    per_packet += channel.max_messages_per_packet;
+    // A correct sender never has more than receive_queue_size reliable ids in flight (it walks at most that
+    // many from its oldest unacked one, check_window), so one packet brings no more of them; both numbers
+    // are in the protocol id. An unreliable channel's packet is bounded by max_messages_per_packet alone.
+    const int received = reliable ? std::min(channel.max_messages_per_packet, channel.receive_queue_size)
+                                  : channel.max_messages_per_packet;
+    messages += channel.send_queue_size + channel.receive_queue_size + received +
+                (reliable ? 0 : channel.max_messages_per_packet);
+    per_packet += received;
     if (!channel.disable_blocks) {
       blocks_possible = true;
       max_block = std::max(max_block, channel.max_block_size);
@@ -76,9 +81,10 @@ MessagePoolConfig ConnectionConfig::message_pool_config(bool block_types, bool s
   pool.bytes = message_pool_bytes;
   pool.large_messages = kDerivedLargeMessages;
   pool.least_bytes = kDerivedPoolBytes;
-  // One received packet of every channel's most messages at the largest type stays free for the receive
-  // path (the gap rule's reserve, docs/channels.md section 2), and a block message slot per reliable channel
-  // reassembling blocks, plus one for its fragment 0 resent while the slot holds the block's message.
+  // One received packet of every channel's most messages (`received` above) at the largest type stays free
+  // for the receive path (the gap rule's reserve, docs/channels.md section 2), and a block message slot per
+  // reliable channel reassembling blocks, plus one for its fragment 0 resent while the slot holds the block's
+  // message.
   pool.receive_reserve = per_packet;
   // With buffers of its own, a reliable channel lends its reassembly buffer to the block it delivers
   // (channel.hpp), so the pool needs one buffer per channel for what the application sends and one per
