@@ -368,7 +368,8 @@ TEST(DocsFigures, ClientServerHugePoolReason) {
   config.max_clients = 8;
   config.connection.message_pool_size = 1024;
   expect_figure("docs/client-server.md", "`StackConfig.max_clients = 8: 8 slots of ",
-                stack_slot_memory(config, factory), "stack_slot_memory: 1,024 pool slots of a 1 MiB type");
+                stack_slot_memory(config, factory),
+                "stack_slot_memory: 1,024 messages of 1 MiB with the pool header");
 }
 
 // ---- docs/transport.md (netcode) ----------------------------------------------------------------------
