@@ -236,6 +236,39 @@ TEST(PoolCount, OnlyANothrowMoveRelocates) {
   EXPECT_NE(describe_message<Numbered>("Numbered").relocate, nullptr);
 }
 
+// A received message of a type without a nothrow move is still sent on from the reserve when the
+// application's room has space: copied through its serialize functions, it leaves the reserve, and the
+// peer gets what was received.
+constexpr MessageTypeInfo kThrowingTypes[] = {describe_message<ThrowingMove>("ThrowingMove")};
+
+TEST(PoolCount, ATypeWithoutANothrowMoveIsSentOnFromTheReserveByCopy) {
+  const MessageFactory factory(kThrowingTypes);
+  const ConnectionConfig config;
+  ConnectionPair pair(factory, config, NetworkConditions{}, 13);
+  ASSERT_TRUE(pair.b.ok()) << pair.b.error_reason();
+  MessageHandle m = pair.a.create<ThrowingMove>();
+  m.as<ThrowingMove>()->value = 77;
+  ASSERT_EQ(pair.a.send(0, std::move(m)).result, SendResult::kQueued);
+  MessageHandle got;
+  int tick = 0;
+  for (; tick < 60 && !got; ++tick) {
+    pair.tick(tick * kTick);
+    got = pair.b.receive(0);
+  }
+  ASSERT_TRUE(got);
+  ASSERT_TRUE(pair.b.pool().in_receive_reserve(got));
+  const SendStatus status = pair.b.send(0, std::move(got));
+  ASSERT_EQ(status.result, SendResult::kQueued) << (status.limit != nullptr ? status.limit : "");
+  EXPECT_EQ(pair.b.pool().receive_reserve_free(), pair.b.pool().receive_reserve_bytes());
+  MessageHandle echo;
+  for (int i = 0; i < 60 && !echo; ++i, ++tick) {
+    pair.tick(tick * kTick);
+    echo = pair.a.receive(0);
+  }
+  ASSERT_TRUE(echo);
+  EXPECT_EQ(echo.as<ThrowingMove>()->value, 77);
+}
+
 // send() moves a received message out of the reserve only as its last step: a send refused for another
 // reason (here a full send queue) leaves it where it was, so a pointer into it stays valid; an unreliable
 // send does not move it at all (nothing it does waits on the peer).

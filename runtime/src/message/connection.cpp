@@ -28,7 +28,7 @@ const char* to_string(SendResult result) {
       return "not connected: send after the session is connected";
     case SendResult::kReservedForReceiving:
       return "a received message sent on a reliable channel would keep the message pool's receive reserve "
-             "until acked: no room to move it to, or its type cannot be moved (limit says which)";
+             "until acked: no room to move or copy it to (limit says which)";
   }
   return "unknown send result";
 }
@@ -247,18 +247,28 @@ SendStatus Connection::send(int channel_index, MessageHandle&& message) {
   // docs/channels.md section 2). The move is the last step that may refuse, so a refused message is where
   // it was (a pointer into it stays valid). An unreliable channel's sent message never waits on the peer
   // (released at the next plan): it is not moved.
+  // A type without a nothrow move constructor is copied through its serialize functions instead, in the
+  // packet buffer (not in use during send).
+  size_t body_bits = 0;
   const auto leave_reserve = [&]() {
     if (channel.config().type != ChannelType::kReliableOrdered ||
-        !(pool_->in_receive_reserve(message) || pool_->in_block_slot(message)) ||
-        pool_->move_to_application(message)) {
+        !(pool_->in_receive_reserve(message) || pool_->in_block_slot(message))) {
       return true;
     }
-    refuse(
-        SendResult::kReservedForReceiving,
-        message.info().relocate == nullptr
-            ? "MessageTypeInfo::relocate: the type has no nothrow move constructor, so it cannot leave the "
-              "receive reserve"
-            : "MessagePool::room_capacity() or the application's room bytes: no room to move it to");
+    const bool movable = message.info().relocate != nullptr;
+    if (movable
+            ? pool_->move_to_application(message)
+            : pool_->copy_to_application(
+                  message,
+                  std::span<std::byte>(packet_buffer_.get(), static_cast<size_t>(config_.max_packet_size)),
+                  body_bits)) {
+      return true;
+    }
+    refuse(SendResult::kReservedForReceiving,
+           movable
+               ? "MessagePool::room_capacity() or the application's room bytes: no room to move it to"
+               : "the application's room (the type, without a nothrow move constructor, is copied through "
+                 "its serialize functions): no room, or its read refused what its write gave");
     return false;
   };
   const ChannelConfig& c = channel.config();
@@ -270,6 +280,7 @@ SendStatus Connection::send(int channel_index, MessageHandle&& message) {
     status.write_error = validate.error();
     return refuse(SendResult::kInvalidMessage);
   }
+  body_bits = validate.bits_processed();
   size_t bits = static_cast<size_t>(layout_.type_bits()) + validate.bits_processed();
   // The delta form's header (its body never measures more than the whole one: DeltaBaselines).
   if (c.type != ChannelType::kReliableOrdered && delta_->handles(info)) bits += DeltaBaselines::kHeaderBits;

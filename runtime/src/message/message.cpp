@@ -392,6 +392,42 @@ bool MessagePool::move_to_application(MessageHandle& message) {
   return true;
 }
 
+bool MessagePool::copy_to_application(MessageHandle& message, std::span<std::byte> scratch, size_t bits) {
+  BITWIRE_ASSERT(message.pool_ == this);
+  const MessageTypeInfo& info = message.info();
+  // A write stream never fails: the caller's validated size, a word of slack for alignment, must fit.
+  if (bits + 64 > scratch.size() * 8 || room_live_ >= room_capacity_) return false;
+  if (message.slot_ >= block_slots_base_ && live_ - slot_live_ >= capacity_) return false;
+  const uint32_t slot = messages_.allocate(granules_of(info));
+  if (slot == MessageArena::kNone) return false;
+  ++room_live_;
+  const uint32_t old = message.slot_;
+  ::new (messages_.at(slot) + MessageArena::kHeaderBytes) SlotState{-1, 0, state(old).type_id, false};
+  info.construct(slot_data(slot));
+  WriteStream write(scratch);
+  bool copied = info.write(slot_data(old), write);
+  if (copied) {
+    write.flush();
+    ReadStream read(scratch.first(write.bytes_processed()));
+    copied = info.read(slot_data(slot), read);
+  }
+  if (!copied) {
+    info.destroy(slot_data(slot));
+    free_slot(slot);
+    return false;
+  }
+  // The block (its buffer, its size, who lent it) goes with the message, not with the old bytes.
+  SlotState& from = state(old);
+  SlotState& to = state(slot);
+  to.block = from.block;
+  to.block_size = from.block_size;
+  to.block_received = from.block_received;
+  info.destroy(slot_data(old));
+  free_slot(old);
+  message.slot_ = slot;
+  return true;
+}
+
 void MessagePool::free_slot(uint32_t slot) {
   if (slot < messages_.granules()) {
     messages_.free(slot);

@@ -225,8 +225,9 @@ enum class SendResult : uint8_t {
                      // a block buffer of the pool's own, and none was granted (SendStatus::block_refusal)
   kReservedForReceiving,  // a received message sent on a reliable channel from the pool's receive reserve
                           // (or a block message slot) with no space in the application's room to move it
-                          // to, or of a type without a nothrow move constructor (SendStatus::limit says
-                          // which): it would keep the room the peer's packets need until acked (send it
+                          // to (a type without a nothrow move constructor is copied there through its
+                          // serialize functions; SendStatus::limit says which way failed): it would keep
+                          // the room the peer's packets need until acked (send it
                           // once more of what this side sent is acked). Checked last: a refused message is
                           // not moved. An unreliable send never moves it (nothing waits on the peer).
 };

@@ -91,9 +91,8 @@ struct MessageTypeInfo {
   bool (*read_delta)(void* message, const void* baseline, ReadStream& stream) = nullptr;
   void (*copy)(void* to, const void* from) = nullptr;  // *to = *from (a baseline kept)
   // Move-constructs a T at `to` from the T at `from` (which stays to be destroyed); null when T has no
-  // nothrow move constructor. MessagePool::move_to_application uses it: a received message of such a type
-  // cannot leave the receive reserve, so sending it on a reliable channel is refused
-  // (SendResult::kReservedForReceiving, its limit says why).
+  // nothrow move constructor. MessagePool::move_to_application uses it; a type without it leaves the
+  // receive reserve by copy_to_application (its serialize functions) instead.
   void (*relocate)(void* to, void* from) = nullptr;
 };
 
@@ -540,6 +539,11 @@ class MessagePool {
   // is no such room or the type cannot be moved (MessageTypeInfo::relocate). What Connection does with a
   // received message that leaves the receive reserve for longer than the application takes to receive it.
   bool move_to_application(MessageHandle& message);
+  // The same for a type without relocate (no nothrow move constructor): a new message in the application's
+  // room read back from what the old one writes into `scratch`; the block stays with the handle. `bits` is
+  // at most what the message writes (its validated size); false, and nothing changes, when that and a word
+  // more do not fit `scratch`, there is no room, or the type's read refuses what its write gave.
+  bool copy_to_application(MessageHandle& message, std::span<std::byte> scratch, size_t bits);
   int block_message_slots() const { return block_slot_count_; }
   // The bytes one message of `info`'s type takes in the budget: its header and its type, rounded up to
   // whole granules and to the arena's size classes (MessageArena::class_size). The granule is the
