@@ -356,7 +356,9 @@ inline constexpr size_t kMaxBlockPoolBytes = size_t{1} << 30;
 inline constexpr size_t kMaxMessageSlotBytes = size_t{1} << 30;
 
 struct MessagePoolConfig {
-  int capacity = 1024;               // messages alive at once (queued, in flight, received, held by the user)
+  int capacity = 1024;               // messages alive at once in the budget (queued, in flight, received,
+                                     // held by the user; block message slots aside), of which the
+                                     // application's room takes at most capacity - receive_reserve (>= 64)
   int block_count = 0;               // block buffers (one per message carrying a block); 0 = no blocks
   int max_block_size = 256 * 1024;   // bytes per block buffer
   int block_receive_reserve = 0;     // block buffers only received blocks may take (0..block_count)
