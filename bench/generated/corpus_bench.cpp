@@ -228,6 +228,10 @@ template <>
 constexpr int kFields<examples::ExtremeRow> = 4;
 template <>
 constexpr int kFields<examples::RenderBlock> = 3;
+template <>
+constexpr int kFields<examples::FixedProbe> = 5;
+template <>
+constexpr int kFields<examples::DegenerateProbe> = 4;
 
 template <typename M>
 void per_field(benchmark::State& state) {
@@ -513,6 +517,8 @@ BITWIRE_CORPUS_BENCH(examples, ExpressionProbe, random_values<examples::Expressi
 BITWIRE_CORPUS_BENCH(examples, ExtremeProbe, random_values<examples::ExtremeProbe>())
 BITWIRE_CORPUS_BENCH(examples, ExtremeRow, random_values<examples::ExtremeRow>())
 BITWIRE_CORPUS_BENCH(examples, RenderBlock, random_values<examples::RenderBlock>())
+BITWIRE_CORPUS_BENCH(examples, FixedProbe, random_values<examples::FixedProbe>())
+BITWIRE_CORPUS_BENCH(examples, DegenerateProbe, random_values<examples::DegenerateProbe>())
 
 }  // namespace
 

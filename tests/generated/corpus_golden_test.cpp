@@ -1,7 +1,8 @@
 // Golden vectors for the corpus messages of mas-bandwidth/schema translated field for field into
 // bench/generated/corpus/: RealPacket (realworld.net) and the examples messages (examples.net; with
-// RigidBody of examples/Types.schema). Each vector is the byte string schema's own generated C++ (its
-// checked-in generated/bench/cpp/RealWorldWire.h and generated/cpp/*Wire.h, with mas-bandwidth/serialize)
+// RigidBody of examples/Types.schema, FixedProbe and DegenerateProbe of examples128/Ludicrous.schema).
+// Each vector is the byte string schema's own generated C++ (its checked-in
+// generated/bench/cpp/RealWorldWire.h and generated/cpp/*Wire.h, with mas-bandwidth/serialize)
 // writes for the same instance; bench/RESULTS.md says how they were taken. The test needs nothing of
 // schema's: idlc's code must write exactly these bytes, read them back, write them again unchanged, and
 // refuse them cut short.
@@ -306,6 +307,23 @@ constexpr Vector kExtremeRow[] = {
     {32, "6400000000000080fdffffffffffffffffffffffffffff7f0000000000000000"},
 };
 
+// FixedProbe (examples128/Ludicrous.schema): fixed_probe_instance (0) defaults, (1) minima, (2) maxima,
+// (3) raw values between that are not whole units. 156 bits.
+constexpr Vector kFixedProbe[] = {
+    {20, "0000b4000060ea000080841e0000000020000004"},
+    {20, "0000000000000000000000000000000000000000"},
+    {20, "0000680100c0d4010000093d90d0030040000008"},
+    {20, "c7cfb3feffbfd4ffff01000090780400a0000000"},
+};
+
+// DegenerateProbe (examples128/Ludicrous.schema): the three locked fields take no bits, only the tail is
+// sent; degenerate_probe_instance (0) tail 0, (1) 255, (2) 0x5A.
+constexpr Vector kDegenerateProbe[] = {
+    {1, "00"},
+    {1, "ff"},
+    {1, "5a"},
+};
+
 // RenderBlock (examples/Render.schema): render_block_instance (0) no sprites, (1) 64 sprites at the extremes,
 // (2) three sprites between.
 constexpr Vector kRenderBlock[] = {
@@ -594,6 +612,46 @@ TEST(CorpusGolden, RenderBlockCountOverTheMaximumIsRefused) {
   bitwire::ReadStream again(std::span<const std::byte>(bytes.data(), bytes.size()));
   EXPECT_TRUE(ok.serialize(again));
   EXPECT_EQ(ok.sprites.size(), 64u);
+}
+
+TEST(CorpusGolden, FixedProbe) {
+  for (int which = 0; which < 4; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::fixed_probe_instance(which), kFixedProbe[which].hex, kFixedProbe[which].bytes);
+  }
+}
+
+// angle is the first 25 bits, an offset from -180 * 2^16: 360 * 2^16 + 1 is refused, as schema's reader
+// refuses it; 360 * 2^16 is +180.
+TEST(CorpusGolden, FixedProbeOffsetPastTheMaximumIsRefused) {
+  std::vector<std::byte> bytes(20, std::byte{0});
+  const uint32_t past = 360u * 65536u + 1u;
+  for (int i = 0; i < 4; ++i) bytes[static_cast<size_t>(i)] = static_cast<std::byte>(past >> (8 * i));
+  examples::FixedProbe back;
+  bitwire::ReadStream in(std::span<const std::byte>(bytes.data(), bytes.size()));
+  EXPECT_FALSE(back.serialize(in));
+  EXPECT_EQ(in.error(), bitwire::ReadError::kValueOutOfRange);
+  bytes[0] = std::byte{0};
+  examples::FixedProbe ok;
+  bitwire::ReadStream again(std::span<const std::byte>(bytes.data(), bytes.size()));
+  EXPECT_TRUE(ok.serialize(again));
+  EXPECT_EQ(ok.angle, 180 * 65536);
+}
+
+TEST(CorpusGolden, DegenerateProbe) {
+  for (int which = 0; which < 3; ++which) {
+    SCOPED_TRACE(which);
+    const examples::DegenerateProbe m = examples::degenerate_probe_instance(which);
+    expect_golden(m, kDegenerateProbe[which].hex, kDegenerateProbe[which].bytes);
+    const std::vector<std::byte> golden = from_hex(kDegenerateProbe[which].hex);
+    examples::DegenerateProbe back;
+    bitwire::ReadStream in(std::span<const std::byte>(golden.data(), golden.size()));
+    ASSERT_TRUE(back.serialize(in));
+    EXPECT_EQ(back.locked_fixed, -3 * 65536);
+    EXPECT_EQ(back.locked_int, 7);
+    EXPECT_EQ(back.locked_wide, -12345678901234);
+    EXPECT_EQ(back.tail, m.tail);
+  }
 }
 
 TEST(CorpusGolden, HeartbeatIsEmpty) { EXPECT_TRUE(write(examples::Heartbeat{}).empty()); }

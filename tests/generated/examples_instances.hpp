@@ -411,4 +411,37 @@ inline RenderBlock render_block_instance(int which) {
   return m;
 }
 
+// FixedProbe (raw values: whole units times 2^16, ticks whole): (0) defaults, (1) every field at its minimum,
+// (2) at its maximum, (3) values between that are not whole units.
+inline FixedProbe fixed_probe_instance(int which) {
+  FixedProbe m;
+  if (which == 1) {
+    m.angle = -180 * 65536;
+    m.position = -MaxWorldUnits * 65536;
+    m.reach = int64_t{-1000000} * 65536;
+    m.ticks = 0;
+    m.samples = {-8 * 65536, -8 * 65536};
+  } else if (which == 2) {
+    m.angle = 180 * 65536;
+    m.position = MaxWorldUnits * 65536;
+    m.reach = int64_t{1000000} * 65536;
+    m.ticks = 1000000;
+    m.samples = {8 * 65536, 8 * 65536};
+  } else if (which == 3) {
+    m.angle = -12345;
+    m.position = 1966079999;
+    m.reach = -65536000000 + 65535;
+    m.ticks = 123456;
+    m.samples = {1, -524287};
+  }
+  return m;
+}
+
+// DegenerateProbe: the locked fields carry no bits; (0) defaults, (1) tail 255, (2) tail 0x5A.
+inline DegenerateProbe degenerate_probe_instance(int which) {
+  DegenerateProbe m;
+  m.tail = which == 1 ? 255 : which == 2 ? 0x5A : 0;
+  return m;
+}
+
 }  // namespace examples

@@ -108,19 +108,18 @@ bool check_instance(const T& value, int index) {
 template <typename T>
 class RandomInstances : public ::testing::Test {};
 
-using Types =
-    ::testing::Types<common::Position, common::Velocity, common::Orientation, game::EntityState,
-                     game::GameEvent, game::PlayerInput, game::Snapshot, game::Events, game::ScoreUpdate,
-                     game::Chat, game::LevelLoad, demo::constructs::Scalars, demo::constructs::Shapes,
-                     demo::constructs::Conditions, demo::constructs::Directives, demo::constructs::Ping,
-                     demo::constructs::Everything, corpus::BenchPacket, corpus::BenchInts, corpus::BenchBits,
-                     corpus::BenchMixed, ship::ShipState, ship::Weapons, ship::FleetPacket, demo::types::Wide,
-                     demo::types::Blocks, demo::types::Loadout, realworld::RealPacket, examples::Test,
-                     examples::Block, examples::Chat, examples::Synchronize, examples::Timescale,
-                     examples::ProbeHeader, examples::ProbeBits, examples::RigidBody, examples::InputPacket,
-                     examples::ShipCreate, examples::ProbeArray, examples::ProbeReport, examples::TestData,
-                     examples::CompressedProbe, examples::Handle, examples::ExpressionProbe,
-                     examples::ExtremeProbe, examples::ExtremeRow, examples::RenderBlock>;
+using Types = ::testing::Types<
+    common::Position, common::Velocity, common::Orientation, game::EntityState, game::GameEvent,
+    game::PlayerInput, game::Snapshot, game::Events, game::ScoreUpdate, game::Chat, game::LevelLoad,
+    demo::constructs::Scalars, demo::constructs::Shapes, demo::constructs::Conditions,
+    demo::constructs::Directives, demo::constructs::Ping, demo::constructs::Everything, corpus::BenchPacket,
+    corpus::BenchInts, corpus::BenchBits, corpus::BenchMixed, ship::ShipState, ship::Weapons,
+    ship::FleetPacket, demo::types::Wide, demo::types::Blocks, demo::types::Loadout, realworld::RealPacket,
+    examples::Test, examples::Block, examples::Chat, examples::Synchronize, examples::Timescale,
+    examples::ProbeHeader, examples::ProbeBits, examples::RigidBody, examples::InputPacket,
+    examples::ShipCreate, examples::ProbeArray, examples::ProbeReport, examples::TestData,
+    examples::CompressedProbe, examples::Handle, examples::ExpressionProbe, examples::ExtremeProbe,
+    examples::ExtremeRow, examples::RenderBlock, examples::FixedProbe, examples::DegenerateProbe>;
 TYPED_TEST_SUITE(RandomInstances, Types);
 
 TYPED_TEST(RandomInstances, ValidateWriteMeasureReadBackEqual) {

@@ -113,5 +113,56 @@ TEST(EndpointSendWritten, AboveTheRoomIsRefusedWithoutUsingASequence) {
   EXPECT_EQ(peer->outbox.size(), 1u);
 }
 
+// Two endpoints sharing one room, their sends interleaved (each packet written over the other's last), send
+// the datagrams two endpoints with their own buffers send: nothing of one packet is left for the other.
+TEST(EndpointSendWritten, EndpointsSharingARoomSendTheDatagramsOfTheirOwnBuffers) {
+  const EndpointConfig config = in_place_config(AckDelayMode::kOn);
+  auto own_a = Peer::make(config), own_b = Peer::make(config);
+  auto shared_a = Peer::make(config), shared_b = Peer::make(config);
+  std::vector<std::byte> room(shared_a->endpoint.shared_send_room_bytes(), std::byte{0xEE});
+  ASSERT_TRUE(shared_a->endpoint.share_send_room(room));
+  ASSERT_TRUE(shared_b->endpoint.share_send_room(room));
+  EXPECT_GE(shared_a->endpoint.send_room().data(), room.data());
+  EXPECT_LE(shared_a->endpoint.send_room().data() + shared_a->endpoint.send_room().size(),
+            room.data() + room.size());
+  EXPECT_EQ(shared_a->endpoint.send_room().data(), shared_b->endpoint.send_room().data());
+  double now = 0.0;
+  for (uint32_t round = 0; round < 200; ++round) {
+    now += 0.002;
+    for (Peer* peer : {own_a.get(), own_b.get(), shared_a.get(), shared_b.get()}) peer->endpoint.update(now);
+    // Lengths that shrink and grow, so a stale tail of the other endpoint's packet would show.
+    const Bytes a = pattern_payload((round * 211) % 1201, round);
+    const Bytes b = pattern_payload((round * 97 + 600) % 1201, round + 500);
+    ASSERT_TRUE(send_in_place(own_a->endpoint, a));
+    ASSERT_TRUE(send_in_place(shared_a->endpoint, a));
+    ASSERT_TRUE(send_in_place(own_b->endpoint, b));
+    ASSERT_TRUE(send_in_place(shared_b->endpoint, b));
+    EXPECT_EQ(own_a->outbox.back(), shared_a->outbox.back()) << "round " << round;
+    EXPECT_EQ(own_b->outbox.back(), shared_b->outbox.back()) << "round " << round;
+    // Each answers the other now and then, so the headers carry acks of varying length.
+    if (round % 3 == 0) {
+      own_b->endpoint.receive_packet(test::view(own_a->outbox.back()));
+      shared_b->endpoint.receive_packet(test::view(shared_a->outbox.back()));
+      own_a->endpoint.receive_packet(test::view(own_b->outbox.back()));
+      shared_a->endpoint.receive_packet(test::view(shared_b->outbox.back()));
+    }
+  }
+  EXPECT_EQ(own_a->outbox.size(), shared_a->outbox.size());
+  EXPECT_EQ(own_a->endpoint.rtt_ms(), shared_a->endpoint.rtt_ms());
+}
+
+TEST(EndpointSendWritten, ARoomTooSmallToShareIsRefusedAndTheOwnBufferStays) {
+  auto peer = Peer::make(in_place_config(AckDelayMode::kOn));
+  const std::span<std::byte> own = peer->endpoint.send_room();
+  std::vector<std::byte> room(peer->endpoint.shared_send_room_bytes() - 1);
+  EXPECT_FALSE(peer->endpoint.share_send_room(room));
+  EXPECT_EQ(peer->endpoint.send_room().data(), own.data());
+  room.resize(room.size() + 1);
+  EXPECT_TRUE(peer->endpoint.share_send_room(room));
+  EXPECT_NE(peer->endpoint.send_room().data(), own.data());
+  EXPECT_TRUE(peer->endpoint.share_send_room({}));  // back to the own buffer
+  EXPECT_EQ(peer->endpoint.send_room().data(), own.data());
+}
+
 }  // namespace
 }  // namespace bitwire

@@ -318,6 +318,70 @@ TEST(BitStream, AFlushAfterAByteBlockStoresOnlyWhatFollowsIt) {
   }
 }
 
+// flush_padded() stores the same bytes as flush(); the rest of the last 8-byte word becomes zero where the
+// span holds it, and nothing else past the written bytes is touched: never a byte past the span. Messages of
+// 0..200 bits (with and without a byte block, so the block's already-stored tail is covered) into spans
+// with 0..16 bytes of room past them, canaries after the span (a message ending with a block stores
+// nothing more, as flush()); a second flush_padded changes nothing, and
+// writing on after it gives the uninterrupted stream's bytes.
+TEST(BitStream, FlushPaddedStoresTheSameBytesAndZeroesOnlyTheLastWordInsideTheSpan) {
+  BITWIRE_SEEDED_TEST_SEED(0xB175'0031);
+  uint64_t state = seed;
+  for (int total = 0; total <= 200; ++total) {
+    for (const bool with_block : {false, true}) {
+      std::vector<Op> head;
+      for (int left = total; left > 0;) {
+        const int bits = std::min(left, 1 + static_cast<int>(splitmix64(state) % 64));
+        head.push_back(bits_op(splitmix64(state), bits));
+        left -= bits;
+      }
+      if (with_block) {
+        head.push_back(align_op());
+        std::vector<uint8_t> block(splitmix64(state) % 12);
+        for (uint8_t& b : block) b = static_cast<uint8_t>(splitmix64(state));
+        head.push_back(bytes_op(block));
+      }
+      // A message that ends with a non-empty block has its last word in the buffer already: nothing to store.
+      const bool ends_stored = with_block && !head.back().block.empty();
+      const std::vector<Op> tail = {bits_op(splitmix64(state), 13), bits_op(splitmix64(state), 64)};
+      Reference reference;
+      reference.run(head);
+      const size_t bytes = reference.bytes().size();
+      for (size_t room = 0; room <= 16; ++room) {
+        SCOPED_TRACE(std::to_string(total) + " bits" + (with_block ? " and a block" : "") + ", room " +
+                     std::to_string(room));
+        std::vector<std::byte> storage(bytes + room + 16, kCanary);
+        BitWriter writer{std::span(storage).first(bytes + room)};
+        write_ops(writer, head);
+        writer.flush_padded();
+        ASSERT_EQ(writer.bytes_written(), bytes);
+        EXPECT_EQ(to_vector(std::span(storage).first(bytes)), reference.bytes());
+        // The last word's end, when the span holds the whole word; else nothing past the bytes.
+        const size_t word_end = bytes % 8 == 0 ? bytes : (bytes / 8 + 1) * 8;
+        const size_t zeroed_end = !ends_stored && word_end <= bytes + room ? word_end : bytes;
+        for (size_t i = bytes; i < storage.size(); ++i) {
+          ASSERT_EQ(storage[i], i < zeroed_end ? std::byte{0} : kCanary) << "byte " << i;
+        }
+        const std::vector<uint8_t> once = to_vector(storage);
+        writer.flush_padded();
+        ASSERT_EQ(to_vector(storage), once) << "a second flush_padded changed the buffer";
+        if (room >= 10) {
+          write_ops(writer, tail);
+          writer.flush_padded();
+          std::vector<Op> all = head;
+          all.insert(all.end(), tail.begin(), tail.end());
+          Reference whole;
+          whole.run(all);
+          ASSERT_EQ(writer.bytes_written(), whole.bytes().size());
+          EXPECT_EQ(to_vector(std::span(storage).first(whole.bytes().size())), whole.bytes());
+          for (size_t i = bytes + room; i < storage.size(); ++i)
+            ASSERT_EQ(storage[i], kCanary) << "byte " << i;
+        }
+      }
+    }
+  }
+}
+
 TEST(BitStream, AlignPadsWithZerosToTheNextByte) {
   for (int offset = 0; offset < 72; ++offset) {
     SCOPED_TRACE("offset " + std::to_string(offset));

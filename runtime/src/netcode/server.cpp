@@ -127,11 +127,8 @@ struct Server::State {
         pending(static_cast<size_t>(pending_capacity(c))),
         tokens(static_cast<size_t>(token_capacity(c))),
         events(static_cast<size_t>(c.event_queue_size)),
-        payload_bytes(static_cast<size_t>(c.max_clients) * static_cast<size_t>(c.payload_queue_per_slot) *
-                      kMaxPayloadBytes),
-        payload_sizes(static_cast<size_t>(c.max_clients * c.payload_queue_per_slot)),
-        payload_sequences(static_cast<size_t>(c.max_clients * c.payload_queue_per_slot)),
-        payload_arrivals(static_cast<size_t>(c.max_clients * c.payload_queue_per_slot)),
+        payload_entries(static_cast<size_t>(c.max_clients) * static_cast<size_t>(c.payload_queue_per_slot) *
+                        kPayloadEntryBytes),
         slot_by_address(static_cast<size_t>(c.max_clients)),
         pending_by_address(static_cast<size_t>(pending_capacity(c))) {}
 
@@ -144,10 +141,23 @@ struct Server::State {
   std::vector<ServerEvent> events;
   size_t event_head = 0;
   size_t event_count = 0;
-  std::vector<std::byte> payload_bytes;
-  std::vector<uint16_t> payload_sizes;
-  std::vector<uint64_t> payload_sequences;
-  std::vector<double> payload_arrivals;  // when each queued payload's datagram was received
+  // Each queued payload's entry: its arrival time (when its datagram was received), sequence and size,
+  // then its bytes. Together, queuing or reading a short payload touches one or two cache lines, where
+  // three arrays beside the bytes would add a line each.
+  static constexpr size_t kPayloadArrival = 0;
+  static constexpr size_t kPayloadSequence = sizeof(double);
+  static constexpr size_t kPayloadSize = kPayloadSequence + sizeof(uint64_t);
+  static constexpr size_t kPayloadBody = kPayloadSize + sizeof(uint16_t);
+  static constexpr size_t kPayloadEntryBytes = kPayloadBody + kMaxPayloadBytes;
+  static_assert(kPayloadEntryBytes == kMaxPayloadBytes + sizeof(uint16_t) + sizeof(uint64_t) + sizeof(double),
+                "the queue's bytes per entry, which memory_per_slot() counts (kQueueEntryBytes)");
+  std::vector<std::byte> payload_entries;
+  std::byte* payload_entry(size_t entry) { return payload_entries.data() + entry * kPayloadEntryBytes; }
+  static uint16_t payload_size(const std::byte* entry) {
+    uint16_t size = 0;
+    std::memcpy(&size, entry + kPayloadSize, sizeof size);
+    return size;
+  }
   detail::AddressMap slot_by_address;
   detail::AddressMap pending_by_address;
   Key challenge_key{};
@@ -469,11 +479,12 @@ struct ServerInternals {
           break;
         }
         const size_t entry = static_cast<size_t>(slot_index * queue + (slot->queue_head + slot->queue_count) % queue);
-        std::memcpy(st.payload_bytes.data() + entry * kMaxPayloadBytes, packet.body.data(),
-                    packet.body.size());
-        st.payload_sizes[entry] = static_cast<uint16_t>(packet.body.size());
-        st.payload_sequences[entry] = packet.sequence;
-        st.payload_arrivals[entry] = st.arrival;
+        std::byte* at = st.payload_entry(entry);
+        const auto size = static_cast<uint16_t>(packet.body.size());
+        std::memcpy(at + Server::State::kPayloadArrival, &st.arrival, sizeof st.arrival);
+        std::memcpy(at + Server::State::kPayloadSequence, &packet.sequence, sizeof packet.sequence);
+        std::memcpy(at + Server::State::kPayloadSize, &size, sizeof size);
+        std::memcpy(at + Server::State::kPayloadBody, packet.body.data(), packet.body.size());
         ++slot->queue_count;
         break;
       }
@@ -502,13 +513,12 @@ Server::Server(const ServerConfig& config, Transport& transport, const Address& 
   }
   state_ = std::make_unique<State>(config_);
   state_->challenge_key = random_key();
-  memory_bytes_ =
-      sizeof(Server) + sizeof(State) + state_->slots.size() * (sizeof(Slot) + sizeof(EndedSession)) +
-      state_->pending.size() * sizeof(Pending) + state_->tokens.size() * sizeof(TokenEntry) +
-      state_->events.size() * sizeof(ServerEvent) + state_->payload_bytes.size() +
-      state_->payload_sizes.size() * sizeof(uint16_t) + state_->payload_sequences.size() * sizeof(uint64_t) +
-      state_->payload_arrivals.size() * sizeof(double) + state_->slot_by_address.memory_bytes() +
-      state_->pending_by_address.memory_bytes() + state_->receive_buffers.size();
+  memory_bytes_ = sizeof(Server) + sizeof(State) +
+                  state_->slots.size() * (sizeof(Slot) + sizeof(EndedSession)) +
+                  state_->pending.size() * sizeof(Pending) + state_->tokens.size() * sizeof(TokenEntry) +
+                  state_->events.size() * sizeof(ServerEvent) + state_->payload_entries.size() +
+                  state_->slot_by_address.memory_bytes() + state_->pending_by_address.memory_bytes() +
+                  state_->receive_buffers.size();
 }
 
 Server::~Server() = default;
@@ -714,7 +724,7 @@ bool Server::receive_payload(int slot, std::span<std::byte> out, size_t& size, u
   const Slot& s = state_->slots[static_cast<size_t>(slot)];
   if (s.queue_count == 0) return false;
   const size_t entry = static_cast<size_t>(slot * config_.payload_queue_per_slot + s.queue_head);
-  if (out.size() < state_->payload_sizes[entry]) return false;
+  if (out.size() < State::payload_size(state_->payload_entry(entry))) return false;
   std::span<const std::byte> view;
   receive_payload_view(slot, view, sequence, arrival_time);
   std::memcpy(out.data(), view.data(), view.size());
@@ -728,10 +738,10 @@ bool Server::receive_payload_view(int slot, std::span<const std::byte>& payload,
   Slot& s = state_->slots[static_cast<size_t>(slot)];
   if (s.queue_count == 0) return false;
   const size_t entry = static_cast<size_t>(slot * config_.payload_queue_per_slot + s.queue_head);
-  payload = std::span<const std::byte>(state_->payload_bytes.data() + entry * kMaxPayloadBytes,
-                                       state_->payload_sizes[entry]);
-  sequence = state_->payload_sequences[entry];
-  arrival_time = state_->payload_arrivals[entry];
+  const std::byte* at = state_->payload_entry(entry);
+  payload = std::span<const std::byte>(at + State::kPayloadBody, State::payload_size(at));
+  std::memcpy(&sequence, at + State::kPayloadSequence, sizeof sequence);
+  std::memcpy(&arrival_time, at + State::kPayloadArrival, sizeof arrival_time);
   s.queue_head = (s.queue_head + 1) % config_.payload_queue_per_slot;
   --s.queue_count;
   return true;

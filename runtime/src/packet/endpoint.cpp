@@ -30,14 +30,14 @@ Endpoint::State::State(const EndpointConfig& c, const EndpointCallbacks& cb, dou
       previous_time(now),
       sent(static_cast<size_t>(c.sent_packets_buffer_size)),
       received(c.received_packets_buffer_size, c.max_sequence_jump, c.sequence_resync_packets),
-      reassembly(endpoint_reassembler_config(c)),
       acks(static_cast<size_t>(c.ack_buffer_size)),
       rtt(static_cast<size_t>(c.rtt_history_size), c.rtt_smoothing_factor, c.jitter_smoothing_factor),
       ack_wait(0, c.rtt_smoothing_factor, c.jitter_smoothing_factor),
       loss(static_cast<size_t>(c.packet_loss_window)),
       sent_meter(c.bandwidth_sample_interval, c.bandwidth_smoothing_factor, now),
       received_meter(c.bandwidth_sample_interval, c.bandwidth_smoothing_factor, now),
-      acked_meter(c.bandwidth_sample_interval, c.bandwidth_smoothing_factor, now) {
+      acked_meter(c.bandwidth_sample_interval, c.bandwidth_smoothing_factor, now),
+      reassembly(endpoint_reassembler_config(c)) {
   // Truncated at a byte boundary; a cut UTF-8 sequence in a log label is harmless.
   std::strncpy(name, c.name != nullptr ? c.name : "endpoint", kEndpointNameBytes - 1);
   config.name = name;
@@ -196,6 +196,21 @@ bool Endpoint::send_packet(std::span<const std::byte> payload) {
 std::span<std::byte> Endpoint::send_room() {
   if (state_->failed) return {};
   return state_->send_room();
+}
+
+bool Endpoint::share_send_room(std::span<std::byte> room) {
+  State& s = *state_;
+  if (room.empty()) {
+    s.shared_room = nullptr;
+    return true;
+  }
+  if (room.size() < shared_send_room_bytes()) return false;
+  s.shared_room = room.data();
+  return true;
+}
+
+size_t Endpoint::shared_send_room_bytes() const {
+  return state_->max_header + static_cast<size_t>(state_->config.fragment_above);
 }
 
 bool Endpoint::send_written(size_t size) {

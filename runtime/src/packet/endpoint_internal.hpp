@@ -60,13 +60,14 @@ using endpoint_detail::ack_info_of;
 using endpoint_detail::AckInfo;
 
 struct Endpoint::State {
+  // What a tick and a packet read come first, in declaration order (config, timing, the windows, the
+  // estimators, the counters); the reassembler (used only by fragments) and the name and reason texts
+  // follow, so the hot part spans fewer cache lines.
   EndpointConfig config;
-  char name[kEndpointNameBytes] = {};          // config.name points here
-  char error_reason[kConfigReasonBytes] = {};  // empty unless failed
-  bool failed = false;
   EndpointCallbacks callbacks;
   Envelope envelope;
   size_t envelope_bytes = 0;
+  bool failed = false;
   bool ack_delay_on = false;  // packets carry (and must carry) the ack delay extension
   size_t max_header = 0;      // kMaxPacketHeaderBytes, + kAckDelayBytes when ack_delay_on
   size_t max_datagram = 0;
@@ -78,11 +79,11 @@ struct Endpoint::State {
   SendWindow sent;
   std::unique_ptr<std::byte[]> transmit;
   size_t transmit_capacity = 0;
+  std::byte* shared_room = nullptr;  // share_send_room(): send_room()'s buffer instead of transmit
 
   // Receiving.
   ReceiveWindow received;
-  AckDelayReport report;  // what the next ack delay extension times (when ack_delay_on)
-  Reassembler reassembly;
+  AckDelayReport report;    // what the next ack delay extension times (when ack_delay_on)
   int fragment_margin = 1;  // how far after the newest received a fragment may be (see the constructor)
   bool deferred = false;    // the process callback running now called defer_packet()
 
@@ -101,6 +102,11 @@ struct Endpoint::State {
   BandwidthMeter sent_meter, received_meter, acked_meter;
 
   EndpointCounters counters;
+
+  // Cold: fragments only, and texts.
+  Reassembler reassembly;
+  char name[kEndpointNameBytes] = {};          // config.name points here
+  char error_reason[kConfigReasonBytes] = {};  // empty unless failed
 
   // ---- Construction and reset (endpoint.cpp) ----
 

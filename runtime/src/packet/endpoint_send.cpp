@@ -85,7 +85,8 @@ bool Endpoint::State::send(std::span<const std::byte> payload) {
 
 std::span<std::byte> Endpoint::State::send_room() {
   if (envelope_bytes != 0) return {};
-  return {transmit.get() + max_header, static_cast<size_t>(config.fragment_above)};
+  std::byte* base = shared_room != nullptr ? shared_room : transmit.get();
+  return {base + max_header, static_cast<size_t>(config.fragment_above)};
 }
 
 bool Endpoint::State::send_written(size_t size) {
@@ -101,7 +102,7 @@ bool Endpoint::State::send_written(size_t size) {
   std::byte encoded[kMaxPacketHeaderBytes + kAckDelayBytes];
   const size_t header_bytes = write_packet_header(header, encoded);
   BITWIRE_ASSERT(header_bytes <= max_header);
-  std::byte* packet = transmit.get() + max_header - header_bytes;
+  std::byte* packet = (shared_room != nullptr ? shared_room : transmit.get()) + max_header - header_bytes;
   std::memcpy(packet, encoded, header_bytes);
   uint32_t wire_bytes = 0;
   transmit_datagram(header.sequence, packet, header_bytes + size, wire_bytes);

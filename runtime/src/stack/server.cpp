@@ -73,12 +73,21 @@ Server::Server(const StackConfig& config, const MessageFactory& factory, const n
     error_ = keep_config_reason(error_text_, ConfigCheck::failure(first.error_reason()));
     return;
   }
+  // One thread drives every slot, and a packet lives in the room only while its slot sends it.
+  const size_t room_bytes = slots_[0]->connection.endpoint().shared_send_room_bytes();
+  send_room_.reset(new std::byte[room_bytes]);
+  for (int i = 0; i < config_.max_clients; ++i) {
+    const bool shared =
+        slots_[static_cast<size_t>(i)]->connection.endpoint().share_send_room({send_room_.get(), room_bytes});
+    BITWIRE_ASSERT(shared);  // every slot's endpoint has the first's config, so the room's size fits all
+    (void)shared;
+  }
   memory_per_slot_ = sizeof(Slot) + sizeof(std::unique_ptr<Slot>) + first.memory_bytes() +
                      netcode::Server::memory_per_slot(netcode_config) + 2 * sizeof(ServerEvent);
   memory_bytes_ = sizeof(Server) + netcode_->memory_bytes() +
                   count * (sizeof(Slot) + sizeof(std::unique_ptr<Slot>) + first.memory_bytes()) +
                   static_cast<size_t>(event_capacity_) * sizeof(ServerEvent) +
-                  (block_arena_ != nullptr ? block_arena_->memory_bytes() : 0);
+                  (block_arena_ != nullptr ? block_arena_->memory_bytes() : 0) + room_bytes;
   if (log_enabled(LogLevel::kInfo)) {
     char address[kMaxAddressText];
     public_address.print(address);

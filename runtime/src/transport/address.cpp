@@ -124,16 +124,22 @@ std::string Address::to_string() const {
 }
 
 size_t Address::hash() const {
-  // FNV-1a over the family, the port and the 16 address bytes.
-  uint64_t h = 14695981039346656037ull;
-  auto mix = [&h](uint8_t byte) {
-    h ^= byte;
-    h *= 1099511628211ull;
+  // The family and port, then the 16 address bytes as two words, each folded in through a full 64-bit
+  // mix (MurmurHash3's finalizer), so every input bit reaches the low bits a table's mask keeps.
+  auto mix = [](uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
   };
-  mix(static_cast<uint8_t>(family_));
-  mix(static_cast<uint8_t>(port_ & 0xFF));
-  mix(static_cast<uint8_t>(port_ >> 8));
-  for (uint8_t byte : bytes_) mix(byte);
+  uint64_t low = 0, high = 0;
+  std::memcpy(&low, bytes_.data(), sizeof low);
+  std::memcpy(&high, bytes_.data() + sizeof low, sizeof high);
+  uint64_t h = mix((static_cast<uint64_t>(family_) << 16 | port_) ^ 0x9e3779b97f4a7c15ull);
+  h = mix(h ^ low);
+  h = mix(h ^ high);
   return static_cast<size_t>(h);
 }
 

@@ -454,6 +454,16 @@ class Endpoint {
   // (nothing sent, no sequence used) when size is above the room or max_packet_size.
   std::span<std::byte> send_room();
   bool send_written(size_t size);
+  // A room for send_room()/send_written() shared by endpoints that one thread drives (a server's slots),
+  // used instead of this endpoint's own datagram buffer: a walk over many endpoints finds the shared room
+  // in the cache, where each endpoint's own buffer is a cold line per 64 bytes of every packet. The room
+  // holds a packet only from send_room() to the end of send_written() (the transmit callback included), so
+  // nothing of one endpoint's packet is left for another's; send_room() of a sharing endpoint is valid
+  // until the next send on any of them. The datagrams are the same bytes. False (and the own buffer kept)
+  // when `room` is smaller than shared_send_room_bytes(); an empty span returns to the own buffer. The room
+  // must outlive its use; fragments and the envelope still use the own buffer.
+  bool share_send_room(std::span<std::byte> room);
+  size_t shared_send_room_bytes() const;
 
   // Only from inside the process callback, which then returns false: the payload is genuine but cannot be
   // taken now (the receiver is busy: no free slot in a pool or window), so the packet is refused unacked

@@ -122,6 +122,22 @@ class BitWriter {
     if (scratch_bits_ > stored_bits_) store_short(data_ + word_index_ * 8, scratch_, (scratch_bits_ + 7) / 8);
   }
 
+  // flush(), except that the pending partial word is stored whole (one 8-byte store) when its 8 bytes lie
+  // inside the span: the bytes from the written bits' last byte to the end of that word, at most 7, become
+  // zero -- except when the message ends with a byte block whose copy already stored its tail (nothing is
+  // pending then, and the bytes after it are left as they were). Never a byte past the span; where the word
+  // would cross the span's end it stores exactly, as flush() does. For a caller whose span past the bytes
+  // written is its own scratch (a padded buffer, a datagram whose length is bytes_written()); one compare
+  // where the span's size is not a constant.
+  BITWIRE_FORCE_INLINE void flush_padded() {
+    if (scratch_bits_ <= stored_bits_) return;
+    if (capacity_bits_ - word_index_ * 64 >= 64) {
+      detail::store_le64(data_ + word_index_ * 8, scratch_);
+    } else {
+      store_short(data_ + word_index_ * 8, scratch_, (scratch_bits_ + 7) / 8);
+    }
+  }
+
   BITWIRE_FORCE_INLINE size_t bits_written() const { return word_index_ * 64 + scratch_bits_; }
   BITWIRE_FORCE_INLINE size_t bytes_written() const { return (bits_written() + 7) / 8; }
   size_t capacity_bits() const { return capacity_bits_; }

@@ -125,7 +125,15 @@ BITWIRE_FORCE_INLINE bool serialize_ranged(Stream& stream, T& value, T min, T ma
   const int bits = bits_for_unsigned(range);
   if constexpr (Stream::kIsWriting) {
     if (!write_contract(stream, [&] { return value >= min && value <= max; }, write_error_for(reason))) return false;
-    if (bits != 0) write_wide(stream, static_cast<U>(static_cast<U>(value) - static_cast<U>(min)), bits);
+    if (bits == 0) return true;
+    if constexpr (sizeof(T) < 8) {
+      // The offset of a value in [min, max] in 64-bit arithmetic: the same number as in U (it is below
+      // 2^32), with no zero-extension of a 32-bit difference before it is shifted into its word.
+      write_wide(stream, static_cast<uint64_t>(static_cast<int64_t>(value) - static_cast<int64_t>(min)),
+                 bits);
+    } else {
+      write_wide(stream, static_cast<U>(static_cast<U>(value) - static_cast<U>(min)), bits);
+    }
     return true;
   } else if constexpr (Stream::kIsReading) {
     if (bits == 0) {

@@ -110,6 +110,10 @@ class WriteStream {
 
   // Stores the last partial word; call once writing is done, before using the bytes.
   BITWIRE_FORCE_INLINE void flush() { writer_.flush(); }
+  // The same bytes as flush(); the rest of the last 8-byte word may be written (zeroes) where the span holds
+  // it, and is left as it was after a message ending with a byte block (BitWriter::flush_padded): for a
+  // buffer whose bytes past the message are the caller's scratch, never for zero padding.
+  BITWIRE_FORCE_INLINE void flush_padded() { writer_.flush_padded(); }
 
   BITWIRE_FORCE_INLINE size_t bits_processed() const { return writer_.bits_written(); }
   BITWIRE_FORCE_INLINE size_t bytes_processed() const { return writer_.bytes_written(); }

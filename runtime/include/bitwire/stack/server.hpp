@@ -148,7 +148,8 @@ class Server {
   //   congestion controller, and its two event records.
   // stack_slot_memory(config, factory) is the same figure less the Slot object (docs/client-server.md 2).
   size_t memory_per_slot() const { return memory_per_slot_; }
-  // Everything allocated at construction (the slots, netcode, the events and the shared block arena).
+  // Everything allocated at construction (the slots, netcode, the events, the shared block arena and the
+  // one send room the slots share).
   size_t memory_bytes() const { return memory_bytes_; }
   // The block buffers all slots share (StackConfig::block_buffers), or nullptr without block types or with
   // block_buffers = -1 (each slot owns its buffers).
@@ -178,6 +179,9 @@ class Server {
   double now_ = 0.0;
   std::unique_ptr<netcode::Server> netcode_;
   std::unique_ptr<BlockArena> block_arena_;  // before slots_: their pools give buffers back on destruction
+  // The send room every slot's endpoint shares (Endpoint::share_send_room): each packet is written and
+  // sealed in the same hot bytes instead of a cold per-slot buffer.
+  std::unique_ptr<std::byte[]> send_room_;
   std::unique_ptr<std::unique_ptr<Slot>[]> slots_;
   std::unique_ptr<ServerEvent[]> events_;
   int event_capacity_ = 0;

@@ -55,6 +55,9 @@ class Address {
   size_t print(char* out) const;
   std::string to_string() const;
 
+  // A full 64-bit mix of the family, the port and the address bytes (every input bit reaches the low bits).
+  // Unkeyed: anyone can compute it, so a table whose keys an attacker chooses (the senders of datagrams)
+  // must not take its slots from it; the netcode server's maps use a keyed hash of their own.
   size_t hash() const;
 
   friend bool operator==(const Address&, const Address&) = default;
