@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bitwire/core/log.hpp"
 #include "bitwire/message/connection.hpp"
 #include "bitwire/message/message.hpp"
 #include "support/connection_pair.hpp"
@@ -395,6 +396,49 @@ TEST(PoolCount, BlockMessageSlotsPastTheCapAreRefusedNotWrapped) {
   EXPECT_TRUE(config.check(factory).ok()) << config.check(factory).reason();
   config.block_messages = fitting + 1;
   EXPECT_FALSE(config.check(factory).ok());
+}
+
+// A count below the receive reserve and the application's 64 is valid (check() passes) but warned
+// about: the application's room takes part of the reserve's share.
+TEST(PoolCountWarning, ACountBelowTheReserveAndSixtyFourIsWarnedAbout) {
+  MessagePoolConfig pool;
+  pool.receive_reserve = 30;
+  pool.capacity = 94;
+  EXPECT_TRUE(pool.count_warning());
+  pool.capacity = 93;
+  const ConfigCheck warning = pool.count_warning();
+  ASSERT_FALSE(warning);
+  EXPECT_TRUE(pool.check()) << "a warning, not a refusal";
+  EXPECT_NE(std::string(warning.reason()).find("30 + 64 = 94"), std::string::npos) << warning.reason();
+  EXPECT_NE(std::string(warning.reason()).find("takes 1 of the reserve's share"), std::string::npos)
+      << warning.reason();
+
+  // The derived count always holds both.
+  ConnectionConfig config;
+  EXPECT_TRUE(config.message_pool_config(true, false).count_warning());
+  config.message_pool_size = 96;  // stack_bench's count under the default channel: a reserve of 256
+  EXPECT_FALSE(config.message_pool_config(true, false).count_warning());
+
+  // The pool says so in the log when built.
+  struct Lines {
+    std::vector<std::string> warnings;
+  } lines;
+  const LogLevel level = log_level();
+  set_log_level(LogLevel::kWarning);
+  set_log_sink(
+      [](void* context, LogLevel at, const char* message) {
+        if (at == LogLevel::kWarning) static_cast<Lines*>(context)->warnings.emplace_back(message);
+      },
+      &lines);
+  {
+    const Connection connection(MessageFactory(kAllTypes), config);
+    EXPECT_TRUE(connection.ok()) << connection.error_reason();
+  }
+  set_log_sink(nullptr);
+  set_log_level(level);
+  ASSERT_EQ(lines.warnings.size(), 1u);
+  EXPECT_NE(lines.warnings[0].find("message pool: MessagePoolConfig.capacity = 96"), std::string::npos)
+      << lines.warnings[0];
 }
 
 }  // namespace

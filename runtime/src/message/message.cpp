@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "bitwire/core/log.hpp"
+
 namespace bitwire {
 
 bool MessageFactory::any_block_type() const {
@@ -162,6 +164,21 @@ ConfigCheck MessagePoolConfig::check() const {
   return check_config("MessagePoolConfig", *this, kMessagePoolConfigLimits);
 }
 
+ConfigCheck MessagePoolConfig::count_warning() const {
+  const MessagePoolConfig c = sanitized();
+  const auto least = static_cast<size_t>(c.receive_reserve) + kApplicationMessages;
+  if (static_cast<size_t>(c.capacity) >= least) return {};
+  char out[kConfigReasonBytes];
+  std::snprintf(out, kConfigReasonBytes,
+                "MessagePoolConfig.capacity = %d is below the receive reserve and the application's 64 (%d + "
+                "64 = %zu): the application's room takes %d of the reserve's share of the count, so packets "
+                "may wait on the application's releases",
+                c.capacity, c.receive_reserve, least,
+                static_cast<int>(std::min(least - static_cast<size_t>(c.capacity),
+                                          static_cast<size_t>(c.receive_reserve))));
+  return ConfigCheck::failure(out);
+}
+
 MessagePoolConfig MessagePoolConfig::sanitized() const { return sanitize_config(*this, kMessagePoolConfigLimits); }
 
 ConfigCheck MessagePoolConfig::check(const MessageFactory& factory) const {
@@ -268,6 +285,11 @@ MessagePool::MessagePool(const MessageFactory& factory, const MessagePoolConfig&
   capacity_ = c.capacity;
   room_capacity_ = std::max(c.capacity - std::min(c.receive_reserve, c.capacity),
                             std::min(c.capacity, static_cast<int>(kApplicationMessages)));
+  if (log_enabled(LogLevel::kWarning)) {
+    if (const ConfigCheck warning = c.count_warning(); !warning) {
+      BITWIRE_LOG(LogLevel::kWarning, "message pool: %s", warning.reason());
+    }
+  }
   const Layout layout = layout_of(factory, c, sizeof(SlotState));
   header_bytes_ = layout.header;
   messages_ = MessageArena(layout.granule, layout.application, layout.tail());

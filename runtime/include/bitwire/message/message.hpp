@@ -379,6 +379,12 @@ struct MessagePoolConfig {
   // check(), the budget for `factory` within kMaxMessageSlotBytes, the block message slots' bytes within
   // it too, and a given budget holding the receive reserve and one more message of the largest type.
   ConfigCheck check(const MessageFactory& factory) const;
+  // A warning, not a refusal (check() passes and the pool runs): fails when capacity is below
+  // receive_reserve + 64. The application's room then takes 64 of the count all the same, part of the
+  // reserve's share, so while the application holds them the packet reader has fewer than one received
+  // packet's messages and refuses packets that bring more (packets_pool_exhausted) until it releases. The
+  // pool logs it at LogLevel::kWarning when built; the reason names both numbers.
+  ConfigCheck count_warning() const;
   // This config with every field clamped into range (block_count lowered to the block memory cap).
   MessagePoolConfig sanitized() const;
   // sanitized(), block_messages lowered until the slots' bytes fit kMaxMessageSlotBytes, capacity lowered
