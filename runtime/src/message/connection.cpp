@@ -181,6 +181,9 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
   EndpointConfig endpoint = endpoint_config(config_);
   endpoint.protocol_id = protocol_id_;
   endpoint_ = std::make_unique<Endpoint>(endpoint, endpoint_callbacks(), now);
+  in_order_only_ = detail::SequenceMarks(endpoint_->config().received_packets_buffer_size);
+  if (const size_t copy = copy_buffer_bytes(factory_, config_); copy > 0)
+    copy_buffer_.reset(new std::byte[copy]);
 
   int ack_records = endpoint_->config().sent_packets_buffer_size;
   for (const ChannelConfig& c : layout_.channels) {
@@ -247,8 +250,9 @@ SendStatus Connection::send(int channel_index, MessageHandle&& message) {
   // docs/channels.md section 2). The move is the last step that may refuse, so a refused message is where
   // it was (a pointer into it stays valid). An unreliable channel's sent message never waits on the peer
   // (released at the next plan): it is not moved.
-  // A type without a nothrow move constructor is copied through its serialize functions instead, in the
-  // packet buffer (not in use during send).
+  // A type without a nothrow move constructor is copied through its serialize functions instead, in a
+  // buffer of its own (copy_buffer_bytes): a send() from a transmit callback runs while the endpoint still
+  // reads the packet buffer's fragments.
   size_t body_bits = 0;
   const auto leave_reserve = [&]() {
     if (channel.config().type != ChannelType::kReliableOrdered ||
@@ -256,12 +260,10 @@ SendStatus Connection::send(int channel_index, MessageHandle&& message) {
       return true;
     }
     const bool movable = message.info().relocate != nullptr;
-    if (movable
-            ? pool_->move_to_application(message)
-            : pool_->copy_to_application(
-                  message,
-                  std::span<std::byte>(packet_buffer_.get(), static_cast<size_t>(config_.max_packet_size)),
-                  body_bits)) {
+    if (movable ? pool_->move_to_application(message)
+                : pool_->copy_to_application(
+                      message, std::span<std::byte>(copy_buffer_.get(), copy_buffer_bytes(factory_, config_)),
+                      body_bits)) {
       return true;
     }
     refuse(SendResult::kReservedForReceiving,
@@ -309,15 +311,21 @@ SendStatus Connection::send(int channel_index, MessageHandle&& message) {
       if (!channel.can_send()) return refuse(SendResult::kQueueFull);
       // A received block lent by its channel goes out of a buffer of the pool's own: a queued block waits
       // for the peer's acks, and the lent buffer must never wait on the peer (both ends echoing blocks
-      // would each hold the buffer the other's next block needs).
-      if (message.block_lent()) {
-        const BlockRefusal moved = message.try_attach_block(message.block());
-        if (moved != BlockRefusal::kNone) {
-          status.block_refusal = moved;
+      // would each hold the buffer the other's next block needs). It is copied only once nothing else can
+      // refuse the send (a refused message keeps its lent block): the buffer is checked first, and
+      // leave_reserve() takes no block buffer.
+      const bool lent = message.block_lent();
+      if (lent) {
+        if (message.block_refusal(block.size()) != BlockRefusal::kNone) {
+          status.block_refusal = message.try_attach_block(block);  // refuses alike, counted by the pool
           return refuse(SendResult::kNoBlockBuffer);
         }
       }
       if (!leave_reserve()) return status;
+      if (lent) {
+        [[maybe_unused]] const BlockRefusal moved = message.try_attach_block(message.block());
+        BITWIRE_ASSERT(moved == BlockRefusal::kNone);  // block_refusal() said so, and nothing took one since
+      }
       channel.send(std::move(message), static_cast<uint32_t>(bits));
       return status;
     }
@@ -476,7 +484,7 @@ size_t Connection::generate_packet(uint16_t sequence, std::span<std::byte> out) 
   return size;
 }
 
-bool Connection::process_packet(uint16_t, std::span<const std::byte> bytes) {
+bool Connection::process_packet(uint16_t sequence, std::span<const std::byte> bytes) {
   if (error_ != ConnectionError::kNone && error_ != ConnectionError::kConfigInvalid) {
     ++counters_.packets_after_error;
     return false;
@@ -548,21 +556,32 @@ bool Connection::process_packet(uint16_t, std::span<const std::byte> bytes) {
     moved = channels_[incoming_->entry(e).channel]->move_held(*incoming_, e, *pool_);
   }
   if (!moved) {
+    // Unreliable messages are applied the first time the packet is seen (nothing in them waits on the
+    // peer, and the peer never resends them, so snapshots keep flowing while a reliable gap is held). The
+    // packet is not acked, so the network may still bring a duplicate of it: the marks remember it, and a
+    // duplicate's unreliable messages are released unapplied. Their delta forms do not become baselines
+    // here: the peer takes one only from a packet it saw acked, and an acked duplicate commits them.
+    const bool first = !in_order_only_.marked(sequence);
     for (int e = 0; e < incoming_->entry_count(); ++e) {
       Channel& channel = *channels_[incoming_->entry(e).channel];
       const IncomingPacket::Entry& entry = incoming_->entry(e);
-      if (entry.block && !pool_->in_receive_reserve(entry.fragment.message)) {
-        channel.apply(*incoming_, e);
-      } else {
-        // An unreliable channel's messages are released unapplied: the packet is not acked, so a duplicate
-        // of it may come again, and applying them now would deliver them twice.
-        if (!entry.block &&
-            layout_.channels[static_cast<size_t>(entry.channel)].type != ChannelType::kReliableOrdered) {
+      if (entry.block) {
+        if (!pool_->in_receive_reserve(entry.fragment.message)) {
+          channel.apply(*incoming_, e);
+        } else {
+          channel.apply_in_order(*incoming_, e);
+        }
+      } else if (layout_.channels[static_cast<size_t>(entry.channel)].type != ChannelType::kReliableOrdered) {
+        if (first) {
+          channel.apply(*incoming_, e);
+        } else {
           counters_.unreliable_dropped_in_order_only += static_cast<uint64_t>(entry.message_count);
         }
+      } else {
         channel.apply_in_order(*incoming_, e);
       }
     }
+    in_order_only_.mark(sequence);
     incoming_->clear();
     ++counters_.packets_in_order_only;
     endpoint_->defer_packet();
@@ -579,7 +598,17 @@ bool Connection::process_packet(uint16_t, std::span<const std::byte> bytes) {
       if (delta_->handles(message.message.info())) delta_->commit(message.message, message.id);
     }
   }
-  for (int e = 0; e < incoming_->entry_count(); ++e) channels_[incoming_->entry(e).channel]->apply(*incoming_, e);
+  // A duplicate of a packet applied in order only: its unreliable messages were applied then.
+  const bool repeat = in_order_only_.marked(sequence);
+  for (int e = 0; e < incoming_->entry_count(); ++e) {
+    const IncomingPacket::Entry& entry = incoming_->entry(e);
+    if (repeat && !entry.block &&
+        layout_.channels[static_cast<size_t>(entry.channel)].type != ChannelType::kReliableOrdered) {
+      counters_.unreliable_dropped_in_order_only += static_cast<uint64_t>(entry.message_count);
+      continue;
+    }
+    channels_[entry.channel]->apply(*incoming_, e);
+  }
   incoming_->clear();
   ++counters_.packets_processed;
   return true;
@@ -602,8 +631,18 @@ void Connection::reset() {
   packet_error_ = ConnectionPacketError::kNone;
   packet_read_error_ = ReadError::kNone;
   flight_.reset();
+  in_order_only_.clear();
   update_interval_ = 0.0;
   updated_ = false;
+}
+
+size_t Connection::copy_buffer_bytes(const MessageFactory& factory, const ConnectionConfig& config) {
+  // A message sent on a reliable channel measures at most a packet (send() refuses more); the write stream
+  // takes a word of slack for alignment. Only a type without a nothrow move is ever copied.
+  for (const MessageTypeInfo& info : factory.types()) {
+    if (info.relocate == nullptr) return static_cast<size_t>(config.max_packet_size) + 8;
+  }
+  return 0;
 }
 
 int Connection::lending_channels(const MessageFactory& factory, const ConnectionConfig& config) {
@@ -629,7 +668,10 @@ size_t Connection::memory_required(const MessageFactory& factory, const Connecti
                  Endpoint::memory_required(endpoint_config(config)) +
                  static_cast<size_t>(config.max_packet_size) +
                  static_cast<size_t>(config.channel_count) * (2 * sizeof(OutgoingEntry) + sizeof(void*)) +
-                 DeltaBaselines::memory_required(factory, config.delta_baselines);
+                 DeltaBaselines::memory_required(factory, config.delta_baselines) +
+                 detail::SequenceMarks::memory_required(
+                     endpoint_config(config).sanitized().received_packets_buffer_size) +
+                 copy_buffer_bytes(factory, config);
   const int ack_records = endpoint_config(config).sanitized().sent_packets_buffer_size;
   for (const ChannelConfig& c : channels) {
     total += c.type == ChannelType::kReliableOrdered
@@ -643,7 +685,8 @@ size_t Connection::memory_bytes() const {
   size_t total = pool_->memory_bytes() + incoming_->memory_bytes() + endpoint_->memory_bytes() +
                  static_cast<size_t>(config_.max_packet_size) +
                  static_cast<size_t>(config_.channel_count) * (2 * sizeof(OutgoingEntry) + sizeof(void*)) +
-                 delta_->memory_bytes();
+                 delta_->memory_bytes() + in_order_only_.memory_bytes() +
+                 copy_buffer_bytes(factory_, config_);
   for (int i = 0; i < config_.channel_count; ++i) total += channels_[i]->memory_bytes();
   return total;
 }

@@ -622,6 +622,20 @@ std::span<std::byte> MessageHandle::allocate_received_block(size_t size) {
   return take_block(size, true, false).bytes;
 }
 
+BlockRefusal MessageHandle::block_refusal(size_t size) const {
+  // take_block's refusals, in its order.
+  if (pool_ == nullptr) return BlockRefusal::kEmptyHandle;
+  if (!info().has_block) return BlockRefusal::kNotBlockType;
+  if (size == 0 || size > pool_->max_block_size_) return BlockRefusal::kSizeOutOfRange;
+  if (pool_->state(slot_).block >= 0) return BlockRefusal::kNone;  // its own buffer is reused
+  if (pool_->blocks_free() > 0 && !pool_->can_allocate_block()) return BlockRefusal::kReservedForReceiving;
+  if (pool_->blocks_free() == 0) {
+    const bool arena_empty = pool_->arena_ != nullptr && pool_->blocks_live_ < pool_->block_count_;
+    return arena_empty ? BlockRefusal::kSharedBuffersInUse : BlockRefusal::kNoBuffer;
+  }
+  return BlockRefusal::kNone;
+}
+
 BlockRefusal MessageHandle::try_attach_block(std::span<const std::byte> bytes) {
   const BlockAllocation destination = take_block(bytes.size(), false, false);
   if (!destination) return destination.refusal;

@@ -63,10 +63,7 @@ bool ReliableOrderedChannel::move_held(IncomingPacket& packet, int entry_index, 
         f.message_id != receive_head_ || receive_queue_[f.message_id & receive_mask_].message) {
       return true;
     }
-    const BlockFragmentResult result =
-        block_receiver_->classify(f.message_id, static_cast<uint32_t>(f.fragment_id),
-                                  static_cast<uint32_t>(f.fragment_count), f.data.size());
-    return result != BlockFragmentResult::kAccepted || pool.move_to_application(f.message);
+    return !waits_for_fragments(f) || pool.move_to_application(f.message);
   }
   // Past the first missing id: what is new waits for the gap (a duplicate, queued already, is released at
   // apply).
@@ -76,6 +73,15 @@ bool ReliableOrderedChannel::move_held(IncomingPacket& packet, int entry_index, 
     if (!pool.move_to_application(m.message)) return false;
   }
   return true;
+}
+
+bool ReliableOrderedChannel::waits_for_fragments(const IncomingPacket::Fragment& f) const {
+  // Stored, it keeps fragment 0's message until the peer sends the rest; completing the block, it is
+  // deliverable at once.
+  const auto count = static_cast<uint32_t>(f.fragment_count);
+  return block_receiver_->classify(f.message_id, static_cast<uint32_t>(f.fragment_id), count,
+                                   f.data.size()) == BlockFragmentResult::kAccepted &&
+         !block_receiver_->completes(count);
 }
 
 int ReliableOrderedChannel::in_order_count(IncomingPacket& packet, const IncomingPacket::Entry& entry) const {
@@ -106,7 +112,20 @@ int ReliableOrderedChannel::in_order_count(IncomingPacket& packet, const Incomin
 
 void ReliableOrderedChannel::apply_in_order(IncomingPacket& packet, int entry_index) {
   IncomingPacket::Entry& entry = packet.entry(entry_index);
-  if (entry.block) return;
+  if (entry.block) {
+    // A fragment whose message (fragment 0's) is in the receive reserve: kept only when it completes the
+    // head block, which is then deliverable at once (move_held moves it out otherwise); a fragment that
+    // would keep it waiting for the others is dropped unstored (the peer resends it: not acked).
+    const IncomingPacket::Fragment& f = entry.fragment;
+    if (f.message && block_receiver_ && f.message_id == receive_head_ &&
+        !receive_queue_[f.message_id & receive_mask_].message && waits_for_fragments(f)) {
+      ++counters_.block_fragments_received;
+      ++counters_.block_fragments_dropped;
+      return;
+    }
+    apply(packet, entry_index);
+    return;
+  }
   // The rest stays in the packet (released with it); the peer resends it, since the packet is not acked.
   entry.message_count = in_order_count(packet, entry);
   apply(packet, entry_index);

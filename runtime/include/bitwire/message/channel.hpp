@@ -168,9 +168,11 @@ class Channel {
   // found no room (Connection then applies the packet in order only: docs/channels.md section 2).
   virtual bool move_held(IncomingPacket&, int, MessagePool&) const { return true; }
   // Applies only what of a checked entry the application can receive at once: a reliable channel's
-  // messages up to the first missing id (with duplicates counted as apply() counts them), nothing of
-  // an unreliable or block entry (Connection applies a block entry that holds nothing with apply()). For a
-  // packet that is then not acked (Connection's gap rule).
+  // messages up to the first missing id (with duplicates counted as apply() counts them); of a block
+  // entry whose fragment 0 message is in the receive reserve, the fragment only when it completes the
+  // head block (Connection applies a block entry that holds nothing there with apply(), and an
+  // unreliable entry with apply() the first time the packet is seen). For a packet that is then not acked
+  // (Connection's gap rule).
   virtual void apply_in_order(IncomingPacket&, int) {}
   // The reason for the last error check() returned, more precise than to_string(ChannelError).
   virtual const char* error_detail() const { return "none"; }
@@ -327,6 +329,8 @@ class ReliableOrderedChannel final : public Channel, private BlockLender {
   // How many of a checked message entry's messages lie before its first one past a missing id (duplicates
   // included): all of them when applying it leaves nothing waiting past a gap.
   int in_order_count(IncomingPacket& packet, const IncomingPacket::Entry& entry) const;
+  // A fragment of the head block that would be stored without completing it (block_receiver_ exists).
+  bool waits_for_fragments(const IncomingPacket::Fragment& fragment) const;
   void set_block_waiting(bool waiting);
   bool make_block_room() override;
   // Gives the pool buffer the receiver reassembles in back to the pool (dropping what it held), if any.

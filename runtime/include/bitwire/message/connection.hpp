@@ -66,8 +66,9 @@
 //   the application sends on, and messages that wait on the peer (reliable ones past a missing id, a
 //   block's fragment 0 kept for reassembly) move to the application's room; where that has no space, the
 //   send is refused (kReservedForReceiving) or the packet is not acked and only what the application can
-//   receive at once is applied (packets_in_order_only; its unreliable messages are dropped,
-//   unreliable_dropped_in_order_only). So while the application receives and releases,
+//   receive at once is applied (packets_in_order_only; its unreliable messages are applied the first time
+//   the packet is seen, and a duplicate's are released: unreliable_dropped_in_order_only). So while the
+//   application receives and releases,
 //   every packet that brings a channel's next id is taken, and no correct peer's message waits for ever.
 // - Handles: messages from create()/receive() belong to this connection's pool and must be released
 //   before the connection is destroyed. reset() and the destructor release everything the connection holds.
@@ -85,6 +86,7 @@
 #include "bitwire/message/connection_packet.hpp"
 #include "bitwire/message/delta_baselines.hpp"
 #include "bitwire/message/detail/flight_limit.hpp"
+#include "bitwire/message/detail/sequence_marks.hpp"
 #include "bitwire/message/message.hpp"
 #include "bitwire/packet/endpoint.hpp"
 
@@ -281,9 +283,9 @@ struct ConnectionCounters {
   uint64_t packets_in_order_only = 0;   // not acked, applied only up to each reliable channel's first missing
                                         // id: what else it carried would have waited past a gap in the
                                         // receive reserve (the gap rule; the peer resends it)
-  uint64_t unreliable_dropped_in_order_only = 0;  // unreliable messages such packets carried, released
-                                                  // unapplied (a duplicate of the unacked packet may come
-                                                  // again; an unreliable message is never resent)
+  uint64_t unreliable_dropped_in_order_only = 0;  // unreliable messages of a duplicate of such a packet,
+                                                  // released unapplied: the first copy applied them (the
+                                                  // packet was not acked, so the network may repeat it)
   friend bool operator==(const ConnectionCounters&, const ConnectionCounters&) = default;
 };
 
@@ -389,6 +391,10 @@ class Connection {
   // The reliable channels of `config` that reassemble blocks for `factory` (and so lend their buffer to the
   // pool when it holds buffers of its own).
   static int lending_channels(const MessageFactory& factory, const ConnectionConfig& config);
+  // The bytes of send()'s scratch for copying a received message out of the receive reserve (a type
+  // without a nothrow move, MessagePool::copy_to_application): a packet and a word when `factory` has such
+  // a type, else 0.
+  static size_t copy_buffer_bytes(const MessageFactory& factory, const ConnectionConfig& config);
 
   int channel_count() const { return config_.channel_count; }
   const ChannelCounters& channel_counters(int channel) const { return channels_[channel]->counters(); }
@@ -434,8 +440,12 @@ class Connection {
   std::unique_ptr<OutgoingEntry[]> outgoing_;
   std::unique_ptr<IncomingPacket> incoming_;
   std::unique_ptr<std::byte[]> packet_buffer_;
+  std::unique_ptr<std::byte[]> copy_buffer_;  // send()'s scratch for a type without a nothrow move
   std::unique_ptr<Endpoint> endpoint_;
   std::unique_ptr<DeltaBaselines> delta_;
+  // The packets applied in order only within the endpoint's received window: a duplicate of one does not
+  // apply its unreliable messages again.
+  detail::SequenceMarks in_order_only_;
   ConnectionError error_ = ConnectionError::kNone;
   const char* error_reason_ = nullptr;
   char config_reason_[kConfigReasonBytes] = {};  // a config reason, owned by the connection

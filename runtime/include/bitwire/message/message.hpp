@@ -305,6 +305,8 @@ class MessageHandle {
   // block, the size is out of range, no block buffer is free, or the free ones are reserved for
   // receiving (MessagePool's contract above).
   BlockRefusal try_attach_block(std::span<const std::byte> bytes);
+  // What try_attach_block of `size` bytes would answer now, without taking anything or counting a refusal.
+  BlockRefusal block_refusal(size_t size) const;
   // A block of `size` bytes to fill in place (the same rules as try_attach_block). The bytes are zeroed
   // first, on every pool and also when the handle's block is reused: a buffer outlives the message (and the
   // client of a server slot) that last held it, so what the caller does not write shows no earlier block.
@@ -319,7 +321,8 @@ class MessageHandle {
   // True when the block was lent by its channel (a received block on a pool with buffers of its own) rather
   // than held in a buffer of the pool: try_attach_block / try_allocate_block then take a pool buffer under
   // the rules above (the lent bytes stay attached when refused) and give the lent one back, and
-  // Connection::send moves it into a pool buffer first, so a lent buffer never waits on the peer's acks.
+  // Connection::send moves it into a pool buffer once the send is certain to be accepted (a refused send
+  // leaves it lent), so a lent buffer never waits on the peer's acks.
   bool block_lent() const;
 
  private:
