@@ -395,9 +395,19 @@ TEST(PoolLiveness, TheDerivedBudgetTakesAGapsPacketOfAChannelsMostMessagesOfTheL
       << "the derived budget holds one received packet of the channel's most snapshots";
   NetworkConditions conditions;
   conditions.loss_percent = 25;
-  for (int seed = 1; seed <= 4; ++seed) {
-    SCOPED_TRACE(seed);
+  // Greedy: the receiving application holds every message its room gives besides (it never releases
+  // them), so only the receive reserve takes the snapshots.
+  for (int run = 0; run < 8; ++run) {
+    const int seed = 1 + run % 4;
+    const bool greedy = run >= 4;
+    SCOPED_TRACE(::testing::Message() << "seed " << seed << (greedy ? ", greedy receiver" : ""));
     ConnectionPair pair(factory, config, conditions, static_cast<uint64_t>(seed));
+    std::vector<MessageHandle> held;
+    if (greedy) {
+      for (MessageHandle h = pair.b.create<Snapshot>(); h; h = pair.b.create<Snapshot>())
+        held.push_back(std::move(h));
+      ASSERT_FALSE(held.empty());
+    }
     constexpr uint32_t kCount = 3000;
     uint32_t queued = 0;
     uint32_t received = 0;
@@ -423,6 +433,14 @@ TEST(PoolLiveness, TheDerivedBudgetTakesAGapsPacketOfAChannelsMostMessagesOfTheL
     EXPECT_TRUE(in_order);
     EXPECT_EQ(received, kCount) << "stalled after " << tick << " ticks";
     EXPECT_EQ(pair.b.error(), ConnectionError::kNone) << pair.b.error_reason();
+    std::printf("seed %d%s: %d ticks, %llu packets in order only, %llu refused for the pool\n", seed,
+                greedy ? " (greedy)" : "", tick,
+                static_cast<unsigned long long>(pair.b.counters().packets_in_order_only),
+                static_cast<unsigned long long>(pair.b.counters().packets_pool_exhausted));
+    if (!greedy) {
+      EXPECT_EQ(pair.b.counters().packets_pool_exhausted, 0u)
+          << "a receiver that drains every tick never refuses a packet for the pool";
+    }
   }
 }
 
