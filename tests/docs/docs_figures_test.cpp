@@ -320,8 +320,10 @@ TEST(DocsFigures, ClientServerDefaultSlotFields) {
   const size_t netcode = slot - connection.memory_bytes();
   EXPECT_EQ(pool.memory_bytes() - buffers + buffers + receiver + sender + queues + endpoint + rest + netcode,
             slot);
-  const std::string pool_row = "| message pool: " + with_commas(static_cast<uint64_t>(pool.capacity())) +
-                               " message slots, " + std::to_string(lenders) + " lender | ";
+  const std::string pool_row = "| message pool: a budget of " + with_commas(pool.bytes()) + " bytes for " +
+                               with_commas(static_cast<uint64_t>(pool.capacity())) + " messages, " +
+                               std::to_string(lenders) + " lender, " +
+                               std::to_string(pool.block_message_slots()) + " block message slots | ";
   expect_figure(doc, pool_row, pool.memory_bytes() - buffers, "the pool less its block buffers");
   expect_figure(doc, "| message pool: " + std::to_string(pool.block_count()) + " block buffer | ", buffers,
                 "block_count x (max_block_size + a 4-byte free-list entry)");
@@ -349,10 +351,10 @@ TEST(DocsFigures, ClientServerDefaultSlotFields) {
                 server.memory_per_slot(), "Server::memory_per_slot()");
 }
 
-// A message of 1 MiB, as the doc's example of pools above the cap describes.
+// A message of 1 MiB with its 16-byte pool header, as the doc's example of pools above the cap describes.
 struct Huge {
   static constexpr uint32_t kTypeId = 0;
-  uint8_t bytes[1 << 20] = {};
+  uint8_t bytes[(1 << 20) - 16] = {};
   template <typename Stream>
   bool serialize(Stream& stream) {
     return serialize_bits(stream, bytes[0], 8);
@@ -366,7 +368,8 @@ TEST(DocsFigures, ClientServerHugePoolReason) {
   config.max_clients = 8;
   config.connection.message_pool_size = 1024;
   expect_figure("docs/client-server.md", "`StackConfig.max_clients = 8: 8 slots of ",
-                stack_slot_memory(config, factory), "stack_slot_memory: 1,024 pool slots of a 1 MiB type");
+                stack_slot_memory(config, factory),
+                "stack_slot_memory: 1,024 messages of 1 MiB with the pool header");
 }
 
 // ---- docs/transport.md (netcode) ----------------------------------------------------------------------

@@ -20,10 +20,11 @@
 namespace bitwire::test {
 namespace {
 
-// A message of 1 MiB: 1,024 slots of it fill kMaxMessageSlotBytes.
+// A message of 1 MiB with its 16-byte pool header (MessagePool::message_bytes): 1,024 of it fill
+// kMaxMessageSlotBytes.
 struct Huge {
   static constexpr uint32_t kTypeId = 0;
-  uint8_t bytes[1 << 20] = {};
+  uint8_t bytes[(1 << 20) - 16] = {};
   template <typename Stream>
   bool serialize(Stream& stream) {
     return serialize_bits(stream, bytes[0], 8);
@@ -77,7 +78,7 @@ TEST(MessagePoolMemory, SlotsAboveTheCapForTheFactoryAreFlagged) {
   EXPECT_TRUE(config.check().ok()) << "the table alone does not know the message size";
   ASSERT_FALSE(config.check(factory).ok());
   EXPECT_NE(std::string(config.check(factory).reason())
-                .find("MessagePoolConfig.capacity = 2048: slots of 1048576 bytes"),
+                .find("MessagePoolConfig.capacity = 2048: messages of 1048576 to 1048576 bytes"),
             std::string::npos)
       << config.check(factory).reason();
   EXPECT_EQ(config.sanitized(factory).capacity, 1024);
@@ -119,14 +120,18 @@ TEST(MessagePoolMemory, ClientRefusesAConnectionWhosePoolPassesTheCap) {
       << client.error_reason();
 }
 
-// One slot whose pool (2,048 slots of 1 MiB) passes the 1 GiB pool cap while the server's total (2 GiB) is
-// under its own cap: check(factory) passes, the slot's connection does not, and the server refuses.
+// One slot whose pool (2,048 messages of 1 MiB) passes the 1 GiB pool cap while the server's total (2 GiB)
+// is under its own cap: check(factory) runs the pool's own check for the factory and refuses it with the
+// pool's reason, and so does the server, before it allocates a slot.
 TEST(StackMemory, ServerRefusesASlotConnectionWhosePoolPassesTheCap) {
   StackConfig config;
   config.max_clients = 1;
   config.connection.message_pool_size = 2048;
   const MessageFactory factory(kHugeTypes);
-  ASSERT_TRUE(config.check(factory).ok()) << config.check(factory).reason();
+  ASSERT_FALSE(config.check(factory).ok());
+  EXPECT_NE(std::string(config.check(factory).reason()).find("MessagePoolConfig.capacity = 2048"),
+            std::string::npos)
+      << config.check(factory).reason();
   LoopbackNetwork network(16);
   const Address address = Address::ipv4(10, 0, 0, 1, 40000);
   LoopbackTransport transport(network, address);
@@ -135,6 +140,21 @@ TEST(StackMemory, ServerRefusesASlotConnectionWhosePoolPassesTheCap) {
   ASSERT_NE(server.error_reason(), nullptr);
   EXPECT_NE(std::string(server.error_reason()).find("MessagePoolConfig.capacity = 2048"), std::string::npos)
       << server.error_reason();
+}
+
+// A message_pool_bytes below the receive reserve and one more message of the largest type is refused by
+// StackConfig::check(factory) with the pool's reason, so the server refuses it before it builds a slot.
+TEST(StackMemory, CheckWithTheFactoryRefusesAPoolBudgetBelowTheReceiveReserve) {
+  StackConfig config;
+  config.max_clients = 4;
+  config.connection.message_pool_bytes = 4096;  // the default reserve is 256 messages
+  const MessageFactory factory(kAllTypes);
+  ASSERT_TRUE(config.check().ok()) << "the table alone does not know the message sizes";
+  const ConfigCheck refused = config.check(factory);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(std::string(refused.reason()).find("receive reserve"), std::string::npos) << refused.reason();
+  EXPECT_NE(std::string(refused.reason()).find("ConnectionConfig.messages"), std::string::npos)
+      << refused.reason();
 }
 
 // ConnectionConfig's pool part is checked through MessagePoolConfig's table, its reason prefixed.

@@ -26,6 +26,9 @@ const char* to_string(SendResult result) {
              "(block_refusal)";
     case SendResult::kNotConnected:
       return "not connected: send after the session is connected";
+    case SendResult::kReservedForReceiving:
+      return "a received message sent on a reliable channel would keep the message pool's receive reserve "
+             "until acked: no room to move or copy it to (limit says which)";
   }
   return "unknown send result";
 }
@@ -178,6 +181,9 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
   EndpointConfig endpoint = endpoint_config(config_);
   endpoint.protocol_id = protocol_id_;
   endpoint_ = std::make_unique<Endpoint>(endpoint, endpoint_callbacks(), now);
+  in_order_only_ = detail::SequenceMarks(endpoint_->config().received_packets_buffer_size);
+  if (const size_t copy = copy_buffer_bytes(factory_, config_); copy > 0)
+    copy_buffer_.reset(new std::byte[copy]);
 
   int ack_records = endpoint_->config().sent_packets_buffer_size;
   for (const ChannelConfig& c : layout_.channels) {
@@ -239,6 +245,34 @@ SendStatus Connection::send(int channel_index, MessageHandle&& message) {
     return refuse(SendResult::kConnectionError);
   }
   Channel& channel = *channels_[channel_index];
+  // A received message sent on a reliable channel stays until the peer acks it: it leaves the receive
+  // reserve (or a block message slot) for the application's room (MessagePool's contract;
+  // docs/channels.md section 2). The move is the last step that may refuse, so a refused message is where
+  // it was (a pointer into it stays valid). An unreliable channel's sent message never waits on the peer
+  // (released at the next plan): it is not moved.
+  // A type without a nothrow move constructor is copied through its serialize functions instead, in a
+  // buffer of its own (copy_buffer_bytes): a send() from a transmit callback runs while the endpoint still
+  // reads the packet buffer's fragments.
+  size_t body_bits = 0;
+  const auto leave_reserve = [&]() {
+    if (channel.config().type != ChannelType::kReliableOrdered ||
+        !(pool_->in_receive_reserve(message) || pool_->in_block_slot(message))) {
+      return true;
+    }
+    const bool movable = message.info().relocate != nullptr;
+    if (movable ? pool_->move_to_application(message)
+                : pool_->copy_to_application(
+                      message, std::span<std::byte>(copy_buffer_.get(), copy_buffer_bytes(factory_, config_)),
+                      body_bits)) {
+      return true;
+    }
+    refuse(SendResult::kReservedForReceiving,
+           movable
+               ? "MessagePool::room_capacity() or the application's room bytes: no room to move it to"
+               : "the application's room (the type, without a nothrow move constructor, is copied through "
+                 "its serialize functions): no room, or its read refused what its write gave");
+    return false;
+  };
   const ChannelConfig& c = channel.config();
   const MessageTypeInfo& info = message.info();
 
@@ -248,6 +282,7 @@ SendStatus Connection::send(int channel_index, MessageHandle&& message) {
     status.write_error = validate.error();
     return refuse(SendResult::kInvalidMessage);
   }
+  body_bits = validate.bits_processed();
   size_t bits = static_cast<size_t>(layout_.type_bits()) + validate.bits_processed();
   // The delta form's header (its body never measures more than the whole one: DeltaBaselines).
   if (c.type != ChannelType::kReliableOrdered && delta_->handles(info)) bits += DeltaBaselines::kHeaderBits;
@@ -276,13 +311,20 @@ SendStatus Connection::send(int channel_index, MessageHandle&& message) {
       if (!channel.can_send()) return refuse(SendResult::kQueueFull);
       // A received block lent by its channel goes out of a buffer of the pool's own: a queued block waits
       // for the peer's acks, and the lent buffer must never wait on the peer (both ends echoing blocks
-      // would each hold the buffer the other's next block needs).
-      if (message.block_lent()) {
-        const BlockRefusal moved = message.try_attach_block(message.block());
-        if (moved != BlockRefusal::kNone) {
-          status.block_refusal = moved;
+      // would each hold the buffer the other's next block needs). It is copied only once nothing else can
+      // refuse the send (a refused message keeps its lent block): the buffer is checked first, and
+      // leave_reserve() takes no block buffer.
+      const bool lent = message.block_lent();
+      if (lent) {
+        if (message.block_refusal(block.size()) != BlockRefusal::kNone) {
+          status.block_refusal = message.try_attach_block(block);  // refuses alike, counted by the pool
           return refuse(SendResult::kNoBlockBuffer);
         }
+      }
+      if (!leave_reserve()) return status;
+      if (lent) {
+        [[maybe_unused]] const BlockRefusal moved = message.try_attach_block(message.block());
+        BITWIRE_ASSERT(moved == BlockRefusal::kNone);  // block_refusal() said so, and nothing took one since
       }
       channel.send(std::move(message), static_cast<uint32_t>(bits));
       return status;
@@ -296,6 +338,7 @@ SendStatus Connection::send(int channel_index, MessageHandle&& message) {
                           (c.type == ChannelType::kReliableOrdered ? 16 : 0);
   if (overhead + bits > budget_bits) return refuse(SendResult::kTooLarge, budget_limit);
   if (!channel.can_send()) return refuse(SendResult::kQueueFull);
+  if (!leave_reserve()) return status;
   channel.send(std::move(message), static_cast<uint32_t>(bits));
   return status;
 }
@@ -441,7 +484,7 @@ size_t Connection::generate_packet(uint16_t sequence, std::span<std::byte> out) 
   return size;
 }
 
-bool Connection::process_packet(uint16_t, std::span<const std::byte> bytes) {
+bool Connection::process_packet(uint16_t sequence, std::span<const std::byte> bytes) {
   if (error_ != ConnectionError::kNone && error_ != ConnectionError::kConfigInvalid) {
     ++counters_.packets_after_error;
     return false;
@@ -501,6 +544,49 @@ bool Connection::process_packet(uint16_t, std::span<const std::byte> bytes) {
       return false;
     }
   }
+  // The gap rule (docs/channels.md section 2). The receive reserve keeps only what the application can
+  // receive at once: messages that wait on the peer -- reliable ones past a missing id, a block's fragment
+  // 0 kept for reassembly -- move to the application's room. Where it has no room for one, the packet is
+  // not acked and only what the application can receive at once is applied: each reliable channel's
+  // messages up to its first missing id, and block fragments whose message is not in the reserve. So the
+  // packet that fills a gap is never refused for what it also carries past a hole, and nothing that waits
+  // on the peer takes the room that packet needs.
+  bool moved = true;
+  for (int e = 0; e < incoming_->entry_count() && moved; ++e) {
+    moved = channels_[incoming_->entry(e).channel]->move_held(*incoming_, e, *pool_);
+  }
+  if (!moved) {
+    // Unreliable messages are applied the first time the packet is seen (nothing in them waits on the
+    // peer, and the peer never resends them, so snapshots keep flowing while a reliable gap is held). The
+    // packet is not acked, so the network may still bring a duplicate of it: the marks remember it, and a
+    // duplicate's unreliable messages are released unapplied. Their delta forms do not become baselines
+    // here: the peer takes one only from a packet it saw acked, and an acked duplicate commits them.
+    const bool first = !in_order_only_.marked(sequence);
+    for (int e = 0; e < incoming_->entry_count(); ++e) {
+      Channel& channel = *channels_[incoming_->entry(e).channel];
+      const IncomingPacket::Entry& entry = incoming_->entry(e);
+      if (entry.block) {
+        if (!pool_->in_receive_reserve(entry.fragment.message)) {
+          channel.apply(*incoming_, e);
+        } else {
+          channel.apply_in_order(*incoming_, e);
+        }
+      } else if (layout_.channels[static_cast<size_t>(entry.channel)].type != ChannelType::kReliableOrdered) {
+        if (first) {
+          channel.apply(*incoming_, e);
+        } else {
+          counters_.unreliable_dropped_in_order_only += static_cast<uint64_t>(entry.message_count);
+        }
+      } else {
+        channel.apply_in_order(*incoming_, e);
+      }
+    }
+    in_order_only_.mark(sequence);
+    incoming_->clear();
+    ++counters_.packets_in_order_only;
+    endpoint_->defer_packet();
+    return false;
+  }
   // Accepted: the delta-form snapshots it carried become baselines, then the channels take the messages.
   for (int e = 0; e < incoming_->entry_count(); ++e) {
     const IncomingPacket::Entry& entry = incoming_->entry(e);
@@ -512,7 +598,17 @@ bool Connection::process_packet(uint16_t, std::span<const std::byte> bytes) {
       if (delta_->handles(message.message.info())) delta_->commit(message.message, message.id);
     }
   }
-  for (int e = 0; e < incoming_->entry_count(); ++e) channels_[incoming_->entry(e).channel]->apply(*incoming_, e);
+  // A duplicate of a packet applied in order only: its unreliable messages were applied then.
+  const bool repeat = in_order_only_.marked(sequence);
+  for (int e = 0; e < incoming_->entry_count(); ++e) {
+    const IncomingPacket::Entry& entry = incoming_->entry(e);
+    if (repeat && !entry.block &&
+        layout_.channels[static_cast<size_t>(entry.channel)].type != ChannelType::kReliableOrdered) {
+      counters_.unreliable_dropped_in_order_only += static_cast<uint64_t>(entry.message_count);
+      continue;
+    }
+    channels_[entry.channel]->apply(*incoming_, e);
+  }
   incoming_->clear();
   ++counters_.packets_processed;
   return true;
@@ -535,8 +631,18 @@ void Connection::reset() {
   packet_error_ = ConnectionPacketError::kNone;
   packet_read_error_ = ReadError::kNone;
   flight_.reset();
+  in_order_only_.clear();
   update_interval_ = 0.0;
   updated_ = false;
+}
+
+size_t Connection::copy_buffer_bytes(const MessageFactory& factory, const ConnectionConfig& config) {
+  // A message sent on a reliable channel measures at most a packet (send() refuses more); the write stream
+  // takes a word of slack for alignment. Only a type without a nothrow move is ever copied.
+  for (const MessageTypeInfo& info : factory.types()) {
+    if (info.relocate == nullptr) return static_cast<size_t>(config.max_packet_size) + 8;
+  }
+  return 0;
 }
 
 int Connection::lending_channels(const MessageFactory& factory, const ConnectionConfig& config) {
@@ -562,7 +668,10 @@ size_t Connection::memory_required(const MessageFactory& factory, const Connecti
                  Endpoint::memory_required(endpoint_config(config)) +
                  static_cast<size_t>(config.max_packet_size) +
                  static_cast<size_t>(config.channel_count) * (2 * sizeof(OutgoingEntry) + sizeof(void*)) +
-                 DeltaBaselines::memory_required(factory, config.delta_baselines);
+                 DeltaBaselines::memory_required(factory, config.delta_baselines) +
+                 detail::SequenceMarks::memory_required(
+                     endpoint_config(config).sanitized().received_packets_buffer_size) +
+                 copy_buffer_bytes(factory, config);
   const int ack_records = endpoint_config(config).sanitized().sent_packets_buffer_size;
   for (const ChannelConfig& c : channels) {
     total += c.type == ChannelType::kReliableOrdered
@@ -576,7 +685,8 @@ size_t Connection::memory_bytes() const {
   size_t total = pool_->memory_bytes() + incoming_->memory_bytes() + endpoint_->memory_bytes() +
                  static_cast<size_t>(config_.max_packet_size) +
                  static_cast<size_t>(config_.channel_count) * (2 * sizeof(OutgoingEntry) + sizeof(void*)) +
-                 delta_->memory_bytes();
+                 delta_->memory_bytes() + in_order_only_.memory_bytes() +
+                 copy_buffer_bytes(factory_, config_);
   for (int i = 0; i < config_.channel_count; ++i) total += channels_[i]->memory_bytes();
   return total;
 }

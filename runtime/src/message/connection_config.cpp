@@ -54,6 +54,7 @@ MessagePoolConfig ConnectionConfig::message_pool_config(bool block_types, bool s
   // also one sent packet's, which leave its send queue when planned and are released at the next plan (a
   // reliable channel's sent messages stay in its send queue until acked); and 64 the application holds.
   int messages = 64;
+  int per_packet = 0;  // the most messages one received packet carries
   bool blocks_possible = false;
   int max_block = 1;
   int block_channels = 0;         // reliable channels sending blocks as fragments
@@ -61,8 +62,14 @@ MessagePoolConfig ConnectionConfig::message_pool_config(bool block_types, bool s
   for (int i = 0; i < channel_count; ++i) {
     const ChannelConfig& channel = channels[static_cast<size_t>(i)];
     const bool reliable = channel.type == ChannelType::kReliableOrdered;
-    messages += channel.send_queue_size + channel.receive_queue_size +
-                (reliable ? 1 : 2) * channel.max_messages_per_packet;
+    // A correct sender never has more than receive_queue_size reliable ids in flight (it walks at most that
+    // many from its oldest unacked one, check_window), so one packet brings no more of them; both numbers
+    // are in the protocol id. An unreliable channel's packet is bounded by max_messages_per_packet alone.
+    const int received = reliable ? std::min(channel.max_messages_per_packet, channel.receive_queue_size)
+                                  : channel.max_messages_per_packet;
+    messages += channel.send_queue_size + channel.receive_queue_size + received +
+                (reliable ? 0 : channel.max_messages_per_packet);
+    per_packet += received;
     if (!channel.disable_blocks) {
       blocks_possible = true;
       max_block = std::max(max_block, channel.max_block_size);
@@ -71,12 +78,21 @@ MessagePoolConfig ConnectionConfig::message_pool_config(bool block_types, bool s
   }
   const bool blocks = blocks_possible && block_types;
   pool.capacity = message_pool_size > 0 ? message_pool_size : messages;
+  pool.bytes = message_pool_bytes;
+  pool.large_messages = kDerivedLargeMessages;
+  pool.least_bytes = kDerivedPoolBytes;
+  // One received packet of every channel's most messages (`received` above) at the largest type stays free
+  // for the receive path (the gap rule's reserve, docs/channels.md section 2), and a block message slot per
+  // reliable channel reassembling blocks, plus one for its fragment 0 resent while the slot holds the block's
+  // message.
+  pool.receive_reserve = per_packet;
   // With buffers of its own, a reliable channel lends its reassembly buffer to the block it delivers
   // (channel.hpp), so the pool needs one buffer per channel for what the application sends and one per
   // unreliable channel for what it receives inline. On a shared arena every received block is copied into
   // a buffer: 4, room for sending and for the receive reserve.
   const int derived = shared_blocks ? 4 : std::min(4, block_channels + 2 * inline_block_channels);
   pool.block_count = block_pool_size > 0 ? block_pool_size : (blocks ? derived : 0);
+  pool.block_messages = blocks ? 2 * block_channels : 0;
   pool.max_block_size = max_block;
   // One reserved buffer per channel that receives blocks into a pool buffer, so each can finish a block
   // while the application's outgoing blocks hold the rest; at least one buffer stays free for sending.

@@ -242,8 +242,10 @@ struct Reader {
                     ConnectionPacketError::kMessageTypeOutOfRange);
   }
 
-  ConnectionPacketError create(uint32_t type, MessageHandle& message) {
-    message = pool.create(type);
+  // The receive path's create: the pool's receive reserve is for it (MessagePool::create_received); a
+  // block's fragment 0 takes a block message slot first (`block`).
+  ConnectionPacketError create(uint32_t type, MessageHandle& message, bool block = false) {
+    message = block ? pool.create_received_block(type) : pool.create_received(type);
     return message ? ConnectionPacketError::kNone : ConnectionPacketError::kPoolExhausted;
   }
 
@@ -388,7 +390,8 @@ ConnectionPacketError read_connection_packet(const PacketLayout& layout, Message
         uint32_t type = 0;
         if ((error = reader.read_type(type)) != ConnectionPacketError::kNone) return error;
         if (!layout.factory.find(type)->has_block) return ConnectionPacketError::kFragmentNotBlockType;
-        if ((error = reader.create(type, fragment.message)) != ConnectionPacketError::kNone) return error;
+        if ((error = reader.create(type, fragment.message, true)) != ConnectionPacketError::kNone)
+          return error;
         if ((error = reader.read_body(fragment.message)) != ConnectionPacketError::kNone) return error;
       }
     }

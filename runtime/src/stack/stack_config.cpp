@@ -241,6 +241,16 @@ StackConfig StackConfig::sanitized() const {
 // check() counted the slots for the smallest factory; `factory`'s can only be larger.
 ConfigCheck StackConfig::check(const MessageFactory& factory) const {
   if (ConfigCheck own = check(); !own) return own;
+  // The message pool's own check for the factory's sizes (its budget against the receive reserve and the
+  // caps), so a slot's pool that would be refused is refused here, before the server builds any slot. A
+  // factory that fails its own check is refused by the Client and Server with that reason.
+  if (factory.check()) {
+    const MessagePoolConfig pool =
+        connection.message_pool_config(factory.any_block_type(), block_buffers >= 0);
+    if (const ConfigCheck problem = pool.check(factory); !problem) {
+      return config_part_check("StackConfig.connection: ConnectionConfig.messages", problem);
+    }
+  }
   if (!memory_fits(*this, factory)) return memory_refusal(*this, factory);
   return {};
 }

@@ -283,6 +283,11 @@ class BlockReceiver {
 
   bool receiving() const { return receiving_; }  // a block is in progress (at least one fragment stored)
   bool complete() const { return complete_; }    // a block is complete and awaits release()
+  // For a fragment classify() accepted: true when storing it completes its block (it is the only one
+  // still missing, or the whole block is one fragment).
+  bool completes(uint32_t fragment_count) const {
+    return receiving_ ? received_count_ + 1 == fragment_count_ : fragment_count == 1;
+  }
   uint32_t block_id() const { return block_id_; }
   uint32_t fragment_count() const { return fragment_count_; }
   uint32_t fragments_received() const { return received_count_; }

@@ -162,6 +162,18 @@ class Channel {
   virtual void packet_written() {}
   // Checks a received entry without changing anything; returns kNone or the reason it is refused.
   virtual ChannelError check(IncomingPacket& packet, int entry) const = 0;
+  // Moves out of `pool`'s receive reserve (MessagePool::move_to_application) every message a checked entry
+  // would keep waiting on the peer rather than on the application: a reliable message past a missing id
+  // once this entry's own ids are counted in, a block's fragment 0 kept for reassembly. False when one
+  // found no room (Connection then applies the packet in order only: docs/channels.md section 2).
+  virtual bool move_held(IncomingPacket&, int, MessagePool&) const { return true; }
+  // Applies only what of a checked entry the application can receive at once: a reliable channel's
+  // messages up to the first missing id (with duplicates counted as apply() counts them); of a block
+  // entry whose fragment 0 message is in the receive reserve, the fragment only when it completes the
+  // head block (Connection applies a block entry that holds nothing there with apply(), and an
+  // unreliable entry with apply() the first time the packet is seen). For a packet that is then not acked
+  // (Connection's gap rule).
+  virtual void apply_in_order(IncomingPacket&, int) {}
   // The reason for the last error check() returned, more precise than to_string(ChannelError).
   virtual const char* error_detail() const { return "none"; }
   // True when this channel has a block fragment that could go in another packet now, within
@@ -244,6 +256,8 @@ class ReliableOrderedChannel final : public Channel, private BlockLender {
   MessageHandle receive() override;
   size_t plan(uint16_t sequence, double now, size_t available_bits, OutgoingEntry& entry) override;
   ChannelError check(IncomingPacket& packet, int entry) const override;
+  bool move_held(IncomingPacket& packet, int entry, MessagePool& pool) const override;
+  void apply_in_order(IncomingPacket& packet, int entry) override;
   const char* error_detail() const override;
   bool block_capable() const override { return block_sender_ != nullptr; }
   bool fragment_ready(double now, size_t available_bits) override;
@@ -312,6 +326,11 @@ class ReliableOrderedChannel final : public Channel, private BlockLender {
   void finish_block();
   // Moves receive_head_ past every id now queued.
   void advance_receive_head();
+  // How many of a checked message entry's messages lie before its first one past a missing id (duplicates
+  // included): all of them when applying it leaves nothing waiting past a gap.
+  int in_order_count(IncomingPacket& packet, const IncomingPacket::Entry& entry) const;
+  // A fragment of the head block that would be stored without completing it (block_receiver_ exists).
+  bool waits_for_fragments(const IncomingPacket::Fragment& fragment) const;
   void set_block_waiting(bool waiting);
   bool make_block_room() override;
   // Gives the pool buffer the receiver reassembles in back to the pool (dropping what it held), if any.

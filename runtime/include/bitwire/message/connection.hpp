@@ -60,6 +60,16 @@
 //   reason; a packet refused only because this side has no room now (message pool or block buffer
 //   exhausted, receive window held) is dropped (counted) and not acked, so the peer resends it, but it is
 //   deferred (Endpoint::defer_packet): the acks it carries are processed all the same.
+// - The message pool's receive reserve (docs/channels.md section 2, which proves it live): a region of the
+//   budget for one received packet of every channel's most messages at the largest type, which only the
+//   packet reader creates in. It keeps only what the application can receive at once: a received message
+//   the application sends on, and messages that wait on the peer (reliable ones past a missing id, a
+//   block's fragment 0 kept for reassembly) move to the application's room; where that has no space, the
+//   send is refused (kReservedForReceiving) or the packet is not acked and only what the application can
+//   receive at once is applied (packets_in_order_only; its unreliable messages are applied the first time
+//   the packet is seen, and a duplicate's are released: unreliable_dropped_in_order_only). So while the
+//   application receives and releases,
+//   every packet that brings a channel's next id is taken, and no correct peer's message waits for ever.
 // - Handles: messages from create()/receive() belong to this connection's pool and must be released
 //   before the connection is destroyed. reset() and the destructor release everything the connection holds.
 // - Not movable (the endpoint's callbacks point to it).
@@ -76,6 +86,7 @@
 #include "bitwire/message/connection_packet.hpp"
 #include "bitwire/message/delta_baselines.hpp"
 #include "bitwire/message/detail/flight_limit.hpp"
+#include "bitwire/message/detail/sequence_marks.hpp"
 #include "bitwire/message/message.hpp"
 #include "bitwire/packet/endpoint.hpp"
 
@@ -90,6 +101,15 @@ inline constexpr int kMaxChannels = 64;
 // kMaxBlockPoolBytes) and the endpoint's (kMaxEndpointMemoryBytes), one connection stays under 3.1 GiB.
 inline constexpr size_t kMaxConnectionChannelBytes = size_t{1} << 30;
 
+// The derived message pool budget (ConnectionConfig::message_pool_bytes 0). A game's large messages (a
+// snapshot each tick) are few alive at once -- queued, in flight, held -- while its queues can hold
+// thousands of small ones: 128 of the largest type fit beside every message at the smallest's, with the
+// receive reserve (one received packet of every channel's most messages at the largest type) on top, and at
+// least 256 KiB, so a package of small types holds nearly every message at its largest (test::kAllTypes:
+// 1,928 of its 120-byte Numbered beside the reserve, of the 2,368 messages the default queues count).
+inline constexpr int kDerivedLargeMessages = 128;
+inline constexpr int kDerivedPoolBytes = 256 * 1024;
+
 struct ConnectionConfig {
   uint64_t protocol_id = 0;     // the game's id; the channel layout and message types are folded in
   int max_packet_size = 1200;   // bytes of connection packet per send_packet: the budget across channels (holds
@@ -100,6 +120,14 @@ struct ConnectionConfig {
   int message_pool_size = 0;  // messages alive at once; 0 = what the channels can hold at once: every
                               // queue's capacity + one received packet's messages (+ one sent packet's
                               // on unreliable channels, which hand them over) + 64 held by the application
+  int message_pool_bytes = 0;  // the pool's byte budget, each message at its own type's size plus its header
+                               // (MessagePool::message_bytes); 0 = derived: room for every message above at
+                               // the smallest type's size, kDerivedLargeMessages of them and the receive
+                               // reserve's at the largest's, and at least kDerivedPoolBytes (never more than
+                               // every message at the largest's). A game that keeps more large messages
+                               // alive sets it; a given budget below the receive reserve (one received packet
+                               // of every channel's most messages at the largest type) and one more message
+                               // is refused and raised (docs/channels.md section 2)
   int block_pool_size = 0;    // block buffers; 0, when a type carries blocks and a channel allows them:
                               // with buffers of its own one per channel allowing blocks and one more per
                               // unreliable one (its inline received blocks), at most 4; on a shared arena
@@ -150,6 +178,11 @@ inline constexpr auto kConnectionConfigLimits = config_table(
                                  .member = &ConnectionConfig::message_pool_size,
                                  .min = 0,
                                  .max = 1 << 24},
+    Field<ConnectionConfig, int>{.name = "message_pool_bytes",
+                                 .member = &ConnectionConfig::message_pool_bytes,
+                                 .min = 0,
+                                 .max = static_cast<int>(kMaxMessageSlotBytes),
+                                 .unit = "bytes"},
     Field<ConnectionConfig, int>{.name = "block_pool_size",
                                  .member = &ConnectionConfig::block_pool_size,
                                  .min = 0,
@@ -192,6 +225,13 @@ enum class SendResult : uint8_t {
   kNotConnected,     // Client / Server: no session yet (or any more) on this end or slot
   kNoBlockBuffer,    // a received block (lent by its channel) sent on a reliable channel is first moved into
                      // a block buffer of the pool's own, and none was granted (SendStatus::block_refusal)
+  kReservedForReceiving,  // a received message sent on a reliable channel from the pool's receive reserve
+                          // (or a block message slot) with no space in the application's room to move it
+                          // to (a type without a nothrow move constructor is copied there through its
+                          // serialize functions; SendStatus::limit says which way failed): it would keep
+                          // the room the peer's packets need until acked (send it
+                          // once more of what this side sent is acked). Checked last: a refused message is
+                          // not moved. An unreliable send never moves it (nothing waits on the peer).
 };
 const char* to_string(SendResult result);
 
@@ -199,7 +239,8 @@ struct SendStatus {
   SendResult result = SendResult::kQueued;
   WriteError write_error = WriteError::kNone;  // for kInvalidMessage
   size_t bits = 0;                             // the message's measured cost (type + body + block)
-  // For kTooLarge: the config field that limits the size ("ChannelConfig.max_block_size", ...); else nullptr.
+  // For kTooLarge: the config field that limits the size ("ChannelConfig.max_block_size", ...); for
+  // kReservedForReceiving: why the message could not leave the receive reserve; else nullptr.
   const char* limit = nullptr;
   BlockRefusal block_refusal = BlockRefusal::kNone;  // for kNoBlockBuffer: why no buffer was granted
   explicit operator bool() const { return result == SendResult::kQueued; }
@@ -239,6 +280,12 @@ struct ConnectionCounters {
   uint64_t sends_refused = 0;           // send() calls that returned anything but kQueued
   uint64_t packets_no_baseline = 0;     // refused: a delta against a baseline this side does not hold
                                         // (never applied; dropped and not acked, its acks still processed)
+  uint64_t packets_in_order_only = 0;   // not acked, applied only up to each reliable channel's first missing
+                                        // id: what else it carried would have waited past a gap in the
+                                        // receive reserve (the gap rule; the peer resends it)
+  uint64_t unreliable_dropped_in_order_only = 0;  // unreliable messages of a duplicate of such a packet,
+                                                  // released unapplied: the first copy applied them (the
+                                                  // packet was not acked, so the network may repeat it)
   friend bool operator==(const ConnectionCounters&, const ConnectionCounters&) = default;
 };
 
@@ -344,6 +391,10 @@ class Connection {
   // The reliable channels of `config` that reassemble blocks for `factory` (and so lend their buffer to the
   // pool when it holds buffers of its own).
   static int lending_channels(const MessageFactory& factory, const ConnectionConfig& config);
+  // The bytes of send()'s scratch for copying a received message out of the receive reserve (a type
+  // without a nothrow move, MessagePool::copy_to_application): a packet and a word when `factory` has such
+  // a type, else 0.
+  static size_t copy_buffer_bytes(const MessageFactory& factory, const ConnectionConfig& config);
 
   int channel_count() const { return config_.channel_count; }
   const ChannelCounters& channel_counters(int channel) const { return channels_[channel]->counters(); }
@@ -389,8 +440,12 @@ class Connection {
   std::unique_ptr<OutgoingEntry[]> outgoing_;
   std::unique_ptr<IncomingPacket> incoming_;
   std::unique_ptr<std::byte[]> packet_buffer_;
+  std::unique_ptr<std::byte[]> copy_buffer_;  // send()'s scratch for a type without a nothrow move
   std::unique_ptr<Endpoint> endpoint_;
   std::unique_ptr<DeltaBaselines> delta_;
+  // The packets applied in order only within the endpoint's received window: a duplicate of one does not
+  // apply its unreliable messages again.
+  detail::SequenceMarks in_order_only_;
   ConnectionError error_ = ConnectionError::kNone;
   const char* error_reason_ = nullptr;
   char config_reason_[kConfigReasonBytes] = {};  // a config reason, owned by the connection

@@ -17,8 +17,9 @@
 //   refuses it with a ConnectionPacketError (and the stream's ReadError); a refused packet leaves nothing
 //   behind (every message it created is released). Stricter than the published text in one place: entries
 //   must be in strictly ascending channel order (what every writer produces).
-// - Reading never allocates: messages come from the given pool (exhausted -> kPoolExhausted), fragment
-//   bytes land in the IncomingPacket's buffers, sized at its construction.
+// - Reading never allocates: messages come from the given pool's receive side (MessagePool::create_received,
+//   the receive reserve included; a block's fragment 0 from create_received_block), exhausted ->
+//   kPoolExhausted; fragment bytes land in the IncomingPacket's buffers, sized at its construction.
 #pragma once
 
 #include <cstddef>

@@ -14,10 +14,27 @@
 //
 // Contracts:
 // - A factory's table is indexed by type id: kTypes[i].type_id == i (check() says which entry is not).
-// - MessagePool: `capacity` slots, each large enough for the package's largest type, and `block_count`
-//   block buffers of `max_block_size` bytes (or none of its own on a shared BlockArena), all allocated in the
-//   constructor; create() and release never allocate. An exhausted pool returns an empty handle and counts it
-//   (exhausted()); it never grows.
+// - MessagePool: a byte budget (MessagePoolConfig::bytes) holding each message at its own type's size (a
+//   MessageArena: a few large messages and many small ones share it), at most `capacity` messages alive, and
+//   `block_count` block buffers of `max_block_size` bytes (or none of its own on a shared BlockArena), all
+//   allocated in the constructor; create() and release never allocate. A message is value-initialised
+//   (T()) in its bytes, so nothing of a released message shows in the next. An exhausted pool (no free
+//   bytes large enough, or `capacity` messages alive) returns an empty handle and counts it (exhausted());
+//   it never grows.
+// - The receive reserve (MessagePoolConfig::receive_reserve messages of the factory's largest type) is a
+//   region of the budget of its own: create() -- the application's -- never takes it, create_received()
+//   -- the packet reader's -- takes it first and the application's room only when it is full. So however
+//   greedily the application creates, the reserve is free once what was received there is released;
+//   the count is split the same way: the application's room holds at most room_capacity() messages
+//   (capacity less receive_reserve, at least min(capacity, 64)), whoever places them there (create(), the
+//   packet reader with the reserve full, move_to_application()), so an application holding every handle
+//   it can create still leaves one received packet's messages of the count;
+//   Connection keeps there only what the application can receive at once and states the rest of the rule
+//   (docs/channels.md section 2). move_to_application() moves a message out of it.
+// - Received block messages: `block_messages` slots of the largest block type's size, outside the budget
+//   and the count (their bytes at most kMaxMessageSlotBytes: check(factory) refuses more),
+//   taken first by create_received_block() (a block's fragment 0, which its channel keeps until the block
+//   is complete).
 // - Received blocks lent by a channel (BlockLender) take no pool buffer: a reliable channel on a pool with
 //   buffers of its own hands its reassembly buffer to the delivered message and takes it back when the
 //   message is released (block_lent()). The buffers below then hold what the application sends, and what
@@ -46,6 +63,7 @@
 
 #include "bitwire/core/config.hpp"
 #include "bitwire/core/config_table.hpp"
+#include "bitwire/message/message_arena.hpp"
 #include "bitwire/serialize/stream.hpp"
 
 namespace bitwire {
@@ -72,6 +90,10 @@ struct MessageTypeInfo {
   bool (*write_delta)(const void* message, const void* baseline, WriteStream& stream) = nullptr;
   bool (*read_delta)(void* message, const void* baseline, ReadStream& stream) = nullptr;
   void (*copy)(void* to, const void* from) = nullptr;  // *to = *from (a baseline kept)
+  // Move-constructs a T at `to` from the T at `from` (which stays to be destroyed); null when T has no
+  // nothrow move constructor. MessagePool::move_to_application uses it; a type without it leaves the
+  // receive reserve by copy_to_application (its serialize functions) instead.
+  void (*relocate)(void* to, void* from) = nullptr;
 };
 
 namespace detail {
@@ -153,6 +175,10 @@ constexpr MessageTypeInfo describe_message(const char* name, const MessageSerial
   info.tag = &detail::kMessageTag<T>;
   info.construct = [](void* storage) { ::new (storage) T(); };
   info.destroy = [](void* message) { static_cast<T*>(message)->~T(); };
+  // Only a move that cannot throw: a throwing one would leave the new bytes taken and the message in both.
+  if constexpr (std::is_nothrow_move_constructible_v<T>) {
+    info.relocate = [](void* to, void* from) { ::new (to) T(std::move(*static_cast<T*>(from))); };
+  }
   info.write = serializers.write;
   info.read = serializers.read;
   info.measure = serializers.measure;
@@ -279,6 +305,8 @@ class MessageHandle {
   // block, the size is out of range, no block buffer is free, or the free ones are reserved for
   // receiving (MessagePool's contract above).
   BlockRefusal try_attach_block(std::span<const std::byte> bytes);
+  // What try_attach_block of `size` bytes would answer now, without taking anything or counting a refusal.
+  BlockRefusal block_refusal(size_t size) const;
   // A block of `size` bytes to fill in place (the same rules as try_attach_block). The bytes are zeroed
   // first, on every pool and also when the handle's block is reused: a buffer outlives the message (and the
   // client of a server slot) that last held it, so what the caller does not write shows no earlier block.
@@ -293,7 +321,8 @@ class MessageHandle {
   // True when the block was lent by its channel (a received block on a pool with buffers of its own) rather
   // than held in a buffer of the pool: try_attach_block / try_allocate_block then take a pool buffer under
   // the rules above (the lent bytes stay attached when refused) and give the lent one back, and
-  // Connection::send moves it into a pool buffer first, so a lent buffer never waits on the peer's acks.
+  // Connection::send moves it into a pool buffer once the send is certain to be accepted (a refused send
+  // leaves it lent), so a lent buffer never waits on the peer's acks.
   bool block_lent() const;
 
  private:
@@ -325,50 +354,97 @@ bool serialize_message_body(Stream& stream, MessageHandle& message) {
 // The most memory a pool's block buffers may take (block_count x max_block_size); a config above it is
 // refused. 1 GiB: 16 buffers of the largest reliable block (64 MiB).
 inline constexpr size_t kMaxBlockPoolBytes = size_t{1} << 30;
-// The most memory a pool's message slots may take (capacity x the factory's largest type, aligned); a
-// config above it is refused for that factory (check(factory)). 1 GiB: 16,777,216 slots of 64 bytes.
+// The most memory a pool's messages may take (its byte budget, MessagePoolConfig::bytes, given or derived);
+// a config above it is refused for that factory (check(factory)). 1 GiB.
 inline constexpr size_t kMaxMessageSlotBytes = size_t{1} << 30;
 
 struct MessagePoolConfig {
-  int capacity = 1024;               // messages alive at once (queued, in flight, received, held by the user)
+  int capacity = 1024;               // messages alive at once in the budget (queued, in flight, received,
+                                     // held by the user; block message slots aside), of which the
+                                     // application's room takes at most capacity - receive_reserve (>= 64)
   int block_count = 0;               // block buffers (one per message carrying a block); 0 = no blocks
   int max_block_size = 256 * 1024;   // bytes per block buffer
   int block_receive_reserve = 0;     // block buffers only received blocks may take (0..block_count)
+  int bytes = 0;                     // the messages' byte budget (each message takes its type's size plus its
+                                     // header, MessagePool::message_bytes); 0 = derived (bytes_for)
+  int receive_reserve = 0;           // messages of the largest type (at most capacity): a region of the
+                                     // budget only the receive path creates in (a Connection: one received
+                                     // packet of every channel's most messages)
+  int block_messages = 0;            // slots for received block messages outside the budget
+  int large_messages = -1;           // with bytes 0: the derived budget holds `capacity` messages of the
+                                     // smallest type and this many of the largest; -1 = capacity of them
+  int least_bytes = 0;               // with bytes 0: the derived budget is at least this, but never more
+                                     // than capacity messages of the largest type
 
   // Passes when every field is within kMessagePoolConfigLimits (the block buffers within
   // kMaxBlockPoolBytes), else the reason (held in the ConfigCheck; see config_table.hpp).
   ConfigCheck check() const;
-  // check(), and the slots for `factory`'s largest type within kMaxMessageSlotBytes.
+  // check(), the budget for `factory` within kMaxMessageSlotBytes, the block message slots' bytes within
+  // it too, and a given budget holding the receive reserve and one more message of the largest type.
   ConfigCheck check(const MessageFactory& factory) const;
+  // A warning, not a refusal (check() passes and the pool runs): fails when capacity is below
+  // receive_reserve + 64. The application's room then takes 64 of the count all the same, part of the
+  // reserve's share, so while the application holds them the packet reader has fewer than one received
+  // packet's messages and refuses packets that bring more (packets_pool_exhausted) until it releases. The
+  // pool logs it at LogLevel::kWarning when built; the reason names both numbers.
+  ConfigCheck count_warning() const;
   // This config with every field clamped into range (block_count lowered to the block memory cap).
   MessagePoolConfig sanitized() const;
-  // sanitized(), and capacity lowered until the slots for `factory` fit kMaxMessageSlotBytes.
+  // sanitized(), block_messages lowered until the slots' bytes fit kMaxMessageSlotBytes, capacity lowered
+  // until the derived budget for `factory` fits it, and a
+  // given budget raised to hold the receive reserve and one message of the largest type.
   MessagePoolConfig sanitized(const MessageFactory& factory) const;
+  // The byte budget of this config for `factory` (its fields in range): `bytes`, or when 0 the largest of
+  // application x the smallest type's message_bytes + large x (the largest's - the smallest's) + reserve x
+  // the largest's, min(least_bytes, capacity x the largest's), and (reserve + 1) x the largest's, where
+  // reserve is receive_reserve at most capacity, application the rest of the count (at least
+  // min(capacity, 64)), and large large_messages (-1: all of them) at most application.
+  size_t bytes_for(const MessageFactory& factory) const;
 };
 
 // The limits of MessagePoolConfig. max_block_size comes before block_count, and block_count before
 // block_receive_reserve: each bound is computed from the field before it.
 inline constexpr auto kMessagePoolConfigLimits = config_table(
-    Field<MessagePoolConfig, int>{.name = "capacity", .member = &MessagePoolConfig::capacity, .min = 1,
-                                  .max = 1 << 24},
+    Field<MessagePoolConfig, int>{
+        .name = "capacity", .member = &MessagePoolConfig::capacity, .min = 1, .max = 1 << 24},
     Field<MessagePoolConfig, int>{.name = "max_block_size",
                                   .member = &MessagePoolConfig::max_block_size,
                                   .min = 1,
                                   .max = 1 << 30,
                                   .unit = "bytes"},
-    Field<MessagePoolConfig, int>{
-        .name = "block_count",
-        .member = &MessagePoolConfig::block_count,
-        .min = 0,
-        .max = 1 << 16,
-        .upper = [](const MessagePoolConfig& c) { return static_cast<int>(kMaxBlockPoolBytes / static_cast<size_t>(std::max(c.max_block_size, 1))); },
-        .upper_text = "1 GiB / max_block_size"},
+    Field<MessagePoolConfig, int>{.name = "block_count",
+                                  .member = &MessagePoolConfig::block_count,
+                                  .min = 0,
+                                  .max = 1 << 16,
+                                  .upper =
+                                      [](const MessagePoolConfig& c) {
+                                        return static_cast<int>(
+                                            kMaxBlockPoolBytes /
+                                            static_cast<size_t>(std::max(c.max_block_size, 1)));
+                                      },
+                                  .upper_text = "1 GiB / max_block_size"},
     Field<MessagePoolConfig, int>{.name = "block_receive_reserve",
                                   .member = &MessagePoolConfig::block_receive_reserve,
                                   .min = 0,
                                   .max = 1 << 16,
                                   .upper = [](const MessagePoolConfig& c) { return c.block_count; },
-                                  .upper_text = "block_count"});
+                                  .upper_text = "block_count"},
+    Field<MessagePoolConfig, int>{.name = "bytes",
+                                  .member = &MessagePoolConfig::bytes,
+                                  .min = 0,
+                                  .max = static_cast<int>(kMaxMessageSlotBytes),
+                                  .unit = "bytes"},
+    Field<MessagePoolConfig, int>{
+        .name = "large_messages", .member = &MessagePoolConfig::large_messages, .min = -1, .max = 1 << 24},
+    Field<MessagePoolConfig, int>{.name = "least_bytes",
+                                  .member = &MessagePoolConfig::least_bytes,
+                                  .min = 0,
+                                  .max = static_cast<int>(kMaxMessageSlotBytes),
+                                  .unit = "bytes"},
+    Field<MessagePoolConfig, int>{
+        .name = "receive_reserve", .member = &MessagePoolConfig::receive_reserve, .min = 0, .max = 1 << 20},
+    Field<MessagePoolConfig, int>{
+        .name = "block_messages", .member = &MessagePoolConfig::block_messages, .min = 0, .max = 1 << 10});
 
 // Block buffers shared by many MessagePools (a server's slots): `buffer_count` buffers of `buffer_size`
 // bytes, allocated in the constructor, never grown. A pool built on an arena allocates no block buffer of
@@ -434,8 +510,14 @@ class MessagePool {
   MessagePool& operator=(const MessagePool&) = delete;
 
   // A default-constructed message of `type_id`, or an empty handle when the id is unknown or the pool is
-  // exhausted (counted in exhausted()).
+  // exhausted (counted in exhausted()); the application's: the receive reserve is not its.
   MessageHandle create(uint32_t type_id);
+  // The receive path's create (the packet reader): in the receive reserve, or when it is full the
+  // application's room.
+  MessageHandle create_received(uint32_t type_id);
+  // A received block message (a block's fragment 0): a block message slot when one is free, else as
+  // create_received().
+  MessageHandle create_received_block(uint32_t type_id);
   template <typename T>
   MessageHandle create() {
     return create(static_cast<uint32_t>(T::kTypeId));
@@ -443,11 +525,49 @@ class MessagePool {
 
   const MessageFactory& factory() const { return factory_; }
   int capacity() const { return capacity_; }
+  // The application's share of the count (create() and moves into its room stop there): capacity() less
+  // the receive reserve's messages, at least min(capacity(), 64).
+  int room_capacity() const { return room_capacity_; }
+  // The byte budget (whole granules) and what of it is free now.
+  size_t bytes() const { return (size_t{messages_.granules()} + receive_.granules()) * messages_.granule(); }
+  size_t bytes_free() const {
+    return (size_t{messages_.granules_free()} + receive_.granules_free()) * messages_.granule();
+  }
+  // The receive reserve's bytes (whole granules, part of bytes()) and what of them is free now.
+  size_t receive_reserve_bytes() const { return size_t{receive_.granules()} * receive_.granule(); }
+  size_t receive_reserve_free() const { return size_t{receive_.granules_free()} * receive_.granule(); }
+  // Where a message of this pool sits: the receive reserve, a block message slot, or else the
+  // application's room.
+  bool in_receive_reserve(const MessageHandle& message) const {
+    return message.pool_ == this && message.slot_ >= messages_.granules() &&
+           message.slot_ < block_slots_base_;
+  }
+  bool in_block_slot(const MessageHandle& message) const {
+    return message.pool_ == this && message.slot_ >= block_slots_base_;
+  }
+  // Moves a message of this pool into new bytes of the application's room (as create() takes them) and
+  // frees its old ones; the handle, its block and its contents stay. False, and nothing changes, when there
+  // is no such room or the type cannot be moved (MessageTypeInfo::relocate). What Connection does with a
+  // received message that leaves the receive reserve for longer than the application takes to receive it.
+  bool move_to_application(MessageHandle& message);
+  // The same for a type without relocate (no nothrow move constructor): a new message in the application's
+  // room read back from what the old one writes into `scratch`; the block stays with the handle. `bits` is
+  // at most what the message writes (its validated size); false, and nothing changes, when that and a word
+  // more do not fit `scratch`, there is no room, or the type's read refuses what its write gave.
+  bool copy_to_application(MessageHandle& message, std::span<std::byte> scratch, size_t bits);
+  int block_message_slots() const { return block_slot_count_; }
+  // The bytes one message of `info`'s type takes in the budget: its header and its type, rounded up to
+  // whole granules and to the arena's size classes (MessageArena::class_size). The granule is the
+  // factory's largest alignment, at least 8.
+  static size_t message_bytes(const MessageFactory& factory, const MessageTypeInfo& info);
+  // The application's room, and the receive reserve (its indexes offset by the application room's size).
+  const MessageArena& arena() const { return messages_; }
+  const MessageArena& receive_arena() const { return receive_; }
   int live() const { return live_; }
   int blocks_live() const { return blocks_live_; }
   int block_count() const { return block_count_; }
   size_t max_block_size() const { return max_block_size_; }
-  uint64_t exhausted() const { return exhausted_; }             // create() calls refused for lack of a slot
+  uint64_t exhausted() const { return exhausted_; }  // create() calls refused for lack of bytes or capacity
   uint64_t blocks_exhausted() const { return blocks_exhausted_; }  // block requests refused for lack of a buffer
   int block_receive_reserve() const { return block_receive_reserve_; }
   int blocks_received_live() const { return blocks_received_live_; }  // buffers holding received blocks
@@ -515,7 +635,19 @@ class MessagePool {
     if (arena_ != nullptr && blocks_live_ < block_count_) --arena_->receive_waiters_;
   }
   void release(uint32_t slot);
-  void* slot_data(uint32_t slot) const { return storage_.get() + offset_ + size_t{slot} * stride_; }
+  // Gives a message's bytes back to the region they came from.
+  void free_slot(uint32_t slot);
+  enum class Use : uint8_t { kApplication, kReceived, kReceivedBlock };
+  MessageHandle make(uint32_t type_id, Use use);
+  // The granules a message of `info` takes (header and type, in whole granules, a class_size value).
+  uint32_t granules_of(const MessageTypeInfo& info) const;
+  // A message's block in the arena (or a block message slot past it): the arena's 4-byte header, its
+  // SlotState, then (at header_bytes_, the two rounded up to a granule) the message. `slot` is the block's
+  // granule index.
+  SlotState& state(uint32_t slot) const {
+    return *std::launder(reinterpret_cast<SlotState*>(messages_.at(slot) + MessageArena::kHeaderBytes));
+  }
+  void* slot_data(uint32_t slot) const { return messages_.at(slot) + header_bytes_; }
   int take_block(bool received);
   void free_block(int block, bool received);
   std::byte* block_data(int block) const {
@@ -527,15 +659,25 @@ class MessagePool {
   char error_reason_text_[kConfigReasonBytes] = {};
   const char* error_reason_ = nullptr;
   int capacity_ = 0;
-  size_t stride_ = 0;
-  size_t offset_ = 0;  // from storage_ to the first aligned slot
-  size_t storage_bytes_ = 0;
-  std::unique_ptr<std::byte[]> storage_;
-  std::unique_ptr<SlotState[]> slots_;
-  std::unique_ptr<uint32_t[]> free_slots_;
-  int free_count_ = 0;
+  size_t header_bytes_ = 0;  // from a block's start to its message: the arena header and SlotState
+  MessageArena messages_;
   int live_ = 0;
+  // Messages alive in the application's room, and its share of the count: capacity_ less the receive
+  // reserve's messages (at least min(capacity_, 64)). Every message placed there -- created, received with
+  // the reserve full, or moved there -- counts against it, so with the reserve empty one received packet's
+  // messages always fit the count.
+  int room_live_ = 0;
+  int room_capacity_ = 0;
+  int slot_live_ = 0;  // messages in block message slots (outside the budget and the count)
   uint64_t exhausted_ = 0;
+  // The receive reserve, over the first granules of messages_'s tail (a slot there is messages_'s granule
+  // count + its own index), then the block message slots: block_slot_count_ of block_slot_granules_ each.
+  MessageArena receive_;
+  uint32_t block_slots_base_ = 0;
+  int block_slot_count_ = 0;
+  uint32_t block_slot_granules_ = 0;
+  std::unique_ptr<uint32_t[]> free_block_slots_;
+  int free_block_slot_count_ = 0;
 
   int block_count_ = 0;
   size_t max_block_size_ = 0;

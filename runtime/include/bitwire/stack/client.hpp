@@ -46,8 +46,8 @@ class Client {
   static constexpr int kEventQueueSize = 16;
 
   // Refuses (ok() false, error_reason() says why) a config that fails check(), a factory that fails
-  // check(), and a connection the config and factory together make invalid (its message pool's slots for
-  // the factory's largest type above kMaxMessageSlotBytes). A refused client does nothing.
+  // check(), and a connection the config and factory together make invalid (its message pool's budget for
+  // the factory's types above kMaxMessageSlotBytes). A refused client does nothing.
   Client(const StackConfig& config, const MessageFactory& factory, Transport& transport, double now = 0.0);
   ~Client();
   Client(const Client&) = delete;

@@ -133,8 +133,9 @@ class Server {
   // The slot's connection, for its counters and channel state (do not reset or feed it directly).
   const Connection& connection(int client_index) const;
   // Bytes allocated for one slot, fixed at construction, each part sized from what the game declared:
-  // - the message pool: message_pool_size (0: what can be alive, ConnectionConfig) slots of the factory's
-  //   largest message type, and its block_pool_size buffers for outgoing blocks (with a shared
+  // - the message pool: a byte budget (message_pool_bytes; 0: derived from what can be alive and the
+  //   factory's smallest and largest types, ConnectionConfig) holding each message at its own type's size,
+  //   and its block_pool_size buffers for outgoing blocks (with a shared
   //   block_arena() taken from it, counted in memory_bytes() once, not per slot);
   // - each channel: its send and receive queues, its sent-packet records and message ids, and with blocks
   //   a block sender (per-fragment state) and receiver (one max_block_size buffer, lent to the block it

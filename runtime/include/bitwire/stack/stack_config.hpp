@@ -77,8 +77,10 @@ struct StackConfig {
   // with the part it came from
   // ("StackConfig.connection: ConnectionConfig.endpoint: EndpointConfig.fragment_size = 0 is outside ...").
   // Without a factory the slots are counted for the smallest package (one 1-byte type, no blocks): a lower
-  // bound. check(factory) counts them for `factory` (its largest type fills every pool slot, its block
-  // types bring block buffers and block transfer state): what Server checks.
+  // bound. check(factory) counts them for `factory` (its types size the pool's budget, its block
+  // types bring block buffers and block transfer state), and runs the message pool's check for the
+  // factory (MessagePoolConfig::check(factory): a message_pool_bytes below the receive reserve and one
+  // more message, a pool past its caps): what Server checks before it allocates anything.
   ConfigCheck check() const;
   ConfigCheck check(const MessageFactory& factory) const;
   // This config with every field clamped into range, every nested config sanitized, the endpoint fitted

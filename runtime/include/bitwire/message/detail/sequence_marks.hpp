@@ -1,0 +1,88 @@
+// The packet sequences of a recent window that something was done for once: the connection marks each
+// packet it applied in order only (the gap rule: not acked, so the network may still bring a duplicate of
+// it), so that a duplicate does not apply its unreliable messages a second time. Memory fixed at
+// construction: one bit per sequence of the window, a power of two of at least 64.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "bitwire/packet/sequence.hpp"
+
+namespace bitwire::detail {
+
+class SequenceMarks {
+ public:
+  SequenceMarks() = default;
+  // Remembers marks for `window` sequences behind the newest one seen (rounded up to a power of two, at
+  // least 64, at most 32768: half the sequence space, so that newer and older stay defined).
+  explicit SequenceMarks(int window) : bits_(bits_for(window)), words_(new uint64_t[bits_ / 64]) { clear(); }
+
+  static uint32_t bits_for(int window) {
+    return std::bit_ceil(static_cast<uint32_t>(std::clamp(window, 64, 32768)));
+  }
+  static size_t memory_required(int window) { return bits_for(window) / 8; }
+  size_t memory_bytes() const { return bits_ / 8; }
+
+  void clear() {
+    std::fill(words_.get(), words_.get() + bits_ / 64, uint64_t{0});
+    live_ = false;
+  }
+
+  // True when `sequence` was marked and is still in the window. A sequence behind the window, or any after
+  // the peer's sequence moved by half its space or more (a resync), is taken as not marked: the endpoint
+  // refuses a duplicate that old as stale when its received window is no larger than this one.
+  bool marked(uint16_t sequence) {
+    if (!live_) return false;  // nothing marked within the window: one branch per packet
+    advance(sequence);
+    if (!live_) return false;
+    const auto behind = static_cast<uint16_t>(newest_ - sequence);
+    return behind < bits_ && (words_[index(sequence) / 64] >> (index(sequence) % 64) & 1u) != 0;
+  }
+
+  void mark(uint16_t sequence) {
+    if (live_) advance(sequence);
+    if (!live_ || static_cast<uint16_t>(newest_ - sequence) >= bits_) {
+      // Nothing marked (every bit is clear then), or behind the window (a resync): the window starts here.
+      if (live_) clear();
+      newest_ = sequence;
+      last_mark_ = sequence;
+      live_ = true;
+    } else if (sequence_greater_than(sequence, last_mark_)) {
+      last_mark_ = sequence;
+    }
+    words_[index(sequence) / 64] |= uint64_t{1} << (index(sequence) % 64);
+  }
+
+ private:
+  uint32_t index(uint16_t sequence) const { return sequence & (bits_ - 1); }
+
+  // Moves the window's front to `sequence` when it is newer, clearing the marks of the sequences it passes
+  // (each bit is reused by the sequence bits_ later); past a whole window nothing is left marked.
+  void advance(uint16_t sequence) {
+    if (!sequence_greater_than(sequence, newest_)) return;
+    const auto step = static_cast<uint16_t>(sequence - newest_);
+    if (step >= bits_) {
+      clear();
+      return;
+    }
+    for (uint16_t s = static_cast<uint16_t>(newest_ + 1);; ++s) {
+      words_[index(s) / 64] &= ~(uint64_t{1} << (index(s) % 64));
+      if (s == sequence) break;
+    }
+    newest_ = sequence;
+    // The newest mark's bit is cleared once the front is a whole window past it: none is left.
+    if (static_cast<uint16_t>(newest_ - last_mark_) >= bits_) live_ = false;
+  }
+
+  uint32_t bits_ = 0;
+  std::unique_ptr<uint64_t[]> words_;
+  uint16_t newest_ = 0;     // the newest sequence the window has seen since its first mark
+  uint16_t last_mark_ = 0;  // the newest sequence marked
+  bool live_ = false;       // a mark may be set (false: every bit is clear)
+};
+
+}  // namespace bitwire::detail
