@@ -114,6 +114,29 @@ TEST(ReceiveWindow, AcceptUnrecordedMovesTheHorizonOnly) {
   EXPECT_EQ(window.horizon(), 6) << "an older sequence does not move it back";
 }
 
+// Packets the connection defers (applied in order only, or refused for room) move the horizon and are not
+// recorded. A sequence a whole window behind the horizon is stale even where the buffer, whose newest is
+// older, would still take it: the connection's in-order-only marks are as wide as this window, so a
+// duplicate of a deferred packet that the marks have forgotten must never reach the connection again.
+TEST(ReceiveWindow, ASequenceAWholeWindowBehindTheDeferredHorizonIsStale) {
+  ReceiveWindow window(16, 64, 3);
+  record_range(window, 0, 4);
+  for (int s = 5; s <= 20; ++s) window.accept_unrecorded(static_cast<uint16_t>(s));
+  ASSERT_EQ(window.horizon(), 20);
+  ASSERT_FALSE(window.exists(5));
+  EXPECT_EQ(window.classify(5, 64), Range::kInRange) << "15 behind the horizon: within the window";
+  window.accept_unrecorded(21);
+  EXPECT_EQ(window.classify(5, 64), Range::kBehind) << "16 behind the horizon: a whole window";
+  EXPECT_EQ(window.classify(6, 64), Range::kInRange);
+  // The same across the sequence wrap.
+  ReceiveWindow wrapped(16, 64, 3);
+  record_range(wrapped, 65525, 65526);
+  for (int s = 65527; s <= 65536 + 10; ++s) wrapped.accept_unrecorded(static_cast<uint16_t>(s));
+  ASSERT_EQ(wrapped.horizon(), 10);
+  EXPECT_EQ(wrapped.classify(65530, 64), Range::kBehind) << "16 behind 10";
+  EXPECT_EQ(wrapped.classify(65531, 64), Range::kInRange) << "15 behind 10";
+}
+
 TEST(ReceiveWindow, BackwardResyncRestartsBehindAFloor) {
   ReceiveWindow window(16, 64, 3);
   record_range(window, 0, 39);

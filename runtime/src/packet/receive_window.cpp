@@ -23,6 +23,11 @@ ReceiveWindow::Range ReceiveWindow::classify(uint16_t sequence, int limit) const
     return steps <= static_cast<uint32_t>(limit) ? Range::kInRange : Range::kAhead;
   if (has_resync_floor_ && !sequence_greater_than(sequence, resync_floor_)) return Range::kBehind;
   if (!received_.has_newest()) return steps == 0 ? Range::kInRange : Range::kAhead;
+  // Deferred packets (accept_unrecorded) move the horizon past the newest recorded one. A sequence a whole
+  // window behind the horizon is stale even where the buffer would still take it, so whatever remembers
+  // the deferred packets of one window (the connection's in-order-only marks) never has to look further
+  // back. A correct peer loses nothing: it resends a deferred packet's reliable content under new sequences.
+  if (static_cast<uint16_t>(horizon_ - sequence) >= capacity_) return Range::kBehind;
   return received_.can_insert(sequence) ? Range::kInRange : Range::kBehind;
 }
 

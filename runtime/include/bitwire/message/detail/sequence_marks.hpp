@@ -34,7 +34,9 @@ class SequenceMarks {
 
   // True when `sequence` was marked and is still in the window. A sequence behind the window, or any after
   // the peer's sequence moved by half its space or more (a resync), is taken as not marked: the endpoint
-  // refuses a duplicate that old as stale when its received window is no larger than this one.
+  // refuses as stale every sequence a whole received window behind the newest it took, recorded or
+  // deferred (ReceiveWindow::classify), and the front here never passes that newest, so with a window no
+  // larger than this one every duplicate it still passes is within these marks.
   bool marked(uint16_t sequence) {
     if (!live_) return false;  // nothing marked within the window: one branch per packet
     advance(sequence);
