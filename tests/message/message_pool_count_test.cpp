@@ -413,6 +413,10 @@ TEST(PoolCountWarning, ACountBelowTheReserveAndSixtyFourIsWarnedAbout) {
   EXPECT_NE(std::string(warning.reason()).find("30 + 64 = 94"), std::string::npos) << warning.reason();
   EXPECT_NE(std::string(warning.reason()).find("takes 1 of the reserve's share"), std::string::npos)
       << warning.reason();
+  pool.capacity = 10;  // the reserve's share is the whole count, all of which the room may take
+  EXPECT_NE(std::string(pool.count_warning().reason()).find("takes 10 of the reserve's share"),
+            std::string::npos)
+      << pool.count_warning().reason();
 
   // The derived count always holds both.
   ConnectionConfig config;

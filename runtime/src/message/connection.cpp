@@ -489,6 +489,7 @@ bool Connection::process_packet(uint16_t sequence, std::span<const std::byte> by
     ++counters_.packets_after_error;
     return false;
   }
+  in_order_only_.observe(sequence);
   const ConnectionPacketError error =
       read_connection_packet(layout_, *pool_, bytes, *incoming_, &packet_read_error_, delta_.get());
   if (error == ConnectionPacketError::kDeltaNoBaseline) {

@@ -168,14 +168,16 @@ ConfigCheck MessagePoolConfig::count_warning() const {
   const MessagePoolConfig c = sanitized();
   const auto least = static_cast<size_t>(c.receive_reserve) + kApplicationMessages;
   if (static_cast<size_t>(c.capacity) >= least) return {};
+  // What the room (the pool's room_capacity_) takes beyond the count the reserve's share leaves it.
+  const int share = std::min(c.receive_reserve, c.capacity);
+  const int room = std::max(c.capacity - share, std::min(c.capacity, static_cast<int>(kApplicationMessages)));
+  const int taken = room + share - c.capacity;
   char out[kConfigReasonBytes];
   std::snprintf(out, kConfigReasonBytes,
                 "MessagePoolConfig.capacity = %d is below the receive reserve and the application's 64 (%d + "
                 "64 = %zu): the application's room takes %d of the reserve's share of the count, so packets "
                 "may wait on the application's releases",
-                c.capacity, c.receive_reserve, least,
-                static_cast<int>(std::min(least - static_cast<size_t>(c.capacity),
-                                          static_cast<size_t>(c.receive_reserve))));
+                c.capacity, c.receive_reserve, least, taken);
   return ConfigCheck::failure(out);
 }
 

@@ -45,6 +45,13 @@ class SequenceMarks {
     return behind < bits_ && (words_[index(sequence) / 64] >> (index(sequence) % 64) & 1u) != 0;
   }
 
+  // Moves the window's front to `sequence` when it is newer, as marked() does, for a packet that is never
+  // asked about (refused before it is applied): the front follows every packet taken, so a mark is never
+  // read back after the sequence space has wrapped under it.
+  void observe(uint16_t sequence) {
+    if (live_) advance(sequence);
+  }
+
   void mark(uint16_t sequence) {
     if (live_) advance(sequence);
     if (!live_ || static_cast<uint16_t>(newest_ - sequence) >= bits_) {
@@ -71,9 +78,15 @@ class SequenceMarks {
       clear();
       return;
     }
-    for (uint16_t s = static_cast<uint16_t>(newest_ + 1);; ++s) {
-      words_[index(s) / 64] &= ~(uint64_t{1} << (index(s) % 64));
-      if (s == sequence) break;
+    // The bits of newest_ + 1 .. sequence, a word at a time (the range may wrap past the last bit).
+    uint32_t first = index(static_cast<uint16_t>(newest_ + 1));
+    for (uint32_t left = step; left > 0;) {
+      const uint32_t bit = first % 64;
+      const uint32_t count = std::min<uint32_t>(left, 64 - bit);
+      const uint64_t ones = count == 64 ? ~uint64_t{0} : (uint64_t{1} << count) - 1;
+      words_[first / 64] &= ~(ones << bit);
+      first = (first + count) & (bits_ - 1);
+      left -= count;
     }
     newest_ = sequence;
     // The newest mark's bit is cleared once the front is a whole window past it: none is left.
