@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -197,6 +198,151 @@ struct Wire {
     datagrams.clear();
   }
 };
+
+// Whether `datagram` carries channel 0's reliable id 0: a connection that has received nothing delivers
+// that id from the datagram alone, and from no datagram without it. (Its endpoint takes any first
+// sequence: a fresh one otherwise refuses those past max_sequence_jump.)
+bool carries_first_id(const MessageFactory& factory, ConnectionConfig config,
+                      std::span<const std::byte> datagram) {
+  config.endpoint.max_sequence_jump = 32767;
+  Connection probe(factory, config);
+  const ReceiveResult result = probe.receive_packet(datagram);
+  EXPECT_TRUE(result == ReceiveResult::kDelivered || result == ReceiveResult::kDeferred) << to_string(result);
+  return static_cast<bool>(probe.receive(0));
+}
+
+struct Replay {
+  bool copy_kept = false;
+  int copy_serials = 0;           // unreliable messages the copy applied when it first came
+  int id0_dropped = 0;            // datagrams dropped for carrying channel 0's id 0
+  uint64_t processed_during = 0;  // packets b accepted whole while the gap was held
+  bool reliable_arrived = false;  // something on channel 0 came through the gap
+  bool twice = false;             // an unreliable serial arrived twice
+  // The replayed copy: what b's endpoint said, and the rise of b's packets_stale and of its
+  // unreliable_dropped_in_order_only.
+  ReceiveResult result = ReceiveResult::kDelivered;
+  uint64_t stale = 0;
+  uint64_t released = 0;
+};
+
+// b's application room is full and every datagram carrying channel 0's reliable id 0 is dropped; a sends a
+// new reliable message (and two unreliable ones) every tick, so every packet b gets past the gap is
+// applied in order only and none is recorded. A copy of the first such packet is kept and replayed to b
+// `late` sequences after it.
+Replay replay_in_order_only_copy(int late) {
+  const MessageFactory factory(kAllTypes);
+  const size_t numbered = MessagePool::message_bytes(factory, factory.types()[Numbered::kTypeId]);
+  ConnectionConfig config;
+  config.channel_count = 2;
+  config.channels[0].max_messages_per_packet = 8;
+  config.channels[1].type = ChannelType::kUnreliableUnordered;
+  config.channels[1].max_messages_per_packet = 8;
+  config.message_pool_bytes = static_cast<int>(32 * numbered);  // b: a reserve of 16 and a room of 16
+  ConnectionConfig sender = config;
+  sender.message_pool_bytes = 0;  // a keeps every reliable message unacked: the derived budget holds them
+  Wire to_b;
+  Wire to_a;
+  Connection a(factory, sender, to_b.callbacks());
+  Connection b(factory, config, to_a.callbacks());
+  Replay run;
+  EXPECT_TRUE(a.ok()) << a.error_reason();
+  EXPECT_TRUE(b.ok()) << b.error_reason();
+  std::vector<MessageHandle> room = fill_room(b);
+  std::set<uint32_t> seen;
+  uint32_t serial = 0;
+  uint32_t reliable = 0;
+  std::vector<std::byte> copy;
+  int since_copy = 0;
+  const auto drain = [&] {
+    int count = 0;
+    while (MessageHandle m = b.receive(1)) {
+      run.twice |= !seen.insert(m.as<Numbered>()->serial).second;
+      ++count;
+    }
+    while (MessageHandle m = b.receive(0)) run.reliable_arrived = true;
+    return count;
+  };
+  uint64_t processed = 0;
+  for (int tick = 0; tick < 1000 && (copy.empty() || since_copy < late); ++tick) {
+    // The first ticks carry unreliable messages only, which b accepts whole: its received window has a
+    // newest recorded packet before the gap.
+    if (tick >= 3) {
+      MessageHandle m = a.create<Numbered>();
+      m.as<Numbered>()->serial = reliable++;
+      EXPECT_EQ(a.send(0, std::move(m)).result, SendResult::kQueued);
+    }
+    for (int i = 0; i < 2; ++i) {
+      MessageHandle u = a.create<Numbered>();
+      u.as<Numbered>()->serial = serial++;
+      EXPECT_EQ(a.send(1, std::move(u)).result, SendResult::kQueued);
+    }
+    a.update(tick * kTick);
+    b.update(tick * kTick);
+    EXPECT_TRUE(a.send_packet());
+    if (tick == 3) processed = b.counters().packets_processed;
+    for (const std::vector<std::byte>& d : to_b.datagrams) {
+      if (!copy.empty()) ++since_copy;
+      if (carries_first_id(factory, config, d)) {
+        ++run.id0_dropped;
+        continue;
+      }
+      const uint64_t in_order_only = b.counters().packets_in_order_only;
+      b.receive_packet(d);
+      const bool first = copy.empty() && b.counters().packets_in_order_only > in_order_only;
+      const int count = drain();
+      if (first) {
+        copy = d;
+        run.copy_serials = count;
+      }
+    }
+    to_b.datagrams.clear();
+    b.send_packet();
+    to_a.deliver(a);
+  }
+  run.processed_during = b.counters().packets_processed - processed;
+  run.copy_kept = !copy.empty();
+  if (copy.empty()) return run;
+  const uint64_t stale = b.endpoint().counters().packets_stale;
+  const uint64_t released = b.counters().unreliable_dropped_in_order_only;
+  run.result = b.receive_packet(copy);
+  drain();
+  run.stale = b.endpoint().counters().packets_stale - stale;
+  run.released = b.counters().unreliable_dropped_in_order_only - released;
+  EXPECT_TRUE(b.ok()) << b.error_reason();
+  return run;
+}
+
+// The reviewer's case: a copy of a packet applied in order only comes back after more packets than the
+// received window (256) has room for, all of them applied in order only too (the gap is held, the room is
+// full), so none was recorded and the connection's mark of the copy is gone. The endpoint refuses it as
+// stale (a whole window behind the newest packet taken): its unreliable messages are not applied again.
+TEST(PoolGap, ACopyOfAPacketAppliedInOrderOnlyReplayedAWindowLateIsStale) {
+  const Replay run = replay_in_order_only_copy(300);
+  std::printf("%d datagrams carrying id 0 dropped, the copy applied %d unreliable messages, replay: %s\n",
+              run.id0_dropped, run.copy_serials, to_string(run.result));
+  ASSERT_TRUE(run.copy_kept) << "no packet was applied in order only";
+  EXPECT_GT(run.copy_serials, 0) << "the copy carries unreliable messages, applied when it first came";
+  EXPECT_GT(run.id0_dropped, 1) << "id 0 was resent while the gap was held";
+  EXPECT_EQ(run.processed_during, 0u) << "every packet past the gap was applied in order only";
+  EXPECT_FALSE(run.reliable_arrived) << "the gap was held";
+  EXPECT_STREQ(to_string(run.result), to_string(ReceiveResult::kStale));
+  EXPECT_EQ(run.stale, 1u);
+  EXPECT_EQ(run.released, 0u) << "the copy never reached the connection";
+  EXPECT_FALSE(run.twice) << "an unreliable message of the copy was applied twice";
+}
+
+// Within the window the connection still marks the copy: it is taken (applied in order only again, the
+// gap still held) and its unreliable messages are released unapplied, counted.
+TEST(PoolGap, ACopyOfAPacketAppliedInOrderOnlyReplayedWithinTheWindowAppliesItsUnreliableOnce) {
+  const Replay run = replay_in_order_only_copy(100);
+  ASSERT_TRUE(run.copy_kept) << "no packet was applied in order only";
+  EXPECT_GT(run.copy_serials, 0);
+  EXPECT_EQ(run.processed_during, 0u);
+  EXPECT_STREQ(to_string(run.result), to_string(ReceiveResult::kDeferred));
+  EXPECT_EQ(run.stale, 0u);
+  EXPECT_EQ(run.released, static_cast<uint64_t>(run.copy_serials)) << "the duplicate's unreliable messages";
+  EXPECT_FALSE(run.twice) << "an unreliable message of the copy was applied twice";
+}
 
 // A type without a nothrow move, as large as a few fragments: a received one is sent on by copy.
 struct Bulky {
