@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bitwire/message/channel.hpp"
 #include "bitwire/message/connection.hpp"
 #include "bitwire/message/detail/sequence_marks.hpp"
 #include "bitwire/message/message.hpp"
@@ -201,7 +202,8 @@ struct Wire {
 
 // Whether `datagram` carries channel 0's reliable id 0: a connection that has received nothing delivers
 // that id from the datagram alone, and from no datagram without it. (Its endpoint takes any first
-// sequence: a fresh one otherwise refuses those past max_sequence_jump.)
+// sequence: a fresh one otherwise refuses those past max_sequence_jump.) Not for packets with block
+// fragments: one past its channel's first id makes the probe defer the whole packet.
 bool carries_first_id(const MessageFactory& factory, ConnectionConfig config,
                       std::span<const std::byte> datagram) {
   config.endpoint.max_sequence_jump = 32767;
@@ -599,6 +601,133 @@ TEST(PoolGap, ABlockThatAPacketAppliedInOrderOnlyCompletesIsDelivered) {
   EXPECT_TRUE(std::equal(block.begin(), block.end(), got.block().begin()));
   EXPECT_FALSE(b.receive(0)) << "id 1 waits for id 0";
   EXPECT_EQ(b.channel_counters(1).block_fragments_dropped, 0u);
+}
+
+// The drop branch of a fragment 0 that would wait in the receive reserve: the application holds the
+// received blocks that fill the block message slots, so fragment 0's message of a 79-fragment block is
+// created in the reserve; with the application's room full and a reliable gap held on the other channel, it
+// would wait there for the other fragments, so it is dropped unstored (counted) and the packet is not
+// acked. The peer resends it; the room frees and the gap fills before the other fragments have all come
+// (one a packet), and the block arrives whole, fragment 0 then moved to the application's room.
+TEST(PoolGap, ABlocksFirstFragmentThatWouldWaitInTheReserveIsDroppedAndTheBlockArrivesWhole) {
+  const MessageFactory factory(kAllTypes);
+  ConnectionConfig config;
+  config.channel_count = 2;
+  config.channels[0].disable_blocks = true;
+  config.block_pool_size = 4;
+  // The sender resends channel 0's messages after a second, so the gap (id 0, lost once) is held that long.
+  ConnectionConfig sender = config;
+  sender.channels[0].message_resend_time = 1.0;
+  Wire to_b;
+  Wire to_a;
+  Connection a(factory, sender, to_b.callbacks());
+  Connection b(factory, config, to_a.callbacks());
+  ASSERT_TRUE(a.ok()) << a.error_reason();
+  ASSERT_TRUE(b.ok()) << b.error_reason();
+  std::vector<std::byte> small(200);
+  for (size_t i = 0; i < small.size(); ++i) small[i] = static_cast<std::byte>(i * 3);
+  std::vector<std::byte> large(80'000);  // 79 fragments of 1024 bytes (the last 128)
+  for (size_t i = 0; i < large.size(); ++i) large[i] = static_cast<std::byte>(i * 11 + 1);
+  const auto send_block = [&](uint8_t tag, const std::vector<std::byte>& block) {
+    MessageHandle m = a.create<WithBlock>();
+    m.as<WithBlock>()->tag = tag;
+    return m.attach_block(block) && a.send(1, std::move(m)).result == SendResult::kQueued;
+  };
+  ASSERT_TRUE(send_block(1, small));
+  ASSERT_TRUE(send_block(2, small));
+  std::vector<MessageHandle> held;
+  int tick = 0;
+  for (; tick < 60 && (held.size() < 2 || a.send_queue_depth(1) > 0); ++tick) {
+    a.update(tick * kTick);
+    b.update(tick * kTick);
+    a.send_packet();
+    to_b.deliver(b);
+    b.send_packet();
+    to_a.deliver(a);
+    while (MessageHandle m = b.receive(1)) held.push_back(std::move(m));
+  }
+  ASSERT_EQ(held.size(), 2u);
+  std::vector<MessageHandle> room = fill_room(b);
+
+  const auto send_numbered = [&](uint32_t serial) {
+    MessageHandle m = a.create<Numbered>();
+    m.as<Numbered>()->serial = serial;
+    return a.send(0, std::move(m)).result == SendResult::kQueued;
+  };
+  ASSERT_TRUE(send_numbered(0));
+  const int gap_at = tick;
+  a.update(tick * kTick);
+  ASSERT_TRUE(a.send_packet());
+  ASSERT_EQ(to_b.datagrams.size(), 1u);
+  to_b.datagrams.clear();  // lost: channel 0's id 0 is the gap
+
+  ASSERT_TRUE(send_numbered(1));
+  ASSERT_TRUE(send_block(42, large));
+  ++tick;
+  a.update(tick * kTick);
+  b.update(tick * kTick);
+  ASSERT_TRUE(a.send_packet());  // channel 0's id 1 and the block's fragment 0
+  ASSERT_EQ(to_b.datagrams.size(), 1u);
+  const auto& numbers = static_cast<const ReliableOrderedChannel&>(b.channel(0));
+  const auto& blocks = static_cast<const ReliableOrderedChannel&>(b.channel(1));
+  to_b.deliver(b);
+  EXPECT_TRUE(b.ok()) << b.error_reason();
+  EXPECT_EQ(b.counters().packets_in_order_only, 1u);
+  EXPECT_EQ(b.channel_counters(1).block_fragments_dropped, 1u)
+      << "fragment 0 would have waited in the reserve";
+  EXPECT_FALSE(blocks.block_receiver()->receiving()) << "fragment 0 was stored";
+  EXPECT_EQ(b.pool().receive_reserve_free(), b.pool().receive_reserve_bytes())
+      << "fragment 0's message was kept in the reserve";
+  EXPECT_FALSE(b.receive(0)) << "id 1 waits for id 0";
+  EXPECT_FALSE(b.receive(1));
+
+  // The room stays full for 50 ticks while the gap is held (id 0 is resent a second after it was lost);
+  // fragment 0 is resent meanwhile and dropped again. Then the room frees.
+  const int release = gap_at + 50;
+  std::vector<uint32_t> serials;
+  MessageHandle got;
+  int got_at = -1;
+  int gap_filled_at = -1;
+  uint64_t dropped_in_hold = 0;
+  for (++tick; tick < release + 300 && (!got || serials.size() < 2); ++tick) {
+    if (tick == release) {
+      dropped_in_hold = b.channel_counters(1).block_fragments_dropped;
+      EXPECT_EQ(numbers.receive_head_id(), 0) << "the gap was held";
+      EXPECT_FALSE(got) << "the block completed while the room was full";
+      room.clear();
+    }
+    a.update(tick * kTick);
+    b.update(tick * kTick);
+    a.send_packet();
+    to_b.deliver(b);
+    b.send_packet();
+    to_a.deliver(a);
+    while (MessageHandle m = b.receive(0)) {
+      if (gap_filled_at < 0) gap_filled_at = tick;
+      serials.push_back(m.as<Numbered>()->serial);
+    }
+    if (MessageHandle m = b.receive(1)) {
+      EXPECT_FALSE(got) << "one block was sent";
+      got = std::move(m);
+      got_at = tick;
+    }
+  }
+  std::printf(
+      "fragments dropped %llu by the room's release (%d ticks after the gap), %llu in all; gap filled "
+      "%d and the block arrived %d ticks after the release\n",
+      static_cast<unsigned long long>(dropped_in_hold), release - gap_at,
+      static_cast<unsigned long long>(b.channel_counters(1).block_fragments_dropped), gap_filled_at - release,
+      got_at - release);
+  EXPECT_TRUE(b.ok()) << b.error_reason();
+  EXPECT_GE(dropped_in_hold, 1u);
+  ASSERT_TRUE(got) << "the block never arrived";
+  EXPECT_GT(got_at, release);
+  EXPECT_GT(got_at, gap_filled_at) << "the block came after both the room freed and the gap filled";
+  EXPECT_EQ(got.as<WithBlock>()->tag, 42);
+  ASSERT_EQ(got.block().size(), large.size());
+  EXPECT_TRUE(std::equal(large.begin(), large.end(), got.block().begin()));
+  EXPECT_EQ(serials, (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ(b.counters().packets_invalid, 0u);
 }
 
 // A block whose fragment 0 arrives in a packet applied in order only, with more fragments to come: its
