@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "bitwire/message/channel.hpp"
 #include "bitwire/message/connection.hpp"
 #include "bitwire/message/detail/sequence_marks.hpp"
 #include "bitwire/message/message.hpp"
@@ -197,6 +199,152 @@ struct Wire {
     datagrams.clear();
   }
 };
+
+// Whether `datagram` carries channel 0's reliable id 0: a connection that has received nothing delivers
+// that id from the datagram alone, and from no datagram without it. (Its endpoint takes any first
+// sequence: a fresh one otherwise refuses those past max_sequence_jump.) Not for packets with block
+// fragments: one past its channel's first id makes the probe defer the whole packet.
+bool carries_first_id(const MessageFactory& factory, ConnectionConfig config,
+                      std::span<const std::byte> datagram) {
+  config.endpoint.max_sequence_jump = 32767;
+  Connection probe(factory, config);
+  const ReceiveResult result = probe.receive_packet(datagram);
+  EXPECT_TRUE(result == ReceiveResult::kDelivered || result == ReceiveResult::kDeferred) << to_string(result);
+  return static_cast<bool>(probe.receive(0));
+}
+
+struct Replay {
+  bool copy_kept = false;
+  int copy_serials = 0;           // unreliable messages the copy applied when it first came
+  int id0_dropped = 0;            // datagrams dropped for carrying channel 0's id 0
+  uint64_t processed_during = 0;  // packets b accepted whole while the gap was held
+  bool reliable_arrived = false;  // something on channel 0 came through the gap
+  bool twice = false;             // an unreliable serial arrived twice
+  // The replayed copy: what b's endpoint said, and the rise of b's packets_stale and of its
+  // unreliable_dropped_in_order_only.
+  ReceiveResult result = ReceiveResult::kDelivered;
+  uint64_t stale = 0;
+  uint64_t released = 0;
+};
+
+// b's application room is full and every datagram carrying channel 0's reliable id 0 is dropped; a sends a
+// new reliable message (and two unreliable ones) every tick, so every packet b gets past the gap is
+// applied in order only and none is recorded. A copy of the first such packet is kept and replayed to b
+// `late` sequences after it.
+Replay replay_in_order_only_copy(int late) {
+  const MessageFactory factory(kAllTypes);
+  const size_t numbered = MessagePool::message_bytes(factory, factory.types()[Numbered::kTypeId]);
+  ConnectionConfig config;
+  config.channel_count = 2;
+  config.channels[0].max_messages_per_packet = 8;
+  config.channels[1].type = ChannelType::kUnreliableUnordered;
+  config.channels[1].max_messages_per_packet = 8;
+  config.message_pool_bytes = static_cast<int>(32 * numbered);  // b: a reserve of 16 and a room of 16
+  ConnectionConfig sender = config;
+  sender.message_pool_bytes = 0;  // a keeps every reliable message unacked: the derived budget holds them
+  Wire to_b;
+  Wire to_a;
+  Connection a(factory, sender, to_b.callbacks());
+  Connection b(factory, config, to_a.callbacks());
+  Replay run;
+  EXPECT_TRUE(a.ok()) << a.error_reason();
+  EXPECT_TRUE(b.ok()) << b.error_reason();
+  std::vector<MessageHandle> room = fill_room(b);
+  std::set<uint32_t> seen;
+  uint32_t serial = 0;
+  uint32_t reliable = 0;
+  std::vector<std::byte> copy;
+  int since_copy = 0;
+  const auto drain = [&] {
+    int count = 0;
+    while (MessageHandle m = b.receive(1)) {
+      run.twice |= !seen.insert(m.as<Numbered>()->serial).second;
+      ++count;
+    }
+    while (MessageHandle m = b.receive(0)) run.reliable_arrived = true;
+    return count;
+  };
+  uint64_t processed = 0;
+  for (int tick = 0; tick < 1000 && (copy.empty() || since_copy < late); ++tick) {
+    // The first ticks carry unreliable messages only, which b accepts whole: its received window has a
+    // newest recorded packet before the gap.
+    if (tick >= 3) {
+      MessageHandle m = a.create<Numbered>();
+      m.as<Numbered>()->serial = reliable++;
+      EXPECT_EQ(a.send(0, std::move(m)).result, SendResult::kQueued);
+    }
+    for (int i = 0; i < 2; ++i) {
+      MessageHandle u = a.create<Numbered>();
+      u.as<Numbered>()->serial = serial++;
+      EXPECT_EQ(a.send(1, std::move(u)).result, SendResult::kQueued);
+    }
+    a.update(tick * kTick);
+    b.update(tick * kTick);
+    EXPECT_TRUE(a.send_packet());
+    if (tick == 3) processed = b.counters().packets_processed;
+    for (const std::vector<std::byte>& d : to_b.datagrams) {
+      if (!copy.empty()) ++since_copy;
+      if (carries_first_id(factory, config, d)) {
+        ++run.id0_dropped;
+        continue;
+      }
+      const uint64_t in_order_only = b.counters().packets_in_order_only;
+      b.receive_packet(d);
+      const bool first = copy.empty() && b.counters().packets_in_order_only > in_order_only;
+      const int count = drain();
+      if (first) {
+        copy = d;
+        run.copy_serials = count;
+      }
+    }
+    to_b.datagrams.clear();
+    b.send_packet();
+    to_a.deliver(a);
+  }
+  run.processed_during = b.counters().packets_processed - processed;
+  run.copy_kept = !copy.empty();
+  if (copy.empty()) return run;
+  const uint64_t stale = b.endpoint().counters().packets_stale;
+  const uint64_t released = b.counters().unreliable_dropped_in_order_only;
+  run.result = b.receive_packet(copy);
+  drain();
+  run.stale = b.endpoint().counters().packets_stale - stale;
+  run.released = b.counters().unreliable_dropped_in_order_only - released;
+  EXPECT_TRUE(b.ok()) << b.error_reason();
+  return run;
+}
+
+// The reviewer's case: a copy of a packet applied in order only comes back after more packets than the
+// received window (256) has room for, all of them applied in order only too (the gap is held, the room is
+// full), so none was recorded and the connection's mark of the copy is gone. The endpoint refuses it as
+// stale (a whole window behind the newest packet taken): its unreliable messages are not applied again.
+TEST(PoolGap, ACopyOfAPacketAppliedInOrderOnlyReplayedAWindowLateIsStale) {
+  const Replay run = replay_in_order_only_copy(300);
+  std::printf("%d datagrams carrying id 0 dropped, the copy applied %d unreliable messages, replay: %s\n",
+              run.id0_dropped, run.copy_serials, to_string(run.result));
+  ASSERT_TRUE(run.copy_kept) << "no packet was applied in order only";
+  EXPECT_GT(run.copy_serials, 0) << "the copy carries unreliable messages, applied when it first came";
+  EXPECT_GT(run.id0_dropped, 1) << "id 0 was resent while the gap was held";
+  EXPECT_EQ(run.processed_during, 0u) << "every packet past the gap was applied in order only";
+  EXPECT_FALSE(run.reliable_arrived) << "the gap was held";
+  EXPECT_STREQ(to_string(run.result), to_string(ReceiveResult::kStale));
+  EXPECT_EQ(run.stale, 1u);
+  EXPECT_EQ(run.released, 0u) << "the copy never reached the connection";
+  EXPECT_FALSE(run.twice) << "an unreliable message of the copy was applied twice";
+}
+
+// Within the window the connection still marks the copy: it is taken (applied in order only again, the
+// gap still held) and its unreliable messages are released unapplied, counted.
+TEST(PoolGap, ACopyOfAPacketAppliedInOrderOnlyReplayedWithinTheWindowAppliesItsUnreliableOnce) {
+  const Replay run = replay_in_order_only_copy(100);
+  ASSERT_TRUE(run.copy_kept) << "no packet was applied in order only";
+  EXPECT_GT(run.copy_serials, 0);
+  EXPECT_EQ(run.processed_during, 0u);
+  EXPECT_STREQ(to_string(run.result), to_string(ReceiveResult::kDeferred));
+  EXPECT_EQ(run.stale, 0u);
+  EXPECT_EQ(run.released, static_cast<uint64_t>(run.copy_serials)) << "the duplicate's unreliable messages";
+  EXPECT_FALSE(run.twice) << "an unreliable message of the copy was applied twice";
+}
 
 // A type without a nothrow move, as large as a few fragments: a received one is sent on by copy.
 struct Bulky {
@@ -453,6 +601,133 @@ TEST(PoolGap, ABlockThatAPacketAppliedInOrderOnlyCompletesIsDelivered) {
   EXPECT_TRUE(std::equal(block.begin(), block.end(), got.block().begin()));
   EXPECT_FALSE(b.receive(0)) << "id 1 waits for id 0";
   EXPECT_EQ(b.channel_counters(1).block_fragments_dropped, 0u);
+}
+
+// The drop branch of a fragment 0 that would wait in the receive reserve: the application holds the
+// received blocks that fill the block message slots, so fragment 0's message of a 79-fragment block is
+// created in the reserve; with the application's room full and a reliable gap held on the other channel, it
+// would wait there for the other fragments, so it is dropped unstored (counted) and the packet is not
+// acked. The peer resends it; the room frees and the gap fills before the other fragments have all come
+// (one a packet), and the block arrives whole, fragment 0 then moved to the application's room.
+TEST(PoolGap, ABlocksFirstFragmentThatWouldWaitInTheReserveIsDroppedAndTheBlockArrivesWhole) {
+  const MessageFactory factory(kAllTypes);
+  ConnectionConfig config;
+  config.channel_count = 2;
+  config.channels[0].disable_blocks = true;
+  config.block_pool_size = 4;
+  // The sender resends channel 0's messages after a second, so the gap (id 0, lost once) is held that long.
+  ConnectionConfig sender = config;
+  sender.channels[0].message_resend_time = 1.0;
+  Wire to_b;
+  Wire to_a;
+  Connection a(factory, sender, to_b.callbacks());
+  Connection b(factory, config, to_a.callbacks());
+  ASSERT_TRUE(a.ok()) << a.error_reason();
+  ASSERT_TRUE(b.ok()) << b.error_reason();
+  std::vector<std::byte> small(200);
+  for (size_t i = 0; i < small.size(); ++i) small[i] = static_cast<std::byte>(i * 3);
+  std::vector<std::byte> large(80'000);  // 79 fragments of 1024 bytes (the last 128)
+  for (size_t i = 0; i < large.size(); ++i) large[i] = static_cast<std::byte>(i * 11 + 1);
+  const auto send_block = [&](uint8_t tag, const std::vector<std::byte>& block) {
+    MessageHandle m = a.create<WithBlock>();
+    m.as<WithBlock>()->tag = tag;
+    return m.attach_block(block) && a.send(1, std::move(m)).result == SendResult::kQueued;
+  };
+  ASSERT_TRUE(send_block(1, small));
+  ASSERT_TRUE(send_block(2, small));
+  std::vector<MessageHandle> held;
+  int tick = 0;
+  for (; tick < 60 && (held.size() < 2 || a.send_queue_depth(1) > 0); ++tick) {
+    a.update(tick * kTick);
+    b.update(tick * kTick);
+    a.send_packet();
+    to_b.deliver(b);
+    b.send_packet();
+    to_a.deliver(a);
+    while (MessageHandle m = b.receive(1)) held.push_back(std::move(m));
+  }
+  ASSERT_EQ(held.size(), 2u);
+  std::vector<MessageHandle> room = fill_room(b);
+
+  const auto send_numbered = [&](uint32_t serial) {
+    MessageHandle m = a.create<Numbered>();
+    m.as<Numbered>()->serial = serial;
+    return a.send(0, std::move(m)).result == SendResult::kQueued;
+  };
+  ASSERT_TRUE(send_numbered(0));
+  const int gap_at = tick;
+  a.update(tick * kTick);
+  ASSERT_TRUE(a.send_packet());
+  ASSERT_EQ(to_b.datagrams.size(), 1u);
+  to_b.datagrams.clear();  // lost: channel 0's id 0 is the gap
+
+  ASSERT_TRUE(send_numbered(1));
+  ASSERT_TRUE(send_block(42, large));
+  ++tick;
+  a.update(tick * kTick);
+  b.update(tick * kTick);
+  ASSERT_TRUE(a.send_packet());  // channel 0's id 1 and the block's fragment 0
+  ASSERT_EQ(to_b.datagrams.size(), 1u);
+  const auto& numbers = static_cast<const ReliableOrderedChannel&>(b.channel(0));
+  const auto& blocks = static_cast<const ReliableOrderedChannel&>(b.channel(1));
+  to_b.deliver(b);
+  EXPECT_TRUE(b.ok()) << b.error_reason();
+  EXPECT_EQ(b.counters().packets_in_order_only, 1u);
+  EXPECT_EQ(b.channel_counters(1).block_fragments_dropped, 1u)
+      << "fragment 0 would have waited in the reserve";
+  EXPECT_FALSE(blocks.block_receiver()->receiving()) << "fragment 0 was stored";
+  EXPECT_EQ(b.pool().receive_reserve_free(), b.pool().receive_reserve_bytes())
+      << "fragment 0's message was kept in the reserve";
+  EXPECT_FALSE(b.receive(0)) << "id 1 waits for id 0";
+  EXPECT_FALSE(b.receive(1));
+
+  // The room stays full for 50 ticks while the gap is held (id 0 is resent a second after it was lost);
+  // fragment 0 is resent meanwhile and dropped again. Then the room frees.
+  const int release = gap_at + 50;
+  std::vector<uint32_t> serials;
+  MessageHandle got;
+  int got_at = -1;
+  int gap_filled_at = -1;
+  uint64_t dropped_in_hold = 0;
+  for (++tick; tick < release + 300 && (!got || serials.size() < 2); ++tick) {
+    if (tick == release) {
+      dropped_in_hold = b.channel_counters(1).block_fragments_dropped;
+      EXPECT_EQ(numbers.receive_head_id(), 0) << "the gap was held";
+      EXPECT_FALSE(got) << "the block completed while the room was full";
+      room.clear();
+    }
+    a.update(tick * kTick);
+    b.update(tick * kTick);
+    a.send_packet();
+    to_b.deliver(b);
+    b.send_packet();
+    to_a.deliver(a);
+    while (MessageHandle m = b.receive(0)) {
+      if (gap_filled_at < 0) gap_filled_at = tick;
+      serials.push_back(m.as<Numbered>()->serial);
+    }
+    if (MessageHandle m = b.receive(1)) {
+      EXPECT_FALSE(got) << "one block was sent";
+      got = std::move(m);
+      got_at = tick;
+    }
+  }
+  std::printf(
+      "fragments dropped %llu by the room's release (%d ticks after the gap), %llu in all; gap filled "
+      "%d and the block arrived %d ticks after the release\n",
+      static_cast<unsigned long long>(dropped_in_hold), release - gap_at,
+      static_cast<unsigned long long>(b.channel_counters(1).block_fragments_dropped), gap_filled_at - release,
+      got_at - release);
+  EXPECT_TRUE(b.ok()) << b.error_reason();
+  EXPECT_GE(dropped_in_hold, 1u);
+  ASSERT_TRUE(got) << "the block never arrived";
+  EXPECT_GT(got_at, release);
+  EXPECT_GT(got_at, gap_filled_at) << "the block came after both the room freed and the gap filled";
+  EXPECT_EQ(got.as<WithBlock>()->tag, 42);
+  ASSERT_EQ(got.block().size(), large.size());
+  EXPECT_TRUE(std::equal(large.begin(), large.end(), got.block().begin()));
+  EXPECT_EQ(serials, (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ(b.counters().packets_invalid, 0u);
 }
 
 // A block whose fragment 0 arrives in a packet applied in order only, with more fragments to come: its
