@@ -91,9 +91,10 @@ fuzz_one() { # fuzz_one TARGET: fuzz for $fuzz_seconds, keep the log and a repro
 run_fuzzers() {
   echo "== bitwire: fuzzers, ${fuzz_seconds}s each, ${jobs} at a time"
   local dir=build/fuzz/tests/fuzz
-  local targets=()
+  local targets=() built=0
   for f in "$dir"/*_fuzz; do
     [ -x "$f" ] || continue
+    built=1
     local name; name=$(basename "$f")
     if grep -q "^$name " tests/fuzz/quarantine.txt 2>/dev/null; then
       echo "-- $name: QUARANTINED, not fuzzed (tests/fuzz/quarantine.txt: $(grep "^$name " tests/fuzz/quarantine.txt | cut -d' ' -f3-))"
@@ -101,7 +102,7 @@ run_fuzzers() {
     fi
     targets+=("$f")
   done
-  [ "${#targets[@]}" -gt 0 ] || { echo "bitwire: no fuzz targets were built" >&2; return 1; }
+  [ "$built" -eq 1 ] || { echo "bitwire: no fuzz targets were built" >&2; return 1; }
   local failed=0 running=0
   local out; out=$(mktemp -d)
   for i in "${!targets[@]}"; do

@@ -682,7 +682,7 @@ TEST(PoolGap, ABlocksFirstFragmentThatWouldWaitInTheReserveIsDroppedAndTheBlockA
   EXPECT_FALSE(b.receive(1));
 
   // The room stays full for 50 ticks while the gap is held (id 0 is resent a second after it was lost);
-  // fragment 0 is resent meanwhile and dropped again. Then the room frees.
+  // fragment 0 may be resent meanwhile and dropped again. Then the room frees.
   const int release = gap_at + 50;
   std::vector<uint32_t> serials;
   MessageHandle got;

@@ -26,7 +26,8 @@ ReceiveWindow::Range ReceiveWindow::classify(uint16_t sequence, int limit) const
   // Deferred packets (accept_unrecorded) move the horizon past the newest recorded one. A sequence a whole
   // window behind the horizon is stale even where the buffer would still take it, so whatever remembers
   // the deferred packets of one window (the connection's in-order-only marks) never has to look further
-  // back. A correct peer loses nothing: it resends a deferred packet's reliable content under new sequences.
+  // back. Such a packet is a duplicate or a whole window late: its reliable content is resent under new
+  // sequences; a late original's unreliable messages are lost, as any packet's that late.
   if (static_cast<uint16_t>(horizon_ - sequence) >= capacity_) return Range::kBehind;
   return received_.can_insert(sequence) ? Range::kInRange : Range::kBehind;
 }

@@ -36,7 +36,10 @@ class SequenceMarks {
   // the peer's sequence moved by half its space or more (a resync), is taken as not marked: the endpoint
   // refuses as stale every sequence a whole received window behind the newest it took, recorded or
   // deferred (ReceiveWindow::classify), and the front here never passes that newest, so with a window no
-  // larger than this one every duplicate it still passes is within these marks.
+  // larger than this one every duplicate it still passes is within these marks. A backward resync (the
+  // endpoint's horizon moves back; these marks are cleared only by Connection::reset) may leave marks
+  // ahead of the new stream: a packet that lands on one has its unreliable messages released, counted in
+  // unreliable_dropped_in_order_only, never applied twice.
   bool marked(uint16_t sequence) {
     if (!live_) return false;  // nothing marked within the window: one branch per packet
     advance(sequence);

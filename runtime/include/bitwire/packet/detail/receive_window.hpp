@@ -9,9 +9,10 @@
 //   }
 //
 // Contracts (docs/packets.md section 2.1):
-// - The horizon is the newest sequence accepted: 65535 on a fresh window (the peer's first packet is
-//   expected at 0). A sequence 1..limit after it is in range, further after it ahead; one not after it is
-//   in range while the received buffer can still hold it, behind otherwise.
+// - The horizon is the newest sequence accepted, recorded or not (accept_unrecorded: a packet the
+//   connection deferred): 65535 on a fresh window (the peer's first packet is expected at 0). A sequence
+//   1..limit after it is in range, further after it ahead; one not after it is in range while the received
+//   buffer can still hold it and it is less than a whole capacity behind the horizon, behind otherwise.
 // - record(s) delivers s: marks it received, moves the horizon and the ack state forward when s is newer
 //   (ack_bits bit n: sequence ack - n was received) and sets the bit of an older s within 31 of ack.
 // - A resync run: sequence_resync_packets out-of-range sequences, each newer than the one before and at
