@@ -44,10 +44,12 @@ std::vector<MessageHandle> fill_room(Connection& connection) {
   return room;
 }
 
-// The stream of PoolCount.UnreliableMessages... with an unreliable message every tick: `ratio` is the
-// share of the unreliable messages sent that arrived, each serial checked to arrive at most once.
+// A reliable stream through b's full room (a Numbered every fourth message, Smalls between) with an
+// unreliable message every tick: `ratio` is the share of the unreliable messages sent that arrived, each
+// serial checked to arrive at most once; the reliable stream checked whole and in order.
 struct GapRun {
   double ratio = 0.0;
+  bool reliable_in_order = true;
   uint64_t sent = 0;
   uint64_t in_order_only = 0;
   uint64_t repeats_released = 0;
@@ -79,6 +81,7 @@ GapRun run_held_gap(double duplicate_percent) {
     uint32_t queued = 0;
     uint32_t received = 0;
     uint32_t serial = 0;
+    uint64_t seed_arrived = 0;
     // The unreliable message is created first each tick, so the reliable stream (which takes what the
     // pool has left) never crowds it out; after the stream, a few ticks let those in flight land.
     int after = 0;
@@ -98,20 +101,31 @@ GapRun run_held_gap(double duplicate_percent) {
         MessageHandle m = queued % 4 == 1 ? pair.a.create<Numbered>() : pair.a.create<Small>();
         if (!m) break;
         if (Numbered* n = m.as<Numbered>()) n->serial = queued;
+        if (Small* small = m.as<Small>()) small->value = static_cast<uint8_t>(queued);
         if (pair.a.send(0, std::move(m)).result != SendResult::kQueued) break;
         ++queued;
       }
       pair.tick(tick * kTick);
-      while (MessageHandle m = pair.b.receive(0)) ++received;
+      while (MessageHandle m = pair.b.receive(0)) {
+        run.reliable_in_order &=
+            received % 4 == 1
+                ? m.as<Numbered>() != nullptr && m.as<Numbered>()->serial == received
+                : m.as<Small>() != nullptr && m.as<Small>()->value == static_cast<uint8_t>(received);
+        ++received;
+      }
       while (MessageHandle m = pair.b.receive(1)) {
         ++arrived;
+        ++seed_arrived;
         run.unreliable_twice |= !seen.insert(m.as<Numbered>()->serial).second;
       }
     }
     EXPECT_EQ(received, 300u);
     EXPECT_EQ(pair.b.error(), ConnectionError::kNone) << pair.b.error_reason();
-    run.in_order_only += pair.b.counters().packets_in_order_only;
-    run.repeats_released += pair.b.counters().unreliable_dropped_in_order_only;
+    const ConnectionCounters& c = pair.b.counters();
+    EXPECT_LE(seed_arrived + c.unreliable_dropped_in_order_only, serial)
+        << "every unreliable message sent arrives or is released as a repeat, once";
+    run.in_order_only += c.packets_in_order_only;
+    run.repeats_released += c.unreliable_dropped_in_order_only;
   }
   run.sent = sent;
   run.ratio = sent == 0 ? 0.0 : static_cast<double>(arrived) / static_cast<double>(sent);
@@ -129,7 +143,9 @@ TEST(PoolGap, UnreliableMessagesKeepArrivingWhileAGapIsHeldWithTheRoomFull) {
   EXPECT_GT(run.in_order_only, 0u) << "packets past a gap came while the application's room was full";
   EXPECT_GE(run.ratio, 0.75) << "the unreliable messages of packets applied in order only were dropped";
   EXPECT_FALSE(run.unreliable_twice);
-  EXPECT_EQ(run.repeats_released, 0u) << "no packet was duplicated";
+  EXPECT_EQ(run.repeats_released, 0u)
+      << "no packet was duplicated, so each one's unreliable messages were applied";
+  EXPECT_TRUE(run.reliable_in_order);
 }
 
 // A duplicated packet applied in order only: its first copy applied the unreliable messages, the second
@@ -144,6 +160,7 @@ TEST(PoolGap, ADuplicateOfAPacketAppliedInOrderOnlyAppliesItsUnreliableMessagesO
   EXPECT_GT(run.repeats_released, 0u) << "some packet applied in order only came twice";
   EXPECT_FALSE(run.unreliable_twice) << "an unreliable message was applied by both copies of its packet";
   EXPECT_GE(run.ratio, 0.75);
+  EXPECT_TRUE(run.reliable_in_order);
 }
 
 // The marks behind the connection's rule: within the window a mark is remembered, across the sequence's
@@ -199,6 +216,27 @@ struct Wire {
     datagrams.clear();
   }
 };
+
+// One lockstep tick of two connections joined by Wires: both update, a's packet goes to b, then b's to a.
+void exchange(Connection& a, Connection& b, Wire& to_a, Wire& to_b, double time) {
+  a.update(time);
+  b.update(time);
+  a.send_packet();
+  to_b.deliver(b);
+  b.send_packet();
+  to_a.deliver(a);
+}
+
+// Ticks from `tick` until b holds the two blocks queued on a's channel 1 (they fill b's block message
+// slots) and a has nothing left to send there; returns them, `tick` at the next tick (at most 60 ticks).
+std::vector<MessageHandle> hold_two_blocks(Connection& a, Connection& b, Wire& to_a, Wire& to_b, int& tick) {
+  std::vector<MessageHandle> held;
+  for (; tick < 60 && (held.size() < 2 || a.send_queue_depth(1) > 0); ++tick) {
+    exchange(a, b, to_a, to_b, tick * kTick);
+    while (MessageHandle m = b.receive(1)) held.push_back(std::move(m));
+  }
+  return held;
+}
 
 // Whether `datagram` carries channel 0's reliable id 0: a connection that has received nothing delivers
 // that id from the datagram alone, and from no datagram without it. (Its endpoint takes any first
@@ -435,12 +473,7 @@ TEST(PoolCopy, ASendFromATransmitCallbackLeavesTheFragmentsOfThePacketBeingSentI
   // And the copy itself arrives as it was received.
   MessageHandle second;
   for (int tick = 1; tick < 60 && !second; ++tick) {
-    a.update(tick * kTick);
-    b.update(tick * kTick);
-    a.send_packet();
-    to_b.deliver(b);
-    b.send_packet();
-    to_a.deliver(a);
+    exchange(a, b, to_a, to_b, tick * kTick);
     second = a.receive(0);
   }
   ASSERT_TRUE(second);
@@ -561,17 +594,8 @@ TEST(PoolGap, ABlockThatAPacketAppliedInOrderOnlyCompletesIsDelivered) {
   // Two blocks the application holds: they fill the channel's block message slots.
   ASSERT_TRUE(send_block(1));
   ASSERT_TRUE(send_block(2));
-  std::vector<MessageHandle> held;
   int tick = 0;
-  for (; tick < 60 && (held.size() < 2 || a.send_queue_depth(1) > 0); ++tick) {
-    a.update(tick * kTick);
-    b.update(tick * kTick);
-    a.send_packet();
-    to_b.deliver(b);
-    b.send_packet();
-    to_a.deliver(a);
-    while (MessageHandle m = b.receive(1)) held.push_back(std::move(m));
-  }
+  std::vector<MessageHandle> held = hold_two_blocks(a, b, to_a, to_b, tick);
   ASSERT_EQ(held.size(), 2u);
   std::vector<MessageHandle> room = fill_room(b);
 
@@ -635,17 +659,8 @@ TEST(PoolGap, ABlocksFirstFragmentThatWouldWaitInTheReserveIsDroppedAndTheBlockA
   };
   ASSERT_TRUE(send_block(1, small));
   ASSERT_TRUE(send_block(2, small));
-  std::vector<MessageHandle> held;
   int tick = 0;
-  for (; tick < 60 && (held.size() < 2 || a.send_queue_depth(1) > 0); ++tick) {
-    a.update(tick * kTick);
-    b.update(tick * kTick);
-    a.send_packet();
-    to_b.deliver(b);
-    b.send_packet();
-    to_a.deliver(a);
-    while (MessageHandle m = b.receive(1)) held.push_back(std::move(m));
-  }
+  std::vector<MessageHandle> held = hold_two_blocks(a, b, to_a, to_b, tick);
   ASSERT_EQ(held.size(), 2u);
   std::vector<MessageHandle> room = fill_room(b);
 
@@ -696,12 +711,7 @@ TEST(PoolGap, ABlocksFirstFragmentThatWouldWaitInTheReserveIsDroppedAndTheBlockA
       EXPECT_FALSE(got) << "the block completed while the room was full";
       room.clear();
     }
-    a.update(tick * kTick);
-    b.update(tick * kTick);
-    a.send_packet();
-    to_b.deliver(b);
-    b.send_packet();
-    to_a.deliver(a);
+    exchange(a, b, to_a, to_b, tick * kTick);
     while (MessageHandle m = b.receive(0)) {
       if (gap_filled_at < 0) gap_filled_at = tick;
       serials.push_back(m.as<Numbered>()->serial);
