@@ -79,6 +79,13 @@ size_t block_slot_bytes(const MessageFactory& factory) {
 // ConnectionConfig's derived count.
 constexpr size_t kApplicationMessages = 64;
 
+// The application's room's share of a count of `count` messages (count >= 0): what the receive reserve's
+// messages leave, at least kApplicationMessages of it when the reserve would take the whole count.
+size_t room_count(size_t count, int receive_reserve) {
+  const size_t reserve = std::min(static_cast<size_t>(std::max(receive_reserve, 0)), count);
+  return std::max(count - reserve, std::min(count, kApplicationMessages));
+}
+
 // bytes_for() of `c` without its own check: what the derived budget comes to for `capacity`.
 size_t derived_bytes(const MessagePoolConfig& c, int capacity, size_t smallest, size_t largest) {
   const size_t count = static_cast<size_t>(std::max(capacity, 1));
@@ -86,7 +93,7 @@ size_t derived_bytes(const MessagePoolConfig& c, int capacity, size_t smallest, 
   // (the count holds the received packet's messages already), at least kApplicationMessages of it when the
   // reserve would take the whole count. Never below the reserve and one more message of the largest type.
   const size_t reserve = std::min(static_cast<size_t>(std::max(c.receive_reserve, 0)), count);
-  const size_t application = std::max(count - reserve, std::min(count, kApplicationMessages));
+  const size_t application = room_count(count, c.receive_reserve);
   const size_t large =
       c.large_messages < 0 ? application : std::min(static_cast<size_t>(c.large_messages), application);
   return std::max({application * smallest + large * (largest - smallest) + reserve * largest,
@@ -170,8 +177,8 @@ ConfigCheck MessagePoolConfig::count_warning() const {
   if (static_cast<size_t>(c.capacity) >= least) return {};
   // What the room (the pool's room_capacity_) takes beyond the count the reserve's share leaves it.
   const int share = std::min(c.receive_reserve, c.capacity);
-  const int room = std::max(c.capacity - share, std::min(c.capacity, static_cast<int>(kApplicationMessages)));
-  const int taken = room + share - c.capacity;
+  const int taken =
+      static_cast<int>(room_count(static_cast<size_t>(c.capacity), c.receive_reserve)) + share - c.capacity;
   char out[kConfigReasonBytes];
   std::snprintf(out, kConfigReasonBytes,
                 "MessagePoolConfig.capacity = %d is below the receive reserve and the application's 64 (%d + "
@@ -285,8 +292,7 @@ MessagePool::MessagePool(const MessageFactory& factory, const MessagePoolConfig&
   error_reason_ = keep_config_reason(error_reason_text_, config.check(factory));
   const MessagePoolConfig c = config.sanitized(factory);
   capacity_ = c.capacity;
-  room_capacity_ = std::max(c.capacity - std::min(c.receive_reserve, c.capacity),
-                            std::min(c.capacity, static_cast<int>(kApplicationMessages)));
+  room_capacity_ = static_cast<int>(room_count(static_cast<size_t>(c.capacity), c.receive_reserve));
   if (log_enabled(LogLevel::kWarning)) {
     if (const ConfigCheck warning = c.count_warning(); !warning) {
       BITWIRE_LOG(LogLevel::kWarning, "message pool: %s", warning.reason());
