@@ -489,6 +489,13 @@ bool Connection::process_packet(uint16_t sequence, std::span<const std::byte> by
     ++counters_.packets_after_error;
     return false;
   }
+  // The endpoint counts each resync of its received window before it passes on the packet that caused it
+  // (or, for a fragment's resync, before any later packet): a backward one starts a new stream of the
+  // peer's sequences, on which the in-order-only marks of the old one must not be read.
+  if (const uint64_t resyncs = endpoint_->counters().sequence_resyncs; resyncs != resyncs_seen_) {
+    resyncs_seen_ = resyncs;
+    in_order_only_.follow_resync(sequence);
+  }
   in_order_only_.observe(sequence);
   const ConnectionPacketError error =
       read_connection_packet(layout_, *pool_, bytes, *incoming_, &packet_read_error_, delta_.get());
@@ -633,6 +640,7 @@ void Connection::reset() {
   packet_read_error_ = ReadError::kNone;
   flight_.reset();
   in_order_only_.clear();
+  resyncs_seen_ = 0;  // the endpoint's counters restart too
   update_interval_ = 0.0;
   updated_ = false;
 }

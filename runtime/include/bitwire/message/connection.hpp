@@ -446,6 +446,7 @@ class Connection {
   // The packets applied in order only within the endpoint's received window: a duplicate of one does not
   // apply its unreliable messages again.
   detail::SequenceMarks in_order_only_;
+  uint64_t resyncs_seen_ = 0;  // the endpoint's sequence_resyncs when the last packet was processed
   ConnectionError error_ = ConnectionError::kNone;
   const char* error_reason_ = nullptr;
   char config_reason_[kConfigReasonBytes] = {};  // a config reason, owned by the connection

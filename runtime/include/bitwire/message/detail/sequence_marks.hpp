@@ -19,7 +19,10 @@ class SequenceMarks {
   SequenceMarks() = default;
   // Remembers marks for `window` sequences behind the newest one seen (rounded up to a power of two, at
   // least 64, at most 32768: half the sequence space, so that newer and older stay defined).
-  explicit SequenceMarks(int window) : bits_(bits_for(window)), words_(new uint64_t[bits_ / 64]) { clear(); }
+  explicit SequenceMarks(int window)
+      : words_(new uint64_t[bits_for(window) / 64]), bits_(static_cast<uint16_t>(bits_for(window))) {
+    clear();
+  }
 
   static uint32_t bits_for(int window) {
     return std::bit_ceil(static_cast<uint32_t>(std::clamp(window, 64, 32768)));
@@ -36,10 +39,8 @@ class SequenceMarks {
   // the peer's sequence moved by half its space or more (a resync), is taken as not marked: the endpoint
   // refuses as stale every sequence a whole received window behind the newest it took, recorded or
   // deferred (ReceiveWindow::classify), and the front here never passes that newest, so with a window no
-  // larger than this one every duplicate it still passes is within these marks. A backward resync (the
-  // endpoint's horizon moves back; these marks are cleared only by Connection::reset) may leave marks
-  // ahead of the new stream: a packet that lands on one has its unreliable messages released, counted in
-  // unreliable_dropped_in_order_only, never applied twice.
+  // larger than this one every duplicate it still passes is within these marks. A backward resync of the
+  // endpoint starts a new stream, which the owner passes to follow_resync() before asking about it.
   bool marked(uint16_t sequence) {
     if (!live_) return false;  // nothing marked within the window: one branch per packet
     advance(sequence);
@@ -53,6 +54,15 @@ class SequenceMarks {
   // read back after the sequence space has wrapped under it.
   void observe(uint16_t sequence) {
     if (live_) advance(sequence);
+  }
+
+  // The endpoint resynchronized its received window to the stream `sequence` belongs to. Behind the
+  // front (a backward resync: the peer restarted or its sequence went round) it is a new stream, whose
+  // packets the old marks say nothing about: every mark is cleared, so a new packet landing on an old
+  // mark is not taken for a repeat. Ahead (forward), nothing is cleared here: the front moves on as for any
+  // newer packet, and an old packet's duplicate still within the window is still known.
+  void follow_resync(uint16_t sequence) {
+    if (live_ && !sequence_greater_than(sequence, newest_)) clear();
   }
 
   void mark(uint16_t sequence) {
@@ -96,8 +106,8 @@ class SequenceMarks {
     if (static_cast<uint16_t>(newest_ - last_mark_) >= bits_) live_ = false;
   }
 
-  uint32_t bits_ = 0;
   std::unique_ptr<uint64_t[]> words_;
+  uint16_t bits_ = 0;       // 64 .. 32768
   uint16_t newest_ = 0;     // the newest sequence the window has seen since its first mark
   uint16_t last_mark_ = 0;  // the newest sequence marked
   bool live_ = false;       // a mark may be set (false: every bit is clear)
