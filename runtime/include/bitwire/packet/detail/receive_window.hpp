@@ -12,7 +12,9 @@
 // - The horizon is the newest sequence accepted, recorded or not (accept_unrecorded: a packet the
 //   connection deferred): 65535 on a fresh window (the peer's first packet is expected at 0). A sequence
 //   1..limit after it is in range, further after it ahead; one not after it is in range while the received
-//   buffer can still hold it and it is less than a whole capacity behind the horizon, behind otherwise.
+//   buffer can still hold it and it is less than a whole capacity behind the horizon, behind otherwise --
+//   also when nothing is recorded yet but a packet set the horizon. Only on a fresh window is a sequence
+//   before the horizon ahead (nothing the peer sent precedes its first packet).
 // - record(s) delivers s: marks it received, moves the horizon and the ack state forward when s is newer
 //   (ack_bits bit n: sequence ack - n was received) and sets the bit of an older s within 31 of ack.
 // - A resync run: sequence_resync_packets out-of-range sequences, each newer than the one before and at
@@ -86,6 +88,7 @@ class ReceiveWindow {
   uint16_t resync_newest_ = 0;
   uint16_t resync_floor_ = 0;
   bool has_resync_floor_ = false;
+  bool fresh_ = true;  // nothing accepted since construction or reset: the horizon is the initial 65535
 };
 
 }  // namespace bitwire
