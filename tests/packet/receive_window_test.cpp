@@ -204,6 +204,25 @@ TEST(ReceiveWindow, ResetForgetsEverything) {
   EXPECT_EQ(window.classify(0, 64), Range::kInRange);
 }
 
+// restarts() changes with each backward resync and each reset, never with a forward resync or a delivery,
+// and a reset does not zero it (an owner holding the old value must see the change).
+TEST(ReceiveWindow, RestartsCountBackwardResyncsAndResetsOnly) {
+  ReceiveWindow window(16, 64, 1);
+  EXPECT_EQ(window.restarts(), 0);
+  record_range(window, 0, 39);
+  window.resync(1000, Range::kAhead);
+  EXPECT_EQ(window.restarts(), 0) << "a forward resync keeps the stream";
+  window.record(1001);
+  window.accept_unrecorded(1002);
+  EXPECT_EQ(window.restarts(), 0);
+  window.resync(500, Range::kBehind);
+  EXPECT_EQ(window.restarts(), 1);
+  window.reset();
+  EXPECT_EQ(window.restarts(), 2) << "a reset is a restart, not a return to zero";
+  window.reset();
+  EXPECT_EQ(window.restarts(), 3);
+}
+
 TEST(ReceiveWindow, MemoryIsFixedAtConstruction) {
   EXPECT_EQ(ReceiveWindow::memory_required(200), 256 * (sizeof(uint32_t) + 1));
   const auto before = test::counting_allocations;

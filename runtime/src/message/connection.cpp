@@ -489,12 +489,13 @@ bool Connection::process_packet(uint16_t sequence, std::span<const std::byte> by
     ++counters_.packets_after_error;
     return false;
   }
-  // The endpoint counts each resync of its received window before it passes on the packet that caused it
-  // (or, for a fragment's resync, before any later packet): a backward one starts a new stream of the
-  // peer's sequences, on which the in-order-only marks of the old one must not be read.
-  if (const uint64_t resyncs = endpoint_->counters().sequence_resyncs; resyncs != resyncs_seen_) {
-    resyncs_seen_ = resyncs;
-    in_order_only_.follow_resync(sequence);
+  // The endpoint counts each restart of its received window (a backward resync, a reset) before it passes
+  // on the packet that caused it, or, for a fragment's, any later packet: the peer's sequences then begin a
+  // new stream, on which the in-order-only marks of the old one must not be read, whether this packet is
+  // ahead of the marks or behind them. A forward resync is none: the marks stay.
+  if (const uint16_t restarts = endpoint_->receive_restarts(); restarts != restarts_seen_) {
+    restarts_seen_ = restarts;
+    in_order_only_.clear();
   }
   in_order_only_.observe(sequence);
   const ConnectionPacketError error =
@@ -640,7 +641,7 @@ void Connection::reset() {
   packet_read_error_ = ReadError::kNone;
   flight_.reset();
   in_order_only_.clear();
-  resyncs_seen_ = 0;  // the endpoint's counters restart too
+  restarts_seen_ = endpoint_->receive_restarts();  // the reset is a restart: the marks are already clear
   update_interval_ = 0.0;
   updated_ = false;
 }

@@ -16,6 +16,7 @@ void ReceiveWindow::reset() {
   resync_count_ = 0;
   has_resync_floor_ = false;
   fresh_ = true;
+  ++restarts_;  // not zeroed: an owner that kept the old value must see a change
 }
 
 ReceiveWindow::Range ReceiveWindow::classify(uint16_t sequence, int limit) const {
@@ -54,6 +55,7 @@ bool ReceiveWindow::observe_out_of_range(uint16_t sequence) {
 void ReceiveWindow::resync(uint16_t sequence, Range range) {
   fresh_ = false;
   if (range == Range::kBehind) {
+    ++restarts_;
     received_.reset();
     ack_ = 0xFFFF;
     ack_bits_ = 0;

@@ -509,6 +509,12 @@ class Endpoint {
   uint16_t next_sequence() const;
   // The ack header the next packet would carry.
   PacketHeader current_ack_state() const;
+  // Restarts of the receive side: each resync behind the received window (the peer's sequence went round
+  // or it restarted) and each reset(); a forward resync is none. It changes with every restart, before
+  // the packet or fragment that caused it is passed on, and never otherwise (not zeroed by reset(),
+  // wrapping at 65536): whatever keeps state per peer sequence compares it for inequality to learn that
+  // the peer's sequences begin a new stream, whichever sequence it sees next.
+  uint16_t receive_restarts() const;
 
   // ---- Statistics (feed congestion control with rtt_ms() and packet_loss_percent()) ----
   double time() const;

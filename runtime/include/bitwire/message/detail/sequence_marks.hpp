@@ -39,8 +39,12 @@ class SequenceMarks {
   // the peer's sequence moved by half its space or more (a resync), is taken as not marked: the endpoint
   // refuses as stale every sequence a whole received window behind the newest it took, recorded or
   // deferred (ReceiveWindow::classify), and the front here never passes that newest, so with a window no
-  // larger than this one every duplicate it still passes is within these marks. A backward resync of the
-  // endpoint starts a new stream, which the owner passes to follow_resync() before asking about it.
+  // larger than this one every duplicate it still passes is within these marks. A restart of the
+  // endpoint's received window (a backward resync, a reset) starts a new stream of the peer's sequences,
+  // which the old marks say nothing about: the owner clear()s them before asking about any packet after
+  // it, whichever direction that packet is from the front (Endpoint::receive_restarts). A forward resync
+  // keeps them: the front moves on as for any newer packet, and an old packet's duplicate still within the
+  // window is still known.
   bool marked(uint16_t sequence) {
     if (!live_) return false;  // nothing marked within the window: one branch per packet
     advance(sequence);
@@ -54,15 +58,6 @@ class SequenceMarks {
   // read back after the sequence space has wrapped under it.
   void observe(uint16_t sequence) {
     if (live_) advance(sequence);
-  }
-
-  // The endpoint resynchronized its received window to the stream `sequence` belongs to. Behind the
-  // front (a backward resync: the peer restarted or its sequence went round) it is a new stream, whose
-  // packets the old marks say nothing about: every mark is cleared, so a new packet landing on an old
-  // mark is not taken for a repeat. Ahead (forward), nothing is cleared here: the front moves on as for any
-  // newer packet, and an old packet's duplicate still within the window is still known.
-  void follow_resync(uint16_t sequence) {
-    if (live_ && !sequence_greater_than(sequence, newest_)) clear();
   }
 
   void mark(uint16_t sequence) {

@@ -23,6 +23,10 @@
 // - resync forward moves the horizon only. Backward restarts the received buffer and the ack state; the
 //   sequences not newer than the new horizon are then behind (refused) until record() has moved the
 //   window a whole capacity past them.
+// - restarts() counts the restarts of the received window: each backward resync and each reset() (a
+//   forward resync is none). It changes with every restart and with nothing else, wrapping at 65536;
+//   whatever keeps state per sequence of the peer's stream compares it for inequality to learn that a
+//   new stream began, whichever packet it sees next.
 // - Memory: the received buffer, allocated by the constructor; nothing allocates after.
 #pragma once
 
@@ -65,6 +69,7 @@ class ReceiveWindow {
   uint16_t ack() const { return ack_; }
   uint32_t ack_bits() const { return ack_bits_; }
   uint16_t horizon() const { return horizon_; }
+  uint16_t restarts() const { return restarts_; }
 
   static size_t memory_required(int capacity) {
     return SequenceBuffer<Received>::memory_required(static_cast<size_t>(capacity));
@@ -87,6 +92,7 @@ class ReceiveWindow {
   uint16_t horizon_ = 0xFFFF;
   uint16_t resync_newest_ = 0;
   uint16_t resync_floor_ = 0;
+  uint16_t restarts_ = 0;  // backward resyncs and resets, wrapping (held in what was padding)
   bool has_resync_floor_ = false;
   bool fresh_ = true;  // nothing accepted since construction or reset: the horizon is the initial 65535
 };
