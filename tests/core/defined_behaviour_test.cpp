@@ -94,9 +94,6 @@ TEST(DefinedBehaviour, WriteObjectNeverWritesPastItsSpan) {
   EXPECT_EQ(read.c, object.c);
 }
 
-// The one rule (sequence.hpp): the difference of smallest magnitude, the numerically larger sequence newer
-// at exactly half the range. sequence_difference(32768, 0) used to be -32768 while
-// sequence_greater_than(32768, 0) was true.
 struct HealthAndAmmo {
   int32_t health = 0;  // [0, 100]: 7 bits
   uint32_t ammo = 0;   // [0, 31]: 5 bits
@@ -133,6 +130,9 @@ TEST(DefinedBehaviour, WriteObjectRefusesAValueOutsideItsRange) {
   EXPECT_EQ(read.ammo, 31u);
 }
 
+// The one rule (sequence.hpp): the difference of smallest magnitude, the numerically larger sequence newer
+// at exactly half the range. sequence_difference(32768, 0) used to be -32768 while
+// sequence_greater_than(32768, 0) was true.
 TEST(DefinedBehaviour, SequenceComparisonsFollowOneRuleAtHalfRange) {
   EXPECT_TRUE(sequence_greater_than(32768, 0));
   EXPECT_EQ(sequence_difference(32768, 0), 32768);
