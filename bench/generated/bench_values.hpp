@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <span>
 #include <vector>
 
@@ -20,13 +22,25 @@ namespace bench_values {
 
 inline constexpr size_t kVariants = 256;
 
-// Rewrites `message` as a reader would see it: every compressed float becomes its quantum.
+// Rewrites `message` as a reader would see it: every compressed float becomes its quantum. A drawn value
+// that breaks a write contract (write_object writes nothing) or does not read back is a broken bench
+// setup, not a figure: it stops the run with the reason rather than timing values the code never sends.
 template <typename T>
 void snap_to_wire(T& message) {
   std::vector<std::byte> buffer(T::MaxBytes + 8);
-  bitwire::write_object(buffer, message);
+  if (bitwire::write_object(buffer, message) == 0) {
+    const bitwire::ValidateResult check = bitwire::validate_object(message);
+    std::fprintf(stderr, "bench setup: a drawn value breaks a write contract (%s at bit %zu): write_object wrote 0 bytes\n",
+                 bitwire::to_string(check.error), check.error_bit);
+    std::abort();
+  }
   T copy{};
-  if (bitwire::read_object(std::span<const std::byte>(buffer), copy)) message = copy;
+  if (const bitwire::ReadResult read = bitwire::read_object(std::span<const std::byte>(buffer), copy); !read) {
+    std::fprintf(stderr, "bench setup: a drawn value does not read back (%s at bit %zu)\n",
+                 bitwire::to_string(read.error), read.error_bit);
+    std::abort();
+  }
+  message = copy;
 }
 
 inline float uniform(bitwire::Random& rng, double low, double high) {

@@ -1,7 +1,7 @@
 // Undefined behaviour a review found in release builds, each pinned by a test that UBSan (the sanitize
 // preset) or a value check catches: a zero-bit read, float-to-fixed conversion of NaN and out-of-range
-// values, a whole-object write into a buffer too small for it, and the two sequence comparisons that must
-// follow one rule.
+// values, a whole-object write into a buffer too small for it or with a value out of its range, and the
+// two sequence comparisons that must follow one rule.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -92,6 +92,42 @@ TEST(DefinedBehaviour, WriteObjectNeverWritesPastItsSpan) {
   read.a = read.b = read.c = 0;
   ASSERT_TRUE(read_object(std::span<const std::byte>(memory.data(), 24), read));
   EXPECT_EQ(read.c, object.c);
+}
+
+struct HealthAndAmmo {
+  int32_t health = 0;  // [0, 100]: 7 bits
+  uint32_t ammo = 0;   // [0, 31]: 5 bits
+  template <typename Stream>
+  bool serialize(Stream& stream) {
+    BITWIRE_TRY(serialize_int(stream, health, 0, 100));
+    BITWIRE_TRY(serialize_int(stream, ammo, 0u, 31u));
+    return true;
+  }
+};
+
+// A value outside its range used to reach the WriteStream, where the contract is only an assertion: in a
+// build without assertions its offset went out whole, into the bits of the next field -- 120 wrote bytes
+// every reader refuses, 200 (offset 0b11001000) read back as health 72 and ammo 3. write_object now refuses
+// such an object in every build: 0, nothing written.
+TEST(DefinedBehaviour, WriteObjectRefusesAValueOutsideItsRange) {
+  for (const int32_t health : {120, 200, 101, -1, -5}) {
+    HealthAndAmmo object;
+    object.health = health;
+    object.ammo = 2;
+    std::array<std::byte, 8> memory;
+    memory.fill(std::byte{0xAA});
+    EXPECT_EQ(write_object(std::span<std::byte>(memory), object), 0u) << health;
+    for (const std::byte b : memory) EXPECT_EQ(b, std::byte{0xAA}) << health;
+  }
+  HealthAndAmmo object;
+  object.health = 100;
+  object.ammo = 31;
+  std::array<std::byte, 8> memory{};
+  ASSERT_EQ(write_object(std::span<std::byte>(memory), object), 2u);
+  HealthAndAmmo read;
+  ASSERT_TRUE(read_object(std::span<const std::byte>(memory.data(), 2), read));
+  EXPECT_EQ(read.health, 100);
+  EXPECT_EQ(read.ammo, 31u);
 }
 
 // The one rule (sequence.hpp): the difference of smallest magnitude, the numerically larger sequence newer

@@ -190,6 +190,52 @@ TEST(ConnectionDelivery, MessageIdsWrapTwice) {
   EXPECT_EQ(pair.b.channel_counters(0).messages_delivered, kCount);
 }
 
+// A real sender's packet whose ids run across the wrap (65530 .. 65535, 0 .. 5) is taken whole: the
+// reader refuses ids that step back or span the receive window, never a step lifted across the wrap.
+TEST(ConnectionDelivery, APacketOfIdsAcrossTheWrapIsTaken) {
+  ConnectionConfig config;
+  ConnectionPair pair(MessageFactory(test::kAllTypes), config, NetworkConditions{}, 7);
+  constexpr uint32_t kBefore = 65530;
+  uint32_t sent = 0;
+  uint32_t received = 0;
+  int tick = 0;
+  const auto drain = [&] {
+    while (MessageHandle m = pair.b.receive(0)) {
+      ASSERT_EQ(m.as<Small>()->value, static_cast<uint8_t>(received * 7)) << received;
+      ++received;
+    }
+  };
+  // Lossless: 256 messages a packet, acked the next tick, so the queue is empty once all have arrived.
+  for (; tick < 2000 && (received < kBefore || pair.a.send_queue_depth(0) > 0); ++tick) {
+    while (sent < kBefore && pair.a.channel(0).can_send()) {
+      MessageHandle m = pair.a.create<Small>();
+      m.as<Small>()->value = static_cast<uint8_t>(sent * 7);
+      ASSERT_TRUE(pair.a.send(0, std::move(m)));
+      ++sent;
+    }
+    pair.tick(tick * kTick);
+    drain();
+  }
+  ASSERT_EQ(received, kBefore);
+  ASSERT_EQ(pair.a.send_queue_depth(0), 0);
+
+  for (; sent < kBefore + 12; ++sent) {
+    MessageHandle m = pair.a.create<Small>();
+    m.as<Small>()->value = static_cast<uint8_t>(sent * 7);
+    ASSERT_TRUE(pair.a.send(0, std::move(m)));
+  }
+  const uint64_t processed = pair.b.counters().packets_processed;
+  const uint64_t messages_sent = pair.a.channel_counters(0).messages_sent;
+  pair.a.send_packets();  // one packet: ids 65530 .. 5
+  EXPECT_EQ(pair.a.channel_counters(0).messages_sent, messages_sent + 12);
+  pair.tick(tick * kTick);
+  drain();
+  EXPECT_EQ(received, kBefore + 12);
+  EXPECT_GT(pair.b.counters().packets_processed, processed);
+  EXPECT_EQ(pair.b.counters().packets_invalid, 0u);
+  EXPECT_EQ(pair.b.error(), ConnectionError::kNone);
+}
+
 // Unreliable: what fits the packet goes, the rest is dropped and counted; nothing lingers.
 TEST(ConnectionDelivery, UnreliableMessagesThatDoNotFitAreDroppedAndCounted) {
   ConnectionConfig config;

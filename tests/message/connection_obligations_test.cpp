@@ -216,6 +216,50 @@ TEST(ConnectionObligations, RejectsRelativeIdThatNoWriterProduces) {
   r.expect_refused(ConnectionPacketError::kMessageIdInvalid);
 }
 
+// A correct sender writes a packet's reliable ids ascending from its oldest unacked id and never reaches
+// that id + receive_queue_size (1024 here), so every id of a packet is within 1023 of its first. A step
+// back (9 after 10: int_relative lifts it across the wrap to a difference of 65535) is refused.
+TEST(ConnectionObligations, RejectsReliableIdsThatStepBack) {
+  Receiver r(test::kOneType, {reliable()});
+  // 10, then "0" (not +1), four tiers not taken, the fifth (4378..69914) taken: 65535 - 4378 in 17 bits.
+  EXPECT_FALSE(r.process({bits(1, 1), bits(0, 1), bits(1, 1), bits(1, 8), bits(10, 16), bits(0, 5),
+                          bits(1, 1), bits(65535 - 4378, 17), bits(1, 8), bits(2, 8)}));
+  r.expect_refused(ConnectionPacketError::kMessageIdInvalid);
+}
+
+// The ids of one packet span less than the receive window: a step of 1024, or two of 600, is refused;
+// ids 0 and 1023 (the widest span a correct sender writes) are taken.
+TEST(ConnectionObligations, RejectsReliableIdsSpanningTheReceiveWindow) {
+  // The fourth tier (281..4377): "0", three tiers not taken, "1", then the difference - 281 in 13 bits.
+  const auto step = [](uint32_t difference) {
+    return std::vector<test::Field>{bits(0, 4), bits(1, 1), bits(difference - 281, 13)};
+  };
+  // First id 0, the next expected: 0 and 1023 are both within the receiver's window.
+  const auto packet = [&](std::initializer_list<uint32_t> steps) {
+    std::vector<test::Field> fields = {bits(1, 1), bits(0, 1), bits(1, 1),
+                                       bits(static_cast<uint32_t>(steps.size()), 8), bits(0, 16)};
+    for (const uint32_t s : steps) {
+      for (const test::Field& f : step(s)) fields.push_back(f);
+    }
+    for (size_t i = 0; i <= steps.size(); ++i) fields.push_back(bits(7, 8));
+    return fields;
+  };
+
+  Receiver one_step(test::kOneType, {reliable()});
+  EXPECT_FALSE(one_step.process(packet({1024})));
+  one_step.expect_refused(ConnectionPacketError::kMessageIdInvalid);
+
+  Receiver two_steps(test::kOneType, {reliable()});
+  EXPECT_FALSE(two_steps.process(packet({600, 600})));
+  two_steps.expect_refused(ConnectionPacketError::kMessageIdInvalid);
+
+  Receiver widest(test::kOneType, {reliable()});
+  EXPECT_TRUE(widest.process(packet({600, 423})));
+  EXPECT_EQ(widest.connection->error(), ConnectionError::kNone);
+  EXPECT_EQ(widest.connection->counters().packets_invalid, 0u);
+  EXPECT_EQ(widest.connection->receive_queue_depth(0), 3);
+}
+
 TEST(ConnectionObligations, RejectsReliableIdBeyondTheReceiveWindow) {
   // Window 1024 from the next expected id (0): 1023 is the last id buffered. A correct sender can reach
   // up to 2047 when its acks ran ahead of what this side released (a block waiting for a buffer, or the

@@ -99,5 +99,31 @@ TEST(SequenceMarks, ClearingAWordAtATimeKeepsTheMarksOfClearingABitAtATime) {
   }
 }
 
+// A new stream (the owner clears the marks on a restart of the endpoint's window) reads no old mark, behind
+// the old front or ahead of it. A front moved ahead (a forward resync) keeps the marks still in the window.
+TEST(SequenceMarks, ClearedMarksReadNothingAndAFrontMovedAheadKeepsThoseInTheWindow) {
+  detail::SequenceMarks back(256);
+  back.mark(1000);
+  back.mark(1010);
+  back.observe(1020);
+  back.clear();
+  back.observe(700);
+  EXPECT_FALSE(back.marked(1000));
+  EXPECT_FALSE(back.marked(1010));
+  back.clear();
+  back.observe(1200);
+  EXPECT_FALSE(back.marked(1010));
+
+  detail::SequenceMarks ahead(256);
+  ahead.mark(1000);
+  ahead.mark(1010);
+  ahead.observe(1200);
+  EXPECT_TRUE(ahead.marked(1010));
+  EXPECT_FALSE(ahead.marked(1005));
+  ahead.observe(1260);  // 1000 is now more than the window (256) behind, 1010 less
+  EXPECT_FALSE(ahead.marked(1000));
+  EXPECT_TRUE(ahead.marked(1010));
+}
+
 }  // namespace
 }  // namespace bitwire

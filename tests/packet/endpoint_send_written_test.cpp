@@ -96,6 +96,23 @@ TEST(EndpointSendWritten, NoRoomWithTheEnvelope) {
   EXPECT_EQ(peer->endpoint.counters().packets_sent, 0u);
 }
 
+// With the envelope on there is no room at all: a send_written call is refused for that, whatever its
+// size, and counted as a call the endpoint cannot serve (calls_refused), not as a payload too large.
+TEST(EndpointSendWritten, ARefusalForTheEnvelopeIsNotCountedTooLarge) {
+  EndpointConfig config = in_place_config(AckDelayMode::kWithEnvelope);
+  config.envelope = true;
+  auto peer = Peer::make(config);
+  const EndpointCounters before = peer->endpoint.counters();
+  EXPECT_FALSE(peer->endpoint.send_written(10));
+  EXPECT_FALSE(peer->endpoint.send_written(0));
+  EXPECT_EQ(peer->endpoint.counters().packets_too_large_to_send, 0u);
+  EXPECT_EQ(peer->endpoint.counters().calls_refused, 2u);
+  EndpointCounters expected = before;
+  expected.calls_refused += 2;
+  EXPECT_EQ(peer->endpoint.counters(), expected) << "no other counter rose";
+  EXPECT_TRUE(peer->outbox.empty());
+}
+
 TEST(EndpointSendWritten, AboveTheRoomIsRefusedWithoutUsingASequence) {
   EndpointConfig config = in_place_config(AckDelayMode::kOn);
   config.max_packet_size = 4096;

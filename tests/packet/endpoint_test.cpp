@@ -351,6 +351,25 @@ TEST(EndpointAcks, DeferredPacketIsNotAckedButItsAcksAreProcessed) {
   EXPECT_EQ(a->endpoint.counters().packets_deferred, 1u);
 }
 
+// The peer's first packets arrive out of order and the first to come is deferred: the earlier one that
+// follows is delivered, not dropped as too far ahead (nothing recorded yet: the deferred one is the
+// horizon all the same).
+TEST(EndpointAcks, APacketReorderedBehindADeferredFirstPacketIsDelivered) {
+  auto a = Peer::make(EndpointConfig{});
+  auto b = Peer::make(EndpointConfig{});
+  a->send({1});
+  a->send({2});
+  const auto datagrams = a->take_outbox();
+  b->defer = true;
+  EXPECT_EQ(b->endpoint.receive_packet(bitwire::test::view(datagrams[1])), ReceiveResult::kDeferred);
+  b->defer = false;
+  EXPECT_EQ(b->endpoint.receive_packet(bitwire::test::view(datagrams[0])), ReceiveResult::kDelivered);
+  EXPECT_EQ(b->endpoint.counters().packets_too_far_ahead, 0u);
+  ASSERT_EQ(b->delivered.size(), 1u);
+  EXPECT_EQ(b->delivered[0].sequence, 0);
+  EXPECT_EQ(b->endpoint.receive_packet(bitwire::test::view(datagrams[1])), ReceiveResult::kDelivered);
+}
+
 TEST(EndpointAcks, AckBitsMarkAckAndTheSequencesBeforeIt) {
   auto a = Peer::make(raw_config());
   auto b = Peer::make(raw_config());

@@ -137,6 +137,37 @@ TEST(ReceiveWindow, ASequenceAWholeWindowBehindTheDeferredHorizonIsStale) {
   EXPECT_EQ(wrapped.classify(65531, 64), Range::kInRange) << "15 behind 10";
 }
 
+// With nothing recorded yet, a deferred packet still makes its sequence the horizon: an older sequence
+// that arrives after it (reordered) is judged as with something recorded -- in range within the window,
+// behind (stale) a whole window back -- never ahead of a horizon it precedes. Only the fresh window's
+// horizon (the 65535 before the peer's first packet) takes no sequence before it.
+TEST(ReceiveWindow, AnOlderSequenceThanADeferredOneWithNothingRecordedIsNotAhead) {
+  ReceiveWindow window(16, 64, 3);
+  window.accept_unrecorded(10);
+  ASSERT_EQ(window.horizon(), 10);
+  EXPECT_EQ(window.classify(9, 64), Range::kInRange) << "reordered just behind the deferred packet";
+  EXPECT_EQ(window.classify(10, 64), Range::kInRange) << "the deferred packet itself, sent again";
+  window.accept_unrecorded(30);
+  EXPECT_EQ(window.classify(15, 64), Range::kInRange) << "15 behind the horizon";
+  EXPECT_EQ(window.classify(14, 64), Range::kBehind) << "16 behind: a whole window";
+  EXPECT_EQ(window.classify(40000, 64), Range::kBehind);
+  EXPECT_EQ(window.classify(94, 64), Range::kInRange);
+  EXPECT_EQ(window.classify(95, 64), Range::kAhead);
+
+  // The same after a forward resync of a fresh window: the resync sequence is the horizon.
+  ReceiveWindow resynced(16, 64, 1);
+  ASSERT_EQ(resynced.classify(1000, 64), Range::kAhead);
+  ASSERT_TRUE(resynced.observe_out_of_range(1000));
+  resynced.resync(1000, Range::kAhead);
+  EXPECT_EQ(resynced.classify(999, 64), Range::kInRange);
+  EXPECT_EQ(resynced.classify(900, 64), Range::kBehind);
+
+  // A fresh window: unchanged.
+  ReceiveWindow fresh(16, 64, 3);
+  EXPECT_EQ(fresh.classify(40000, 64), Range::kAhead);
+  EXPECT_EQ(fresh.classify(65534, 64), Range::kAhead);
+}
+
 TEST(ReceiveWindow, BackwardResyncRestartsBehindAFloor) {
   ReceiveWindow window(16, 64, 3);
   record_range(window, 0, 39);
@@ -171,6 +202,25 @@ TEST(ReceiveWindow, ResetForgetsEverything) {
   EXPECT_EQ(window.horizon(), 0xFFFF);
   EXPECT_FALSE(window.exists(39));
   EXPECT_EQ(window.classify(0, 64), Range::kInRange);
+}
+
+// restarts() changes with each backward resync and each reset, never with a forward resync or a delivery,
+// and a reset does not zero it (an owner holding the old value must see the change).
+TEST(ReceiveWindow, RestartsCountBackwardResyncsAndResetsOnly) {
+  ReceiveWindow window(16, 64, 1);
+  EXPECT_EQ(window.restarts(), 0);
+  record_range(window, 0, 39);
+  window.resync(1000, Range::kAhead);
+  EXPECT_EQ(window.restarts(), 0) << "a forward resync keeps the stream";
+  window.record(1001);
+  window.accept_unrecorded(1002);
+  EXPECT_EQ(window.restarts(), 0);
+  window.resync(500, Range::kBehind);
+  EXPECT_EQ(window.restarts(), 1);
+  window.reset();
+  EXPECT_EQ(window.restarts(), 2) << "a reset is a restart, not a return to zero";
+  window.reset();
+  EXPECT_EQ(window.restarts(), 3);
 }
 
 TEST(ReceiveWindow, MemoryIsFixedAtConstruction) {

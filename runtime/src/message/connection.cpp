@@ -489,6 +489,14 @@ bool Connection::process_packet(uint16_t sequence, std::span<const std::byte> by
     ++counters_.packets_after_error;
     return false;
   }
+  // The endpoint counts each restart of its received window (a backward resync, a reset) before it passes
+  // on the packet that caused it, or, for a fragment's, any later packet: the peer's sequences then begin a
+  // new stream, on which the in-order-only marks of the old one must not be read, whether this packet is
+  // ahead of the marks or behind them. A forward resync is none: the marks stay.
+  if (const uint16_t restarts = endpoint_->receive_restarts(); restarts != restarts_seen_) {
+    restarts_seen_ = restarts;
+    in_order_only_.clear();
+  }
   in_order_only_.observe(sequence);
   const ConnectionPacketError error =
       read_connection_packet(layout_, *pool_, bytes, *incoming_, &packet_read_error_, delta_.get());
@@ -633,6 +641,7 @@ void Connection::reset() {
   packet_read_error_ = ReadError::kNone;
   flight_.reset();
   in_order_only_.clear();
+  restarts_seen_ = endpoint_->receive_restarts();  // the reset is a restart: the marks are already clear
   update_interval_ = 0.0;
   updated_ = false;
 }

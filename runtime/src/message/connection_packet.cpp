@@ -52,7 +52,7 @@ const char* to_string(ConnectionPacketError error) {
     case ConnectionPacketError::kMessageBodyInvalid:
       return "message body failed to read";
     case ConnectionPacketError::kMessageIdInvalid:
-      return "relative message id out of range";
+      return "reliable message ids not ascending within the receive window";
     case ConnectionPacketError::kBlockMessageInline:
       return "block message sent inline on a reliable channel";
     case ConnectionPacketError::kBlockSizeOutOfRange:
@@ -317,11 +317,21 @@ ConnectionPacketError read_connection_packet(const PacketLayout& layout, Message
           uint16_t id = 0;
           if (!serialize_bits(stream, id, 16)) return ConnectionPacketError::kReadFailed;
           messages[0].id = id;
+          // A correct sender (ReliableOrderedChannel::plan; yojimbo's GetMessagesToSend walks
+          // min(messageSendQueueSize, messageReceiveQueueSize) ids) writes a packet's ids ascending from
+          // its oldest unacked id and never reaches that id + receive_queue_size, a value both ends share
+          // as they share max_messages_per_packet (bitwire folds it into its protocol id). So every id lies
+          // less than the window past the first: a step back (lifted across the wrap) or a span of the
+          // window is refused.
+          const auto window = static_cast<uint32_t>(channel.receive_queue_size);
+          uint32_t span = 0;  // from the first id; below the window
           for (uint32_t i = 1; i < count; ++i) {
             const uint32_t previous = messages[i - 1].id;
             uint32_t lifted = 0;
             if (!serialize_int_relative(stream, previous, lifted)) return ConnectionPacketError::kReadFailed;
-            if (lifted - previous > 65535u) return ConnectionPacketError::kMessageIdInvalid;
+            const uint32_t step = lifted - previous;
+            if (step >= window - span) return ConnectionPacketError::kMessageIdInvalid;
+            span += step;
             messages[i].id = static_cast<uint16_t>(lifted);
           }
           for (uint32_t i = 0; i < count; ++i) {

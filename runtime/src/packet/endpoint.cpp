@@ -255,6 +255,9 @@ int Endpoint::packets_in_flight() const {
 uint16_t Endpoint::next_sequence() const {
   return state_->sent.next_sequence();
 }
+uint16_t Endpoint::receive_restarts() const {
+  return state_->received.restarts();
+}
 PacketHeader Endpoint::current_ack_state() const {
   const State& s = *state_;
   return PacketHeader{s.sent.next_sequence(), s.received.ack(), s.received.ack_bits()};

@@ -92,7 +92,13 @@ std::span<std::byte> Endpoint::State::send_room() {
 bool Endpoint::State::send_written(size_t size) {
   // The payload is already in place after max_header bytes: the header goes right before it, so the
   // datagram is the one send() would build from a copy, starting max_header - header_bytes in.
-  if (envelope_bytes != 0 || size > static_cast<size_t>(config.fragment_above)) {
+  // With the envelope on there is no room (send_room() is empty): nothing the caller wrote can be sent,
+  // whatever its size. A call this endpoint cannot serve, not a payload too large.
+  if (envelope_bytes != 0) {
+    ++counters.calls_refused;
+    return false;
+  }
+  if (size > static_cast<size_t>(config.fragment_above)) {
     ++counters.packets_too_large_to_send;
     return false;
   }

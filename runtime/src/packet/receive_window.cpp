@@ -15,6 +15,8 @@ void ReceiveWindow::reset() {
   horizon_ = 0xFFFF;
   resync_count_ = 0;
   has_resync_floor_ = false;
+  fresh_ = true;
+  ++restarts_;  // not zeroed: an owner that kept the old value must see a change
 }
 
 ReceiveWindow::Range ReceiveWindow::classify(uint16_t sequence, int limit) const {
@@ -22,7 +24,9 @@ ReceiveWindow::Range ReceiveWindow::classify(uint16_t sequence, int limit) const
   if (steps != 0 && steps < 32768)
     return steps <= static_cast<uint32_t>(limit) ? Range::kInRange : Range::kAhead;
   if (has_resync_floor_ && !sequence_greater_than(sequence, resync_floor_)) return Range::kBehind;
-  if (!received_.has_newest()) return steps == 0 ? Range::kInRange : Range::kAhead;
+  // Only the fresh horizon (the 65535 before the peer's first packet) has no sequence before it. One
+  // that a packet set -- deferred, or a resync -- with nothing recorded yet is judged as below.
+  if (fresh_) return steps == 0 ? Range::kInRange : Range::kAhead;
   // Deferred packets (accept_unrecorded) move the horizon past the newest recorded one. A sequence a whole
   // window behind the horizon is stale even where the buffer would still take it, so whatever remembers
   // the deferred packets of one window (the connection's in-order-only marks) never has to look further
@@ -49,7 +53,9 @@ bool ReceiveWindow::observe_out_of_range(uint16_t sequence) {
 }
 
 void ReceiveWindow::resync(uint16_t sequence, Range range) {
+  fresh_ = false;
   if (range == Range::kBehind) {
+    ++restarts_;
     received_.reset();
     ack_ = 0xFFFF;
     ack_bits_ = 0;
@@ -63,6 +69,7 @@ void ReceiveWindow::resync(uint16_t sequence, Range range) {
 }
 
 void ReceiveWindow::move_horizon(uint16_t sequence) {
+  fresh_ = false;
   if (const uint16_t steps = static_cast<uint16_t>(sequence - horizon_); steps != 0 && steps < 32768) {
     horizon_ = sequence;
   }

@@ -409,6 +409,9 @@ class Connection {
   const Channel& channel(int index) const { return *channels_[index]; }
   MessagePool& pool() { return *pool_; }
   const MessagePool& pool() const { return *pool_; }
+  // The endpoint under the connection. Its reset() alone restarts the received window, which the
+  // connection sees (Endpoint::receive_restarts) before the next packet: its in-order-only marks are
+  // cleared; the channels keep their state (Connection::reset restarts everything).
   Endpoint& endpoint() { return *endpoint_; }
   const Endpoint& endpoint() const { return *endpoint_; }
   // The callbacks the connection gave its endpoint (to wrap, e.g. by a Link, and set back).
@@ -446,6 +449,7 @@ class Connection {
   // The packets applied in order only within the endpoint's received window: a duplicate of one does not
   // apply its unreliable messages again.
   detail::SequenceMarks in_order_only_;
+  uint16_t restarts_seen_ = 0;  // the endpoint's receive_restarts() when the last packet was processed
   ConnectionError error_ = ConnectionError::kNone;
   const char* error_reason_ = nullptr;
   char config_reason_[kConfigReasonBytes] = {};  // a config reason, owned by the connection

@@ -62,7 +62,8 @@ enum class ConnectionPacketError : uint8_t {
   kMessageTypeOutOfRange,    // a message type outside the factory
   kMessageBodyInvalid,       // a message body failed to read
   kBlockSizeOutOfRange,      // an unreliable message's block size outside [1, maxBlockSize]
-  kMessageIdInvalid,         // a relative message id that no writer produces (difference above 65535)
+  kMessageIdInvalid,         // reliable ids of a packet not ascending, or spanning receive_queue_size or more
+                             // from the first (no correct sender writes them)
   kBlockMessageInline,       // a block message among a reliable channel's messages (it travels as fragments)
   kBlocksDisabled,           // a block fragment (or block message) on a channel with blocks disabled
   kFragmentOnUnreliable,     // a block fragment entry on an unreliable channel

@@ -384,6 +384,7 @@ struct EndpointCounters {
   uint64_t packets_refused = 0;               // refused by the process callback
   uint64_t packets_deferred = 0;              // refused for now (defer_packet): not acked, acks processed
   uint64_t packets_too_large_to_send = 0;     // send_packet payloads above max_packet_size, not sent
+                                              // (send_written: sizes above send_room())
   uint64_t packets_too_large_to_receive = 0;  // dropped: datagram or reassembled packet above the maximum
   uint64_t envelope_failures = 0;             // dropped: envelope crc32 mismatch or datagram < 4 bytes
   uint64_t fragments_sent = 0;                // fragment datagrams transmitted
@@ -403,7 +404,9 @@ struct EndpointCounters {
   uint64_t time_backwards = 0;                // update() times earlier than the current one (time kept)
   uint64_t arrival_times_stale = 0;  // receive_packet arrival times earlier than the previous update() time
                                      // - kArrivalSlackSeconds: read as that bound
-  uint64_t calls_refused = 0;        // calls refused because the endpoint was refused at construction (!ok())
+  uint64_t calls_refused = 0;        // calls the endpoint cannot serve whatever their arguments: every call
+                                     // once it was refused at construction (!ok()), and send_written with
+                                     // the envelope on (it has no send room)
   uint64_t ack_delays_unusable = 0;  // ack delay reports that gave no RTT sample: the packet named is not
                                      // in the sent window, or the delay exceeds the time since it was sent
   uint64_t acks_without_ack_delay = 0;  // with the extension on: peer packets that acked packets of ours
@@ -451,7 +454,8 @@ class Endpoint {
   // The same without the copy: the payload is written first at the start of send_room() (room for
   // fragment_above bytes; empty with the envelope on), then send_written(size) sends the datagram
   // send_packet would have sent for it. The room is valid until the next send on this endpoint. False
-  // (nothing sent, no sequence used) when size is above the room or max_packet_size.
+  // (nothing sent, no sequence used) when size is above the room or max_packet_size (counted
+  // packets_too_large_to_send), or with the envelope on, whatever the size (calls_refused).
   std::span<std::byte> send_room();
   bool send_written(size_t size);
   // A room for send_room()/send_written() shared by endpoints that one thread drives (a server's slots),
@@ -505,6 +509,12 @@ class Endpoint {
   uint16_t next_sequence() const;
   // The ack header the next packet would carry.
   PacketHeader current_ack_state() const;
+  // Restarts of the receive side: each resync behind the received window (the peer's sequence went round
+  // or it restarted) and each reset(); a forward resync is none. It changes with every restart, before
+  // the packet or fragment that caused it is passed on, and never otherwise (not zeroed by reset(),
+  // wrapping at 65536): whatever keeps state per peer sequence compares it for inequality to learn that
+  // the peer's sequences begin a new stream, whichever sequence it sees next.
+  uint16_t receive_restarts() const;
 
   // ---- Statistics (feed congestion control with rtt_ms() and packet_loss_percent()) ----
   double time() const;

@@ -748,11 +748,15 @@ inline size_t measure_bits(T& object) {
 }
 
 // Writes `object` (anything with `template <typename S> bool serialize(S&)`) into `buffer` and returns the
-// bytes used, or 0 (nothing written) when the buffer is smaller than measure_bits(object): never a byte
-// past the span, in any build. A generated MaxBytes is a size that always fits.
+// bytes used, or 0 (nothing written) when the object breaks a write contract (a value out of its range, a
+// string too long, ...) or the buffer is smaller than measure_bits(object): never a byte past the span,
+// and never bits a correct reader refuses or misreads, in any build. A WriteStream only asserts its
+// contracts, and without assertions an out-of-range offset would run into the next field's bits; so one
+// ValidateStream pass checks them all and measures the same bound. A generated MaxBytes always fits.
 template <typename T>
 inline size_t write_object(std::span<std::byte> buffer, T& object) {
-  if (measure_bits(object) > buffer.size() * 8) return 0;
+  ValidateStream check;
+  if (!object.serialize(check) || check.failed() || check.bits_processed() > buffer.size() * 8) return 0;
   WriteStream stream(buffer);
   object.serialize(stream);
   stream.flush();

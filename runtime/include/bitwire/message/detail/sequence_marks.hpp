@@ -19,7 +19,10 @@ class SequenceMarks {
   SequenceMarks() = default;
   // Remembers marks for `window` sequences behind the newest one seen (rounded up to a power of two, at
   // least 64, at most 32768: half the sequence space, so that newer and older stay defined).
-  explicit SequenceMarks(int window) : bits_(bits_for(window)), words_(new uint64_t[bits_ / 64]) { clear(); }
+  explicit SequenceMarks(int window)
+      : words_(new uint64_t[bits_for(window) / 64]), bits_(static_cast<uint16_t>(bits_for(window))) {
+    clear();
+  }
 
   static uint32_t bits_for(int window) {
     return std::bit_ceil(static_cast<uint32_t>(std::clamp(window, 64, 32768)));
@@ -36,10 +39,12 @@ class SequenceMarks {
   // the peer's sequence moved by half its space or more (a resync), is taken as not marked: the endpoint
   // refuses as stale every sequence a whole received window behind the newest it took, recorded or
   // deferred (ReceiveWindow::classify), and the front here never passes that newest, so with a window no
-  // larger than this one every duplicate it still passes is within these marks. A backward resync (the
-  // endpoint's horizon moves back; these marks are cleared only by Connection::reset) may leave marks
-  // ahead of the new stream: a packet that lands on one has its unreliable messages released, counted in
-  // unreliable_dropped_in_order_only, never applied twice.
+  // larger than this one every duplicate it still passes is within these marks. A restart of the
+  // endpoint's received window (a backward resync, a reset) starts a new stream of the peer's sequences,
+  // which the old marks say nothing about: the owner clear()s them before asking about any packet after
+  // it, whichever direction that packet is from the front (Endpoint::receive_restarts). A forward resync
+  // keeps them: the front moves on as for any newer packet, and an old packet's duplicate still within the
+  // window is still known.
   bool marked(uint16_t sequence) {
     if (!live_) return false;  // nothing marked within the window: one branch per packet
     advance(sequence);
@@ -96,8 +101,8 @@ class SequenceMarks {
     if (static_cast<uint16_t>(newest_ - last_mark_) >= bits_) live_ = false;
   }
 
-  uint32_t bits_ = 0;
   std::unique_ptr<uint64_t[]> words_;
+  uint16_t bits_ = 0;       // 64 .. 32768
   uint16_t newest_ = 0;     // the newest sequence the window has seen since its first mark
   uint16_t last_mark_ = 0;  // the newest sequence marked
   bool live_ = false;       // a mark may be set (false: every bit is clear)

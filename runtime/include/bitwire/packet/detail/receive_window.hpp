@@ -12,7 +12,9 @@
 // - The horizon is the newest sequence accepted, recorded or not (accept_unrecorded: a packet the
 //   connection deferred): 65535 on a fresh window (the peer's first packet is expected at 0). A sequence
 //   1..limit after it is in range, further after it ahead; one not after it is in range while the received
-//   buffer can still hold it and it is less than a whole capacity behind the horizon, behind otherwise.
+//   buffer can still hold it and it is less than a whole capacity behind the horizon, behind otherwise --
+//   also when nothing is recorded yet but a packet set the horizon. Only on a fresh window is a sequence
+//   before the horizon ahead (nothing the peer sent precedes its first packet).
 // - record(s) delivers s: marks it received, moves the horizon and the ack state forward when s is newer
 //   (ack_bits bit n: sequence ack - n was received) and sets the bit of an older s within 31 of ack.
 // - A resync run: sequence_resync_packets out-of-range sequences, each newer than the one before and at
@@ -21,6 +23,10 @@
 // - resync forward moves the horizon only. Backward restarts the received buffer and the ack state; the
 //   sequences not newer than the new horizon are then behind (refused) until record() has moved the
 //   window a whole capacity past them.
+// - restarts() counts the restarts of the received window: each backward resync and each reset() (a
+//   forward resync is none). It changes with every restart and with nothing else, wrapping at 65536;
+//   whatever keeps state per sequence of the peer's stream compares it for inequality to learn that a
+//   new stream began, whichever packet it sees next.
 // - Memory: the received buffer, allocated by the constructor; nothing allocates after.
 #pragma once
 
@@ -63,6 +69,7 @@ class ReceiveWindow {
   uint16_t ack() const { return ack_; }
   uint32_t ack_bits() const { return ack_bits_; }
   uint16_t horizon() const { return horizon_; }
+  uint16_t restarts() const { return restarts_; }
 
   static size_t memory_required(int capacity) {
     return SequenceBuffer<Received>::memory_required(static_cast<size_t>(capacity));
@@ -85,7 +92,9 @@ class ReceiveWindow {
   uint16_t horizon_ = 0xFFFF;
   uint16_t resync_newest_ = 0;
   uint16_t resync_floor_ = 0;
+  uint16_t restarts_ = 0;  // backward resyncs and resets, wrapping (held in what was padding)
   bool has_resync_floor_ = false;
+  bool fresh_ = true;  // nothing accepted since construction or reset: the horizon is the initial 65535
 };
 
 }  // namespace bitwire
