@@ -12,8 +12,9 @@
 //     ... the same fields, serialized on stream_ ...
 //   }
 //
-// load() succeeds when the whole run lies inside the span (a span under 8 bytes is loaded whole, and a
-// run of one chunk at a start the compiler knows loads exactly its own bytes); then
+// load() succeeds when the whole run lies inside the span (a span under 8 bytes is loaded whole, a run
+// of one chunk at a start the compiler knows loads exactly its own bytes, and a run at a start known only
+// at run time whose chunks' 8-byte loads all lie in the span loads each at its own first byte); then
 // every read is a shift and a mask with constant amounts once the cursor's start is known (one variable
 // shift per 56 bits when it is not), with no bounds test. A field that straddles two 56-bit chunks (every
 // 64-bit field) is instead one 8-byte load at its own first byte, when those 8 bytes are run bytes: a
@@ -73,6 +74,11 @@ class ReadRun {
   // start's bit in its byte), the last chunk every bit up to the run's end.
   static constexpr size_t kChunkBits = 56;
   static constexpr size_t kChunks = (kBits + kChunkBits - 1) / kChunkBits;
+  // The bits from the run's start that make every chunk's 8-byte load at its own first byte lie in the
+  // span: the last load ends 7 * (kChunks - 1) + 8 bytes after the start's byte, and the start may be
+  // 7 bits into it, so kLoadBits bits from the start reach at least to that end.
+  static constexpr size_t kLoadBits = (7 * (kChunks - 1) + 8) * 8;
+  static_assert(kLoadBits >= kBits, "each chunk serves 56 bits of the run");
 
  public:
   static constexpr bool kIsWriting = false;
@@ -86,6 +92,24 @@ class ReadRun {
   // when not, or when the stream has failed.
   BITWIRE_FORCE_INLINE bool load() {
     const BitReader& reader = stream_.reader_;
+    if (!__builtin_constant_p(start_)) {
+      // A start known only at run time (a run inside a loop, or after a variable-width field): when the
+      // span holds kLoadBits more bits, every chunk is an 8-byte load at its own place (7 bytes after the
+      // last), shifted by the start's bit in its byte: no end to compute, no clamp, one shift amount. This
+      // test stands in for the one below (kLoadBits >= kBits), so the usual case costs no more compares;
+      // a run that ends in the span's last 8 bytes takes the path below.
+      if (reader.bits_remaining() >= kLoadBits) [[likely]] {
+        if constexpr (kAlignedStart) {
+          if (start_ % 8 != 0) return false;
+        }
+        const size_t first = start_ / 8;
+        const auto shift = kAlignedStart ? 0u : static_cast<unsigned>(start_ % 8);
+        load_chunks(reader.data() + first, shift, std::make_index_sequence<kChunks>{});
+        base_ = reader.data() + first;
+        shift_ = shift;
+        return true;
+      }
+    }
     if (reader.bits_remaining() < kBits) [[unlikely]] {
       hide_cursor();
       return false;
@@ -195,7 +219,9 @@ class ReadRun {
     const size_t k = offset / kChunkBits;
     const size_t s = offset % kChunkBits;
     const auto width = static_cast<size_t>(bits);
-    if (width > kChunkBits - s && direct(offset, width)) return extract_direct(offset, bits);
+    if (width > kChunkBits - s && direct(offset, width)) {
+      return extract_direct(offset, bits);
+    }
     uint64_t value = chunks_[chunk(k)] >> s;
     if (width > kChunkBits - s) value |= chunks_[chunk(k + 1)] << (kChunkBits - s);
     if (width > 2 * kChunkBits - s) value |= chunks_[chunk(k + 2)] << (2 * kChunkBits - s);
