@@ -59,6 +59,28 @@ BITWIRE_FORCE_INLINE uint64_t load_le_exact(const std::byte* at) {
   }
 }
 
+// load_le_exact<count> for a count in [1, 8] that is a constant after inlining (the switch folds away).
+BITWIRE_FORCE_INLINE uint64_t load_le_exact_count(const std::byte* at, size_t count) {
+  switch (count) {
+    case 1:
+      return load_le_exact<1>(at);
+    case 2:
+      return load_le_exact<2>(at);
+    case 3:
+      return load_le_exact<3>(at);
+    case 4:
+      return load_le_exact<4>(at);
+    case 5:
+      return load_le_exact<5>(at);
+    case 6:
+      return load_le_exact<6>(at);
+    case 7:
+      return load_le_exact<7>(at);
+    default:
+      return load_le_exact<8>(at);
+  }
+}
+
 }  // namespace detail
 
 // Whether generated code reads runs through a ReadRun on this stream type (a ReadRun itself, or any other
@@ -216,6 +238,11 @@ class ReadRun {
   // Chunks overlap in what they hold (bits past a chunk's 56th are the next chunk's first, or zeros
   // shifted in), so OR-ing them in is exact.
   BITWIRE_FORCE_INLINE uint64_t extract(size_t offset, int bits) const {
+    if constexpr (kChunks == 1) {
+      if (__builtin_constant_p(start_) && __builtin_constant_p(offset) && __builtin_constant_p(bits)) {
+        return extract_window(offset, bits);
+      }
+    }
     const size_t k = offset / kChunkBits;
     const size_t s = offset % kChunkBits;
     const auto width = static_cast<size_t>(bits);
@@ -225,6 +252,30 @@ class ReadRun {
     uint64_t value = chunks_[chunk(k)] >> s;
     if (width > kChunkBits - s) value |= chunks_[chunk(k + 1)] << (kChunkBits - s);
     if (width > 2 * kChunkBits - s) value |= chunks_[chunk(k + 2)] << (2 * kChunkBits - s);
+    return value & low_mask(bits);
+  }
+
+  // A field of a one-chunk run at a start, offset and width that are all constants after inlining: one
+  // load of the fewest bytes, 1, 2, 4 or 8, that cover the field and lie inside the run's bytes (the window
+  // starts at the field's first byte, or earlier so as to end at the run's last byte), shifted by a
+  // constant; the exact count when the run is shorter than that load (two loads for 3, 5, 6 or 7 bytes).
+  // Where the run's bytes are 3, 5, 6 or 7, the run's own load would take two loads and an OR; a field
+  // that needs fewer bytes than the run takes one load here. Inside the span: load() proved the run is.
+  BITWIRE_FORCE_INLINE uint64_t extract_window(size_t offset, int bits) const {
+    const size_t run_first = start_ / 8;
+    const size_t run_end = (start_ + kBits + 7) / 8;
+    const size_t bit = start_ + offset;
+    const size_t first = bit / 8;
+    const size_t count = (bit + static_cast<size_t>(bits) + 7) / 8 - first;  // in [1, 8]: bits <= 56
+    const size_t window = count <= 1 ? 1 : count <= 2 ? 2 : count <= 4 ? 4 : 8;
+    const std::byte* data = stream_.reader_.data();
+    uint64_t value = 0;
+    if (window <= run_end - run_first) {
+      const size_t at = first + window <= run_end ? first : run_end - window;
+      value = detail::load_le_exact_count(data + at, window) >> (bit - at * 8);
+    } else {
+      value = detail::load_le_exact_count(data + first, count) >> (bit % 8);
+    }
     return value & low_mask(bits);
   }
 
