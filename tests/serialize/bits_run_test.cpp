@@ -407,6 +407,12 @@ TEST(ReadRun, ConstantFieldsOfAConstantStartRunLoadOnlyTheRunsBytesAgainstInacce
     ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<0, 20, 13, 3, 11>(pages, state)));
     ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<3, 21, 17, 5>(pages, state)));
     ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<5, 30, 18, 3>(pages, state)));
+    // Runs of more than one chunk: Timescale (a double and two uint32), fields past a chunk's 56 bits at
+    // every bit of a byte, one ending at the run's last byte, and a field over 8 bytes (the chunks' path).
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<0, 64, 32, 32>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<3, 61, 27, 13, 30, 5>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<0, 57, 24, 64, 20>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<5, 7, 60, 9, 3>(pages, state)));
     // Runs shorter than a field's window (3, 5, 6 and 7 bytes read whole): the exact bytes.
     ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<0, 23>(pages, state)));
     ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<0, 36>(pages, state)));

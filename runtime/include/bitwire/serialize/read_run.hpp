@@ -238,10 +238,9 @@ class ReadRun {
   // Chunks overlap in what they hold (bits past a chunk's 56th are the next chunk's first, or zeros
   // shifted in), so OR-ing them in is exact.
   BITWIRE_FORCE_INLINE uint64_t extract(size_t offset, int bits) const {
-    if constexpr (kChunks == 1) {
-      if (__builtin_constant_p(start_) && __builtin_constant_p(offset) && __builtin_constant_p(bits)) {
-        return extract_window(offset, bits);
-      }
+    if (__builtin_constant_p(start_) && __builtin_constant_p(offset) && __builtin_constant_p(bits) &&
+        (start_ + offset) % 8 + static_cast<size_t>(bits) <= 64) {
+      return extract_window(offset, bits);
     }
     const size_t k = offset / kChunkBits;
     const size_t s = offset % kChunkBits;
@@ -255,18 +254,19 @@ class ReadRun {
     return value & low_mask(bits);
   }
 
-  // A field of a one-chunk run at a start, offset and width that are all constants after inlining: one
-  // load of the fewest bytes, 1, 2, 4 or 8, that cover the field and lie inside the run's bytes (the window
-  // starts at the field's first byte, or earlier so as to end at the run's last byte), shifted by a
-  // constant; the exact count when the run is shorter than that load (two loads for 3, 5, 6 or 7 bytes).
-  // Where the run's bytes are 3, 5, 6 or 7, the run's own load would take two loads and an OR; a field
-  // that needs fewer bytes than the run takes one load here. Inside the span: load() proved the run is.
+  // A field at a start, offset and width that are all constants after inlining, within 8 bytes of its first
+  // byte: one load of the fewest bytes, 1, 2, 4 or 8, that cover it and lie inside the run's bytes (the
+  // window starts at the field's first byte, or earlier so as to end at the run's last byte), shifted by a
+  // constant; the exact count when the run is shorter than that load (two loads for 3, 5, 6 or 7 bytes;
+  // only a run under 8 bytes). A run of 3, 5, 6 or 7 bytes would take two loads and an OR for its one
+  // chunk, and a byte-aligned field past a chunk's 56 bits a join of two chunks: here each is one load,
+  // like a hand-written reader's. Inside the span: load() proved the run is.
   BITWIRE_FORCE_INLINE uint64_t extract_window(size_t offset, int bits) const {
     const size_t run_first = start_ / 8;
     const size_t run_end = (start_ + kBits + 7) / 8;
     const size_t bit = start_ + offset;
     const size_t first = bit / 8;
-    const size_t count = (bit + static_cast<size_t>(bits) + 7) / 8 - first;  // in [1, 8]: bits <= 56
+    const size_t count = (bit + static_cast<size_t>(bits) + 7) / 8 - first;  // in [1, 8]: the caller's test
     const size_t window = count <= 1 ? 1 : count <= 2 ? 2 : count <= 4 ? 4 : 8;
     const std::byte* data = stream_.reader_.data();
     uint64_t value = 0;
