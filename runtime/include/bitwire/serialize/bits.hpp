@@ -196,7 +196,12 @@ class BitReader {
       : data_(buffer.data()),
         size_bytes_(buffer.size()),
         total_bits_(buffer.size() * 8),
-        fast_end_(static_cast<ptrdiff_t>(buffer.size() * 8) - 56) {}
+        fast_end_(static_cast<ptrdiff_t>(buffer.size() * 8) - 56) {
+    // No span of 2^60 bytes or more exists (no address space is that large), so its size in bits does not
+    // wrap: told so, the compilers test a run of constant bits at a constant start against the byte count
+    // (`size < 3`) instead of computing size * 8 first.
+    if (buffer.size() >= (size_t{1} << 60)) __builtin_unreachable();
+  }
 
   // True when `bits` more bits are inside the buffer (and the reader has not been poisoned).
   BITWIRE_FORCE_INLINE bool can_read(size_t bits) const { return bits <= total_bits_ - position_; }

@@ -114,12 +114,14 @@ class ReadRun {
   // when not, or when the stream has failed.
   BITWIRE_FORCE_INLINE bool load() {
     const BitReader& reader = stream_.reader_;
-    if (!__builtin_constant_p(start_)) {
-      // A start known only at run time (a run inside a loop, or after a variable-width field): when the
-      // span holds kLoadBits more bits, every chunk is an 8-byte load at its own place (7 bytes after the
-      // last), shifted by the start's bit in its byte: no end to compute, no clamp, one shift amount. This
-      // test stands in for the one below (kLoadBits >= kBits), so the usual case costs no more compares;
-      // a run that ends in the span's last 8 bytes takes the path below.
+    if (kChunks > 1 && !__builtin_constant_p(start_)) {
+      // A run of more than one chunk at a start known only at run time (a run inside a loop, or after a
+      // variable-width field): when the span holds kLoadBits more bits, every chunk is an 8-byte load at
+      // its own place (7 bytes after the last), shifted by the start's bit in its byte: no end to compute,
+      // no clamp, one shift amount. This test stands in for the one below (kLoadBits >= kBits), so the
+      // usual case costs no more compares; a run that ends in the span's last bytes takes the path below.
+      // Not for one chunk: short runs are often a message's last, which would pay the extra compare (both
+      // compilers' corpus geomeans are lower without it there; bench/RESULTS.md, branch h-ser4).
       if (reader.bits_remaining() >= kLoadBits) [[likely]] {
         if constexpr (kAlignedStart) {
           if (start_ % 8 != 0) return false;
