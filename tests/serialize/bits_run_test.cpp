@@ -355,6 +355,73 @@ TEST(ReadRun, ARunAtAConstantStartLoadsExactlyItsBytesAgainstInaccessiblePages) 
   }
 }
 
+// A run of one chunk at a constant start whose fields' widths are constants too (kWidths, read in order),
+// as in a generated reader: with optimization each field is one load of the fewest bytes, 1, 2, 4 or 8,
+// that cover it and lie inside the run's bytes (or the field's exact bytes when the run is shorter than
+// that). Over spans of exactly the run's bytes, against an inaccessible page on either side (a byte loaded
+// outside the run faults): every field equals the wire's bits and the cursor ends after the run.
+template <size_t kStart, int... kWidths>
+void check_constant_fields_run(GuardedPages& pages, uint64_t& state) {
+  constexpr size_t kBits = (static_cast<size_t>(kWidths) + ...);
+  constexpr size_t kBytes = (kStart + kBits + 7) / 8;
+  for (const std::span<std::byte> span : {pages.at_end(kBytes), pages.at_start(kBytes)}) {
+    for (std::byte& b : span) b = static_cast<std::byte>(splitmix64(state));
+    ReadStream stream(span);
+    uint64_t skipped = 0;
+    if constexpr (kStart != 0) {
+      ASSERT_TRUE(stream.read_bits(skipped, static_cast<int>(kStart)));
+    }
+    ReadRun<kBits> run(stream);
+    ASSERT_TRUE(run.load()) << "start " << kStart << ", run of " << kBits;
+    uint64_t got[sizeof...(kWidths)] = {};
+    size_t k = 0;
+    bool read = true;
+    ((read = read && run.read_bits(got[k++], kWidths)), ...);
+    ASSERT_TRUE(read);
+    size_t at = kStart;
+    k = 0;
+    for (const int bits : {kWidths...}) {
+      EXPECT_EQ(got[k++], wire_bits(span, at, bits))
+          << "start " << kStart << ", " << bits << " bits at " << at;
+      at += static_cast<size_t>(bits);
+    }
+    ASSERT_TRUE(run.finish());
+    EXPECT_EQ(stream.bits_processed(), kStart + kBits);
+  }
+}
+
+TEST(ReadRun, ConstantFieldsOfAConstantStartRunLoadOnlyTheRunsBytesAgainstInaccessiblePages) {
+  BITWIRE_SEEDED_TEST_SEED(0xB175'0019);
+  uint64_t state = seed;
+  GuardedPages pages(64);
+  ASSERT_TRUE(pages.ok());
+  for (int round = 0; round < 8; ++round) {
+    // Handle (14 + 8 bits: 3 bytes) and CompressedProbe (10 + 14), whose second fields take a 2-byte load.
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<0, 14, 8>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<0, 10, 14>(pages, state)));
+    // Fields whose 2- or 4-byte window would pass the run's last byte: the window ends there instead.
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<0, 24, 24>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<0, 28, 20>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<6, 2, 54>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<0, 9, 7, 1, 3, 4, 8, 2>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<0, 20, 13, 3, 11>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<3, 21, 17, 5>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<5, 30, 18, 3>(pages, state)));
+    // Runs of more than one chunk: Timescale (a double and two uint32), fields past a chunk's 56 bits at
+    // every bit of a byte, one ending at the run's last byte, and a field over 8 bytes (the chunks' path).
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<0, 64, 32, 32>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<3, 61, 27, 13, 30, 5>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<0, 57, 24, 64, 20>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<5, 7, 60, 9, 3>(pages, state)));
+    // Runs shorter than a field's window (3, 5, 6 and 7 bytes read whole): the exact bytes.
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<0, 23>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<0, 36>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<1, 46>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<7, 49>(pages, state)));
+    ASSERT_NO_FATAL_FAILURE((check_constant_fields_run<0, 1, 55>(pages, state)));
+  }
+}
+
 // A run that starts on a byte boundary with an alignment inside: `before` bits, the padding to the next
 // byte, `after` bits. From every start bit of `span` it loads exactly when the start is on a byte boundary
 // and the whole run fits; then the fields, the padding's refusal (reason, bit, cursor) and the end equal

@@ -196,7 +196,12 @@ class BitReader {
       : data_(buffer.data()),
         size_bytes_(buffer.size()),
         total_bits_(buffer.size() * 8),
-        fast_end_(static_cast<ptrdiff_t>(buffer.size() * 8) - 56) {}
+        fast_end_(static_cast<ptrdiff_t>(buffer.size() * 8) - 56) {
+    // No span of 2^60 bytes or more exists (no address space is that large), so its size in bits does not
+    // wrap: told so, the compilers test a run of constant bits at a constant start against the byte count
+    // (`size < 3`) instead of computing size * 8 first.
+    if (buffer.size() >= (size_t{1} << 60)) __builtin_unreachable();
+  }
 
   // True when `bits` more bits are inside the buffer (and the reader has not been poisoned).
   BITWIRE_FORCE_INLINE bool can_read(size_t bits) const { return bits <= total_bits_ - position_; }
@@ -211,12 +216,11 @@ class BitReader {
     }
     if (bits <= kFastBits) return read_narrow(value, bits);
     // Wider than one load serves: two reads, after one bounds check for both.
-    uint64_t low = 0;
-    uint64_t high = 0;
+    // The halves are read without a bounds test of their own (the one above covers both), so the cursor
+    // after them is start + bits on every path: a constant to the compilers where the start is.
     if (!can_read(static_cast<size_t>(bits))) return false;
-    read_narrow(low, 32);
-    read_narrow(high, bits - 32);
-    value = low | (high << 32);
+    const uint64_t low = read_narrow_unchecked(32);
+    value = low | (read_narrow_unchecked(bits - 32) << 32);
     return true;
   }
 
@@ -272,10 +276,28 @@ class BitReader {
     return read_tail(value, bits);
   }
 
+  // bits in [1, kFastBits] and can_read(bits): the fast path's load, or the tail's, with no bounds test.
+  BITWIRE_FORCE_INLINE uint64_t read_narrow_unchecked(int bits) {
+    uint64_t value = 0;
+    if (static_cast<ptrdiff_t>(position_) < fast_end_) [[likely]] {
+      value = (detail::load_le64(data_ + position_ / 8) >> (position_ % 8)) & low_mask(bits);
+      position_ += static_cast<unsigned>(bits);
+    } else {
+      read_tail_unchecked(value, bits);
+    }
+    return value;
+  }
+
   // A read near the end of the span (or after poison): bounds-checked, then served from the span's last
   // 8 bytes, or from the whole span when it is shorter than 8 bytes.
   BITWIRE_FORCE_INLINE bool read_tail(uint64_t& value, int bits) {
     if (!can_read(static_cast<size_t>(bits))) return false;
+    read_tail_unchecked(value, bits);
+    return true;
+  }
+
+  // read_tail after its bounds test (can_read(bits) holds).
+  BITWIRE_FORCE_INLINE void read_tail_unchecked(uint64_t& value, int bits) {
     uint64_t word = 0;
     size_t base_bits = 0;  // the stream bit that is bit 0 of `word`
     if (size_bytes_ >= 8) {
@@ -288,7 +310,6 @@ class BitReader {
     // <= total_bits_ = base_bits + 64 at most, so the shift is below 64 and the bits are all in `word`.
     value = (word >> (position_ - base_bits)) & low_mask(bits);
     position_ += static_cast<unsigned>(bits);
-    return true;
   }
 
   const std::byte* data_ = nullptr;

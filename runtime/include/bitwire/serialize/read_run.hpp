@@ -12,8 +12,9 @@
 //     ... the same fields, serialized on stream_ ...
 //   }
 //
-// load() succeeds when the whole run lies inside the span (a span under 8 bytes is loaded whole, and a
-// run of one chunk at a start the compiler knows loads exactly its own bytes); then
+// load() succeeds when the whole run lies inside the span (a span under 8 bytes is loaded whole, a run
+// of one chunk at a start the compiler knows loads exactly its own bytes, and a run at a start known only
+// at run time whose chunks' 8-byte loads all lie in the span loads each at its own first byte); then
 // every read is a shift and a mask with constant amounts once the cursor's start is known (one variable
 // shift per 56 bits when it is not), with no bounds test. A field that straddles two 56-bit chunks (every
 // 64-bit field) is instead one 8-byte load at its own first byte, when those 8 bytes are run bytes: a
@@ -58,6 +59,28 @@ BITWIRE_FORCE_INLINE uint64_t load_le_exact(const std::byte* at) {
   }
 }
 
+// load_le_exact<count> for a count in [1, 8] that is a constant after inlining (the switch folds away).
+BITWIRE_FORCE_INLINE uint64_t load_le_exact_count(const std::byte* at, size_t count) {
+  switch (count) {
+    case 1:
+      return load_le_exact<1>(at);
+    case 2:
+      return load_le_exact<2>(at);
+    case 3:
+      return load_le_exact<3>(at);
+    case 4:
+      return load_le_exact<4>(at);
+    case 5:
+      return load_le_exact<5>(at);
+    case 6:
+      return load_le_exact<6>(at);
+    case 7:
+      return load_le_exact<7>(at);
+    default:
+      return load_le_exact<8>(at);
+  }
+}
+
 }  // namespace detail
 
 // Whether generated code reads runs through a ReadRun on this stream type (a ReadRun itself, or any other
@@ -73,6 +96,11 @@ class ReadRun {
   // start's bit in its byte), the last chunk every bit up to the run's end.
   static constexpr size_t kChunkBits = 56;
   static constexpr size_t kChunks = (kBits + kChunkBits - 1) / kChunkBits;
+  // The bits from the run's start that make every chunk's 8-byte load at its own first byte lie in the
+  // span: the last load ends 7 * (kChunks - 1) + 8 bytes after the start's byte, and the start may be
+  // 7 bits into it, so kLoadBits bits from the start reach at least to that end.
+  static constexpr size_t kLoadBits = (7 * (kChunks - 1) + 8) * 8;
+  static_assert(kLoadBits >= kBits, "each chunk serves 56 bits of the run");
 
  public:
   static constexpr bool kIsWriting = false;
@@ -86,6 +114,26 @@ class ReadRun {
   // when not, or when the stream has failed.
   BITWIRE_FORCE_INLINE bool load() {
     const BitReader& reader = stream_.reader_;
+    if (kChunks > 1 && !__builtin_constant_p(start_)) {
+      // A run of more than one chunk at a start known only at run time (a run inside a loop, or after a
+      // variable-width field): when the span holds kLoadBits more bits, every chunk is an 8-byte load at
+      // its own place (7 bytes after the last), shifted by the start's bit in its byte: no end to compute,
+      // no clamp, one shift amount. This test stands in for the one below (kLoadBits >= kBits), so the
+      // usual case costs no more compares; a run that ends in the span's last bytes takes the path below.
+      // Not for one chunk: short runs are often a message's last, which would pay the extra compare (both
+      // compilers' corpus geomeans are lower without it there; bench/RESULTS.md, branch h-ser4).
+      if (reader.bits_remaining() >= kLoadBits) [[likely]] {
+        if constexpr (kAlignedStart) {
+          if (start_ % 8 != 0) return false;
+        }
+        const size_t first = start_ / 8;
+        const auto shift = kAlignedStart ? 0u : static_cast<unsigned>(start_ % 8);
+        load_chunks(reader.data() + first, shift, std::make_index_sequence<kChunks>{});
+        base_ = reader.data() + first;
+        shift_ = shift;
+        return true;
+      }
+    }
     if (reader.bits_remaining() < kBits) [[unlikely]] {
       hide_cursor();
       return false;
@@ -192,13 +240,44 @@ class ReadRun {
   // Chunks overlap in what they hold (bits past a chunk's 56th are the next chunk's first, or zeros
   // shifted in), so OR-ing them in is exact.
   BITWIRE_FORCE_INLINE uint64_t extract(size_t offset, int bits) const {
+    if (__builtin_constant_p(start_) && __builtin_constant_p(offset) && __builtin_constant_p(bits) &&
+        (start_ + offset) % 8 + static_cast<size_t>(bits) <= 64) {
+      return extract_window(offset, bits);
+    }
     const size_t k = offset / kChunkBits;
     const size_t s = offset % kChunkBits;
     const auto width = static_cast<size_t>(bits);
-    if (width > kChunkBits - s && direct(offset, width)) return extract_direct(offset, bits);
+    if (width > kChunkBits - s && direct(offset, width)) {
+      return extract_direct(offset, bits);
+    }
     uint64_t value = chunks_[chunk(k)] >> s;
     if (width > kChunkBits - s) value |= chunks_[chunk(k + 1)] << (kChunkBits - s);
     if (width > 2 * kChunkBits - s) value |= chunks_[chunk(k + 2)] << (2 * kChunkBits - s);
+    return value & low_mask(bits);
+  }
+
+  // A field at a start, offset and width that are all constants after inlining, within 8 bytes of its first
+  // byte: one load of the fewest bytes, 1, 2, 4 or 8, that cover it and lie inside the run's bytes (the
+  // window starts at the field's first byte, or earlier so as to end at the run's last byte), shifted by a
+  // constant; the exact count when the run is shorter than that load (two loads for 3, 5, 6 or 7 bytes;
+  // only a run under 8 bytes). A run of 3, 5, 6 or 7 bytes would take two loads and an OR for its one
+  // chunk, and a byte-aligned field past a chunk's 56 bits a join of two chunks: here each is one load,
+  // like a hand-written reader's. Inside the span: load() proved the run is.
+  BITWIRE_FORCE_INLINE uint64_t extract_window(size_t offset, int bits) const {
+    const size_t run_first = start_ / 8;
+    const size_t run_end = (start_ + kBits + 7) / 8;
+    const size_t bit = start_ + offset;
+    const size_t first = bit / 8;
+    const size_t count = (bit + static_cast<size_t>(bits) + 7) / 8 - first;  // in [1, 8]: the caller's test
+    const size_t window = count <= 1 ? 1 : count <= 2 ? 2 : count <= 4 ? 4 : 8;
+    const std::byte* data = stream_.reader_.data();
+    uint64_t value = 0;
+    if (window <= run_end - run_first) {
+      const size_t at = first + window <= run_end ? first : run_end - window;
+      value = detail::load_le_exact_count(data + at, window) >> (bit - at * 8);
+    } else {
+      value = detail::load_le_exact_count(data + first, count) >> (bit % 8);
+    }
     return value & low_mask(bits);
   }
 
