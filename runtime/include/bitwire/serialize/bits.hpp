@@ -197,10 +197,13 @@ class BitReader {
         size_bytes_(buffer.size()),
         total_bits_(buffer.size() * 8),
         fast_end_(static_cast<ptrdiff_t>(buffer.size() * 8) - 56) {
-    // No span of 2^60 bytes or more exists (no address space is that large), so its size in bits does not
-    // wrap: told so, the compilers test a run of constant bits at a constant start against the byte count
-    // (`size < 3`) instead of computing size * 8 first.
-    if (buffer.size() >= (size_t{1} << 60)) __builtin_unreachable();
+    // With a 64-bit size_t no span of 2^60 bytes or more exists (no address space is that large), so its
+    // size in bits does not wrap: told so, the compilers test a run of constant bits at a constant start
+    // against the byte count (`size < 3`) instead of computing size * 8 first. A narrower size_t gets no
+    // hint (the shift would be undefined there).
+    if constexpr (sizeof(size_t) >= 8) {
+      if (buffer.size() >= (uint64_t{1} << 60)) __builtin_unreachable();
+    }
   }
 
   // True when `bits` more bits are inside the buffer (and the reader has not been poisoned).
