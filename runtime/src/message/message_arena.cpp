@@ -115,7 +115,7 @@ size_t MessageArena::memory_bytes() const {
   }
 }
 
-uint32_t MessageArena::allocate(uint32_t granules) {
+uint32_t MessageArena::allocate_search(uint32_t granules) {
   if (granules < kMinBlock || granules > free_) return kNone;
   // No listed block: the open block or nothing (the search below would come to the same).
   if (first_map_ == 0) return open_size_ >= granules ? take_open(granules) : kNone;
@@ -178,7 +178,7 @@ uint32_t MessageArena::take_open(uint32_t granules) {
   return taken;
 }
 
-void MessageArena::free(uint32_t block) {
+void MessageArena::free_merge(uint32_t block) {
   uint32_t size = block_granules(block);
   free_ += size;
   const uint32_t next = block + size;

@@ -70,9 +70,31 @@ class MessageArena {
   }
 
   // A block of at least `granules` (a class_size() value), or kNone when no free block is that large.
-  uint32_t allocate(uint32_t granules);
+  uint32_t allocate(uint32_t granules) {
+    // No listed block and the open block large enough: cut from its end, here.
+    if (first_map_ == 0 && open_size_ >= granules && granules >= 2 && open_size_ - granules >= 2) {
+      open_size_ -= granules;
+      free_ -= granules;
+      const uint32_t taken = open_ + open_size_;
+      set_word(taken, granules);
+      return taken;
+    }
+    return allocate_search(granules);
+  }
   // Frees a block allocate() returned, merging it with its free neighbours.
-  void free(uint32_t block);
+  void free(uint32_t block) {
+    // Next to the open block's end, with no listed block after it: the open block grows, here.
+    const uint32_t size = block_granules(block);
+    if (open_size_ != 0 && open_ + open_size_ == block) {
+      const uint32_t next = block + size;
+      if (next >= granules_ || (word(next) & kFreeBit) == 0) {
+        open_size_ += size;
+        free_ += size;
+        return;
+      }
+    }
+    free_merge(block);
+  }
 
   std::byte* at(uint32_t block) const { return base_ + static_cast<size_t>(block) * granule_; }
   size_t granule() const { return granule_; }
@@ -120,6 +142,8 @@ class MessageArena {
   void insert(uint32_t block, uint32_t granules);
   void remove(uint32_t block, uint32_t granules);
   uint32_t take_open(uint32_t granules);
+  uint32_t allocate_search(uint32_t granules);  // allocate() past its fast path
+  void free_merge(uint32_t block);              // free() past its fast path
 
   // What every allocate and free reads comes first (one cache line of the object).
   std::byte* base_ = nullptr;
