@@ -559,26 +559,9 @@ void MessagePool::free_block(int block, bool received) {
 
 // ---- MessageHandle ----
 
-void MessageHandle::reset() {
-  if (pool_ != nullptr) {
-    pool_->release(slot_);
-    pool_ = nullptr;
-  }
-}
-
-uint32_t MessageHandle::type() const {
-  return pool_->state(slot_).type_id;
-}
-
 bool MessageHandle::block_lent() const {
   return pool_ != nullptr && pool_->state(slot_).block <= -2;
 }
-
-const MessageTypeInfo& MessageHandle::info() const { return pool_->factory_.types()[type()]; }
-
-void* MessageHandle::data() { return pool_->slot_data(slot_); }
-
-const void* MessageHandle::data() const { return pool_->slot_data(slot_); }
 
 std::span<const std::byte> MessageHandle::block() const {
   if (pool_ == nullptr) return {};

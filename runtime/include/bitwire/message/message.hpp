@@ -279,13 +279,14 @@ class MessageHandle {
 
   explicit operator bool() const { return pool_ != nullptr; }
   // Destroys the message and frees its slot; the handle becomes empty.
-  void reset();
+  inline void reset();
 
-  // Preconditions for the accessors below: the handle is not empty.
-  uint32_t type() const;
-  const MessageTypeInfo& info() const;
-  void* data();
-  const void* data() const;
+  // Preconditions for the accessors below: the handle is not empty. (Defined after MessagePool, inline:
+  // the channels and the packet paths call them for every message.)
+  inline uint32_t type() const;
+  inline const MessageTypeInfo& info() const;
+  inline void* data();
+  inline const void* data() const;
   MessagePool* pool() const { return pool_; }
 
   // The message as T, or nullptr when it is not a T (or the handle is empty).
@@ -706,5 +707,28 @@ class MessagePool {
   int lender_capacity_ = 0;
   int lender_count_ = 0;
 };
+
+inline void MessageHandle::reset() {
+  if (pool_ != nullptr) {
+    pool_->release(slot_);
+    pool_ = nullptr;
+  }
+}
+
+inline uint32_t MessageHandle::type() const {
+  return pool_->state(slot_).type_id;
+}
+
+inline const MessageTypeInfo& MessageHandle::info() const {
+  return pool_->factory_.types()[type()];
+}
+
+inline void* MessageHandle::data() {
+  return pool_->slot_data(slot_);
+}
+
+inline const void* MessageHandle::data() const {
+  return pool_->slot_data(slot_);
+}
 
 }  // namespace bitwire
