@@ -661,7 +661,8 @@ class MessagePool {
   }
 
   // What every create and release reads comes first: the factory, the counts, the application's arena
-  // (its own hot fields first) and, on a cache line of its own, the receive reserve's.
+  // (its own hot fields first), then the receive reserve's. (Aligning the reserve's arena to a cache line
+  // of its own measured slower in wall time, though not under callgrind: bench/RESULTS.md.)
   MessageFactory factory_;
   int capacity_ = 0;
   int live_ = 0;
@@ -678,7 +679,7 @@ class MessagePool {
   MessageArena messages_;
   // The receive reserve, over the first granules of messages_'s tail (a slot there is messages_'s granule
   // count + its own index), then the block message slots: block_slot_count_ of block_slot_granules_ each.
-  alignas(64) MessageArena receive_;
+  MessageArena receive_;
   char error_reason_text_[kConfigReasonBytes] = {};
   const char* error_reason_ = nullptr;
   uint64_t exhausted_ = 0;
