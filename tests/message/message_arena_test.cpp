@@ -62,11 +62,13 @@ TEST(MessageArena, RandomAllocationsAndFreesMatchTheModel) {
             MessageArena::class_size(random() % 4 == 0 ? 2 + random() % 600 : kinds[random() % 9]);
         const uint32_t largest = arena.largest_free();
         const uint32_t block = arena.allocate(want);
+        // Taken exactly when some free block (listed or the open block) is large enough.
         if (block == MessageArena::kNone) {
           ++refused;
           EXPECT_LT(largest, want) << "refused while a free block of " << largest << " granules fits "
                                    << want;
         } else {
+          EXPECT_GE(largest, want) << "taken while no free block was large enough";
           const uint32_t size = arena.block_granules(block);
           ASSERT_GE(size, want);
           ASSERT_LE(block + size, arena.granules());
@@ -93,6 +95,85 @@ TEST(MessageArena, RandomAllocationsAndFreesMatchTheModel) {
     EXPECT_EQ(arena.granules_free(), arena.granules());
     EXPECT_EQ(arena.largest_free(), arena.granules()) << "coalesced back to one free block";
   }
+}
+
+// From any state the model reaches, requests adding up to the largest free block all succeed one after
+// another (each is cut from a free block at least its size and the rest of that block stays one block),
+// whether that block is the open block or a listed one.
+TEST(MessageArena, RequestsAddingUpToTheLargestFreeBlockAllSucceed) {
+  uint64_t checked = 0;
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    std::mt19937 random(seed);
+    MessageArena arena(8, 8 * (200 + random() % 4000));
+    Live live;
+    const uint32_t kinds[] = {2, 3, 4, 15, 16, 17, 40, 85};
+    for (int step = 0; step < 3000; ++step) {
+      if (live.empty() || random() % 100 < 52) {
+        const uint32_t block = arena.allocate(MessageArena::class_size(kinds[random() % 8]));
+        if (block != MessageArena::kNone) live.emplace(block, arena.block_granules(block));
+      } else {
+        auto it = live.begin();
+        std::advance(it, static_cast<long>(random() % live.size()));
+        arena.free(it->first);
+        live.erase(it);
+      }
+      if (step % 50 != 0) continue;
+      // Sizes of class_size() values adding up to at most the largest free block, taken one after another.
+      uint32_t left = arena.largest_free();
+      std::vector<uint32_t> taken;
+      while (left >= 2) {
+        uint32_t want = MessageArena::class_size(1 + random() % std::min<uint32_t>(left, 120));
+        if (want > left) want = MessageArena::class_size(2) <= left ? 2 : 0;
+        if (want == 0) break;
+        const uint32_t block = arena.allocate(want);
+        ASSERT_NE(block, MessageArena::kNone)
+            << "seed " << seed << " step " << step << ": " << want << " of " << left << " left refused";
+        taken.push_back(block);
+        left -= want;  // a block taken whole may be a granule larger, but then nothing of it is left
+        ++checked;
+      }
+      ASSERT_EQ(arena.check(), nullptr);
+      for (const uint32_t block : taken) arena.free(block);
+      ASSERT_EQ(arena.check(), nullptr);
+    }
+  }
+  EXPECT_GT(checked, 10'000u);
+}
+
+// The open block: messages that come and go in it are cut from its end and given back to it, so the same
+// bytes serve the next message of that size, and when it is used up the next block freed becomes it.
+TEST(MessageArena, TheOpenBlockGivesTheSameBytesToTheNextMessageOfASize) {
+  MessageArena arena(8, 8 * 100);
+  const uint32_t a = arena.allocate(10);
+  EXPECT_EQ(a, 90u) << "cut from the end of the region";
+  const uint32_t b = arena.allocate(20);
+  EXPECT_EQ(b, 70u);
+  arena.free(b);
+  EXPECT_EQ(arena.allocate(20), 70u) << "the bytes just freed";
+  arena.free(a);  // not next to the open block [0, 70): listed
+  EXPECT_EQ(arena.check(), nullptr);
+  EXPECT_EQ(arena.largest_free(), 70u);
+  EXPECT_EQ(arena.allocate(10), 90u) << "the listed block that fits comes before the open block";
+  arena.free(70);  // next to both the open block and a message
+  EXPECT_EQ(arena.largest_free(), 90u);
+  arena.free(90);  // next to the open block: everything free, one block
+  EXPECT_EQ(arena.check(), nullptr);
+  EXPECT_EQ(arena.largest_free(), 100u);
+  // Used up, then a block in the middle is freed: it becomes the open block and serves the next message.
+  std::vector<uint32_t> blocks;
+  for (uint32_t block = arena.allocate(10); block != MessageArena::kNone; block = arena.allocate(10)) {
+    blocks.push_back(block);
+  }
+  ASSERT_EQ(blocks.size(), 10u);
+  EXPECT_EQ(arena.granules_free(), 0u);
+  arena.free(blocks[4]);
+  arena.free(blocks[6]);
+  EXPECT_EQ(arena.check(), nullptr);
+  arena.free(blocks[5]);  // between the open block and a listed one: all three one block
+  EXPECT_EQ(arena.check(), nullptr);
+  EXPECT_EQ(arena.largest_free(), 30u);
+  EXPECT_EQ(arena.allocate(30), blocks[6]) << "the three freed blocks, as one";
+  EXPECT_EQ(arena.check(), nullptr);
 }
 
 // One size until refused: exactly as many as the budget holds, nothing lost to the search.

@@ -103,8 +103,9 @@ size_t derived_bytes(const MessagePoolConfig& c, int capacity, size_t smallest, 
 
 // The granules of a message of `info`'s type: `header` (bytes, whole granules) and the type, rounded up to
 // whole granules (at most 2^30, past any arena) and to the arena's size classes.
-uint32_t message_granules(size_t granule, size_t header, const MessageTypeInfo& info) {
-  const size_t granules = (header + info.size + granule - 1) / granule;
+// `granule` is a power of two (granule_of), so the division is a shift.
+BITWIRE_FORCE_INLINE uint32_t message_granules(size_t granule, size_t header, const MessageTypeInfo& info) {
+  const size_t granules = (header + info.size + granule - 1) >> std::countr_zero(granule);
   return MessageArena::class_size(static_cast<uint32_t>(std::min<size_t>(granules, uint32_t{1} << 30)));
 }
 
@@ -153,10 +154,6 @@ size_t MessagePool::message_bytes(const MessageFactory& factory, const MessageTy
   const size_t granule = granule_of(factory);
   const size_t header = (MessageArena::kHeaderBytes + sizeof(SlotState) + granule - 1) / granule * granule;
   return message_granules(granule, header, info) * granule;
-}
-
-uint32_t MessagePool::granules_of(const MessageTypeInfo& info) const {
-  return message_granules(messages_.granule(), header_bytes_, info);
 }
 
 size_t MessagePoolConfig::bytes_for(const MessageFactory& factory) const {
@@ -301,6 +298,7 @@ MessagePool::MessagePool(const MessageFactory& factory, const MessagePoolConfig&
   const Layout layout = layout_of(factory, c, sizeof(SlotState));
   header_bytes_ = layout.header;
   messages_ = MessageArena(layout.granule, layout.application, layout.tail());
+  granule_shift_ = std::countr_zero(messages_.granule());
   receive_ = MessageArena(messages_.at(messages_.granules()), layout.granule, layout.reserve);
   block_slots_base_ = messages_.granules() + layout.reserve;
   block_slot_granules_ = layout.block_slot;
@@ -402,6 +400,19 @@ MessageHandle MessagePool::make(uint32_t type_id, Use use) {
   return MessageHandle(this, slot);
 }
 
+// Inlined into release (every message's last call).
+BITWIRE_FORCE_INLINE void MessagePool::free_slot(uint32_t slot) {
+  if (slot < messages_.granules()) {
+    messages_.free(slot);
+    --room_live_;
+  } else if (slot < block_slots_base_) {
+    receive_.free(slot - messages_.granules());
+  } else {
+    free_block_slots_[free_block_slot_count_++] = slot;
+    --slot_live_;
+  }
+}
+
 bool MessagePool::move_to_application(MessageHandle& message) {
   BITWIRE_ASSERT(message.pool_ == this);
   const MessageTypeInfo& info = message.info();
@@ -456,18 +467,6 @@ bool MessagePool::copy_to_application(MessageHandle& message, std::span<std::byt
   free_slot(old);
   message.slot_ = slot;
   return true;
-}
-
-void MessagePool::free_slot(uint32_t slot) {
-  if (slot < messages_.granules()) {
-    messages_.free(slot);
-    --room_live_;
-  } else if (slot < block_slots_base_) {
-    receive_.free(slot - messages_.granules());
-  } else {
-    free_block_slots_[free_block_slot_count_++] = slot;
-    --slot_live_;
-  }
 }
 
 void MessagePool::release(uint32_t slot) {
@@ -560,26 +559,9 @@ void MessagePool::free_block(int block, bool received) {
 
 // ---- MessageHandle ----
 
-void MessageHandle::reset() {
-  if (pool_ != nullptr) {
-    pool_->release(slot_);
-    pool_ = nullptr;
-  }
-}
-
-uint32_t MessageHandle::type() const {
-  return pool_->state(slot_).type_id;
-}
-
 bool MessageHandle::block_lent() const {
   return pool_ != nullptr && pool_->state(slot_).block <= -2;
 }
-
-const MessageTypeInfo& MessageHandle::info() const { return pool_->factory_.types()[type()]; }
-
-void* MessageHandle::data() { return pool_->slot_data(slot_); }
-
-const void* MessageHandle::data() const { return pool_->slot_data(slot_); }
 
 std::span<const std::byte> MessageHandle::block() const {
   if (pool_ == nullptr) return {};

@@ -35,18 +35,18 @@ MessageArena::MessageArena(size_t granule, size_t bytes, uint32_t tail)
   const auto address = reinterpret_cast<uintptr_t>(region_.get());
   base_ = region_.get() + (granule_ - address % granule_) % granule_;
   if (granules_ == 0) return;
-  insert(0, granules_);
+  open_size_ = granules_;
   free_ = granules_;
 }
 
 MessageArena::MessageArena(std::byte* base, size_t granule, uint32_t granules)
-    : granule_(std::max<size_t>(std::bit_ceil(granule), 8)), base_(base) {
+    : base_(base), granule_(std::max<size_t>(std::bit_ceil(granule), 8)) {
   if (granules < kMinBlock || base == nullptr) return;
   granules_ = std::min(granules, kMaxGranules);
   levels_ = levels_for(granules_);
   heads_.reset(new uint32_t[static_cast<size_t>(levels_) * kSecondLevels]);
   std::fill_n(heads_.get(), static_cast<size_t>(levels_) * kSecondLevels, kNone);
-  insert(0, granules_);
+  open_size_ = granules_;
   free_ = granules_;
 }
 
@@ -115,8 +115,10 @@ size_t MessageArena::memory_bytes() const {
   }
 }
 
-uint32_t MessageArena::allocate(uint32_t granules) {
+uint32_t MessageArena::allocate_search(uint32_t granules) {
   if (granules < kMinBlock || granules > free_) return kNone;
+  // No listed block: the open block or nothing (the search below would come to the same).
+  if (first_map_ == 0) return open_size_ >= granules ? take_open(granules) : kNone;
   int first = 0;
   int second = 0;
   list_of(granules, first, second);  // first < levels_: granules <= free_ <= granules_
@@ -124,7 +126,7 @@ uint32_t MessageArena::allocate(uint32_t granules) {
   uint32_t seconds = second_map_[first] & (~uint32_t{0} << second);
   if (seconds == 0) {
     const uint32_t firsts = first + 1 < 32 ? first_map_ & (~uint32_t{0} << (first + 1)) : 0;
-    if (firsts == 0) return kNone;
+    if (firsts == 0) return open_size_ >= granules ? take_open(granules) : kNone;
     first = std::countr_zero(firsts);
     seconds = second_map_[first];
   }
@@ -159,13 +161,73 @@ uint32_t MessageArena::allocate(uint32_t granules) {
   return taken;
 }
 
-void MessageArena::free(uint32_t block) {
+// Cuts `granules` from the open block's end (all of it when the rest would be under a block): the block
+// after it keeps its header (its kPrevFreeBit is clear after the open block and after a message alike).
+uint32_t MessageArena::take_open(uint32_t granules) {
+  const uint32_t rest = open_size_ - granules;
+  if (rest < kMinBlock) {
+    set_word(open_, open_size_);
+    free_ -= open_size_;
+    open_size_ = 0;
+    return open_;
+  }
+  const uint32_t taken = open_ + rest;
+  set_word(taken, granules);
+  open_size_ = rest;
+  free_ -= granules;
+  return taken;
+}
+
+void MessageArena::free_merge(uint32_t block) {
   uint32_t size = block_granules(block);
   free_ += size;
-  if (const uint32_t next = block + size; next < granules_ && (word(next) & kFreeBit) != 0) {
+  const uint32_t next = block + size;
+  // Into the open block when it is a neighbour: only the arena object changes (a listed neighbour on the
+  // other side joins it too).
+  if (open_size_ != 0 && next == open_) {
+    if ((word(block) & kPrevFreeBit) != 0) {
+      const uint32_t prev_size = footer(block);
+      remove(block - prev_size, prev_size);
+      block -= prev_size;
+      size += prev_size;
+    }
+    open_ = block;
+    open_size_ += size;
+    return;
+  }
+  if (open_size_ != 0 && open_ + open_size_ == block) {
+    uint32_t grown = open_size_ + size;
+    if (next < granules_ && (word(next) & kFreeBit) != 0) {
+      const uint32_t next_size = block_granules(next);
+      remove(next, next_size);
+      grown += next_size;
+      // The block after the listed one now follows the open block.
+      if (const uint32_t end = next + next_size; end < granules_) set_word(end, word(end) & ~kPrevFreeBit);
+    }
+    open_size_ = grown;
+    return;
+  }
+  bool next_listed = false;
+  if (next < granules_ && (word(next) & kFreeBit) != 0) {
     const uint32_t next_size = block_granules(next);
     remove(next, next_size);
     size += next_size;
+    next_listed = true;
+  }
+  if (open_size_ == 0) {
+    // No open block: this one becomes it, out of the lists.
+    if ((word(block) & kPrevFreeBit) != 0) {
+      const uint32_t prev_size = footer(block);
+      remove(block - prev_size, prev_size);
+      block -= prev_size;
+      size += prev_size;
+    }
+    if (const uint32_t end = block + size; next_listed && end < granules_) {
+      set_word(end, word(end) & ~kPrevFreeBit);
+    }
+    open_ = block;
+    open_size_ = size;
+    return;
   }
   if ((word(block) & kPrevFreeBit) != 0) {
     // Merged into the free block before it, which keeps its list links while its size stays in its list.
@@ -198,6 +260,18 @@ const char* MessageArena::check() const {
   uint32_t free_blocks = 0;
   uint32_t free_granules = 0;
   while (at_block < granules_) {
+    if (open_size_ != 0 && at_block == open_) {
+      if (prev_free) return "a listed free block is the open block's neighbour";
+      if (open_size_ < kMinBlock || open_size_ > granules_ - at_block)
+        return "the open block runs past the region";
+      free_granules += open_size_;
+      at_block += open_size_;
+      if (at_block < granules_ && (word(at_block) & kFreeBit) != 0) {
+        return "a listed free block is the open block's neighbour";
+      }
+      prev_free = false;
+      continue;
+    }
     const uint32_t w = word(at_block);
     const uint32_t size = w & kSizeMask;
     const bool is_free = (w & kFreeBit) != 0;
@@ -240,9 +314,14 @@ const char* MessageArena::check() const {
 }
 
 uint32_t MessageArena::largest_free() const {
-  uint32_t largest = 0;
-  for (uint32_t b = 0; b < granules_; b += block_granules(b)) {
+  uint32_t largest = open_size_;
+  for (uint32_t b = 0; b < granules_;) {
+    if (open_size_ != 0 && b == open_) {
+      b += open_size_;
+      continue;
+    }
     if ((word(b) & kFreeBit) != 0) largest = std::max(largest, block_granules(b));
+    b += block_granules(b);
   }
   return largest;
 }

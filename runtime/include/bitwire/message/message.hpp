@@ -279,13 +279,14 @@ class MessageHandle {
 
   explicit operator bool() const { return pool_ != nullptr; }
   // Destroys the message and frees its slot; the handle becomes empty.
-  void reset();
+  inline void reset();
 
-  // Preconditions for the accessors below: the handle is not empty.
-  uint32_t type() const;
-  const MessageTypeInfo& info() const;
-  void* data();
-  const void* data() const;
+  // Preconditions for the accessors below: the handle is not empty. (Defined after MessagePool, inline:
+  // the channels and the packet paths call them for every message.)
+  inline uint32_t type() const;
+  inline const MessageTypeInfo& info() const;
+  inline void* data();
+  inline const void* data() const;
   MessagePool* pool() const { return pool_; }
 
   // The message as T, or nullptr when it is not a T (or the handle is empty).
@@ -640,7 +641,11 @@ class MessagePool {
   enum class Use : uint8_t { kApplication, kReceived, kReceivedBlock };
   MessageHandle make(uint32_t type_id, Use use);
   // The granules a message of `info` takes (header and type, in whole granules, a class_size value).
-  uint32_t granules_of(const MessageTypeInfo& info) const;
+  // (The granule is a power of two: the division is a shift.)
+  uint32_t granules_of(const MessageTypeInfo& info) const {
+    const size_t granules = (header_bytes_ + info.size + messages_.granule() - 1) >> granule_shift_;
+    return MessageArena::class_size(static_cast<uint32_t>(std::min<size_t>(granules, uint32_t{1} << 30)));
+  }
   // A message's block in the arena (or a block message slot past it): the arena's 4-byte header, its
   // SlotState, then (at header_bytes_, the two rounded up to a granule) the message. `slot` is the block's
   // granule index.
@@ -655,12 +660,11 @@ class MessagePool {
                              : block_storage_.get() + static_cast<size_t>(block) * max_block_size_;
   }
 
+  // What every create and release reads comes first: the factory, the counts, the application's arena
+  // (its own hot fields first), then the receive reserve's. (Aligning the reserve's arena to a cache line
+  // of its own measured slower in wall time, though not under callgrind: bench/RESULTS.md.)
   MessageFactory factory_;
-  char error_reason_text_[kConfigReasonBytes] = {};
-  const char* error_reason_ = nullptr;
   int capacity_ = 0;
-  size_t header_bytes_ = 0;  // from a block's start to its message: the arena header and SlotState
-  MessageArena messages_;
   int live_ = 0;
   // Messages alive in the application's room, and its share of the count: capacity_ less the receive
   // reserve's messages (at least min(capacity_, 64)). Every message placed there -- created, received with
@@ -669,11 +673,16 @@ class MessagePool {
   int room_live_ = 0;
   int room_capacity_ = 0;
   int slot_live_ = 0;  // messages in block message slots (outside the budget and the count)
-  uint64_t exhausted_ = 0;
+  uint32_t block_slots_base_ = 0;
+  size_t header_bytes_ = 0;  // from a block's start to its message: the arena header and SlotState
+  int granule_shift_ = 3;    // log2 of the arena's granule
+  MessageArena messages_;
   // The receive reserve, over the first granules of messages_'s tail (a slot there is messages_'s granule
   // count + its own index), then the block message slots: block_slot_count_ of block_slot_granules_ each.
   MessageArena receive_;
-  uint32_t block_slots_base_ = 0;
+  char error_reason_text_[kConfigReasonBytes] = {};
+  const char* error_reason_ = nullptr;
+  uint64_t exhausted_ = 0;
   int block_slot_count_ = 0;
   uint32_t block_slot_granules_ = 0;
   std::unique_ptr<uint32_t[]> free_block_slots_;
@@ -699,5 +708,28 @@ class MessagePool {
   int lender_capacity_ = 0;
   int lender_count_ = 0;
 };
+
+inline void MessageHandle::reset() {
+  if (pool_ != nullptr) {
+    pool_->release(slot_);
+    pool_ = nullptr;
+  }
+}
+
+inline uint32_t MessageHandle::type() const {
+  return pool_->state(slot_).type_id;
+}
+
+inline const MessageTypeInfo& MessageHandle::info() const {
+  return pool_->factory_.types()[type()];
+}
+
+inline void* MessageHandle::data() {
+  return pool_->slot_data(slot_);
+}
+
+inline const void* MessageHandle::data() const {
+  return pool_->slot_data(slot_);
+}
 
 }  // namespace bitwire

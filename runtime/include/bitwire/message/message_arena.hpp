@@ -2,15 +2,23 @@
 //
 // One region allocated at construction, cut into blocks of whole granules (a power of two, at least 8 bytes
 // and at least the largest alignment asked for). A block starts with a 4-byte header (its size in granules,
-// a free flag, and whether the block before it in memory is free) followed by what its user puts there; a
-// free block keeps its free-list links after the header and its size in its last 4 bytes (where the block
-// after it finds it to merge), so a block is at least two granules.
+// a free flag, and whether the block before it in memory is a listed free block) followed by what its user
+// puts there; a listed free block keeps its free-list links after the header and its size in its last 4
+// bytes (where the block after it finds it to merge), so a block is at least two granules.
 //
 // Allocation is a two-level segregated fit: sizes up to 15 granules each have a free list of their own, and
 // every larger power-of-two range [2^m, 2^(m+1)) is split into 16 equal lists. A bitmap of the non-empty
 // lists per range and one of the non-empty ranges find the first list whose blocks are all large enough in
 // constant time; the block found is split and its rest goes back to the lists. A freed block merges with its
 // free neighbours in memory at once, so when every block is freed the arena is one free block again.
+//
+// One free block, the open block, is in no list: its place and size are kept in the arena object, not in
+// its bytes (the whole region at first; when it is used up, the next block freed becomes it). allocate
+// cuts from its end when no list holds a block large enough, and a block freed next to it grows it, both
+// without touching a header but the message's own or a list: a pool whose messages come and go in the
+// open block (the common case: a few messages alive at once) reads and writes only their lines and the
+// arena object's. It is a free block like any other: merged with its free neighbours, counted in
+// granules_free(), and found by allocate whenever it is large enough.
 //
 // Contracts:
 // - allocate(n) takes a size that class_size() returned (a list's lower bound): every block in that list or
@@ -62,9 +70,31 @@ class MessageArena {
   }
 
   // A block of at least `granules` (a class_size() value), or kNone when no free block is that large.
-  uint32_t allocate(uint32_t granules);
+  uint32_t allocate(uint32_t granules) {
+    // No listed block and the open block large enough: cut from its end, here.
+    if (first_map_ == 0 && open_size_ >= granules && granules >= 2 && open_size_ - granules >= 2) {
+      open_size_ -= granules;
+      free_ -= granules;
+      const uint32_t taken = open_ + open_size_;
+      set_word(taken, granules);
+      return taken;
+    }
+    return allocate_search(granules);
+  }
   // Frees a block allocate() returned, merging it with its free neighbours.
-  void free(uint32_t block);
+  void free(uint32_t block) {
+    // Next to the open block's end, with no listed block after it: the open block grows, here.
+    const uint32_t size = block_granules(block);
+    if (open_size_ != 0 && open_ + open_size_ == block) {
+      const uint32_t next = block + size;
+      if (next >= granules_ || (word(next) & kFreeBit) == 0) {
+        open_size_ += size;
+        free_ += size;
+        return;
+      }
+    }
+    free_merge(block);
+  }
 
   std::byte* at(uint32_t block) const { return base_ + static_cast<size_t>(block) * granule_; }
   size_t granule() const { return granule_; }
@@ -94,7 +124,9 @@ class MessageArena {
     uint32_t next;
     uint32_t prev;
   };
-  // The header: the size in granules, kFreeBit, kPrevFreeBit. Read through word(); written with
+  // The header: the size in granules, kFreeBit (a listed free block), kPrevFreeBit (the block before is a
+  // listed free block; never set after the open block, which the free path finds by its place). Read
+  // through word(); written with
   // set_word(), which creates the uint32_t it stores (the bytes may last have held a message).
   uint32_t word(uint32_t block) const { return *std::launder(reinterpret_cast<const uint32_t*>(at(block))); }
   void set_word(uint32_t block, uint32_t value) const { ::new (at(block)) uint32_t{value}; }
@@ -109,16 +141,22 @@ class MessageArena {
   static int levels_for(uint32_t granules);
   void insert(uint32_t block, uint32_t granules);
   void remove(uint32_t block, uint32_t granules);
+  uint32_t take_open(uint32_t granules);
+  uint32_t allocate_search(uint32_t granules);  // allocate() past its fast path
+  void free_merge(uint32_t block);              // free() past its fast path
 
+  // What every allocate and free reads comes first (one cache line of the object).
+  std::byte* base_ = nullptr;
   size_t granule_ = 8;
   uint32_t granules_ = 0;
   uint32_t free_ = 0;
-  size_t region_bytes_ = 0;
-  std::unique_ptr<std::byte[]> region_;
-  std::byte* base_ = nullptr;
+  uint32_t open_ = 0;       // the open block's first granule
+  uint32_t open_size_ = 0;  // its granules; 0: there is none
+  uint32_t first_map_ = 0;
   int levels_ = 0;                     // power-of-two ranges up to the region's size
   std::unique_ptr<uint32_t[]> heads_;  // levels_ x kSecondLevels list heads
-  uint32_t first_map_ = 0;
+  size_t region_bytes_ = 0;
+  std::unique_ptr<std::byte[]> region_;
   uint32_t second_map_[32] = {};
 };
 
