@@ -105,8 +105,7 @@ size_t derived_bytes(const MessagePoolConfig& c, int capacity, size_t smallest, 
 // whole granules (at most 2^30, past any arena) and to the arena's size classes.
 // `granule` is a power of two (granule_of), so the division is a shift.
 BITWIRE_FORCE_INLINE uint32_t message_granules(size_t granule, size_t header, const MessageTypeInfo& info) {
-  const size_t granules = (header + info.size + granule - 1) >> std::countr_zero(granule);
-  return MessageArena::class_size(static_cast<uint32_t>(std::min<size_t>(granules, uint32_t{1} << 30)));
+  return MessageArena::granules_for(header + info.size, std::countr_zero(granule));
 }
 
 // How a pool of `c` (sanitized) for `factory` lays out its budget: the application's room, then (in its

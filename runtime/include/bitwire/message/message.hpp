@@ -643,8 +643,7 @@ class MessagePool {
   // The granules a message of `info` takes (header and type, in whole granules, a class_size value).
   // (The granule is a power of two: the division is a shift.)
   uint32_t granules_of(const MessageTypeInfo& info) const {
-    const size_t granules = (header_bytes_ + info.size + messages_.granule() - 1) >> granule_shift_;
-    return MessageArena::class_size(static_cast<uint32_t>(std::min<size_t>(granules, uint32_t{1} << 30)));
+    return MessageArena::granules_for(header_bytes_ + info.size, granule_shift_);
   }
   // A message's block in the arena (or a block message slot past it): the arena's 4-byte header, its
   // SlotState, then (at header_bytes_, the two rounded up to a granule) the message. `slot` is the block's

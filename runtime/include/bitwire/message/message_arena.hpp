@@ -15,10 +15,10 @@
 // One free block, the open block, is in no list: its place and size are kept in the arena object, not in
 // its bytes (the whole region at first; when it is used up, the next block freed becomes it). allocate
 // cuts from its end when no list holds a block large enough, and a block freed next to it grows it, both
-// without touching a header but the message's own or a list: a pool whose messages come and go in the
-// open block (the common case: a few messages alive at once) reads and writes only their lines and the
-// arena object's. It is a free block like any other: merged with its free neighbours, counted in
-// granules_free(), and found by allocate whenever it is large enough.
+// without writing a header but the message's own or a list (a free reads the next block's header): a pool
+// whose messages come and go in the open block (the common case: a few messages alive at once) writes only
+// their lines and the arena object's. It is a free block like any other: merged with its free neighbours,
+// counted in granules_free(), and found by allocate whenever it is large enough.
 //
 // Contracts:
 // - allocate(n) takes a size that class_size() returned (a list's lower bound): every block in that list or
@@ -32,6 +32,7 @@
 // - The indexes are granule offsets from the start (32 bits: at most 2^32 granules).
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -67,6 +68,13 @@ class MessageArena {
     if (granules < static_cast<uint32_t>(kSecondLevels)) return granules;
     const uint32_t step = uint32_t{1} << (std::bit_width(granules) - 5);  // a 16th of the power of two below
     return (granules + step - 1) & ~(step - 1);
+  }
+
+  // What allocate takes for `bytes` in granules of 2^`granule_shift` bytes: whole granules (at most 2^30,
+  // past any arena), rounded up to a size class. The one rule the pool both budgets and allocates by.
+  static uint32_t granules_for(size_t bytes, int granule_shift) {
+    const size_t granules = (bytes + (size_t{1} << granule_shift) - 1) >> granule_shift;
+    return class_size(static_cast<uint32_t>(std::min<size_t>(granules, uint32_t{1} << 30)));
   }
 
   // A block of at least `granules` (a class_size() value), or kNone when no free block is that large.
