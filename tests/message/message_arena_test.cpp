@@ -33,6 +33,18 @@ uint32_t live_granules(const Live& live) {
   return sum;
 }
 
+// The longest run of granules no live block covers: the largest free block of an arena that merges every
+// free block with its free neighbours, computed from the model alone.
+uint32_t largest_gap(const Live& live, uint32_t granules) {
+  uint32_t largest = 0;
+  uint32_t end = 0;  // the end of the live blocks so far
+  for (const auto& [start, size] : live) {
+    largest = std::max(largest, start - end);
+    end = start + size;
+  }
+  return std::max(largest, granules - end);
+}
+
 TEST(MessageArena, ClassSizesAreListLowerBoundsAtOrAboveTheRequest) {
   for (uint32_t n = 0; n < 100'000; ++n) {
     const uint32_t c = MessageArena::class_size(n);
@@ -60,7 +72,8 @@ TEST(MessageArena, RandomAllocationsAndFreesMatchTheModel) {
       if (take) {
         const uint32_t want =
             MessageArena::class_size(random() % 4 == 0 ? 2 + random() % 600 : kinds[random() % 9]);
-        const uint32_t largest = arena.largest_free();
+        const uint32_t largest = largest_gap(live, arena.granules());
+        ASSERT_EQ(arena.largest_free(), largest) << "seed " << seed << " step " << step;
         const uint32_t block = arena.allocate(want);
         // Taken exactly when some free block (listed or the open block) is large enough.
         if (block == MessageArena::kNone) {
@@ -85,6 +98,8 @@ TEST(MessageArena, RandomAllocationsAndFreesMatchTheModel) {
       }
       ASSERT_EQ(arena.check(), nullptr) << "seed " << seed << " step " << step;
       ASSERT_EQ(arena.granules_free(), arena.granules() - live_granules(live));
+      ASSERT_EQ(arena.largest_free(), largest_gap(live, arena.granules()))
+          << "free blocks left unmerged (seed " << seed << " step " << step << ")";
     }
     EXPECT_GT(refused, 0u) << "the run reached the budget (seed " << seed << ")";
     while (!live.empty()) {
@@ -119,7 +134,7 @@ TEST(MessageArena, RequestsAddingUpToTheLargestFreeBlockAllSucceed) {
       }
       if (step % 50 != 0) continue;
       // Sizes of class_size() values adding up to at most the largest free block, taken one after another.
-      uint32_t left = arena.largest_free();
+      uint32_t left = largest_gap(live, arena.granules());
       std::vector<uint32_t> taken;
       while (left >= 2) {
         uint32_t want = MessageArena::class_size(1 + random() % std::min<uint32_t>(left, 120));
