@@ -175,6 +175,9 @@ void ReliableOrderedChannel::send(MessageHandle&& message, uint32_t body_bits) {
 
 MessageHandle ReliableOrderedChannel::receive() {
   if (block_waiting_) finish_block();
+  // Nothing in the receive queue (received_waiting_ counts its filled slots): the queue's own lines are
+  // not read, which at many connections are cold on every call that finds nothing.
+  if (received_waiting_ == 0) return {};
   ReceiveEntry& entry = receive_queue_[receive_id_ & receive_mask_];
   if (!entry.message) return {};  // held messages' ids are in the window: this one is receive_id_
   ++receive_id_;

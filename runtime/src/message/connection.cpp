@@ -177,6 +177,7 @@ Connection::Connection(const MessageFactory& factory, const ConnectionConfig& co
   incoming_ = std::make_unique<IncomingPacket>(layout_);
   packet_buffer_.reset(new std::byte[static_cast<size_t>(config_.max_packet_size)]);
   delta_ = std::make_unique<DeltaBaselines>(factory_, config_.delta_baselines);
+  delta_on_ = delta_->ring() > 0;
 
   EndpointConfig endpoint = endpoint_config(config_);
   endpoint.protocol_id = protocol_id_;
@@ -285,7 +286,8 @@ SendStatus Connection::send(int channel_index, MessageHandle&& message) {
   body_bits = validate.bits_processed();
   size_t bits = static_cast<size_t>(layout_.type_bits()) + validate.bits_processed();
   // The delta form's header (its body never measures more than the whole one: DeltaBaselines).
-  if (c.type != ChannelType::kReliableOrdered && delta_->handles(info)) bits += DeltaBaselines::kHeaderBits;
+  if (c.type != ChannelType::kReliableOrdered && delta_on_ && delta_->handles(info))
+    bits += DeltaBaselines::kHeaderBits;
   // The most this message's entry can ever have: the whole packet, or the channel's own budget.
   size_t budget_bytes = static_cast<size_t>(config_.max_packet_size);
   const char* budget_limit = "ConnectionConfig.max_packet_size";
@@ -476,9 +478,10 @@ size_t Connection::generate_packet(uint16_t sequence, std::span<std::byte> out) 
   for (int i = 0; i < config_.channel_count; ++i) {
     if (has[static_cast<size_t>(i)]) outgoing_[count++] = planned_[i];
   }
-  delta_->begin_packet(sequence);
+  DeltaBaselines* const delta = delta_on_ ? delta_.get() : nullptr;
+  if (delta != nullptr) delta->begin_packet(sequence);
   const size_t size = write_connection_packet(layout_, std::span<const OutgoingEntry>(outgoing_.get(), count),
-                                              out.first(bytes), delta_.get());
+                                              out.first(bytes), delta);
   for (int i = 0; i < config_.channel_count; ++i) channels_[i]->packet_written();
   ++counters_.packets_generated;
   return size;
@@ -498,8 +501,8 @@ bool Connection::process_packet(uint16_t sequence, std::span<const std::byte> by
     in_order_only_.clear();
   }
   in_order_only_.observe(sequence);
-  const ConnectionPacketError error =
-      read_connection_packet(layout_, *pool_, bytes, *incoming_, &packet_read_error_, delta_.get());
+  const ConnectionPacketError error = read_connection_packet(
+      layout_, *pool_, bytes, *incoming_, &packet_read_error_, delta_on_ ? delta_.get() : nullptr);
   if (error == ConnectionPacketError::kDeltaNoBaseline) {
     // Never applied. Not the peer's fault either (its baseline was acked, then overwritten here by a
     // newer snapshot that overtook this packet), so no error: dropped and not acked; its acks count.
@@ -597,7 +600,7 @@ bool Connection::process_packet(uint16_t sequence, std::span<const std::byte> by
     return false;
   }
   // Accepted: the delta-form snapshots it carried become baselines, then the channels take the messages.
-  for (int e = 0; e < incoming_->entry_count(); ++e) {
+  for (int e = 0; delta_on_ && e < incoming_->entry_count(); ++e) {
     const IncomingPacket::Entry& entry = incoming_->entry(e);
     if (entry.block ||
         layout_.channels[static_cast<size_t>(entry.channel)].type == ChannelType::kReliableOrdered)
@@ -625,7 +628,7 @@ bool Connection::process_packet(uint16_t sequence, std::span<const std::byte> by
 
 void Connection::on_packet_acked(uint16_t sequence) {
   for (int i = 0; i < config_.channel_count; ++i) channels_[i]->on_packet_acked(sequence);
-  delta_->on_packet_acked(sequence);
+  if (delta_on_) delta_->on_packet_acked(sequence);
 }
 
 void Connection::reset() {

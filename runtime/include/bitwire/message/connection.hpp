@@ -451,6 +451,9 @@ class Connection {
   detail::SequenceMarks in_order_only_;
   uint16_t restarts_seen_ = 0;  // the endpoint's receive_restarts() when the last packet was processed
   ConnectionError error_ = ConnectionError::kNone;
+  // delta_->ring() > 0. Without the delta form no packet path reads the delta object (a cold line each
+  // time); the flag sits in what would be padding, so it adds nothing to sizeof(Connection).
+  bool delta_on_ = false;
   const char* error_reason_ = nullptr;
   char config_reason_[kConfigReasonBytes] = {};  // a config reason, owned by the connection
   ConnectionPacketError packet_error_ = ConnectionPacketError::kNone;
