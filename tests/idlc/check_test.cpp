@@ -209,6 +209,85 @@ TEST(Check, FixedPointFields) {
   EXPECT_FIELD_BITS("fixed<-1 .. 1, frac 62> f", 64, 64);
 }
 
+// int128<lo .. hi> / uint128<lo .. hi>: the bounds anywhere in 128 bits, bits_required over them (the
+// runtime's rule), the declared 128-bit storage kept; a range that fits 64 bits costs what the 64-bit
+// ranged form over the same bounds costs.
+TEST(Check, RangedInt128Fields) {
+  EXPECT_FIELD_BITS("int128<-1000 .. 1000> f", 11, 11);
+  EXPECT_FIELD_BITS("int64<-1000 .. 1000> f", 11, 11);
+  EXPECT_FIELD_BITS("int128<-5000000000 .. 5000000000> f", 34, 34);
+  EXPECT_FIELD_BITS("uint128<0 .. 18446744073709551615> f", 64, 64);
+  EXPECT_FIELD_BITS("uint128<0 .. 18446744073709551616> f", 65, 65);
+  EXPECT_FIELD_BITS("int128<7 .. 7> f", 0, 0);
+  // +-2^100: schema's WideProbe.flux, 102 bits.
+  EXPECT_FIELD_BITS("int128<-1267650600228229401496703205376 .. 1267650600228229401496703205376> f", 102,
+                    102);
+  // The whole signed range: max - min is 2^128 - 1, computed in the unsigned domain.
+  EXPECT_FIELD_BITS(
+      "int128<-170141183460469231731687303715884105727 - 1 .. 170141183460469231731687303715884105727> f",
+      128, 128);
+
+  auto wide = one_field("uint128<36893488147419103232 .. 36893488147419103232 * 2> f");
+  ASSERT_NE(wide.field, nullptr) << wide.compiled->errors;
+  EXPECT_EQ(wide.field->type.kind, model::TypeKind::Int128);
+  EXPECT_FALSE(wide.field->type.int128_signed);
+  EXPECT_TRUE(wide.field->type.int128.ranged);
+  EXPECT_TRUE(wide.field->type.int128.min == static_cast<__int128>(1) << 65);
+  EXPECT_TRUE(wide.field->type.int128.max == static_cast<__int128>(1) << 66);
+  EXPECT_EQ(wide.field->type.int128.bits, 66);
+  // Zero outside the range: a new object holds the bound nearest zero.
+  ASSERT_TRUE(wide.field->initial.element.has_value());
+  EXPECT_TRUE(wide.field->initial.element->wide == static_cast<__int128>(1) << 65);
+
+  auto raw = one_field("int128 f");
+  ASSERT_NE(raw.field, nullptr);
+  EXPECT_FALSE(raw.field->type.int128.ranged);
+  EXPECT_EQ(raw.field->type.int128.bits, 128);
+}
+
+// 128-bit defaults past 64 bits, literals and constant expressions, exact.
+TEST(Check, Int128DefaultsPastSixtyFourBits) {
+  auto seed = one_field("uint128 f = 36893488147419103232");
+  ASSERT_NE(seed.field, nullptr) << seed.compiled->errors;
+  EXPECT_TRUE(seed.field->default_value->wide == static_cast<__int128>(1) << 65);
+  auto expr = one_field("int128 f = -Big * 4 - 1", "const Big = 4611686018427387904;");
+  ASSERT_NE(expr.field, nullptr) << expr.compiled->errors;
+  EXPECT_TRUE(expr.field->default_value->wide == -(static_cast<__int128>(1) << 64) - 1);
+  auto top = one_field("uint128 f = 170141183460469231731687303715884105727");
+  ASSERT_NE(top.field, nullptr) << top.compiled->errors;
+  EXPECT_TRUE(top.field->default_value->wide == ~(static_cast<__int128>(1) << 127));
+  auto ranged = one_field("int128<-1000 .. 1000> f = -250");
+  ASSERT_NE(ranged.field, nullptr) << ranged.compiled->errors;
+  EXPECT_TRUE(ranged.field->default_value->wide == -250);
+}
+
+// A fixed-point range without a negative end stores unsigned, whose raw values may reach 2^64 - 1
+// (schema's ufixed(48, 16) over [0, 2^48 - 1]); frac 0 is a ranged integer in fixed-point spelling.
+TEST(Check, UnsignedFixedPointPastInt64AndFracZero) {
+  auto span = one_field("fixed<0 .. 281474976710655, frac 16> f");
+  ASSERT_NE(span.field, nullptr) << span.compiled->errors;
+  const auto& fixed = span.field->type.fixed;
+  EXPECT_FALSE(fixed.storage.is_signed);
+  EXPECT_EQ(fixed.storage.bits, 64);
+  EXPECT_EQ(static_cast<std::uint64_t>(fixed.raw_max), 18446744073709486080u);  // 2^64 - 2^16, bit for bit
+  EXPECT_EQ(fixed.bits, 64);
+  EXPECT_FALSE(span.field->initial.element.has_value());
+  // Zero outside the range: the lower bound, whose raw value is past int64.
+  auto high = one_field("fixed<140737488355328 .. 281474976710655, frac 16> f");
+  ASSERT_NE(high.field, nullptr) << high.compiled->errors;
+  EXPECT_EQ(static_cast<std::uint64_t>(high.field->initial.element->integer), 9223372036854775808u);
+  EXPECT_EQ(high.field->type.fixed.bits, 63);
+  // A default past int64, exact.
+  auto top = one_field("fixed<0 .. 281474976710655, frac 16> f = 281474976710655");
+  ASSERT_NE(top.field, nullptr) << top.compiled->errors;
+  EXPECT_EQ(static_cast<std::uint64_t>(top.field->default_value->integer), 18446744073709486080u);
+  auto half = one_field("fixed<0 .. 281474976710655, frac 16> f = 140737488355328.5");
+  ASSERT_NE(half.field, nullptr) << half.compiled->errors;
+  EXPECT_EQ(static_cast<std::uint64_t>(half.field->default_value->integer), 9223372036854808576u);
+  EXPECT_FIELD_BITS("fixed<0 .. 1000000, frac 0> f", 20, 20);
+  EXPECT_FIELD_BITS("fixed<-1 .. 140737488355327, frac 16> f", 64, 64);
+}
+
 TEST(Check, StringsAndBytesAreLengthPrefixedAndAligned) {
   // string<N>: int(len, 0, N) then align (0..7) then up to N bytes.
   EXPECT_FIELD_BITS("string<32> f", 6, 6 + 7 + 256);

@@ -100,17 +100,21 @@ struct S {
   EXPECT_NEAR(find_field(s, "declared").initial.element->number, 0.7, 1e-6);
 }
 
-// Unsigned fields take defaults up to 2^64 - 1, uint128 ones included (kept bit for bit, printed unsigned).
-TEST(Model, Uint128DefaultsReachTwoToThe64MinusOne) {
+// 128-bit defaults are exact 128-bit values: up to 2^64 - 1 they print as one literal (unsigned past
+// int64), past 64 bits as their two halves composed (C++ has no 128-bit literal).
+TEST(Model, Int128DefaultsPrintAsLiteralsOrComposedHalves) {
   IDLC_COMPILE_OK(compiled, R"(package t;
 struct S {
     uint128 top = 18446744073709551615;
     uint128 high = 9223372036854775808;
     int128 negative = -1;
+    uint128 seed = 36893488147419103232;
+    int128 low = -18446744073709551617;
+    int128<-1267650600228229401496703205376 .. 1267650600228229401496703205376> flux = -1267650600228229401496703205376;
 }
 )");
   const Struct& s = find_struct(compiled->package(), "S");
-  EXPECT_EQ(find_field(s, "top").initial.element->integer, -1);  // the bits of 2^64 - 1
+  EXPECT_TRUE(find_field(s, "top").initial.element->wide == 18446744073709551615u);
   const std::string header = idlc::emit_cpp_header(compiled->package());
   EXPECT_NE(header.find("bitwire::uint128_t top = bitwire::uint128_t(18446744073709551615ULL);"),
             std::string::npos)
@@ -118,7 +122,19 @@ struct S {
   EXPECT_NE(header.find("bitwire::uint128_t high = bitwire::uint128_t(9223372036854775808ULL);"),
             std::string::npos);
   EXPECT_NE(header.find("bitwire::int128_t negative = bitwire::int128_t(-1);"), std::string::npos);
-  auto too_big = idlc::test::compile_text("package t;\nstruct S { uint128 x = 18446744073709551616; }\n");
+  EXPECT_NE(header.find("bitwire::uint128_t seed = bitwire::uint128_t((bitwire::uint128_t{2u} << 64) | 0u);"),
+            std::string::npos);
+  // -2^64 - 1: two's complement halves 2^64 - 2 and 2^64 - 1.
+  EXPECT_NE(
+      header.find(
+          "bitwire::int128_t low = bitwire::int128_t((bitwire::uint128_t{18446744073709551614ULL} << 64) | "
+          "18446744073709551615ULL);"),
+      std::string::npos);
+  // -2^100: halves 2^64 - 2^36 and 0, as schema prints its bound.
+  EXPECT_NE(header.find("bitwire::int128_t((bitwire::uint128_t{18446744004990074880ULL} << 64) | 0u)"),
+            std::string::npos);
+  auto too_big = idlc::test::compile_text(
+      "package t;\nstruct S { uint128 x = 170141183460469231731687303715884105728; }\n");
   EXPECT_EQ(too_big->schema, nullptr);
   auto negative = idlc::test::compile_text("package t;\nstruct S { uint128 x = -1; }\n");
   EXPECT_EQ(negative->schema, nullptr);

@@ -136,6 +136,10 @@ std::optional<model::Type> Checker::builtin_type(const ast::TypeExpr& type, cons
     if (!string_type(type, name, scope, out)) return std::nullopt;
     return out;
   }
+  if ((name == "int128" || name == "uint128") && type.args) {
+    if (!int128_range_type(type, name, scope, out)) return std::nullopt;
+    return out;
+  }
   // The rest take no parameters.
   if (type.args || type.width) {
     std::string hint = name == "double" ? ": to compress, use float<min .. max, res R>" : "";
@@ -155,6 +159,7 @@ std::optional<model::Type> Checker::builtin_type(const ast::TypeExpr& type, cons
   } else if (name == "int128" || name == "uint128") {
     out.kind = model::TypeKind::Int128;
     out.int128_signed = name == "int128";
+    out.int128 = model::Int128Type{};
     out.cost = {128, 128};
   } else {
     error(scope, type.offset, "'" + name + "' is not a field type");
@@ -245,6 +250,53 @@ bool Checker::integer_type(const ast::TypeExpr& type, const std::string& name, S
     integer.storage = *declared;
   }
   auto bits = static_cast<std::uint64_t>(integer.bits);
+  out.cost = {bits, bits};
+  return true;
+}
+
+// int128<min .. max> / uint128<min .. max>: a ranged 128-bit integer. The bounds are evaluated exactly
+// (the checker's 128-bit arithmetic) and may lie anywhere in it; the storage stays the declared one.
+bool Checker::int128_range_type(const ast::TypeExpr& type, const std::string& name, Scope& scope,
+                                model::Type& out) {
+  const ast::TypeArgs& args = *type.args;
+  if (type.width) {
+    error(scope, type.width->offset,
+          "an integer has either a range <min .. max> or a width :bits, not both: keep the one you mean");
+    return false;
+  }
+  if (!args.last) {
+    error(scope, args.first.offset,
+          "an integer range needs both bounds: " + name + "<min .. max>, e.g. " + name + "<0 .. 100>");
+    return false;
+  }
+  if (!args.params.empty()) {
+    error(scope, args.params.front().offset, "an integer range takes no parameters after its bounds");
+    return false;
+  }
+  std::optional<Int> min = eval_int(args.first, scope);
+  std::optional<Int> max = eval_int(*args.last, scope);
+  if (!min || !max) return false;
+  if (*min > *max) {
+    error(scope, args.first.offset,
+          "the range minimum " + to_string(*min) + " is greater than its maximum " + to_string(*max) +
+              ": write <min .. max>");
+    return false;
+  }
+  const bool is_signed = name == "int128";
+  if (!is_signed && *min < 0) {
+    error(
+        scope, args.first.offset,
+        "range " + range_text(*min, *max) + " does not fit uint128 (0 .. 2^128 - 1): use int128<min .. max>");
+    return false;
+  }
+  out.kind = model::TypeKind::Int128;
+  out.int128_signed = is_signed;
+  out.int128.ranged = true;
+  out.int128.min = *min;
+  out.int128.max = *max;
+  // The runtime's own rule, max - min in the unsigned domain (it may exceed 2^127 - 1).
+  out.int128.bits = bitwire::bits_required<bitwire::int128_t>(*min, *max);
+  auto bits = static_cast<std::uint64_t>(out.int128.bits);
   out.cost = {bits, bits};
   return true;
 }
@@ -360,8 +412,8 @@ bool Checker::fixed_point_type(const ast::TypeExpr& type, Scope& scope, model::T
   std::optional<std::int64_t> max = eval_int64(*args.last, scope, "the fixed-point maximum");
   std::optional<std::int64_t> fraction = eval_int64(*frac, scope, "the fraction bits");
   if (!min || !max || !fraction) return false;
-  if (*fraction < 1 || *fraction > 62) {
-    error(scope, frac->offset, "fraction bits must be 1 .. 62, found " + std::to_string(*fraction));
+  if (*fraction < 0 || *fraction > 62) {
+    error(scope, frac->offset, "fraction bits must be 0 .. 62, found " + std::to_string(*fraction));
     return false;
   }
   if (*min > *max) {
@@ -372,8 +424,11 @@ bool Checker::fixed_point_type(const ast::TypeExpr& type, Scope& scope, model::T
   }
   const Int raw_min = static_cast<Int>(*min) * (Int(1) << *fraction);
   const Int raw_max = static_cast<Int>(*max) * (Int(1) << *fraction);
+  // Signed storage when the raw range has a negative end, else unsigned, which holds raw values up to
+  // 2^64 - 1 (schema's ufixed: Q48.16 over [0, 2^48 - 1] reaches 2^64 - 2^16).
   const Int limit_min = std::numeric_limits<std::int64_t>::min();
-  const Int limit_max = std::numeric_limits<std::int64_t>::max();
+  const Int limit_max = raw_min < 0 ? Int(std::numeric_limits<std::int64_t>::max())
+                                    : Int(std::numeric_limits<std::uint64_t>::max());
   if (raw_min < limit_min || raw_max > limit_max) {
     error(scope, args.first.offset,
           "fixed-point bounds " + range_text(*min, *max) + " with " + std::to_string(*fraction) +
@@ -385,10 +440,12 @@ bool Checker::fixed_point_type(const ast::TypeExpr& type, Scope& scope, model::T
   fixed.whole_min = *min;
   fixed.whole_max = *max;
   fixed.fraction_bits = static_cast<int>(*fraction);
-  fixed.raw_min = static_cast<std::int64_t>(raw_min);
-  fixed.raw_max = static_cast<std::int64_t>(raw_max);
-  fixed.bits = model::bits_required(fixed.raw_min, fixed.raw_max);
   fixed.storage = smallest_storage(raw_min, raw_max, false);
+  // Unsigned storage keeps the raw bounds bit for bit (model.hpp); bits_required works in the unsigned
+  // domain, so it is exact for both.
+  fixed.raw_min = static_cast<std::int64_t>(static_cast<std::uint64_t>(raw_min));
+  fixed.raw_max = static_cast<std::int64_t>(static_cast<std::uint64_t>(raw_max));
+  fixed.bits = model::bits_required(fixed.raw_min, fixed.raw_max);
   out.kind = model::TypeKind::FixedPoint;
   auto bits = static_cast<std::uint64_t>(fixed.bits);
   out.cost = {bits, bits};
@@ -508,28 +565,39 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
       out.boolean = *literal == "true";
       return out;
     }
-    case model::TypeKind::Integer:
     case model::TypeKind::Int128: {
-      // uint128 defaults are kept like unsigned 64-bit ones: up to 2^64 - 1, bit for bit (model.hpp).
-      const bool unsigned_storage =
-          type.kind == model::TypeKind::Integer ? !type.integer.storage.is_signed : !type.int128_signed;
+      // Exact in the checker's 128-bit arithmetic: a default past 64 bits is a literal or an expression.
+      std::optional<Int> v = eval_int(expr, scope);
+      if (!v) return std::nullopt;
+      const model::Int128Type& wide = type.int128;
+      const Int lo = wide.ranged ? wide.min : type.int128_signed ? std::numeric_limits<Int>::min() : 0;
+      const Int hi = wide.ranged ? wide.max : std::numeric_limits<Int>::max();
+      if (*v < lo || *v > hi) {
+        error(scope, expr.offset,
+              "the default " + to_string(*v) + " is outside the field's range " +
+                  (wide.ranged ? range_text(lo, hi)
+                               : std::string(type.int128_signed ? "-2^127 .. 2^127 - 1" : "0 .. 2^128 - 1")) +
+                  ": change the default or widen the range");
+        return std::nullopt;
+      }
+      out.kind = model::Value::Kind::Integer;
+      out.wide = *v;
+      return out;
+    }
+    case model::TypeKind::Integer: {
+      const bool unsigned_storage = !type.integer.storage.is_signed;
       std::optional<Int> v = eval_bound(expr, scope, "the default", unsigned_storage);
       if (!v) return std::nullopt;
       Int lo = std::numeric_limits<std::int64_t>::min();
       Int hi = std::numeric_limits<std::int64_t>::max();
-      if (type.kind == model::TypeKind::Integer) {
-        const model::IntegerType& integer = type.integer;
-        if (integer.encoding == model::IntEncoding::Ranged) {
-          lo = model::integer_value(integer.min, unsigned_storage);
-          hi = model::integer_value(integer.max, unsigned_storage);
-        } else if (integer.storage.is_signed) {
-          lo = -(Int(1) << (integer.bits - 1)), hi = (Int(1) << (integer.bits - 1)) - 1;
-        } else {
-          lo = 0, hi = (Int(1) << integer.bits) - 1;
-        }
-      } else if (!type.int128_signed) {
-        lo = 0;
-        hi = Int(std::numeric_limits<std::uint64_t>::max());
+      const model::IntegerType& integer = type.integer;
+      if (integer.encoding == model::IntEncoding::Ranged) {
+        lo = model::integer_value(integer.min, unsigned_storage);
+        hi = model::integer_value(integer.max, unsigned_storage);
+      } else if (integer.storage.is_signed) {
+        lo = -(Int(1) << (integer.bits - 1)), hi = (Int(1) << (integer.bits - 1)) - 1;
+      } else {
+        lo = 0, hi = (Int(1) << integer.bits) - 1;
       }
       if (*v < lo || *v > hi) {
         error(scope, expr.offset,
@@ -559,8 +627,11 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
           return std::nullopt;
         }
         const double scaled = std::ldexp(*v, fixed.fraction_bits);
+        const bool unsigned_storage = !fixed.storage.is_signed;
+        const Int raw_min = model::integer_value(fixed.raw_min, unsigned_storage);
+        const Int raw_max = model::integer_value(fixed.raw_max, unsigned_storage);
         double raw = std::nearbyint(scaled);
-        raw = std::clamp(raw, static_cast<double>(fixed.raw_min), static_cast<double>(fixed.raw_max));
+        raw = std::clamp(raw, static_cast<double>(raw_min), static_cast<double>(raw_max));
         if (raw != scaled) {
           const double below = std::ldexp(std::floor(scaled), -fixed.fraction_bits);
           const double above = std::ldexp(std::ceil(scaled), -fixed.fraction_bits);
@@ -572,7 +643,15 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
           return std::nullopt;
         }
         out.kind = model::Value::Kind::Integer;
-        out.integer = raw >= 9.2233720368547758e18 ? fixed.raw_max : static_cast<std::int64_t>(raw);
+        // raw is an integer in [raw_min, raw_max] (checked above); the top of either storage as a double
+        // rounds up past it, so that end is taken from the bound itself. Unsigned: bit for bit.
+        if (raw >= static_cast<double>(raw_max)) {
+          out.integer = fixed.raw_max;
+        } else if (unsigned_storage) {
+          out.integer = static_cast<std::int64_t>(static_cast<std::uint64_t>(raw));
+        } else {
+          out.integer = static_cast<std::int64_t>(raw);
+        }
         return out;
       }
       const auto f = static_cast<float>(*v);

@@ -159,6 +159,7 @@ class Checker {
   std::optional<model::Type> resolve_type(const ast::TypeExpr& type, Scope& scope);
   std::optional<model::Type> builtin_type(const ast::TypeExpr& type, const std::string& name, Scope& scope);
   bool integer_type(const ast::TypeExpr& type, const std::string& name, Scope& scope, model::Type& out);
+  bool int128_range_type(const ast::TypeExpr& type, const std::string& name, Scope& scope, model::Type& out);
   bool compressed_float_type(const ast::TypeExpr& type, Scope& scope, model::Type& out);
   bool fixed_point_type(const ast::TypeExpr& type, Scope& scope, model::Type& out);
   bool string_type(const ast::TypeExpr& type, const std::string& name, Scope& scope, model::Type& out);

@@ -11,7 +11,6 @@ namespace {
 
 // The implicit initial value of one element of `type`: nullopt where zero (or false, or empty) is valid.
 std::optional<Value> implicit_element(const Type& type) {
-  const auto nearest_zero = [](std::int64_t min, std::int64_t max) { return min > 0 ? min : max; };
   Value value;
   switch (type.kind) {
     case TypeKind::Integer: {
@@ -23,11 +22,23 @@ std::optional<Value> implicit_element(const Type& type) {
       value.integer = min > 0 ? type.integer.min : type.integer.max;  // the stored bits of the nearer bound
       return value;
     }
-    case TypeKind::FixedPoint:
-      if (type.fixed.raw_min <= 0 && type.fixed.raw_max >= 0) return std::nullopt;
+    case TypeKind::FixedPoint: {
+      // Unsigned storage keeps its raw bounds bit for bit: compare their values.
+      const bool is_unsigned = !type.fixed.storage.is_signed;
+      const __int128 min = integer_value(type.fixed.raw_min, is_unsigned);
+      const __int128 max = integer_value(type.fixed.raw_max, is_unsigned);
+      if (min <= 0 && max >= 0) return std::nullopt;
       value.kind = Value::Kind::Integer;
-      value.integer = nearest_zero(type.fixed.raw_min, type.fixed.raw_max);
+      value.integer = min > 0 ? type.fixed.raw_min : type.fixed.raw_max;
       return value;
+    }
+    case TypeKind::Int128: {
+      const Int128Type& wide = type.int128;
+      if (!wide.ranged || (wide.min <= 0 && wide.max >= 0)) return std::nullopt;
+      value.kind = Value::Kind::Integer;
+      value.wide = wide.min > 0 ? wide.min : wide.max;
+      return value;
+    }
     case TypeKind::CompressedFloat: {
       // The wire value nearest zero: the bottom of the range (integer 0 reads back as min exactly) or the
       // top as the wire reads it back (integer max_int), so a new object writes and reads back equal.

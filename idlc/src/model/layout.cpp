@@ -70,8 +70,11 @@ std::string type_name(const model::Type& t, const model::Package* context) {
     case model::TypeKind::FixedPoint:
       return "fixed<" + std::to_string(t.fixed.whole_min) + " .. " + std::to_string(t.fixed.whole_max) +
              ", frac " + std::to_string(t.fixed.fraction_bits) + ">";
-    case model::TypeKind::Int128:
-      return t.int128_signed ? "int128" : "uint128";
+    case model::TypeKind::Int128: {
+      const std::string name = t.int128_signed ? "int128" : "uint128";
+      if (!t.int128.ranged) return name;
+      return name + "<" + model::int128_text(t.int128.min) + " .. " + model::int128_text(t.int128.max) + ">";
+    }
     case model::TypeKind::String:
       return "string<" + std::to_string(t.max_length) + ">";
     case model::TypeKind::Bytes:

@@ -117,7 +117,7 @@ enum class TypeKind {
   Double,           // 64 raw IEEE bits
   CompressedFloat,  // see CompressedFloatType
   FixedPoint,       // see FixedPointType
-  Int128,           // 128 raw bits, low 64 first; storage is the emitter's choice
+  Int128,           // see Int128Type
   String,           // int(len, 0, max_length) + bytes: UTF-8, no NUL inside
   Bytes,            // int(len, 0, max_length) + bytes: any octets
   ByteBlock,        // exactly max_length bytes, no length: bytes(p, N) = align, then N raw bytes
@@ -168,16 +168,43 @@ struct CompressedFloatType {
 
 // Q format with `fraction_bits` fractional bits: the stored integer is value * 2^fraction_bits.
 // Bounds are whole units: raw_min = whole_min << fraction_bits, raw_max = whole_max << fraction_bits.
-// Wire: int(raw, raw_min, raw_max) in bits = bits_required(raw_min, raw_max). Storage holds the raw value.
+// Wire: int(raw, raw_min, raw_max) in bits = bits_required(raw_min, raw_max). Storage holds the raw value:
+// signed when raw_min < 0, else unsigned, whose raw bounds may reach 2^64 - 1 and are then kept bit for
+// bit as in IntegerType (integer_value() reads them back).
 struct FixedPointType {
   std::int64_t whole_min = 0;
   std::int64_t whole_max = 0;
-  int fraction_bits = 0;  // 1..62
-  std::int64_t raw_min = 0;
-  std::int64_t raw_max = 0;
+  int fraction_bits = 0;     // 0..62
+  std::int64_t raw_min = 0;  // unsigned storage: a std::uint64_t value, bit for bit
+  std::int64_t raw_max = 0;  // unsigned storage: a std::uint64_t value, bit for bit
   int bits = 0;
   IntStorage storage;
 };
+
+// A 128-bit integer, stored as bitwire::int128_t (int128) or bitwire::uint128_t (uint128).
+// Raw (`uint128`, `int128`): all 128 bits, the low 64 first. Ranged (`int128<lo .. hi>`,
+// `uint128<lo .. hi>`): int(v, min, max), v - min in bits_required(min, max) bits (0..128), the low bits
+// first -- the same bits as a 64-bit ranged integer over the same bounds whenever those fit 64 bits.
+// Bounds are exact 128-bit values, within the checker's arithmetic: -2^127 .. 2^127 - 1.
+struct Int128Type {
+  bool ranged = false;
+  __int128 min = 0;  // ranged only
+  __int128 max = 0;  // ranged only
+  int bits = 128;    // 128 raw; bits_required(min, max) ranged
+};
+
+// The decimal text of a 128-bit value (std::to_string has no 128-bit overload).
+inline std::string int128_text(__int128 value) {
+  // The magnitude in the unsigned domain, so -2^127 has one too.
+  auto magnitude = static_cast<unsigned __int128>(value);
+  if (value < 0) magnitude = static_cast<unsigned __int128>(0) - magnitude;
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(magnitude % 10)));
+    magnitude /= 10;
+  } while (magnitude != 0);
+  return value < 0 ? "-" + digits : digits;
+}
 
 // One value of a field's element type. Exactly the members named for `kind` are meaningful.
 struct Type {
@@ -186,6 +213,7 @@ struct Type {
   CompressedFloatType compressed;     // CompressedFloat
   FixedPointType fixed;               // FixedPoint
   bool int128_signed = false;         // Int128
+  Int128Type int128;                  // Int128
   std::uint32_t max_length = 0;       // String, Bytes: 1..kMaxStringLength / kMaxBytesLength;
                                       // ByteBlock: the exact length, 1..kMaxByteBlockLength
   // String, Bytes, ByteBlock: the constant the length was written as (`string<MaxName>`), or nullptr.
@@ -215,8 +243,9 @@ struct Value {
   enum class Kind { Bool, Integer, Float, String, Enumerator };
   Kind kind = Kind::Integer;
   bool boolean = false;        // Bool
-  std::int64_t integer = 0;    // Integer (integer and Int128 fields, unsigned storage and uint128 bit for
-                               // bit as in IntegerType; for FixedPoint the raw Q value)
+  std::int64_t integer = 0;    // Integer (integer fields, unsigned storage bit for bit as in IntegerType;
+                               // for FixedPoint the raw Q value, unsigned storage bit for bit too)
+  __int128 wide = 0;           // Integer of an Int128 field: the exact value
   double number = 0;           // Float (float fields: already rounded to float; compressed: in range)
   std::string text;            // String: the decoded bytes (string and bytes fields)
   std::size_t enumerator = 0;  // Enumerator: index into the field type's Enum::items

@@ -249,14 +249,27 @@ class RandomEmitter {
                   {"max", cpp::float_literal(type.compressed.max)},
                   {"res", cpp::float_literal(type.compressed.resolution)}});
         return;
-      case TypeKind::FixedPoint:
-        p_.print("$r$ = static_cast<$t$>(random_fill_detail::range(rng_, $min$, $max$));\n",
+      case TypeKind::FixedPoint: {
+        // Unsigned raw bounds past int64 (kept bit for bit) take the unsigned draw.
+        const bool past_int64 = !type.fixed.storage.is_signed && type.fixed.raw_max < 0;
+        p_.print("$r$ = static_cast<$t$>(random_fill_detail::$fn$(rng_, $min$, $max$));\n",
                  {{"r", ref},
                   {"t", cpp::storage_type(type.fixed.storage)},
-                  {"min", cpp::int64_literal(type.fixed.raw_min)},
-                  {"max", cpp::int64_literal(type.fixed.raw_max)}});
+                  {"fn", past_int64 ? "urange" : "range"},
+                  {"min", cpp::integer_literal(type.fixed.raw_min, type.fixed.storage)},
+                  {"max", cpp::integer_literal(type.fixed.raw_max, type.fixed.storage)}});
         return;
+      }
       case TypeKind::Int128:
+        if (type.int128.ranged) {
+          const std::string t = type.int128_signed ? "int128_t" : "uint128_t";
+          p_.print("$r$ = random_fill_detail::range128<$t$>(rng_, $min$, $max$);\n",
+                   {{"r", ref},
+                    {"t", t},
+                    {"min", cpp::int128_value(type.int128.min, t)},
+                    {"max", cpp::int128_value(type.int128.max, t)}});
+          return;
+        }
         // Two draws in a fixed order (the order of evaluation inside one expression is unspecified).
         p_.print("{\n");
         p_.print("  const std::uint64_t low_ = rng_.next();\n");

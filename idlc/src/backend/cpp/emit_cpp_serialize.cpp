@@ -193,9 +193,17 @@ void Emitter::element(const Type& type, const std::string& ref) {
                 {"min", int64_literal(type.fixed.whole_min)},
                 {"max", int64_literal(type.fixed.whole_max)}});
       return;
-    case TypeKind::Int128:
-      p_.print("BITWIRE_TRY(bitwire::serialize_raw128($stream$, $r$));\n", {{"r", ref}});
+    case TypeKind::Int128: {
+      if (!type.int128.ranged) {
+        p_.print("BITWIRE_TRY(bitwire::serialize_raw128($stream$, $r$));\n", {{"r", ref}});
+        return;
+      }
+      const std::string t = element_type(type);
+      p_.print(
+          "BITWIRE_TRY(bitwire::serialize_int($stream$, $r$, $min$, $max$));\n",
+          {{"r", ref}, {"min", int128_value(type.int128.min, t)}, {"max", int128_value(type.int128.max, t)}});
       return;
+    }
     case TypeKind::String:
       p_.print("BITWIRE_TRY(bitwire::serialize_string($stream$, $r$));\n", {{"r", ref}});
       return;

@@ -60,17 +60,9 @@ std::string Emitter::value_text(const Type& type, const model::Value& value) con
   switch (value.kind) {
     case model::Value::Kind::Bool: return value.boolean ? "true" : "false";
     case model::Value::Kind::Integer:
-      if (type.kind == TypeKind::Int128) {
-        // An unsigned default is kept bit for bit (up to 2^64 - 1, model.hpp): one past int64 prints
-        // unsigned.
-        return element_type(type) + "(" +
-               (type.int128_signed || value.integer >= 0
-                    ? int64_literal(value.integer)
-                    : uint64_literal(static_cast<std::uint64_t>(value.integer))) +
-               ")";
-      }
+      if (type.kind == TypeKind::Int128) return int128_value(value.wide, element_type(type));
       if (type.kind == TypeKind::Integer) return element_type(type) + "{" + integer_literal(value.integer, type.integer.storage) + "}";
-      return element_type(type) + "{" + int64_literal(value.integer) + "}";
+      return element_type(type) + "{" + integer_literal(value.integer, type.fixed.storage) + "}";
     case model::Value::Kind::Float:
       if (type.kind == TypeKind::Double) return double_literal(value.number);
       return float_literal(static_cast<float>(value.number));
@@ -134,7 +126,9 @@ std::string Emitter::wire_text(const Type& type) const {
     case TypeKind::FixedPoint:
       return "fixed, " + std::to_string(type.fixed.fraction_bits) + " fraction bits, [" +
              std::to_string(type.fixed.whole_min) + ", " + std::to_string(type.fixed.whole_max) + "]";
-    case TypeKind::Int128: return "raw 128 bits";
+    case TypeKind::Int128:
+      if (!type.int128.ranged) return "raw 128 bits";
+      return "[" + model::int128_text(type.int128.min) + ", " + model::int128_text(type.int128.max) + "]";
     case TypeKind::String: return "string, length in " + std::to_string(type.length_bits) + " bits + aligned bytes";
     case TypeKind::Bytes: return "bytes, length in " + std::to_string(type.length_bits) + " bits + aligned bytes";
     case TypeKind::ByteBlock:

@@ -27,6 +27,19 @@ std::string enum_literal(model::EnumValue value) {
   return int64_literal(static_cast<std::int64_t>(value));
 }
 
+std::string int128_value(__int128 value, const std::string& type) {
+  if (value >= std::numeric_limits<std::int64_t>::min() &&
+      value <= std::numeric_limits<std::int64_t>::max()) {
+    return type + "(" + int64_literal(static_cast<std::int64_t>(value)) + ")";
+  }
+  if (value > 0 && value <= static_cast<__int128>(std::numeric_limits<std::uint64_t>::max())) {
+    return type + "(" + uint64_literal(static_cast<std::uint64_t>(value)) + ")";
+  }
+  const auto bits = static_cast<unsigned __int128>(value);
+  return type + "((bitwire::uint128_t{" + uint64_literal(static_cast<std::uint64_t>(bits >> 64)) +
+         "} << 64) | " + uint64_literal(static_cast<std::uint64_t>(bits)) + ")";
+}
+
 std::string hex64(std::uint64_t value) {
   char text[32];
   std::snprintf(text, sizeof text, "0x%016" PRIx64 "ull", value);

@@ -18,6 +18,10 @@ std::string integer_literal(std::int64_t stored, model::IntStorage storage);
 // An enum value as a literal its storage takes without a narrowing conversion: an int64 literal up to
 // 2^63 - 1, an unsigned one (`ULL`) above (only a uint64 storage holds those).
 std::string enum_literal(model::EnumValue value);
+// A 128-bit value as an expression of `type` (bitwire::int128_t or bitwire::uint128_t): `type(literal)`
+// while it fits int64 or uint64, else composed from its two 64-bit halves, since C++ has no 128-bit
+// literal: `type((bitwire::uint128_t{HIGH} << 64) | LOW)` (two's complement bits for a negative value).
+std::string int128_value(__int128 value, const std::string& type);
 std::string hex64(std::uint64_t value);
 // A float literal that reads back to exactly `value` (shortest round-trip text).
 std::string float_literal(float value);

@@ -43,6 +43,26 @@ inline uint64_t urange(Random& rng, uint64_t min, uint64_t max) {
   }
 }
 
+// The same for a 128-bit integer (int128_t or uint128_t) in [min, max]: the offset from min drawn in
+// the unsigned domain, 128 random bits reduced to the span (uniform enough for tests).
+template <typename T>
+inline T range128(Random& rng, T min, T max) {
+  switch (rng.below(8)) {
+    case 0:
+      return min;
+    case 1:
+      return max;
+    default: {
+      const auto span = static_cast<uint128_t>(static_cast<uint128_t>(max) - static_cast<uint128_t>(min));
+      const uint64_t low = rng.next();
+      const uint64_t high = rng.next();
+      const uint128_t draw = (static_cast<uint128_t>(high) << 64) | low;
+      const uint128_t offset = span == ~uint128_t{0} ? draw : draw % (span + 1);
+      return static_cast<T>(static_cast<uint128_t>(static_cast<uint128_t>(min) + offset));
+    }
+  }
+}
+
 // A count or length in [min, max] (uniform, ends favoured as in range()).
 inline uint32_t count(Random& rng, uint32_t min, uint32_t max) {
   return static_cast<uint32_t>(range(rng, min, max));
