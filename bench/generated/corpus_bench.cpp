@@ -232,6 +232,12 @@ template <>
 constexpr int kFields<examples::FixedProbe> = 5;
 template <>
 constexpr int kFields<examples::DegenerateProbe> = 4;
+template <>
+constexpr int kFields<examples::UnsignedProbe> = 7;
+template <>
+constexpr int kFields<examples::WideProbe> = 5;
+template <>
+constexpr int kFields<examples::LudicrousState> = 6;
 
 template <typename M>
 void per_field(benchmark::State& state) {
@@ -519,6 +525,9 @@ BITWIRE_CORPUS_BENCH(examples, ExtremeRow, random_values<examples::ExtremeRow>()
 BITWIRE_CORPUS_BENCH(examples, RenderBlock, random_values<examples::RenderBlock>())
 BITWIRE_CORPUS_BENCH(examples, FixedProbe, random_values<examples::FixedProbe>())
 BITWIRE_CORPUS_BENCH(examples, DegenerateProbe, random_values<examples::DegenerateProbe>())
+BITWIRE_CORPUS_BENCH(examples, UnsignedProbe, random_values<examples::UnsignedProbe>())
+BITWIRE_CORPUS_BENCH(examples, WideProbe, random_values<examples::WideProbe>())
+BITWIRE_CORPUS_BENCH(examples, LudicrousState, random_values<examples::LudicrousState>())
 
 }  // namespace
 

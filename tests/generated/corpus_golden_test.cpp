@@ -1,6 +1,7 @@
 // Golden vectors for the corpus messages of mas-bandwidth/schema translated field for field into
 // bench/generated/corpus/: RealPacket (realworld.net) and the examples messages (examples.net; with
-// RigidBody of examples/Types.schema, FixedProbe and DegenerateProbe of examples128/Ludicrous.schema).
+// RigidBody of examples/Types.schema, FixedProbe, DegenerateProbe, UnsignedProbe, WideProbe and
+// LudicrousState of examples128/Ludicrous.schema).
 // Each vector is the byte string schema's own generated C++ (its checked-in
 // generated/bench/cpp/RealWorldWire.h and generated/cpp/*Wire.h, with mas-bandwidth/serialize)
 // writes for the same instance; bench/RESULTS.md says how they were taken. The test needs nothing of
@@ -655,5 +656,133 @@ TEST(CorpusGolden, DegenerateProbe) {
 }
 
 TEST(CorpusGolden, HeartbeatIsEmpty) { EXPECT_TRUE(write(examples::Heartbeat{}).empty()); }
+
+// ---- examples128/Ludicrous.schema's 128-bit and unsigned fixed-point messages ----
+// Each vector: the instance written by idlc's code, read by schema's reader (generated/cpp/ludicrous/
+// LudicrousWire.h), written again by schema's writer: these bytes.
+
+// UnsignedProbe: unsigned_probe_instance (0) defaults, (1) minima (every minimum is 0: the defaults' bytes),
+// (2) maxima (span's raw 2^64 - 2^16), (3) between, span 2^63 + 1. 196 bits.
+constexpr Vector kUnsignedProbe[] = {
+    {25, "00000000000000000000000000000000000000000000000000"},
+    {25, "00000000000000000000000000000000000000000000000000"},
+    {25, "0000680100feffffffffff010000093d90d00300400000f80f"},
+    {25, "39300002000000000000002b9ab70e40c200040080ffffa705"},
+};
+
+// WideProbe: wide_probe_instance (0) defaults (bias -250, seed 2^65), (1) minima (flux -2^100), (2) maxima,
+// (3) between. 403 bits.
+constexpr Vector kWideProbe[] = {
+    {51,
+     "0000000000000000000000000000000000f2052a01000000000000000000000040ee020000000000000010000000000000000"
+     "0"},
+    {51,
+     "00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+     "0"},
+    {51,
+     "ffffffffffffffffffffffffffffffff00e40b5402000000000000000000000080d0ffffffffffffffffffffffffffffffff0"
+     "7"},
+    {51,
+     "1032547698badcfeefcdab8967452301fff1052a1d3fffffffffffffffffffff7fe82b0000000000000000000000000000000"
+     "4"},
+};
+
+// LudicrousState: ludicrous_state_instance (0) defaults (565 bits), (1) four keys and a target (1205
+// bits), (2) one key, no target (693 bits).
+constexpr Vector kLudicrousState[] = {
+    {71,
+     "0000d0020080a9030000127a000000008000001000000000000000000000000000000000807c814a00000000000000000000000"
+     "0"
+     "90bb0000000000000000040000000000000000"},
+    {151,
+     "0300a00500005307000024f440420f0000010020840c951da62eb7ff7bf36ae259d148c07f7c814ac7cffffffffffffffffffff"
+     "f"
+     "1ffa0a00000000000000000000000000000009000000000000000000000000000000f0ffffffffffffffffffffffffffffff0f0"
+     "0"
+     "000000000000100000000000000010000000000000000000000000000000f000000000000000000000000002000000"},
+    {87,
+     "0200000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+     "0"
+     "000000000000000000000000000000000000a202000000000000000000000000000000"},
+};
+
+TEST(CorpusGolden, UnsignedProbe) {
+  for (int which = 0; which < 4; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::unsigned_probe_instance(which), kUnsignedProbe[which].hex,
+                  kUnsignedProbe[which].bytes);
+  }
+  // The largest span reads back whole: no sign extension of uint64's high half.
+  const std::vector<std::byte> golden = from_hex(kUnsignedProbe[2].hex);
+  examples::UnsignedProbe back;
+  bitwire::ReadStream in(std::span<const std::byte>(golden.data(), golden.size()));
+  ASSERT_TRUE(back.serialize(in));
+  EXPECT_EQ(back.span, 18446744073709486080u);
+  EXPECT_EQ(back.locked, 3u * 65536u);
+}
+
+// span is 64 bits at bit 25, an offset whose largest value is 2^64 - 2^16: one more is refused, as
+// schema's reader refuses it; the largest reads back.
+TEST(CorpusGolden, UnsignedProbeSpanPastTheMaximumIsRefused) {
+  const std::vector<std::byte> past = from_hex("0000000200feffffffffff0100000000000000000000000000");
+  examples::UnsignedProbe back;
+  bitwire::ReadStream in(std::span<const std::byte>(past.data(), past.size()));
+  EXPECT_FALSE(back.serialize(in));
+  EXPECT_EQ(in.error(), bitwire::ReadError::kValueOutOfRange);
+  const std::vector<std::byte> largest = from_hex("0000000000feffffffffff0100000000000000000000000000");
+  examples::UnsignedProbe ok;
+  bitwire::ReadStream again(std::span<const std::byte>(largest.data(), largest.size()));
+  EXPECT_TRUE(ok.serialize(again));
+  EXPECT_EQ(ok.span, 18446744073709486080u);
+}
+
+TEST(CorpusGolden, WideProbe) {
+  for (int which = 0; which < 4; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::wide_probe_instance(which), kWideProbe[which].hex, kWideProbe[which].bytes);
+  }
+  // Values past 64 bits read back exactly: flux -2^100, seed's default 2^65.
+  const std::vector<std::byte> minima = from_hex(kWideProbe[1].hex);
+  examples::WideProbe low;
+  bitwire::ReadStream in(std::span<const std::byte>(minima.data(), minima.size()));
+  ASSERT_TRUE(low.serialize(in));
+  EXPECT_TRUE(low.flux == -static_cast<bitwire::int128_t>(examples::u128(uint64_t{1} << 36, 0)));
+  EXPECT_TRUE(examples::WideProbe{}.seed == examples::u128(2, 0));
+  EXPECT_TRUE(examples::WideProbe{}.bias == -250);
+}
+
+// flux is 102 bits at bit 162, an offset whose largest value is 2^101 (+2^100): 2^101 + 1 is refused, as
+// schema's reader refuses it; 2^101 reads +2^100.
+TEST(CorpusGolden, WideProbeFluxPastTheMaximumIsRefused) {
+  const std::vector<std::byte> past = from_hex(
+      "00000000000000000000000000000000000000000400000000000000000000008000000000000000000000000000000000000"
+      "0");
+  examples::WideProbe back;
+  bitwire::ReadStream in(std::span<const std::byte>(past.data(), past.size()));
+  EXPECT_FALSE(back.serialize(in));
+  EXPECT_EQ(in.error(), bitwire::ReadError::kValueOutOfRange);
+  const std::vector<std::byte> largest = from_hex(
+      "00000000000000000000000000000000000000000000000000000000000000008000000000000000000000000000000000000"
+      "0");
+  examples::WideProbe ok;
+  bitwire::ReadStream again(std::span<const std::byte>(largest.data(), largest.size()));
+  EXPECT_TRUE(ok.serialize(again));
+  EXPECT_TRUE(ok.flux == static_cast<bitwire::int128_t>(examples::u128(uint64_t{1} << 36, 0)));
+}
+
+TEST(CorpusGolden, LudicrousState) {
+  for (int which = 0; which < 3; ++which) {
+    SCOPED_TRACE(which);
+    expect_golden(examples::ludicrous_state_instance(which), kLudicrousState[which].hex,
+                  kLudicrousState[which].bytes);
+  }
+  // The untaken side of the `if` reads back as its default, whatever the object held.
+  const std::vector<std::byte> golden = from_hex(kLudicrousState[2].hex);
+  examples::LudicrousState back = examples::ludicrous_state_instance(1);
+  bitwire::ReadStream in(std::span<const std::byte>(golden.data(), golden.size()));
+  ASSERT_TRUE(back.serialize(in));
+  EXPECT_TRUE(back == examples::ludicrous_state_instance(2));
+  EXPECT_TRUE(back.target_id == 0);
+}
 
 }  // namespace

@@ -444,4 +444,81 @@ inline DegenerateProbe degenerate_probe_instance(int which) {
   return m;
 }
 
+// UnsignedProbe (raw values: whole units times 2^16, ticks whole): (0) defaults, (1) every field at its
+// minimum, (2) at its maximum (span's raw 2^64 - 2^16 fills uint64's high half), (3) values between, span
+// past int64.
+inline UnsignedProbe unsigned_probe_instance(int which) {
+  UnsignedProbe m;
+  if (which == 2) {
+    m.angle = 360u * 65536u;
+    m.span = 18446744073709486080ull;
+    m.reach = 2000000ull * 65536ull;
+    m.ticks = 1000000;
+    m.samples = {16u * 65536u, 16u * 65536u};
+    m.tail = 255;
+  } else if (which == 3) {
+    m.angle = 12345;
+    m.span = 9223372036854775809ull;
+    m.reach = 123456789;
+    m.ticks = 777;
+    m.samples = {1, 1048575};
+    m.tail = 0x5A;
+  }
+  return m;
+}
+
+// A 128-bit value from its halves.
+inline bitwire::uint128_t u128(uint64_t high, uint64_t low) {
+  return (static_cast<bitwire::uint128_t>(high) << 64) | low;
+}
+
+// WideProbe: (0) defaults (bias -250, seed 2^65), (1) every field at its minimum (flux -2^100), (2) at its
+// maximum, (3) values between, past 64 bits where the field allows.
+inline WideProbe wide_probe_instance(int which) {
+  WideProbe m;
+  const auto two_to_100 = static_cast<bitwire::int128_t>(u128(uint64_t{1} << 36, 0));
+  if (which == 1) {
+    m.entity_id = 0;
+    m.energy = -5000000000;
+    m.flux = -two_to_100;
+    m.bias = -1000;
+    m.seed = 0;
+  } else if (which == 2) {
+    m.entity_id = ~bitwire::uint128_t{0};
+    m.energy = 5000000000;
+    m.flux = two_to_100;
+    m.bias = 1000;
+    m.seed = ~bitwire::uint128_t{0};
+  } else if (which == 3) {
+    m.entity_id = u128(0x0123456789ABCDEFull, 0xFEDCBA9876543210ull);
+    m.energy = -1;
+    m.flux = two_to_100 - 12345;
+    m.bias = 0;
+    m.seed = u128(0x8000000000000000ull, 5);
+  }
+  return m;
+}
+
+// LudicrousState: (0) defaults, (1) four keys and a target past 64 bits, (2) one key and no target.
+inline LudicrousState ludicrous_state_instance(int which) {
+  LudicrousState m;
+  if (which == 1) {
+    m.mode = DriveMode::Ludicrous;
+    m.probe = fixed_probe_instance(2);
+    m.wide = wide_probe_instance(3);
+    for (bitwire::uint128_t key :
+         {bitwire::uint128_t{0}, ~bitwire::uint128_t{0}, u128(1, 0), bitwire::uint128_t{1}}) {
+      (void)m.keys.push_back(key);
+    }
+    m.has_target = true;
+    m.target_id = u128(uint64_t{1} << 36, 7);
+  } else if (which == 2) {
+    m.mode = DriveMode::Warp;
+    m.probe = fixed_probe_instance(1);
+    m.wide = wide_probe_instance(1);
+    (void)m.keys.push_back(42);
+  }
+  return m;
+}
+
 }  // namespace examples

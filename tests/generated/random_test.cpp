@@ -119,7 +119,8 @@ using Types = ::testing::Types<
     examples::ProbeHeader, examples::ProbeBits, examples::RigidBody, examples::InputPacket,
     examples::ShipCreate, examples::ProbeArray, examples::ProbeReport, examples::TestData,
     examples::CompressedProbe, examples::Handle, examples::ExpressionProbe, examples::ExtremeProbe,
-    examples::ExtremeRow, examples::RenderBlock, examples::FixedProbe, examples::DegenerateProbe>;
+    examples::ExtremeRow, examples::RenderBlock, examples::FixedProbe, examples::DegenerateProbe,
+    examples::UnsignedProbe, examples::WideProbe, examples::LudicrousState>;
 TYPED_TEST_SUITE(RandomInstances, Types);
 
 TYPED_TEST(RandomInstances, ValidateWriteMeasureReadBackEqual) {
