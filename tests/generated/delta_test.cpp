@@ -21,6 +21,7 @@ namespace {
 
 using deltatest::Probe;
 using deltatest::Scene;
+using deltatest::Wide;
 
 #if BITWIRE_SANITIZED
 constexpr int kInstances = 60;
@@ -182,6 +183,32 @@ TEST(DeltaForm, ProbeRoundTripsAgainstRandomBaselines) {
     check_delta(value, baseline, i);
     if (::testing::Test::HasFailure()) return;
   }
+}
+
+// 128-bit ranges (bounds and defaults past 64 bits) and unsigned fixed point past int64, each field kept
+// from the baseline half of the time: unchanged, changed whole, and the relative windows of a 64-bit
+// unsigned raw value.
+TEST(DeltaForm, WideRoundTripsAgainstRandomBaselines) {
+  BITWIRE_SEEDED_TEST_SEED(0xde17'0004);
+  bitwire::Random rng(seed);
+  Wide value;
+  Wide baseline;
+  for (int i = 0; i < kInstances; ++i) {
+    bitwire::random_fill(rng, value);
+    bitwire::random_fill(rng, baseline);
+    if (rng.below(2) == 0) value.flux = baseline.flux;
+    if (rng.below(2) == 0) value.band = baseline.band;
+    if (rng.below(2) == 0) {
+      const std::uint64_t step = rng.below(1000);  // a small change below: the range's top is 2^64 - 2^16
+      value.span = baseline.span >= step ? baseline.span - step : baseline.span;
+    }
+    if (rng.below(2) == 0) value.high = baseline.high;
+    check_delta(value, baseline, i);
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_TRUE(Wide{}.flux == -250);
+  EXPECT_TRUE(Wide{}.band == static_cast<bitwire::uint128_t>(1) << 65);
+  EXPECT_EQ(Wide{}.high, 9223372036854775808u);
 }
 
 TEST(DeltaForm, AnUnchangedObjectIsOneBit) {
