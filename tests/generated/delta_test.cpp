@@ -203,6 +203,7 @@ TEST(DeltaForm, WideRoundTripsAgainstRandomBaselines) {
       value.span = baseline.span >= step ? baseline.span - step : baseline.span;
     }
     if (rng.below(2) == 0) value.high = baseline.high;
+    if (rng.below(2) == 0) value.q112 = baseline.q112;
     check_delta(value, baseline, i);
     if (::testing::Test::HasFailure()) return;
   }

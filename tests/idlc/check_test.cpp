@@ -288,6 +288,37 @@ TEST(Check, UnsignedFixedPointPastInt64AndFracZero) {
   EXPECT_FIELD_BITS("fixed<-1 .. 140737488355327, frac 16> f", 64, 64);
 }
 
+// Raw ranges past 64 bits store in 128 bits (schema's fixed(112, 16) with wide bounds, ufixed(64, 64),
+// fixed(2, 126)); the bounds are exact; a default past 64 bits is kept exactly.
+TEST(Check, FixedPointPastSixtyFourBitsStoresInOneHundredTwentyEightBits) {
+  auto q112 = one_field("fixed<-4611686018427387904 .. 4611686018427387904, frac 16> f");
+  ASSERT_NE(q112.field, nullptr) << q112.compiled->errors;
+  const auto& wide = q112.field->type.fixed;
+  EXPECT_TRUE(wide.wide);
+  EXPECT_TRUE(wide.storage.is_signed);
+  EXPECT_TRUE(wide.raw_min == -(static_cast<__int128>(1) << 78));
+  EXPECT_TRUE(wide.raw_max == static_cast<__int128>(1) << 78);
+  EXPECT_EQ(wide.bits, 80);
+  auto u64 = one_field("fixed<0 .. 9223372036854775807, frac 64> f");
+  ASSERT_NE(u64.field, nullptr) << u64.compiled->errors;
+  EXPECT_TRUE(u64.field->type.fixed.wide);
+  EXPECT_FALSE(u64.field->type.fixed.storage.is_signed);
+  EXPECT_EQ(u64.field->type.fixed.bits, 127);
+  EXPECT_FIELD_BITS("fixed<-1 .. 0, frac 126> f", 127, 127);  // bitlen(0 - -1) + 126, as schema counts
+  EXPECT_FIELD_BITS("fixed<-9223372036854775807 - 1 .. 0, frac 64> f", 128, 128);
+  auto half = one_field("fixed<-2 .. 2, frac 100> f = 1.5");
+  ASSERT_NE(half.field, nullptr) << half.compiled->errors;
+  EXPECT_TRUE(half.field->default_value->wide == static_cast<__int128>(3) << 99);
+  // Zero outside the range: the bound nearest zero, exact.
+  auto high = one_field("fixed<1 .. 2, frac 100> f");
+  ASSERT_NE(high.field, nullptr) << high.compiled->errors;
+  EXPECT_TRUE(high.field->initial.element->wide == static_cast<__int128>(1) << 100);
+  // 64 bits still fit their 64-bit storage: no wide storage below the limit.
+  auto edge = one_field("fixed<-1 .. 1, frac 62> f");
+  ASSERT_NE(edge.field, nullptr);
+  EXPECT_FALSE(edge.field->type.fixed.wide);
+}
+
 TEST(Check, StringsAndBytesAreLengthPrefixedAndAligned) {
   // string<N>: int(len, 0, N) then align (0..7) then up to N bytes.
   EXPECT_FIELD_BITS("string<32> f", 6, 6 + 7 + 256);

@@ -97,7 +97,7 @@ Storage element_storage(const model::Type& type,
     case model::TypeKind::Double:
       return {8, 8};
     case model::TypeKind::FixedPoint:
-      return int_storage(type.fixed.storage);
+      return type.fixed.wide ? Storage{16, 16} : int_storage(type.fixed.storage);
     case model::TypeKind::Int128:
       return {16, 16};
     case model::TypeKind::String:

@@ -412,8 +412,8 @@ bool Checker::fixed_point_type(const ast::TypeExpr& type, Scope& scope, model::T
   std::optional<std::int64_t> max = eval_int64(*args.last, scope, "the fixed-point maximum");
   std::optional<std::int64_t> fraction = eval_int64(*frac, scope, "the fraction bits");
   if (!min || !max || !fraction) return false;
-  if (*fraction < 0 || *fraction > 62) {
-    error(scope, frac->offset, "fraction bits must be 0 .. 62, found " + std::to_string(*fraction));
+  if (*fraction < 0 || *fraction > 126) {
+    error(scope, frac->offset, "fraction bits must be 0 .. 126, found " + std::to_string(*fraction));
     return false;
   }
   if (*min > *max) {
@@ -422,30 +422,30 @@ bool Checker::fixed_point_type(const ast::TypeExpr& type, Scope& scope, model::T
               std::to_string(*max));
     return false;
   }
-  const Int raw_min = static_cast<Int>(*min) * (Int(1) << *fraction);
-  const Int raw_max = static_cast<Int>(*max) * (Int(1) << *fraction);
-  // Signed storage when the raw range has a negative end, else unsigned, which holds raw values up to
-  // 2^64 - 1 (schema's ufixed: Q48.16 over [0, 2^48 - 1] reaches 2^64 - 2^16).
-  const Int limit_min = std::numeric_limits<std::int64_t>::min();
-  const Int limit_max = raw_min < 0 ? Int(std::numeric_limits<std::int64_t>::max())
-                                    : Int(std::numeric_limits<std::uint64_t>::max());
-  if (raw_min < limit_min || raw_max > limit_max) {
+  // The raw bounds, exact in the checker's 128-bit arithmetic (checked: 2^126 times an int64 bound can
+  // pass it).
+  const Int scale = Int(1) << *fraction;
+  Int raw_min = 0;
+  Int raw_max = 0;
+  if (__builtin_mul_overflow(static_cast<Int>(*min), scale, &raw_min) ||
+      __builtin_mul_overflow(static_cast<Int>(*max), scale, &raw_max)) {
     error(scope, args.first.offset,
           "fixed-point bounds " + range_text(*min, *max) + " with " + std::to_string(*fraction) +
-              " fraction bits need raw values " + range_text(raw_min, raw_max) +
-              ", which do not fit 64 bits: lower frac or narrow the bounds");
+              " fraction bits need raw values past 128 bits (-2^127 .. 2^127 - 1): lower frac or narrow the "
+              "bounds");
     return false;
   }
   model::FixedPointType& fixed = out.fixed;
   fixed.whole_min = *min;
   fixed.whole_max = *max;
   fixed.fraction_bits = static_cast<int>(*fraction);
+  fixed.raw_min = raw_min;
+  fixed.raw_max = raw_max;
+  // Signed storage when the raw range has a negative end, else unsigned (schema's ufixed, whose raw values
+  // may fill uint64's high half); 128 bits when no 8 .. 64-bit type holds the raw range.
   fixed.storage = smallest_storage(raw_min, raw_max, false);
-  // Unsigned storage keeps the raw bounds bit for bit (model.hpp); bits_required works in the unsigned
-  // domain, so it is exact for both.
-  fixed.raw_min = static_cast<std::int64_t>(static_cast<std::uint64_t>(raw_min));
-  fixed.raw_max = static_cast<std::int64_t>(static_cast<std::uint64_t>(raw_max));
-  fixed.bits = model::bits_required(fixed.raw_min, fixed.raw_max);
+  fixed.wide = raw_min < storage_min(fixed.storage) || raw_max > storage_max(fixed.storage);
+  fixed.bits = bitwire::bits_required<bitwire::int128_t>(raw_min, raw_max);
   out.kind = model::TypeKind::FixedPoint;
   auto bits = static_cast<std::uint64_t>(fixed.bits);
   out.cost = {bits, bits};
@@ -627,11 +627,8 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
           return std::nullopt;
         }
         const double scaled = std::ldexp(*v, fixed.fraction_bits);
-        const bool unsigned_storage = !fixed.storage.is_signed;
-        const Int raw_min = model::integer_value(fixed.raw_min, unsigned_storage);
-        const Int raw_max = model::integer_value(fixed.raw_max, unsigned_storage);
         double raw = std::nearbyint(scaled);
-        raw = std::clamp(raw, static_cast<double>(raw_min), static_cast<double>(raw_max));
+        raw = std::clamp(raw, static_cast<double>(fixed.raw_min), static_cast<double>(fixed.raw_max));
         if (raw != scaled) {
           const double below = std::ldexp(std::floor(scaled), -fixed.fraction_bits);
           const double above = std::ldexp(std::ceil(scaled), -fixed.fraction_bits);
@@ -643,14 +640,14 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
           return std::nullopt;
         }
         out.kind = model::Value::Kind::Integer;
-        // raw is an integer in [raw_min, raw_max] (checked above); the top of either storage as a double
-        // rounds up past it, so that end is taken from the bound itself. Unsigned: bit for bit.
-        if (raw >= static_cast<double>(raw_max)) {
-          out.integer = fixed.raw_max;
-        } else if (unsigned_storage) {
-          out.integer = static_cast<std::int64_t>(static_cast<std::uint64_t>(raw));
+        // raw is a whole number within the bounds as doubles; 2^127 (a bound rounded up) has no Int, and
+        // the exact clamp keeps a bound that rounded the other way.
+        const Int exact = std::clamp(raw >= std::ldexp(1.0, 127) ? fixed.raw_max : static_cast<Int>(raw),
+                                     fixed.raw_min, fixed.raw_max);
+        if (fixed.wide) {
+          out.wide = exact;
         } else {
-          out.integer = static_cast<std::int64_t>(raw);
+          out.integer = static_cast<std::int64_t>(static_cast<std::uint64_t>(exact));  // bit for bit
         }
         return out;
       }

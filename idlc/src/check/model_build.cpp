@@ -23,13 +23,15 @@ std::optional<Value> implicit_element(const Type& type) {
       return value;
     }
     case TypeKind::FixedPoint: {
-      // Unsigned storage keeps its raw bounds bit for bit: compare their values.
-      const bool is_unsigned = !type.fixed.storage.is_signed;
-      const __int128 min = integer_value(type.fixed.raw_min, is_unsigned);
-      const __int128 max = integer_value(type.fixed.raw_max, is_unsigned);
-      if (min <= 0 && max >= 0) return std::nullopt;
+      const FixedPointType& fixed = type.fixed;
+      if (fixed.raw_min <= 0 && fixed.raw_max >= 0) return std::nullopt;
+      const __int128 nearer = fixed.raw_min > 0 ? fixed.raw_min : fixed.raw_max;
       value.kind = Value::Kind::Integer;
-      value.integer = min > 0 ? type.fixed.raw_min : type.fixed.raw_max;
+      if (fixed.wide) {
+        value.wide = nearer;
+      } else {
+        value.integer = static_cast<std::int64_t>(static_cast<std::uint64_t>(nearer));  // bit for bit
+      }
       return value;
     }
     case TypeKind::Int128: {

@@ -86,11 +86,9 @@ class ShapeWriter {
       case model::TypeKind::CompressedFloat:
         return "cf " + float_bits(t.compressed.min) + " " + float_bits(t.compressed.max) + " " +
                float_bits(t.compressed.resolution);
-      case model::TypeKind::FixedPoint: {
-        const bool u = !t.fixed.storage.is_signed;
-        return "fixed " + model::integer_text(t.fixed.raw_min, u) + " " +
-               model::integer_text(t.fixed.raw_max, u) + " " + std::to_string(t.fixed.fraction_bits);
-      }
+      case model::TypeKind::FixedPoint:
+        return "fixed " + model::int128_text(t.fixed.raw_min) + " " + model::int128_text(t.fixed.raw_max) +
+               " " + std::to_string(t.fixed.fraction_bits);
       case model::TypeKind::Int128: {
         const std::string raw = t.int128_signed ? "i128" : "u128";
         if (!t.int128.ranged) return raw;

@@ -169,16 +169,17 @@ struct CompressedFloatType {
 // Q format with `fraction_bits` fractional bits: the stored integer is value * 2^fraction_bits.
 // Bounds are whole units: raw_min = whole_min << fraction_bits, raw_max = whole_max << fraction_bits.
 // Wire: int(raw, raw_min, raw_max) in bits = bits_required(raw_min, raw_max). Storage holds the raw value:
-// signed when raw_min < 0, else unsigned, whose raw bounds may reach 2^64 - 1 and are then kept bit for
-// bit as in IntegerType (integer_value() reads them back).
+// signed when raw_min < 0, else unsigned (schema's ufixed), in the smallest of 8 .. 64 bits that holds the
+// raw range, or 128 bits (`wide`: bitwire::int128_t / uint128_t) when no 64-bit type does.
 struct FixedPointType {
   std::int64_t whole_min = 0;
   std::int64_t whole_max = 0;
-  int fraction_bits = 0;     // 0..62
-  std::int64_t raw_min = 0;  // unsigned storage: a std::uint64_t value, bit for bit
-  std::int64_t raw_max = 0;  // unsigned storage: a std::uint64_t value, bit for bit
-  int bits = 0;
-  IntStorage storage;
+  int fraction_bits = 0;  // 0..126
+  __int128 raw_min = 0;   // exact
+  __int128 raw_max = 0;   // exact
+  int bits = 0;           // 0..128
+  IntStorage storage;     // is_signed always; bits only when !wide
+  bool wide = false;      // 128-bit storage; its delta form sends a change whole
 };
 
 // A 128-bit integer, stored as bitwire::int128_t (int128) or bitwire::uint128_t (uint128).
@@ -245,7 +246,7 @@ struct Value {
   bool boolean = false;        // Bool
   std::int64_t integer = 0;    // Integer (integer fields, unsigned storage bit for bit as in IntegerType;
                                // for FixedPoint the raw Q value, unsigned storage bit for bit too)
-  __int128 wide = 0;           // Integer of an Int128 field: the exact value
+  __int128 wide = 0;           // Integer of an Int128 field or a wide FixedPoint one: the exact value
   double number = 0;           // Float (float fields: already rounded to float; compressed: in range)
   std::string text;            // String: the decoded bytes (string and bytes fields)
   std::size_t enumerator = 0;  // Enumerator: index into the field type's Enum::items
@@ -483,6 +484,7 @@ inline int delta_relative_bits(const Type& type) {
       bits = type.integer.bits;
       break;
     case TypeKind::FixedPoint:
+      if (type.fixed.wide) return 0;  // the windows' arithmetic is 64-bit
       bits = type.fixed.bits;
       break;
     case TypeKind::CompressedFloat:

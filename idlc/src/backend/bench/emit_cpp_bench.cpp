@@ -9,6 +9,8 @@
 // overloads of bitwire::random_fill on the fully qualified types, so no schema name can collide with them.
 #include "backend/bench/emit_cpp_bench.hpp"
 
+#include <limits>
+
 #include <filesystem>
 
 #include "backend/cpp/emit_cpp.hpp"
@@ -250,14 +252,23 @@ class RandomEmitter {
                   {"res", cpp::float_literal(type.compressed.resolution)}});
         return;
       case TypeKind::FixedPoint: {
-        // Unsigned raw bounds past int64 (kept bit for bit) take the unsigned draw.
-        const bool past_int64 = !type.fixed.storage.is_signed && type.fixed.raw_max < 0;
+        const model::FixedPointType& f = type.fixed;
+        if (f.wide) {
+          const std::string t = f.storage.is_signed ? "int128_t" : "uint128_t";
+          p_.print("$r$ = random_fill_detail::range128<$t$>(rng_, $min$, $max$);\n",
+                   {{"r", ref},
+                    {"t", t},
+                    {"min", cpp::int128_value(f.raw_min, t)},
+                    {"max", cpp::int128_value(f.raw_max, t)}});
+          return;
+        }
+        // Unsigned raw bounds past int64 take the unsigned draw.
         p_.print("$r$ = static_cast<$t$>(random_fill_detail::$fn$(rng_, $min$, $max$));\n",
                  {{"r", ref},
-                  {"t", cpp::storage_type(type.fixed.storage)},
-                  {"fn", past_int64 ? "urange" : "range"},
-                  {"min", cpp::integer_literal(type.fixed.raw_min, type.fixed.storage)},
-                  {"max", cpp::integer_literal(type.fixed.raw_max, type.fixed.storage)}});
+                  {"t", cpp::storage_type(f.storage)},
+                  {"fn", f.raw_max > std::numeric_limits<std::int64_t>::max() ? "urange" : "range"},
+                  {"min", cpp::fixed_raw_literal(f.raw_min)},
+                  {"max", cpp::fixed_raw_literal(f.raw_max)}});
         return;
       }
       case TypeKind::Int128:

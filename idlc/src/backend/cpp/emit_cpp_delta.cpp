@@ -369,8 +369,8 @@ void Emitter::delta_change(const Type& type, const std::string& ref, const std::
                {{"r", ref},
                 {"b", base},
                 {"t", t},
-                {"min", integer_literal(f.raw_min, f.storage)},
-                {"max", integer_literal(f.raw_max, f.storage)},
+                {"min", fixed_raw_literal(f.raw_min)},
+                {"max", fixed_raw_literal(f.raw_max)},
                 {"k", k}});
       return;
     }

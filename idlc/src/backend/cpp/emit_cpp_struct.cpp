@@ -27,7 +27,9 @@ std::string Emitter::element_type(const Type& type) const {
     case TypeKind::Float: return "float";
     case TypeKind::Double: return "double";
     case TypeKind::CompressedFloat: return "float";
-    case TypeKind::FixedPoint: return storage_type(type.fixed.storage);
+    case TypeKind::FixedPoint:
+      if (type.fixed.wide) return type.fixed.storage.is_signed ? "bitwire::int128_t" : "bitwire::uint128_t";
+      return storage_type(type.fixed.storage);
     case TypeKind::Int128: return type.int128_signed ? "bitwire::int128_t" : "bitwire::uint128_t";
     case TypeKind::String:
       return "bitwire::FixedString<" + constant_or_number(type.max_length_constant, type.max_length) + ">";
@@ -62,6 +64,7 @@ std::string Emitter::value_text(const Type& type, const model::Value& value) con
     case model::Value::Kind::Integer:
       if (type.kind == TypeKind::Int128) return int128_value(value.wide, element_type(type));
       if (type.kind == TypeKind::Integer) return element_type(type) + "{" + integer_literal(value.integer, type.integer.storage) + "}";
+      if (type.fixed.wide) return int128_value(value.wide, element_type(type));
       return element_type(type) + "{" + integer_literal(value.integer, type.fixed.storage) + "}";
     case model::Value::Kind::Float:
       if (type.kind == TypeKind::Double) return double_literal(value.number);

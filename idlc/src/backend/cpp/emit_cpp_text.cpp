@@ -40,6 +40,12 @@ std::string int128_value(__int128 value, const std::string& type) {
          "} << 64) | " + uint64_literal(static_cast<std::uint64_t>(bits)) + ")";
 }
 
+std::string fixed_raw_literal(__int128 value) {
+  if (value > std::numeric_limits<std::int64_t>::max())
+    return uint64_literal(static_cast<std::uint64_t>(value));
+  return int64_literal(static_cast<std::int64_t>(value));
+}
+
 std::string hex64(std::uint64_t value) {
   char text[32];
   std::snprintf(text, sizeof text, "0x%016" PRIx64 "ull", value);

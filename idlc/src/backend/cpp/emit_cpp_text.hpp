@@ -22,6 +22,9 @@ std::string enum_literal(model::EnumValue value);
 // while it fits int64 or uint64, else composed from its two 64-bit halves, since C++ has no 128-bit
 // literal: `type((bitwire::uint128_t{HIGH} << 64) | LOW)` (two's complement bits for a negative value).
 std::string int128_value(__int128 value, const std::string& type);
+// A raw fixed-point bound of a storage of up to 64 bits: the int64 spelling while it fits int64, the
+// unsigned one above (unsigned storage up to 2^64 - 1).
+std::string fixed_raw_literal(__int128 value);
 std::string hex64(std::uint64_t value);
 // A float literal that reads back to exactly `value` (shortest round-trip text).
 std::string float_literal(float value);
