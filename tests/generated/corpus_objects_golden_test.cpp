@@ -125,6 +125,22 @@ constexpr Vector kNarrowBodyShallow[] = {
     {29, "00400d0300350c00d430000220000220000050c30000400d030000350c"},
 };
 
+// Each form's longest wire equals schema's XData_DeepMaxBits / XData_ShallowMaxBits (its
+// generated/cpp/Objects.h and generated/cpp/ludicrous/Ludicrous.h): a bound changed in objects.net that moves
+// a field's width fails here, before any vector is compared.
+static_assert(objects::ShipDeep::MaxBits == 1703);
+static_assert(objects::ShipShallow::MaxBits == 218);
+static_assert(objects::MissileDeep::MaxBits == 708);
+static_assert(objects::MissileShallow::MaxBits == 260);
+static_assert(objects::DynamicPropDeep::MaxBits == 709);
+static_assert(objects::DynamicPropShallow::MaxBits == 261);
+static_assert(objects::TurretDeep::MaxBits == 350);
+static_assert(objects::TurretShallow::MaxBits == 142);
+static_assert(objects::BodyDeep::MaxBits == 332);
+static_assert(objects::BodyShallow::MaxBits == 332);
+static_assert(objects::NarrowBodyDeep::MaxBits == 332);
+static_assert(objects::NarrowBodyShallow::MaxBits == 228);
+
 // Every form's three instances against schema's bytes.
 template <typename M, std::size_t N>
 void expect_all(M (*instance)(int), const Vector (&vectors)[N]) {
