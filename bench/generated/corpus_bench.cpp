@@ -1,6 +1,7 @@
 // bitwire's generated code on the benchmark corpus of mas-bandwidth/schema, translated field for field into
 // bench/generated/corpus/ (the same bits as that compiler's output): the four shapes of corpus.net, the
-// 97-field RealPacket of realworld.net and the examples messages of examples.net. Write, read and measure,
+// 97-field RealPacket of realworld.net, the examples messages of examples.net and the objects' wire forms
+// of objects.net (each object's Deep and Shallow form a message). Write, read and measure,
 // one message per iteration over 256 distinct values. In the same program, on the same values:
 //   <Message>_Ideal_{Write,Read}      the hand-written static-layout ideal (corpus_ideal.hpp: constant
 //                                     offsets, whole words; same bytes and same validation, which
@@ -25,6 +26,7 @@
 #include "corpus.hpp"
 #include "corpus_ideal.hpp"
 #include "examples_random.hpp"
+#include "objects_random.hpp"
 #include "realworld_random.hpp"
 #if BITWIRE_BENCH_PROTOBUF
 #include "corpus_protobuf.hpp"
@@ -238,6 +240,32 @@ template <>
 constexpr int kFields<examples::WideProbe> = 5;
 template <>
 constexpr int kFields<examples::LudicrousState> = 6;
+// The objects' wire forms (objects.net): a composite (Vec3, Quat, Handle, FixedVec, FixedQuat) counts as
+// one field, as schema declares it; a shallow form's quantized components count one each.
+template <>
+constexpr int kFields<objects::ShipDeep> = 25;
+template <>
+constexpr int kFields<objects::ShipShallow> = 15;
+template <>
+constexpr int kFields<objects::MissileDeep> = 6;
+template <>
+constexpr int kFields<objects::MissileShallow> = 13;
+template <>
+constexpr int kFields<objects::DynamicPropDeep> = 6;
+template <>
+constexpr int kFields<objects::DynamicPropShallow> = 13;
+template <>
+constexpr int kFields<objects::TurretDeep> = 4;
+template <>
+constexpr int kFields<objects::TurretShallow> = 7;
+template <>
+constexpr int kFields<objects::BodyDeep> = 3;
+template <>
+constexpr int kFields<objects::BodyShallow> = 3;
+template <>
+constexpr int kFields<objects::NarrowBodyDeep> = 3;
+template <>
+constexpr int kFields<objects::NarrowBodyShallow> = 8;
 
 template <typename M>
 void per_field(benchmark::State& state) {
@@ -528,6 +556,18 @@ BITWIRE_CORPUS_BENCH(examples, DegenerateProbe, random_values<examples::Degenera
 BITWIRE_CORPUS_BENCH(examples, UnsignedProbe, random_values<examples::UnsignedProbe>())
 BITWIRE_CORPUS_BENCH(examples, WideProbe, random_values<examples::WideProbe>())
 BITWIRE_CORPUS_BENCH(examples, LudicrousState, random_values<examples::LudicrousState>())
+BITWIRE_CORPUS_BENCH(objects, ShipDeep, random_values<objects::ShipDeep>())
+BITWIRE_CORPUS_BENCH(objects, ShipShallow, random_values<objects::ShipShallow>())
+BITWIRE_CORPUS_BENCH(objects, MissileDeep, random_values<objects::MissileDeep>())
+BITWIRE_CORPUS_BENCH(objects, MissileShallow, random_values<objects::MissileShallow>())
+BITWIRE_CORPUS_BENCH(objects, DynamicPropDeep, random_values<objects::DynamicPropDeep>())
+BITWIRE_CORPUS_BENCH(objects, DynamicPropShallow, random_values<objects::DynamicPropShallow>())
+BITWIRE_CORPUS_BENCH(objects, TurretDeep, random_values<objects::TurretDeep>())
+BITWIRE_CORPUS_BENCH(objects, TurretShallow, random_values<objects::TurretShallow>())
+BITWIRE_CORPUS_BENCH(objects, BodyDeep, random_values<objects::BodyDeep>())
+BITWIRE_CORPUS_BENCH(objects, BodyShallow, random_values<objects::BodyShallow>())
+BITWIRE_CORPUS_BENCH(objects, NarrowBodyDeep, random_values<objects::NarrowBodyDeep>())
+BITWIRE_CORPUS_BENCH(objects, NarrowBodyShallow, random_values<objects::NarrowBodyShallow>())
 
 }  // namespace
 

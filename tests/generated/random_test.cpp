@@ -20,6 +20,7 @@
 #include "corpus_random.hpp"
 #include "examples_random.hpp"
 #include "game_random.hpp"
+#include "objects_random.hpp"
 #include "realworld_random.hpp"
 #include "ship_random.hpp"
 #include "types_random.hpp"
@@ -120,7 +121,10 @@ using Types = ::testing::Types<
     examples::ShipCreate, examples::ProbeArray, examples::ProbeReport, examples::TestData,
     examples::CompressedProbe, examples::Handle, examples::ExpressionProbe, examples::ExtremeProbe,
     examples::ExtremeRow, examples::RenderBlock, examples::FixedProbe, examples::DegenerateProbe,
-    examples::UnsignedProbe, examples::WideProbe, examples::LudicrousState>;
+    examples::UnsignedProbe, examples::WideProbe, examples::LudicrousState,
+    objects::ShipDeep, objects::ShipShallow, objects::MissileDeep, objects::MissileShallow,
+    objects::DynamicPropDeep, objects::DynamicPropShallow, objects::TurretDeep, objects::TurretShallow,
+    objects::BodyDeep, objects::BodyShallow, objects::NarrowBodyDeep, objects::NarrowBodyShallow>;
 TYPED_TEST_SUITE(RandomInstances, Types);
 
 TYPED_TEST(RandomInstances, ValidateWriteMeasureReadBackEqual) {
