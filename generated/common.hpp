@@ -55,9 +55,18 @@ struct Position {
       stream_.add_bits(45);
     } else if constexpr (bitwire::kWritesRuns<Stream_>) {
       bitwire::WriteRun<45> run_(stream_);
-      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, x, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
-      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, y, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
-      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, z, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+      {
+        auto value_ = x;
+        BITWIRE_TRY(bitwire::serialize_compressed_float(run_, value_, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+      }
+      {
+        auto value_ = y;
+        BITWIRE_TRY(bitwire::serialize_compressed_float(run_, value_, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+      }
+      {
+        auto value_ = z;
+        BITWIRE_TRY(bitwire::serialize_compressed_float(run_, value_, bitwire::compressed_float_constant(-1024.0f, 1024.0f, 0.125f)));
+      }
       run_.finish();
     } else {
       // 3 fields, 45 bits: on a ReadStream one bounds check, then every field at a constant offset.
@@ -185,9 +194,18 @@ struct Velocity {
       stream_.add_bits(36);
     } else if constexpr (bitwire::kWritesRuns<Stream_>) {
       bitwire::WriteRun<36> run_(stream_);
-      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, x, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
-      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, y, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
-      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, z, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+      {
+        auto value_ = x;
+        BITWIRE_TRY(bitwire::serialize_compressed_float(run_, value_, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+      }
+      {
+        auto value_ = y;
+        BITWIRE_TRY(bitwire::serialize_compressed_float(run_, value_, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+      }
+      {
+        auto value_ = z;
+        BITWIRE_TRY(bitwire::serialize_compressed_float(run_, value_, bitwire::compressed_float_constant(-32.0f, 32.0f, 0.03125f)));
+      }
       run_.finish();
     } else {
       // 3 fields, 36 bits: on a ReadStream one bounds check, then every field at a constant offset.
@@ -318,10 +336,22 @@ struct Orientation {
       stream_.add_bits(32);
     } else if constexpr (bitwire::kWritesRuns<Stream_>) {
       bitwire::WriteRun<32> run_(stream_);
-      BITWIRE_TRY(bitwire::serialize_bits(run_, largest, 2));
-      BITWIRE_TRY(bitwire::serialize_int(run_, a, std::int16_t{-511}, std::int16_t{511}));
-      BITWIRE_TRY(bitwire::serialize_int(run_, b, std::int16_t{-511}, std::int16_t{511}));
-      BITWIRE_TRY(bitwire::serialize_int(run_, c, std::int16_t{-511}, std::int16_t{511}));
+      {
+        auto value_ = largest;
+        BITWIRE_TRY(bitwire::serialize_bits(run_, value_, 2));
+      }
+      {
+        auto value_ = a;
+        BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::int16_t{-511}, std::int16_t{511}));
+      }
+      {
+        auto value_ = b;
+        BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::int16_t{-511}, std::int16_t{511}));
+      }
+      {
+        auto value_ = c;
+        BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::int16_t{-511}, std::int16_t{511}));
+      }
       run_.finish();
     } else {
       // 4 fields, 32 bits: on a ReadStream one bounds check, then every field at a constant offset.

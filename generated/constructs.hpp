@@ -246,27 +246,90 @@ struct Scalars {
       stream_.add_bits(440);
     } else if constexpr (bitwire::kWritesRuns<Stream_>) {
       bitwire::WriteRun<440> run_(stream_);
-      BITWIRE_TRY(bitwire::serialize_bool(run_, flag));
-      BITWIRE_TRY(bitwire::serialize_signed_bits(run_, i8, 8));
-      BITWIRE_TRY(bitwire::serialize_signed_bits(run_, i16, 16));
-      BITWIRE_TRY(bitwire::serialize_signed_bits(run_, i32, 32));
-      BITWIRE_TRY(bitwire::serialize_signed_bits(run_, i64, 64));
-      BITWIRE_TRY(bitwire::serialize_bits(run_, u8, 8));
-      BITWIRE_TRY(bitwire::serialize_bits(run_, u16, 16));
-      BITWIRE_TRY(bitwire::serialize_bits(run_, u32, 32));
-      BITWIRE_TRY(bitwire::serialize_bits(run_, u64, 64));
-      BITWIRE_TRY(bitwire::serialize_int(run_, ranged, std::int8_t{-100}, std::int8_t{100}));
-      BITWIRE_TRY(bitwire::serialize_int(run_, small_range, std::uint8_t{0}, std::uint8_t{12}));
-      BITWIRE_TRY(bitwire::serialize_int(run_, ranged_in_storage, std::uint16_t{0}, std::uint16_t{1000}));
-      BITWIRE_TRY(bitwire::serialize_int(run_, constant_value, std::int8_t{7}, std::int8_t{7}));
-      BITWIRE_TRY(bitwire::serialize_bits(run_, five_bits, 5));
-      BITWIRE_TRY(bitwire::serialize_signed_bits(run_, twelve_signed_bits, 12));
-      BITWIRE_TRY(bitwire::serialize_bits(run_, twenty_bits_in_uint32, 20));
-      BITWIRE_TRY(bitwire::serialize_float(run_, raw_float));
-      BITWIRE_TRY(bitwire::serialize_double(run_, raw_double));
-      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, compressed, bitwire::compressed_float_constant(-1e+03f, 1e+03f, 0.01f)));
-      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, compressed_from_constants, bitwire::compressed_float_constant(0.0f, 512.0f, 1.0f)));
-      BITWIRE_TRY(bitwire::serialize_fixed<8>(run_, q8, -128, 127));
+      {
+        auto value_ = flag;
+        BITWIRE_TRY(bitwire::serialize_bool(run_, value_));
+      }
+      {
+        auto value_ = i8;
+        BITWIRE_TRY(bitwire::serialize_signed_bits(run_, value_, 8));
+      }
+      {
+        auto value_ = i16;
+        BITWIRE_TRY(bitwire::serialize_signed_bits(run_, value_, 16));
+      }
+      {
+        auto value_ = i32;
+        BITWIRE_TRY(bitwire::serialize_signed_bits(run_, value_, 32));
+      }
+      {
+        auto value_ = i64;
+        BITWIRE_TRY(bitwire::serialize_signed_bits(run_, value_, 64));
+      }
+      {
+        auto value_ = u8;
+        BITWIRE_TRY(bitwire::serialize_bits(run_, value_, 8));
+      }
+      {
+        auto value_ = u16;
+        BITWIRE_TRY(bitwire::serialize_bits(run_, value_, 16));
+      }
+      {
+        auto value_ = u32;
+        BITWIRE_TRY(bitwire::serialize_bits(run_, value_, 32));
+      }
+      {
+        auto value_ = u64;
+        BITWIRE_TRY(bitwire::serialize_bits(run_, value_, 64));
+      }
+      {
+        auto value_ = ranged;
+        BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::int8_t{-100}, std::int8_t{100}));
+      }
+      {
+        auto value_ = small_range;
+        BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::uint8_t{0}, std::uint8_t{12}));
+      }
+      {
+        auto value_ = ranged_in_storage;
+        BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::uint16_t{0}, std::uint16_t{1000}));
+      }
+      {
+        auto value_ = constant_value;
+        BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::int8_t{7}, std::int8_t{7}));
+      }
+      {
+        auto value_ = five_bits;
+        BITWIRE_TRY(bitwire::serialize_bits(run_, value_, 5));
+      }
+      {
+        auto value_ = twelve_signed_bits;
+        BITWIRE_TRY(bitwire::serialize_signed_bits(run_, value_, 12));
+      }
+      {
+        auto value_ = twenty_bits_in_uint32;
+        BITWIRE_TRY(bitwire::serialize_bits(run_, value_, 20));
+      }
+      {
+        auto value_ = raw_float;
+        BITWIRE_TRY(bitwire::serialize_float(run_, value_));
+      }
+      {
+        auto value_ = raw_double;
+        BITWIRE_TRY(bitwire::serialize_double(run_, value_));
+      }
+      {
+        auto value_ = compressed;
+        BITWIRE_TRY(bitwire::serialize_compressed_float(run_, value_, bitwire::compressed_float_constant(-1e+03f, 1e+03f, 0.01f)));
+      }
+      {
+        auto value_ = compressed_from_constants;
+        BITWIRE_TRY(bitwire::serialize_compressed_float(run_, value_, bitwire::compressed_float_constant(0.0f, 512.0f, 1.0f)));
+      }
+      {
+        auto value_ = q8;
+        BITWIRE_TRY(bitwire::serialize_fixed<8>(run_, value_, -128, 127));
+      }
       run_.finish();
     } else {
       // 21 fields, 440 bits: on a ReadStream one bounds check, then every field at a constant offset.
@@ -327,8 +390,14 @@ struct Scalars {
       stream_.add_bits(256);
     } else if constexpr (bitwire::kWritesRuns<Stream_>) {
       bitwire::WriteRun<256> run_(stream_);
-      BITWIRE_TRY(bitwire::serialize_raw128(run_, wide_signed));
-      BITWIRE_TRY(bitwire::serialize_raw128(run_, wide_unsigned));
+      {
+        auto value_ = wide_signed;
+        BITWIRE_TRY(bitwire::serialize_raw128(run_, value_));
+      }
+      {
+        auto value_ = wide_unsigned;
+        BITWIRE_TRY(bitwire::serialize_raw128(run_, value_));
+      }
       run_.finish();
     } else {
       // 2 fields, 256 bits: on a ReadStream one bounds check, then every field at a constant offset.
@@ -358,13 +427,25 @@ struct Scalars {
       stream_.add_bits(18);
     } else if constexpr (bitwire::kWritesRuns<Stream_>) {
       bitwire::WriteRun<18> run_(stream_);
-      BITWIRE_TRY(bitwire::serialize_enum(run_, mode, static_cast<Mode>(std::uint8_t{0}), static_cast<Mode>(std::uint8_t{11})));
-      BITWIRE_TRY(bitwire::serialize_enum_member(run_, to_string(mode) != nullptr, 4));
-      BITWIRE_TRY(bitwire::serialize_enum(run_, offset, static_cast<Offset>(std::int8_t{-2}), static_cast<Offset>(std::int8_t{2})));
-      BITWIRE_TRY(bitwire::serialize_enum_member(run_, to_string(offset) != nullptr, 3));
-      BITWIRE_TRY(bitwire::serialize_enum(run_, code, static_cast<Code>(std::uint16_t{200}), static_cast<Code>(std::uint16_t{404})));
-      BITWIRE_TRY(bitwire::serialize_enum_member(run_, to_string(code) != nullptr, 8));
-      BITWIRE_TRY(bitwire::serialize_enum(run_, only, static_cast<Only>(std::uint8_t{0}), static_cast<Only>(std::uint8_t{0})));
+      {
+        auto value_ = mode;
+        BITWIRE_TRY(bitwire::serialize_enum(run_, value_, static_cast<Mode>(std::uint8_t{0}), static_cast<Mode>(std::uint8_t{11})));
+        BITWIRE_TRY(bitwire::serialize_enum_member(run_, to_string(value_) != nullptr, 4));
+      }
+      {
+        auto value_ = offset;
+        BITWIRE_TRY(bitwire::serialize_enum(run_, value_, static_cast<Offset>(std::int8_t{-2}), static_cast<Offset>(std::int8_t{2})));
+        BITWIRE_TRY(bitwire::serialize_enum_member(run_, to_string(value_) != nullptr, 3));
+      }
+      {
+        auto value_ = code;
+        BITWIRE_TRY(bitwire::serialize_enum(run_, value_, static_cast<Code>(std::uint16_t{200}), static_cast<Code>(std::uint16_t{404})));
+        BITWIRE_TRY(bitwire::serialize_enum_member(run_, to_string(value_) != nullptr, 8));
+      }
+      {
+        auto value_ = only;
+        BITWIRE_TRY(bitwire::serialize_enum(run_, value_, static_cast<Only>(std::uint8_t{0}), static_cast<Only>(std::uint8_t{0})));
+      }
       {
         auto mask_ = static_cast<std::uint8_t>(toggles);
         BITWIRE_TRY(bitwire::serialize_bits(run_, mask_, 3));
@@ -750,9 +831,15 @@ struct Conditions {
       stream_.add_bits(5);
     } else if constexpr (bitwire::kWritesRuns<Stream_>) {
       bitwire::WriteRun<5> run_(stream_);
-      BITWIRE_TRY(bitwire::serialize_bool(run_, moving));
-      BITWIRE_TRY(bitwire::serialize_enum(run_, mode, static_cast<Mode>(std::uint8_t{0}), static_cast<Mode>(std::uint8_t{11})));
-      BITWIRE_TRY(bitwire::serialize_enum_member(run_, to_string(mode) != nullptr, 4));
+      {
+        auto value_ = moving;
+        BITWIRE_TRY(bitwire::serialize_bool(run_, value_));
+      }
+      {
+        auto value_ = mode;
+        BITWIRE_TRY(bitwire::serialize_enum(run_, value_, static_cast<Mode>(std::uint8_t{0}), static_cast<Mode>(std::uint8_t{11})));
+        BITWIRE_TRY(bitwire::serialize_enum_member(run_, to_string(value_) != nullptr, 4));
+      }
       run_.finish();
     } else {
       // 2 fields, 5 bits: on a ReadStream one bounds check, then every field at a constant offset.
@@ -786,7 +873,10 @@ struct Conditions {
       } else if constexpr (bitwire::kWritesRuns<Stream_>) {
         bitwire::WriteRun<37> run_(stream_);
         BITWIRE_TRY(velocity.serialize(run_));
-        BITWIRE_TRY(bitwire::serialize_bool(run_, boosted));
+        {
+          auto value_ = boosted;
+          BITWIRE_TRY(bitwire::serialize_bool(run_, value_));
+        }
         run_.finish();
       } else {
         // 2 fields, 37 bits: on a ReadStream one bounds check, then every field at a constant offset.

@@ -250,11 +250,20 @@ struct EntityState {
       stream_.add_bits(86);
     } else if constexpr (bitwire::kWritesRuns<Stream_>) {
       bitwire::WriteRun<86> run_(stream_);
-      BITWIRE_TRY(bitwire::serialize_int(run_, id, std::uint8_t{0}, std::uint8_t{63}));
-      BITWIRE_TRY(bitwire::serialize_enum(run_, kind, static_cast<EntityKind>(std::uint8_t{0}), static_cast<EntityKind>(std::uint8_t{3})));
+      {
+        auto value_ = id;
+        BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::uint8_t{0}, std::uint8_t{63}));
+      }
+      {
+        auto value_ = kind;
+        BITWIRE_TRY(bitwire::serialize_enum(run_, value_, static_cast<EntityKind>(std::uint8_t{0}), static_cast<EntityKind>(std::uint8_t{3})));
+      }
       BITWIRE_TRY(position.serialize(run_));
       BITWIRE_TRY(orientation.serialize(run_));
-      BITWIRE_TRY(bitwire::serialize_bool(run_, at_rest));
+      {
+        auto value_ = at_rest;
+        BITWIRE_TRY(bitwire::serialize_bool(run_, value_));
+      }
       run_.finish();
     } else {
       // 5 fields, 86 bits: on a ReadStream one bounds check, then every field at a constant offset.
@@ -319,9 +328,18 @@ struct EntityState {
         stream_.add_bits(13);
       } else if constexpr (bitwire::kWritesRuns<Stream_>) {
         bitwire::WriteRun<13> run_(stream_);
-        BITWIRE_TRY(bitwire::serialize_int(run_, health, std::int8_t{0}, std::int8_t{100}));
-        BITWIRE_TRY(bitwire::serialize_enum(run_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
-        BITWIRE_TRY(bitwire::serialize_int(run_, clips, std::uint8_t{0}, std::uint8_t{7}));
+        {
+          auto value_ = health;
+          BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::int8_t{0}, std::int8_t{100}));
+        }
+        {
+          auto value_ = weapon;
+          BITWIRE_TRY(bitwire::serialize_enum(run_, value_, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
+        }
+        {
+          auto value_ = clips;
+          BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::uint8_t{0}, std::uint8_t{7}));
+        }
         run_.finish();
       } else {
         // 3 fields, 13 bits: on a ReadStream one bounds check, then every field at a constant offset.
@@ -347,8 +365,14 @@ struct EntityState {
         stream_.add_bits(9);
       } else if constexpr (bitwire::kWritesRuns<Stream_>) {
         bitwire::WriteRun<9> run_(stream_);
-        BITWIRE_TRY(bitwire::serialize_int(run_, fuel, std::int8_t{0}, std::int8_t{100}));
-        BITWIRE_TRY(bitwire::serialize_int(run_, occupants, std::uint8_t{0}, std::uint8_t{3}));
+        {
+          auto value_ = fuel;
+          BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::int8_t{0}, std::int8_t{100}));
+        }
+        {
+          auto value_ = occupants;
+          BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::uint8_t{0}, std::uint8_t{3}));
+        }
         run_.finish();
       } else {
         // 2 fields, 9 bits: on a ReadStream one bounds check, then every field at a constant offset.
@@ -510,9 +534,18 @@ struct EntityState {
           stream_.add_bits(13);
         } else if constexpr (bitwire::kWritesRuns<Stream_>) {
           bitwire::WriteRun<13> run_(stream_);
-          BITWIRE_TRY(bitwire::serialize_int(run_, health, std::int8_t{0}, std::int8_t{100}));
-          BITWIRE_TRY(bitwire::serialize_enum(run_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
-          BITWIRE_TRY(bitwire::serialize_int(run_, clips, std::uint8_t{0}, std::uint8_t{7}));
+          {
+            auto value_ = health;
+            BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::int8_t{0}, std::int8_t{100}));
+          }
+          {
+            auto value_ = weapon;
+            BITWIRE_TRY(bitwire::serialize_enum(run_, value_, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
+          }
+          {
+            auto value_ = clips;
+            BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::uint8_t{0}, std::uint8_t{7}));
+          }
           run_.finish();
         } else {
           // 3 fields, 13 bits: on a ReadStream one bounds check, then every field at a constant offset.
@@ -563,8 +596,14 @@ struct EntityState {
               stream_.add_bits(9);
             } else if constexpr (bitwire::kWritesRuns<Stream_>) {
               bitwire::WriteRun<9> run_(stream_);
-              BITWIRE_TRY(bitwire::serialize_int(run_, fuel, std::int8_t{0}, std::int8_t{100}));
-              BITWIRE_TRY(bitwire::serialize_int(run_, occupants, std::uint8_t{0}, std::uint8_t{3}));
+              {
+                auto value_ = fuel;
+                BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::int8_t{0}, std::int8_t{100}));
+              }
+              {
+                auto value_ = occupants;
+                BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::uint8_t{0}, std::uint8_t{3}));
+              }
               run_.finish();
             } else {
               // 2 fields, 9 bits: on a ReadStream one bounds check, then every field at a constant offset.
@@ -591,8 +630,14 @@ struct EntityState {
             stream_.add_bits(9);
           } else if constexpr (bitwire::kWritesRuns<Stream_>) {
             bitwire::WriteRun<9> run_(stream_);
-            BITWIRE_TRY(bitwire::serialize_int(run_, fuel, std::int8_t{0}, std::int8_t{100}));
-            BITWIRE_TRY(bitwire::serialize_int(run_, occupants, std::uint8_t{0}, std::uint8_t{3}));
+            {
+              auto value_ = fuel;
+              BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::int8_t{0}, std::int8_t{100}));
+            }
+            {
+              auto value_ = occupants;
+              BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::uint8_t{0}, std::uint8_t{3}));
+            }
             run_.finish();
           } else {
             // 2 fields, 9 bits: on a ReadStream one bounds check, then every field at a constant offset.
@@ -671,8 +716,14 @@ struct GameEvent {
       stream_.add_bits(8);
     } else if constexpr (bitwire::kWritesRuns<Stream_>) {
       bitwire::WriteRun<8> run_(stream_);
-      BITWIRE_TRY(bitwire::serialize_enum(run_, kind, static_cast<EventKind>(std::uint8_t{0}), static_cast<EventKind>(std::uint8_t{3})));
-      BITWIRE_TRY(bitwire::serialize_int(run_, subject, std::uint8_t{0}, std::uint8_t{63}));
+      {
+        auto value_ = kind;
+        BITWIRE_TRY(bitwire::serialize_enum(run_, value_, static_cast<EventKind>(std::uint8_t{0}), static_cast<EventKind>(std::uint8_t{3})));
+      }
+      {
+        auto value_ = subject;
+        BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::uint8_t{0}, std::uint8_t{63}));
+      }
       run_.finish();
     } else {
       // 2 fields, 8 bits: on a ReadStream one bounds check, then every field at a constant offset.
@@ -704,8 +755,14 @@ struct GameEvent {
         stream_.add_bits(14);
       } else if constexpr (bitwire::kWritesRuns<Stream_>) {
         bitwire::WriteRun<14> run_(stream_);
-        BITWIRE_TRY(bitwire::serialize_int(run_, attacker, std::uint8_t{0}, std::uint8_t{63}));
-        BITWIRE_TRY(bitwire::serialize_int(run_, damage, std::int16_t{1}, std::int16_t{250}));
+        {
+          auto value_ = attacker;
+          BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::uint8_t{0}, std::uint8_t{63}));
+        }
+        {
+          auto value_ = damage;
+          BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::int16_t{1}, std::int16_t{250}));
+        }
         run_.finish();
       } else {
         // 2 fields, 14 bits: on a ReadStream one bounds check, then every field at a constant offset.
@@ -729,8 +786,14 @@ struct GameEvent {
         stream_.add_bits(9);
       } else if constexpr (bitwire::kWritesRuns<Stream_>) {
         bitwire::WriteRun<9> run_(stream_);
-        BITWIRE_TRY(bitwire::serialize_int(run_, killer, std::uint8_t{0}, std::uint8_t{63}));
-        BITWIRE_TRY(bitwire::serialize_enum(run_, weapon, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
+        {
+          auto value_ = killer;
+          BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::uint8_t{0}, std::uint8_t{63}));
+        }
+        {
+          auto value_ = weapon;
+          BITWIRE_TRY(bitwire::serialize_enum(run_, value_, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{4})));
+        }
         run_.finish();
       } else {
         // 2 fields, 9 bits: on a ReadStream one bounds check, then every field at a constant offset.
@@ -832,14 +895,23 @@ struct PlayerInput {
       stream_.add_bits(73);
     } else if constexpr (bitwire::kWritesRuns<Stream_>) {
       bitwire::WriteRun<73> run_(stream_);
-      BITWIRE_TRY(bitwire::serialize_bits(run_, tick, 32));
+      {
+        auto value_ = tick;
+        BITWIRE_TRY(bitwire::serialize_bits(run_, value_, 32));
+      }
       {
         auto mask_ = static_cast<std::uint16_t>(buttons);
         BITWIRE_TRY(bitwire::serialize_bits(run_, mask_, 10));
         if constexpr (Stream_::kIsReading) buttons = static_cast<InputButtons>(mask_);
       }
-      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, yaw, bitwire::compressed_float_constant(-1.8e+02f, 1.8e+02f, 0.01f)));
-      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, pitch, bitwire::compressed_float_constant(-9e+01f, 9e+01f, 0.01f)));
+      {
+        auto value_ = yaw;
+        BITWIRE_TRY(bitwire::serialize_compressed_float(run_, value_, bitwire::compressed_float_constant(-1.8e+02f, 1.8e+02f, 0.01f)));
+      }
+      {
+        auto value_ = pitch;
+        BITWIRE_TRY(bitwire::serialize_compressed_float(run_, value_, bitwire::compressed_float_constant(-9e+01f, 9e+01f, 0.01f)));
+      }
       run_.finish();
     } else {
       // 4 fields, 73 bits: on a ReadStream one bounds check, then every field at a constant offset.
@@ -927,8 +999,14 @@ struct Snapshot {
       stream_.add_bits(64);
     } else if constexpr (bitwire::kWritesRuns<Stream_>) {
       bitwire::WriteRun<64> run_(stream_);
-      BITWIRE_TRY(bitwire::serialize_bits(run_, tick, 32));
-      BITWIRE_TRY(bitwire::serialize_bits(run_, last_input_tick, 32));
+      {
+        auto value_ = tick;
+        BITWIRE_TRY(bitwire::serialize_bits(run_, value_, 32));
+      }
+      {
+        auto value_ = last_input_tick;
+        BITWIRE_TRY(bitwire::serialize_bits(run_, value_, 32));
+      }
       run_.finish();
     } else {
       // 2 fields, 64 bits: on a ReadStream one bounds check, then every field at a constant offset.
@@ -1214,8 +1292,14 @@ struct Chat {
       stream_.add_bits(8);
     } else if constexpr (bitwire::kWritesRuns<Stream_>) {
       bitwire::WriteRun<8> run_(stream_);
-      BITWIRE_TRY(bitwire::serialize_int(run_, sender, std::uint8_t{0}, std::uint8_t{63}));
-      BITWIRE_TRY(bitwire::serialize_enum(run_, channel, static_cast<ChatChannel>(std::uint8_t{0}), static_cast<ChatChannel>(std::uint8_t{2})));
+      {
+        auto value_ = sender;
+        BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::uint8_t{0}, std::uint8_t{63}));
+      }
+      {
+        auto value_ = channel;
+        BITWIRE_TRY(bitwire::serialize_enum(run_, value_, static_cast<ChatChannel>(std::uint8_t{0}), static_cast<ChatChannel>(std::uint8_t{2})));
+      }
       run_.finish();
     } else {
       // 2 fields, 8 bits: on a ReadStream one bounds check, then every field at a constant offset.
@@ -1298,8 +1382,14 @@ struct LevelLoad {
       stream_.add_bits(38);
     } else if constexpr (bitwire::kWritesRuns<Stream_>) {
       bitwire::WriteRun<38> run_(stream_);
-      BITWIRE_TRY(bitwire::serialize_bits(run_, checksum, 32));
-      BITWIRE_TRY(bitwire::serialize_int(run_, max_players, std::uint8_t{1}, std::uint8_t{64}));
+      {
+        auto value_ = checksum;
+        BITWIRE_TRY(bitwire::serialize_bits(run_, value_, 32));
+      }
+      {
+        auto value_ = max_players;
+        BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::uint8_t{1}, std::uint8_t{64}));
+      }
       run_.finish();
     } else {
       // 2 fields, 38 bits: on a ReadStream one bounds check, then every field at a constant offset.

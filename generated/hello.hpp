@@ -105,9 +105,18 @@ struct Input {
       stream_.add_bits(49);
     } else if constexpr (bitwire::kWritesRuns<Stream_>) {
       bitwire::WriteRun<49> run_(stream_);
-      BITWIRE_TRY(bitwire::serialize_bits(run_, tick, 32));
-      BITWIRE_TRY(bitwire::serialize_compressed_float(run_, yaw, bitwire::compressed_float_constant(-1.8e+02f, 1.8e+02f, 0.01f)));
-      BITWIRE_TRY(bitwire::serialize_bool(run_, jump));
+      {
+        auto value_ = tick;
+        BITWIRE_TRY(bitwire::serialize_bits(run_, value_, 32));
+      }
+      {
+        auto value_ = yaw;
+        BITWIRE_TRY(bitwire::serialize_compressed_float(run_, value_, bitwire::compressed_float_constant(-1.8e+02f, 1.8e+02f, 0.01f)));
+      }
+      {
+        auto value_ = jump;
+        BITWIRE_TRY(bitwire::serialize_bool(run_, value_));
+      }
       run_.finish();
     } else {
       // 3 fields, 49 bits: on a ReadStream one bounds check, then every field at a constant offset.

@@ -130,13 +130,34 @@ struct Wide {
       stream_.add_bits(272);
     } else if constexpr (bitwire::kWritesRuns<Stream_>) {
       bitwire::WriteRun<272> run_(stream_);
-      BITWIRE_TRY(bitwire::serialize_bits(run_, raw, 64));
-      BITWIRE_TRY(bitwire::serialize_int(run_, full, std::uint64_t{0}, std::uint64_t{18446744073709551615ULL}));
-      BITWIRE_TRY(bitwire::serialize_int(run_, top, std::uint64_t{18446744073709551000ULL}, std::uint64_t{18446744073709551615ULL}));
-      BITWIRE_TRY(bitwire::serialize_int(run_, above_int64, std::uint64_t{9223372036854775808ULL}, std::uint64_t{9223372036854775810ULL}));
-      BITWIRE_TRY(bitwire::serialize_int(run_, full_signed, std::int64_t{(-9223372036854775807LL - 1)}, std::int64_t{9223372036854775807LL}));
-      BITWIRE_TRY(bitwire::serialize_int(run_, bottom, std::int64_t{(-9223372036854775807LL - 1)}, std::int64_t{-9223372036854775800LL}));
-      BITWIRE_TRY(bitwire::serialize_bits(run_, all_ones, 64));
+      {
+        auto value_ = raw;
+        BITWIRE_TRY(bitwire::serialize_bits(run_, value_, 64));
+      }
+      {
+        auto value_ = full;
+        BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::uint64_t{0}, std::uint64_t{18446744073709551615ULL}));
+      }
+      {
+        auto value_ = top;
+        BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::uint64_t{18446744073709551000ULL}, std::uint64_t{18446744073709551615ULL}));
+      }
+      {
+        auto value_ = above_int64;
+        BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::uint64_t{9223372036854775808ULL}, std::uint64_t{9223372036854775810ULL}));
+      }
+      {
+        auto value_ = full_signed;
+        BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::int64_t{(-9223372036854775807LL - 1)}, std::int64_t{9223372036854775807LL}));
+      }
+      {
+        auto value_ = bottom;
+        BITWIRE_TRY(bitwire::serialize_int(run_, value_, std::int64_t{(-9223372036854775807LL - 1)}, std::int64_t{-9223372036854775800LL}));
+      }
+      {
+        auto value_ = all_ones;
+        BITWIRE_TRY(bitwire::serialize_bits(run_, value_, 64));
+      }
       run_.finish();
     } else {
       // 7 fields, 272 bits: on a ReadStream one bounds check, then every field at a constant offset.
@@ -279,9 +300,18 @@ struct Loadout {
       stream_.add_bits(287);
     } else if constexpr (bitwire::kWritesRuns<Stream_>) {
       bitwire::WriteRun<287> run_(stream_);
-      BITWIRE_TRY(bitwire::serialize_enum(run_, primary, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{15})));
-      BITWIRE_TRY(bitwire::serialize_enum(run_, secondary, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{15})));
-      BITWIRE_TRY(bitwire::serialize_enum(run_, lean, static_cast<Lean>(std::int8_t{-2}), static_cast<Lean>(std::int8_t{100})));
+      {
+        auto value_ = primary;
+        BITWIRE_TRY(bitwire::serialize_enum(run_, value_, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{15})));
+      }
+      {
+        auto value_ = secondary;
+        BITWIRE_TRY(bitwire::serialize_enum(run_, value_, static_cast<Weapon>(std::uint8_t{0}), static_cast<Weapon>(std::uint8_t{15})));
+      }
+      {
+        auto value_ = lean;
+        BITWIRE_TRY(bitwire::serialize_enum(run_, value_, static_cast<Lean>(std::int8_t{-2}), static_cast<Lean>(std::int8_t{100})));
+      }
       BITWIRE_TRY(wide.serialize(run_));
       run_.finish();
     } else {

@@ -342,6 +342,34 @@ message Long {
   EXPECT_NE(header.find("BITWIRE_TRY(bitwire::serialize_bits(stream_, a, 64));"), std::string::npos);
 }
 
+// Inside a WriteRun every number, bool and enum is passed to the runtime as a copy (g++ then addresses it
+// as the struct's member, folding the struct's address into the load); a nested struct is passed as itself.
+// Reads, and writes outside a run, pass the field.
+TEST(Model, AWriteRunPassesEachScalarFieldAsACopy) {
+  IDLC_COMPILE_OK(compiled, R"(package t;
+enum Mode { Idle, Walk, Run }
+struct Pair { uint8 x; uint8 y; }
+message Mixed { int<0 .. 1000> a; bool b; Mode m; float f; Pair p; uint16 c; }
+)");
+  const std::string header = idlc::emit_cpp_header(compiled->package());
+  const std::size_t open = header.find("bitwire::WriteRun<77> run_(stream_);");  // Mixed's fields, all in one
+  ASSERT_NE(open, std::string::npos);
+  const std::size_t close = header.find("run_.finish();", open);
+  ASSERT_NE(close, std::string::npos);
+  const std::string run = header.substr(open, close - open);
+  for (const char* name : {"a", "b", "m", "f", "c"}) {
+    EXPECT_NE(run.find(std::string("auto value_ = ") + name + ";"), std::string::npos) << name;
+  }
+  EXPECT_NE(run.find("bitwire::serialize_int(run_, value_, std::int16_t{0}, std::int16_t{1000})"),
+            std::string::npos);
+  EXPECT_NE(run.find("bitwire::serialize_bool(run_, value_)"), std::string::npos);
+  EXPECT_NE(run.find("bitwire::serialize_float(run_, value_)"), std::string::npos);
+  EXPECT_NE(run.find("p.serialize(run_)"), std::string::npos);
+  EXPECT_EQ(run.find("auto value_ = p;"), std::string::npos);
+  // The read side of the same run passes the members themselves.
+  EXPECT_NE(header.find("bitwire::serialize_bool(run_, b)"), std::string::npos);
+}
+
 TEST(Model, MessageTypeStorageIsTheModelsChoice) {
   std::string text = "package t;\n";
   for (int i = 0; i < 257; ++i) text += "message M" + std::to_string(i) + " {}\n";

@@ -477,6 +477,72 @@ void check_aligned_run_everywhere(std::span<const std::byte> span) {
   }
 }
 
+// detail::field_window, the arithmetic of ReadRun's constant-field path, on cases derived by hand: a field
+// inside a 3-byte run loads its own byte or two; a 3-byte field at the end of a 5-byte run loads the run's
+// last 4 bytes (pulled back one byte); a run of 3 bytes cannot hold a 4-byte load, so its 3 bytes are loaded.
+static_assert(detail::field_window(0, 24, 16, 8).at == 2 && detail::field_window(0, 24, 16, 8).count == 1 &&
+              detail::field_window(0, 24, 16, 8).shift == 0);
+static_assert(detail::field_window(0, 24, 12, 12).at == 1 && detail::field_window(0, 24, 12, 12).count == 2 &&
+              detail::field_window(0, 24, 12, 12).shift == 4);
+static_assert(detail::field_window(0, 40, 20, 20).at == 1 && detail::field_window(0, 40, 20, 20).count == 4 &&
+              detail::field_window(0, 40, 20, 20).shift == 12);
+static_assert(detail::field_window(3, 21, 2, 17).at == 0 && detail::field_window(3, 21, 2, 17).count == 3 &&
+              detail::field_window(3, 21, 2, 17).shift == 5);
+
+// Every case the constant-field path accepts (a field of 1 to 64 bits inside the run, within 8 bytes of its
+// first byte), whichever compiler takes the path where: start bits 0 to 23 (each bit of a byte, at three
+// byte positions), runs of 1 to 200 bits (a window depends on the run's end only for a field within 8 bytes
+// of it, and on the run's length only for runs under 8 bytes), every offset and width. Each window is 1 to 8
+// bytes, all of them the run's bytes, and holds the whole field; loaded from a run of distinct bytes and
+// shifted, it gives the field's bits, checked against a 16-byte read of them.
+TEST(FieldWindow, EveryLoadIsInsideTheRunAndHoldsTheFieldForEveryStartRunOffsetAndWidth) {
+  std::array<unsigned char, 64> bytes{};
+  uint64_t state = 0x5eed;
+  for (unsigned char& b : bytes) b = static_cast<unsigned char>(splitmix64(state));
+  const auto load_le = [&](size_t at, size_t count) {
+    uint64_t value = 0;
+    for (size_t i = 0; i < count; ++i) value |= static_cast<uint64_t>(bytes[at + i]) << (8 * i);
+    return value;
+  };
+  size_t cases = 0;
+  size_t pulled_back = 0;  // windows that start before the field's first byte
+  size_t short_runs = 0;   // runs shorter than the window: the field's own bytes
+  for (size_t start = 0; start < 24; ++start) {
+    for (size_t run_bits = 1; run_bits <= 200; ++run_bits) {
+      const size_t run_first = start / 8;
+      const size_t run_end = (start + run_bits + 7) / 8;
+      for (size_t offset = 0; offset < run_bits; ++offset) {
+        for (size_t bits = 1; bits <= 64 && offset + bits <= run_bits; ++bits) {
+          const size_t bit = start + offset;
+          if (bit % 8 + bits > 64) break;
+          const detail::FieldWindow w = detail::field_window(start, run_bits, offset, bits);
+          ++cases;
+          ASSERT_TRUE(w.count >= 1 && w.count <= 8)
+              << start << " " << run_bits << " " << offset << " " << bits;
+          ASSERT_GE(w.at, run_first) << start << " " << run_bits << " " << offset << " " << bits;
+          ASSERT_LE(w.at + w.count, run_end) << start << " " << run_bits << " " << offset << " " << bits;
+          ASSERT_EQ(w.at * 8 + w.shift, bit) << start << " " << run_bits << " " << offset << " " << bits;
+          ASSERT_LE(w.shift + bits, 8 * w.count) << start << " " << run_bits << " " << offset << " " << bits;
+          const uint64_t mask = low_mask(static_cast<int>(bits));
+          const uint64_t got = (load_le(w.at, w.count) >> w.shift) & mask;
+          const size_t first = bit / 8;
+          const uint64_t low = load_le(first, 8);
+          const uint64_t high = load_le(first + 8, 8);
+          const size_t s = bit % 8;
+          const uint64_t expected = ((low >> s) | (s == 0 ? 0 : high << (64 - s))) & mask;
+          ASSERT_EQ(got, expected) << start << " " << run_bits << " " << offset << " " << bits;
+          pulled_back += w.at < first ? 1 : 0;
+          short_runs += (w.count == 3 || (w.count > 4 && w.count < 8)) ? 1 : 0;
+        }
+      }
+    }
+  }
+  // The loops ran, and through both of the window's corrections.
+  EXPECT_GT(cases, 10'000'000u);
+  EXPECT_GT(pulled_back, 0u);
+  EXPECT_GT(short_runs, 0u);
+}
+
 TEST(ReadRun, AnAlignmentInsideARunMatchesReadAlignFromEveryStartBit) {
   BITWIRE_SEEDED_TEST_SEED(0xB175'0011);
   uint64_t state = seed;

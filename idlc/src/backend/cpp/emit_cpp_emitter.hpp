@@ -113,6 +113,8 @@ class Emitter {
   const model::Package& package_;
   CppOptions options_;
   Printer p_;
+  // Inside a WriteRun: scalar fields are passed to the runtime as copies (see emit_run).
+  bool copy_run_values_ = false;
 };
 
 }  // namespace idlc::cpp

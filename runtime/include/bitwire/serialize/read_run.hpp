@@ -81,6 +81,35 @@ BITWIRE_FORCE_INLINE uint64_t load_le_exact_count(const std::byte* at, size_t co
   }
 }
 
+// The bytes a field is loaded from on ReadRun's constant-field path: `count` bytes from byte `at` of the
+// span, shifted right by `shift`, hold the field's bits from bit 0.
+struct FieldWindow {
+  size_t at = 0;
+  size_t count = 0;
+  size_t shift = 0;
+};
+
+// The window of a field of `bits` bits (in [1, 64]) at bit `offset` of a run of `run_bits` bits that starts
+// at stream bit `start`, for a field within 8 bytes of its first byte ((start + offset) % 8 + bits <= 64)
+// and inside the run (offset + bits <= run_bits). The fewest bytes, 1, 2, 4 or 8, that cover the field,
+// starting at its first byte or earlier so as to end at the run's last byte; when the run is shorter than
+// that, the field's own byte count from its first byte. Either way every byte lies in the run's bytes
+// [start / 8, (start + run_bits + 7) / 8), and the field ends inside the window. One rule for ReadRun and
+// for the test that checks it over every start bit, run length, offset and width.
+constexpr FieldWindow field_window(size_t start, size_t run_bits, size_t offset, size_t bits) {
+  const size_t run_first = start / 8;
+  const size_t run_end = (start + run_bits + 7) / 8;
+  const size_t bit = start + offset;
+  const size_t first = bit / 8;
+  const size_t count = (bit + bits + 7) / 8 - first;  // in [1, 8]: the caller's precondition
+  const size_t window = count <= 1 ? 1 : count <= 2 ? 2 : count <= 4 ? 4 : 8;
+  if (window <= run_end - run_first) {
+    const size_t at = first + window <= run_end ? first : run_end - window;
+    return {at, window, bit - at * 8};
+  }
+  return {first, count, bit % 8};
+}
+
 }  // namespace detail
 
 // Whether generated code reads runs through a ReadRun on this stream type (a ReadRun itself, or any other
@@ -262,23 +291,12 @@ class ReadRun {
   // constant; the exact count when the run is shorter than that load (two loads for 3, 5, 6 or 7 bytes;
   // only a run under 8 bytes). A run of 3, 5, 6 or 7 bytes would take two loads and an OR for its one
   // chunk, and a byte-aligned field past a chunk's 56 bits a join of two chunks: here each is one load,
-  // like a hand-written reader's. Inside the span: load() proved the run is.
+  // like a hand-written reader's. Inside the span: load() proved the run is. The arithmetic is
+  // detail::field_window, checked exhaustively by bits_run_test.
   BITWIRE_FORCE_INLINE uint64_t extract_window(size_t offset, int bits) const {
-    const size_t run_first = start_ / 8;
-    const size_t run_end = (start_ + kBits + 7) / 8;
-    const size_t bit = start_ + offset;
-    const size_t first = bit / 8;
-    const size_t count = (bit + static_cast<size_t>(bits) + 7) / 8 - first;  // in [1, 8]: the caller's test
-    const size_t window = count <= 1 ? 1 : count <= 2 ? 2 : count <= 4 ? 4 : 8;
-    const std::byte* data = stream_.reader_.data();
-    uint64_t value = 0;
-    if (window <= run_end - run_first) {
-      const size_t at = first + window <= run_end ? first : run_end - window;
-      value = detail::load_le_exact_count(data + at, window) >> (bit - at * 8);
-    } else {
-      value = detail::load_le_exact_count(data + first, count) >> (bit % 8);
-    }
-    return value & low_mask(bits);
+    const detail::FieldWindow window = detail::field_window(start_, kBits, offset, static_cast<size_t>(bits));
+    const uint64_t value = detail::load_le_exact_count(stream_.reader_.data() + window.at, window.count);
+    return (value >> window.shift) & low_mask(bits);
   }
 
   // Whether a field that straddles two chunks is read straight from the span instead: one 8-byte load at
