@@ -322,4 +322,23 @@ static_assert(!HasToString<int> && !HasFormatValue<std::string>);
   if (failures.empty()) fs::remove_all(dir);
 }
 
+// A fraction at least as wide as the raw range's smallest storage (0 .. 0 needs no bits at all) once
+// chose storage that serialize_fixed's static_assert refuses.
+TEST(EmitCompile, FixedPointWithFractionsWiderThanItsRawRangeCompiles) {
+  expect_compiles("fixed_small_range_large_frac", R"(package t;
+message M {
+    fixed<0 .. 0, frac 8> a;
+    fixed<0 .. 0, frac 40> b;
+    fixed<0 .. 0, frac 63> c;
+    fixed<0 .. 0, frac 64> d;
+    fixed<0 .. 0, frac 126> e;
+    fixed<0 .. 1, frac 16> f = 0.5;
+    fixed<-1 .. 0, frac 16> g = -0.25;
+    fixed<-1 .. 1, frac 70> h = 0.75;
+    fixed<-1 .. 0, frac 126> i = -1;
+    fixed<0 .. 1, frac 126> j[0 .. 2];
+}
+)");
+}
+
 }  // namespace

@@ -319,6 +319,34 @@ TEST(Check, FixedPointPastSixtyFourBitsStoresInOneHundredTwentyEightBits) {
   EXPECT_FALSE(edge.field->type.fixed.wide);
 }
 
+// The runtime's serialize_fixed takes a storage type only when the fraction leaves it at least one bit
+// (static_assert F < bits of T): a raw range as small as 0 .. 0 still needs storage wider than frac, and
+// 128 bits once frac reaches 64.
+TEST(Check, FixedPointStorageIsWiderThanItsFraction) {
+  struct Case {
+    const char* field;
+    bool wide;
+    int storage_bits;  // when !wide
+    bool is_signed;
+  };
+  for (const Case& c :
+       {Case{"fixed<0 .. 0, frac 8> f", false, 16, false}, Case{"fixed<0 .. 0, frac 40> f", false, 64, false},
+        Case{"fixed<0 .. 0, frac 63> f", false, 64, false}, Case{"fixed<0 .. 0, frac 64> f", true, 0, false},
+        Case{"fixed<0 .. 0, frac 126> f", true, 0, false}, Case{"fixed<0 .. 1, frac 16> f", false, 32, false},
+        Case{"fixed<-1 .. 0, frac 16> f", false, 32, true}, Case{"fixed<-1 .. 1, frac 70> f", true, 0, true},
+        Case{"fixed<0 .. 1, frac 7> f", false, 8, false}, Case{"fixed<-1 .. 0, frac 7> f", false, 8, true}}) {
+    auto compiled = one_field(c.field);
+    ASSERT_NE(compiled.field, nullptr) << c.field << ": " << compiled.compiled->errors;
+    const auto& fixed = compiled.field->type.fixed;
+    EXPECT_EQ(fixed.wide, c.wide) << c.field;
+    EXPECT_EQ(fixed.storage.is_signed, c.is_signed) << c.field;
+    if (!c.wide) {
+      EXPECT_EQ(fixed.storage.bits, c.storage_bits) << c.field;
+    }
+    EXPECT_LT(fixed.fraction_bits, fixed.wide ? 128 : fixed.storage.bits) << c.field;
+  }
+}
+
 TEST(Check, StringsAndBytesAreLengthPrefixedAndAligned) {
   // string<N>: int(len, 0, N) then align (0..7) then up to N bytes.
   EXPECT_FIELD_BITS("string<32> f", 6, 6 + 7 + 256);

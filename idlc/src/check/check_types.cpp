@@ -442,9 +442,18 @@ bool Checker::fixed_point_type(const ast::TypeExpr& type, Scope& scope, model::T
   fixed.raw_min = raw_min;
   fixed.raw_max = raw_max;
   // Signed storage when the raw range has a negative end, else unsigned (schema's ufixed, whose raw values
-  // may fill uint64's high half); 128 bits when no 8 .. 64-bit type holds the raw range.
+  // may fill uint64's high half); 128 bits when no 8 .. 64-bit type holds the raw range. The runtime's
+  // serialize_fixed also needs storage wider than the fraction (F < bits of T): a raw range as small as
+  // 0 .. 0 with frac 8 stores in 16 bits, and with frac 64 or more in 128.
   fixed.storage = smallest_storage(raw_min, raw_max, false);
   fixed.wide = raw_min < storage_min(fixed.storage) || raw_max > storage_max(fixed.storage);
+  while (!fixed.wide && fixed.storage.bits <= fixed.fraction_bits) {
+    if (fixed.storage.bits == 64) {
+      fixed.wide = true;
+    } else {
+      fixed.storage.bits *= 2;
+    }
+  }
   fixed.bits = bitwire::bits_required<bitwire::int128_t>(raw_min, raw_max);
   out.kind = model::TypeKind::FixedPoint;
   auto bits = static_cast<std::uint64_t>(fixed.bits);
