@@ -418,7 +418,7 @@ std::optional<Int> Checker::eval_int(const ast::Expr& expr, Scope& scope) {
     if (overflow) {
       error(scope, at,
             "this constant expression overflows (" + to_string(a) + " " + op + " " + to_string(b) +
-                " exceeds 128-bit arithmetic): keep constants within 64 bits");
+                " exceeds 128-bit arithmetic): " + overflow_advice_);
       return std::nullopt;
     }
     return r;

@@ -273,6 +273,7 @@ bool Checker::int128_range_type(const ast::TypeExpr& type, const std::string& na
     error(scope, args.params.front().offset, "an integer range takes no parameters after its bounds");
     return false;
   }
+  const AdviceScope advice(*this, kWideAdvice);
   std::optional<Int> min = eval_int(args.first, scope);
   std::optional<Int> max = eval_int(*args.last, scope);
   if (!min || !max) return false;
@@ -284,9 +285,10 @@ bool Checker::int128_range_type(const ast::TypeExpr& type, const std::string& na
   }
   const bool is_signed = name == "int128";
   if (!is_signed && *min < 0) {
-    error(
-        scope, args.first.offset,
-        "range " + range_text(*min, *max) + " does not fit uint128 (0 .. 2^128 - 1): use int128<min .. max>");
+    error(scope, args.first.offset,
+          "range " + range_text(*min, *max) +
+              " does not fit uint128 (bounds 0 .. 2^127 - 1, the checker's arithmetic): use int128<min .. "
+              "max>");
     return false;
   }
   out.kind = model::TypeKind::Int128;
@@ -625,17 +627,25 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
     }
     case model::TypeKind::Int128: {
       // Exact in the checker's 128-bit arithmetic: a default past 64 bits is a literal or an expression.
-      std::optional<Int> v = eval_int(expr, scope);
+      std::optional<Int> v;
+      {
+        const AdviceScope advice(*this, kWideAdvice);
+        v = eval_int(expr, scope);
+      }
       if (!v) return std::nullopt;
       const model::Int128Type& wide = type.int128;
       const Int lo = wide.ranged ? wide.min : type.int128_signed ? std::numeric_limits<Int>::min() : 0;
       const Int hi = wide.ranged ? wide.max : std::numeric_limits<Int>::max();
       if (*v < lo || *v > hi) {
+        // A raw field's limit is what a default can be written as: the checker's arithmetic ends at
+        // 2^127 - 1 although a uint128 holds up to 2^128 - 1.
         error(scope, expr.offset,
-              "the default " + to_string(*v) + " is outside the field's range " +
-                  (wide.ranged ? range_text(lo, hi)
-                               : std::string(type.int128_signed ? "-2^127 .. 2^127 - 1" : "0 .. 2^128 - 1")) +
-                  ": change the default or widen the range");
+              wide.ranged ? "the default " + to_string(*v) + " is outside the field's range " +
+                                range_text(lo, hi) + ": change the default or widen the range"
+                          : "the default " + to_string(*v) + " is outside what a " +
+                                (type.int128_signed ? "int128" : "uint128") + " default is written as, " +
+                                (type.int128_signed ? "-2^127" : "0") +
+                                " .. 2^127 - 1 (the checker's arithmetic): change the default");
         return std::nullopt;
       }
       out.kind = model::Value::Kind::Integer;

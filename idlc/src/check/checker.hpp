@@ -191,6 +191,22 @@ class Checker {
 
   Diagnostics& diagnostics_;
   model::Schema& schema_;
+  // What an overflowing constant expression's error advises: a constant is int64, while a 128-bit
+  // field's bound or default may use the checker's whole arithmetic (AdviceScope sets that while one is
+  // evaluated; a constant it names is evaluated under the constant's own advice).
+  static constexpr const char* kConstantAdvice = "keep constants within 64 bits";
+  static constexpr const char* kWideAdvice = "write a 128-bit bound or default within -2^127 .. 2^127 - 1";
+  const char* overflow_advice_ = kConstantAdvice;
+  struct AdviceScope {
+    AdviceScope(Checker& checker, const char* advice) : checker_(checker), saved_(checker.overflow_advice_) {
+      checker.overflow_advice_ = advice;
+    }
+    ~AdviceScope() { checker_.overflow_advice_ = saved_; }
+    AdviceScope(const AdviceScope&) = delete;
+    AdviceScope& operator=(const AdviceScope&) = delete;
+    Checker& checker_;
+    const char* saved_;
+  };
   std::deque<Scope> scopes_;
   std::map<std::string, const Scope*> packages_by_name_;
   std::map<std::string, const Scope*> files_by_stem_;
