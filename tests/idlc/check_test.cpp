@@ -419,6 +419,49 @@ TEST(Check, FixedPointDefaultsAreExactOrRefused) {
   }
 }
 
+// 1 - 2^-k written out in its k decimal digits: 10^k - 5^k after "0.", the digits of 5^k built by hand.
+std::string one_minus_two_to_minus(int k) {
+  std::string five = "1";  // 5^i, least significant digit first
+  for (int i = 0; i < k; ++i) {
+    int carry = 0;
+    for (char& c : five) {
+      const int v = (c - '0') * 5 + carry;
+      c = static_cast<char>('0' + v % 10);
+      carry = v / 10;
+    }
+    while (carry != 0) {
+      five += static_cast<char>('0' + carry % 10);
+      carry /= 10;
+    }
+  }
+  five.resize(static_cast<std::size_t>(k), '0');
+  std::string digits(static_cast<std::size_t>(k), '0');  // 10^k - 5^k, least significant first
+  int borrow = 0;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    int v = -(five[i] - '0') - borrow;
+    borrow = v < 0 ? 1 : 0;
+    digits[i] = static_cast<char>('0' + v + 10 * borrow);
+  }
+  return "0." + std::string(digits.rbegin(), digits.rend());
+}
+
+// A decimal default's exactness costs at most frac divisions of a few dozen digits however long the
+// literal: one whose 5^k divides its digits k times over (1 - 2^-k, k digits) is refused at once since
+// its k passes frac; 1 - 2^-126 is the same shape within frac and taken exactly.
+TEST(Check, LongDecimalFixedPointDefaultsAreCheckedInBoundedWork) {
+  const auto refused = one_field("fixed<0 .. 1, frac 126> f = " + one_minus_two_to_minus(5000));
+  EXPECT_EQ(refused.field, nullptr);
+  EXPECT_NE(refused.compiled->errors.find("is not a multiple of 2^-126"), std::string::npos);
+  const auto taken = one_field("fixed<0 .. 1, frac 126> f = " + one_minus_two_to_minus(126));
+  ASSERT_NE(taken.field, nullptr) << taken.compiled->errors.substr(0, 300);
+  EXPECT_TRUE(fixed_default_raw(*taken.field) == (static_cast<__int128>(1) << 126) - 1);
+  const auto large = one_field("fixed<0 .. 1, frac 126> f = 1" + std::string(300, '0') + ".5");
+  EXPECT_EQ(large.field, nullptr);
+  EXPECT_NE(large.compiled->errors.find("the default is outside the fixed-point range 0 .. 1"),
+            std::string::npos)
+      << large.compiled->errors.substr(0, 300);
+}
+
 TEST(Check, StringsAndBytesAreLengthPrefixedAndAligned) {
   // string<N>: int(len, 0, N) then align (0..7) then up to N bytes.
   EXPECT_FIELD_BITS("string<32> f", 6, 6 + 7 + 256);

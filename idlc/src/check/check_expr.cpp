@@ -124,17 +124,17 @@ FixedRaw decimal_fixed_raw(const std::string& literal, bool negative, int fracti
     if (static_cast<std::int64_t>(digits.size()) + exponent > 40) return FixedRaw::kTooLarge;
     digits.append(static_cast<std::size_t>(exponent), '0');
   } else {
-    // 10^-exponent must divide digits x 2^F: 5^k divides digits (impossible once 5^k > digits, i.e. for
-    // k past 1.44 times its length), then 2^(k - F) divides what is left when k > F.
+    // 10^k (k = -exponent) must divide digits x 2^F. With k > F that needs 2^(k - F) and 5^k, so 10, to
+    // divide digits, whose last digit is not 0: never. So k <= F <= 126, and 5^k must divide digits; past
+    // k + 40 digits the value is at least 10^40, past 128 bits. Both bounds keep the work at most 126
+    // divisions of at most 166 digits, whatever the literal's length.
     const std::int64_t k = -exponent;
-    if (k > 2 * static_cast<std::int64_t>(digits.size()) + 2) return FixedRaw::kNotExact;
+    if (k > fraction_bits) return FixedRaw::kNotExact;
+    if (static_cast<std::int64_t>(digits.size()) > k + 40) return FixedRaw::kTooLarge;
     for (std::int64_t n = 0; n < k; ++n) {
       if (!divide_exactly(digits, 5)) return FixedRaw::kNotExact;
     }
-    for (std::int64_t n = fraction_bits; n < k; ++n) {
-      if (!divide_exactly(digits, 2)) return FixedRaw::kNotExact;
-    }
-    shift = static_cast<int>(std::max<std::int64_t>(fraction_bits - k, 0));
+    shift = fraction_bits - static_cast<int>(k);
   }
   unsigned __int128 magnitude = 0;
   if (!magnitude_of(digits, shift, magnitude)) return FixedRaw::kTooLarge;
