@@ -322,4 +322,85 @@ static_assert(!HasToString<int> && !HasFormatValue<std::string>);
   if (failures.empty()) fs::remove_all(dir);
 }
 
+// A fraction at least as wide as the raw range's smallest storage (0 .. 0 needs no bits at all) once
+// chose storage that serialize_fixed's static_assert refuses.
+TEST(EmitCompile, FixedPointWithFractionsWiderThanItsRawRangeCompiles) {
+  expect_compiles("fixed_small_range_large_frac", R"(package t;
+message M {
+    fixed<0 .. 0, frac 8> a;
+    fixed<0 .. 0, frac 40> b;
+    fixed<0 .. 0, frac 63> c;
+    fixed<0 .. 0, frac 64> d;
+    fixed<0 .. 0, frac 126> e;
+    fixed<0 .. 1, frac 16> f = 0.5;
+    fixed<-1 .. 0, frac 16> g = -0.25;
+    fixed<-1 .. 1, frac 70> h = 0.75;
+    fixed<-1 .. 0, frac 126> i = -1;
+    fixed<0 .. 1, frac 126> j[0 .. 2];
+}
+)");
+}
+
+// The same storage rule, run: a struct of such fields set to values other than its defaults (the top of
+// frac 126, 2^-126, a 71-bit negative raw) is written, read into a new object and compared, built and run
+// with every compiler.
+TEST(EmitCompile, FixedPointWithFractionsWiderThanItsRawRangeRoundTrips) {
+  const fs::path dir = scratch_dir("fixed_round_trip");
+  const Emitted emitted = emit_all({{"fixed_round_trip.net", R"(package t;
+struct S {
+    fixed<0 .. 0, frac 8> a;
+    fixed<0 .. 0, frac 126> b;
+    fixed<0 .. 1, frac 16> c = 0.5;
+    fixed<-1 .. 0, frac 16> d = -0.25;
+    fixed<-1 .. 1, frac 70> e = 0.75;
+    fixed<-1 .. 0, frac 126> f = -1;
+    fixed<0 .. 1, frac 126> g;
+    fixed<0 .. 1, frac 126> h;
+    fixed<0 .. 0, frac 63> i;
+}
+)"}},
+                                   dir);
+  ASSERT_EQ(emitted.errors, "");
+  write_text(dir / "main.cpp", R"(#include <cstddef>
+#include <vector>
+
+#include "fixed_round_trip.hpp"
+
+int main() {
+  t::S s;
+  s.c = 65536;
+  s.d = -65536;
+  s.e = -(bitwire::int128_t{1} << 70) + 3;
+  s.f = 0;
+  s.g = bitwire::uint128_t{1} << 126;
+  s.h = 1;
+  std::vector<std::byte> buffer(t::S::MaxBytes + 8);
+  bitwire::WriteStream writer(buffer);
+  if (!s.serialize(writer)) return 1;
+  writer.flush();
+  t::S back;
+  if (back == s) return 2;
+  bitwire::ReadStream reader(buffer);
+  if (!back.serialize(reader)) return 3;
+  return back == s ? 0 : 4;
+}
+)");
+  std::string failures;
+  for (const Compiler& compiler : compilers()) {
+    const fs::path log = dir / "build.log";
+    const std::string command = compiler.command + " -O1 -Wall -Wextra -Werror -I\"" + dir.string() +
+                                "\" -I\"" + BITWIRE_RUNTIME_INCLUDE + "\" \"" + (dir / "main.cpp").string() +
+                                "\" -o \"" + (dir / "round_trip").string() + "\" > \"" + log.string() +
+                                "\" 2>&1 && \"" + (dir / "round_trip").string() + "\" >> \"" + log.string() +
+                                "\" 2>&1";
+    const int status = std::system(command.c_str());
+    if (status != 0) {
+      failures += compiler.label + " (status " + std::to_string(status) + "):\n" +
+                  read_text(log).substr(0, 3000) + "\n";
+    }
+  }
+  EXPECT_EQ(failures, "") << emitted.all_text;
+  if (failures.empty()) fs::remove_all(dir);
+}
+
 }  // namespace

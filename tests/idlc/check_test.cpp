@@ -319,6 +319,149 @@ TEST(Check, FixedPointPastSixtyFourBitsStoresInOneHundredTwentyEightBits) {
   EXPECT_FALSE(edge.field->type.fixed.wide);
 }
 
+// The runtime's serialize_fixed takes a storage type only when the fraction leaves it at least one bit
+// (static_assert F < bits of T): a raw range as small as 0 .. 0 still needs storage wider than frac, and
+// 128 bits once frac reaches 64.
+TEST(Check, FixedPointStorageIsWiderThanItsFraction) {
+  struct Case {
+    const char* field;
+    bool wide;
+    int storage_bits;  // when !wide
+    bool is_signed;
+  };
+  for (const Case& c :
+       {Case{"fixed<0 .. 0, frac 8> f", false, 16, false}, Case{"fixed<0 .. 0, frac 40> f", false, 64, false},
+        Case{"fixed<0 .. 0, frac 63> f", false, 64, false}, Case{"fixed<0 .. 0, frac 64> f", true, 0, false},
+        Case{"fixed<0 .. 0, frac 126> f", true, 0, false}, Case{"fixed<0 .. 1, frac 16> f", false, 32, false},
+        Case{"fixed<-1 .. 0, frac 16> f", false, 32, true}, Case{"fixed<-1 .. 1, frac 70> f", true, 0, true},
+        Case{"fixed<0 .. 1, frac 7> f", false, 8, false}, Case{"fixed<-1 .. 0, frac 7> f", false, 8, true}}) {
+    auto compiled = one_field(c.field);
+    ASSERT_NE(compiled.field, nullptr) << c.field << ": " << compiled.compiled->errors;
+    const auto& fixed = compiled.field->type.fixed;
+    EXPECT_EQ(fixed.wide, c.wide) << c.field;
+    EXPECT_EQ(fixed.storage.is_signed, c.is_signed) << c.field;
+    if (!c.wide) {
+      EXPECT_EQ(fixed.storage.bits, c.storage_bits) << c.field;
+    }
+    EXPECT_LT(fixed.fraction_bits, fixed.wide ? 128 : fixed.storage.bits) << c.field;
+  }
+}
+
+// A fixed-point default's raw value (value x 2^F), exact whatever its storage.
+__int128 fixed_default_raw(const model::Field& field) {
+  const auto& fixed = field.type.fixed;
+  const model::Value& value = *field.default_value;
+  if (fixed.wide) return value.wide;
+  if (fixed.storage.is_signed) return value.integer;
+  return static_cast<__int128>(static_cast<std::uint64_t>(value.integer));
+}
+
+// Fixed-point defaults are exact or refused: an integer is evaluated in 128 bits (not through a double,
+// which rounds 2^53 + 1), and a decimal is checked on its digits (0.1 is no multiple of 2^-126, although
+// the double nearest 0.1 is).
+TEST(Check, FixedPointDefaultsAreExactOrRefused) {
+  struct Exact {
+    const char* field;
+    __int128 raw;
+  };
+  const __int128 one = 1;
+  for (const Exact& c : {
+           Exact{"fixed<0 .. 9223372036854775807, frac 0> f = 9007199254740993", 9007199254740993},
+           Exact{"fixed<-9223372036854775807 - 1 .. 0, frac 0> f = -9007199254740993", -9007199254740993},
+           Exact{"fixed<0 .. 9223372036854775807, frac 0> f = 9007199254740993.0", 9007199254740993},
+           Exact{"fixed<0 .. 9223372036854775807, frac 0> f = 1152921504606846976", one << 60},
+           Exact{"fixed<0 .. 9223372036854775807, frac 1> f = 4611686018427387903.5", (one << 63) - 1},
+           Exact{"fixed<0 .. 9223372036854775807, frac 0> f = 1e18", 1000000000000000000},
+           Exact{"fixed<-2 .. 2, frac 4> f = 1.5", 24},
+           Exact{"fixed<-1 .. 1, frac 2> f = -0.25", -1},
+           Exact{"fixed<-1 .. 1, frac 2> f = --0.25", 1},
+           Exact{"fixed<-10 .. 10, frac 8> f = 1_000e-3", 256},
+           Exact{"fixed<0 .. 1, frac 126> f = 0.5", one << 125},
+           Exact{"fixed<0 .. 1, frac 126> f = 0.1e1", one << 126},
+           // 2^-126 written out in full: 89 significant digits, exact.
+           Exact{
+               "fixed<0 .. 1, frac 126> f = "
+               "1.1754943508222875079687365372222456778186655567720875215087517062784172594547271728515625e-"
+               "38",
+               1},
+           Exact{"fixed<-1 .. 1, frac 100> f = -0.75", -(one << 99) - (one << 98)},
+           Exact{"fixed<-4 .. 4, frac 3> f = Half * 2", 16},
+       }) {
+    auto compiled = one_field(c.field, "const Half = 1;");
+    ASSERT_NE(compiled.field, nullptr) << c.field << ": " << compiled.compiled->errors;
+    ASSERT_TRUE(compiled.field->default_value.has_value()) << c.field;
+    EXPECT_TRUE(fixed_default_raw(*compiled.field) == c.raw) << c.field;
+  }
+  struct Refused {
+    const char* field;
+    const char* error;
+  };
+  for (const Refused& c : {
+           Refused{"fixed<0 .. 1, frac 126> f = 0.1", "the default 0.1 is not a multiple of 2^-126"},
+           Refused{"fixed<0 .. 1, frac 126> f = 1e-38", "the default 1e-38 is not a multiple of 2^-126"},
+           // 2^-127: one binary digit past frac 126.
+           Refused{"fixed<0 .. 1, frac 126> f = "
+                   "5.87747175411143753984368268611122838909332778386043760754375853139208729727363586425781"
+                   "25e-39",
+                   "is not a multiple of 2^-126"},
+           Refused{"fixed<0 .. 9223372036854775807, frac 1> f = 4611686018427387903.25",
+                   "the default 4611686018427387903.25 is not a multiple of 2^-1"},
+           Refused{"fixed<0 .. 9223372036854775806, frac 0> f = 9223372036854775807",
+                   "the default is outside the fixed-point range 0 .. 9223372036854775806"},
+           Refused{"fixed<0 .. 9223372036854775806, frac 0> f = 9223372036854775807.0",
+                   "the default is outside the fixed-point range 0 .. 9223372036854775806"},
+           Refused{"fixed<0 .. 1, frac 126> f = 1e40", "the default is outside the fixed-point range 0 .. 1"},
+       }) {
+    auto compiled = one_field(c.field);
+    EXPECT_EQ(compiled.field, nullptr) << c.field;
+    EXPECT_NE(compiled.compiled->errors.find(c.error), std::string::npos)
+        << c.field << ": " << compiled.compiled->errors;
+  }
+}
+
+// 1 - 2^-k written out in its k decimal digits: 10^k - 5^k after "0.", the digits of 5^k built by hand.
+std::string one_minus_two_to_minus(int k) {
+  std::string five = "1";  // 5^i, least significant digit first
+  for (int i = 0; i < k; ++i) {
+    int carry = 0;
+    for (char& c : five) {
+      const int v = (c - '0') * 5 + carry;
+      c = static_cast<char>('0' + v % 10);
+      carry = v / 10;
+    }
+    while (carry != 0) {
+      five += static_cast<char>('0' + carry % 10);
+      carry /= 10;
+    }
+  }
+  five.resize(static_cast<std::size_t>(k), '0');
+  std::string digits(static_cast<std::size_t>(k), '0');  // 10^k - 5^k, least significant first
+  int borrow = 0;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    int v = -(five[i] - '0') - borrow;
+    borrow = v < 0 ? 1 : 0;
+    digits[i] = static_cast<char>('0' + v + 10 * borrow);
+  }
+  return "0." + std::string(digits.rbegin(), digits.rend());
+}
+
+// A decimal default's exactness costs at most frac divisions of a few dozen digits however long the
+// literal: one whose 5^k divides its digits k times over (1 - 2^-k, k digits) is refused at once since
+// its k passes frac; 1 - 2^-126 is the same shape within frac and taken exactly.
+TEST(Check, LongDecimalFixedPointDefaultsAreCheckedInBoundedWork) {
+  const auto refused = one_field("fixed<0 .. 1, frac 126> f = " + one_minus_two_to_minus(5000));
+  EXPECT_EQ(refused.field, nullptr);
+  EXPECT_NE(refused.compiled->errors.find("is not a multiple of 2^-126"), std::string::npos);
+  const auto taken = one_field("fixed<0 .. 1, frac 126> f = " + one_minus_two_to_minus(126));
+  ASSERT_NE(taken.field, nullptr) << taken.compiled->errors.substr(0, 300);
+  EXPECT_TRUE(fixed_default_raw(*taken.field) == (static_cast<__int128>(1) << 126) - 1);
+  const auto large = one_field("fixed<0 .. 1, frac 126> f = 1" + std::string(300, '0') + ".5");
+  EXPECT_EQ(large.field, nullptr);
+  EXPECT_NE(large.compiled->errors.find("the default is outside the fixed-point range 0 .. 1"),
+            std::string::npos)
+      << large.compiled->errors.substr(0, 300);
+}
+
 TEST(Check, StringsAndBytesAreLengthPrefixedAndAligned) {
   // string<N>: int(len, 0, N) then align (0..7) then up to N bytes.
   EXPECT_FIELD_BITS("string<32> f", 6, 6 + 7 + 256);

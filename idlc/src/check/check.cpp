@@ -279,6 +279,7 @@ bool Checker::resolve(Symbol& symbol, const Scope* from, std::uint32_t at) {
 
 bool Checker::resolve_constant(Symbol& symbol) {
   const auto& decl = *static_cast<const ast::ConstDecl*>(symbol.decl);
+  const AdviceScope advice(*this, kConstantAdvice);
   std::optional<std::int64_t> value = eval_int64(decl.value, *symbol.scope, "constant " + symbol.name);
   if (!value) return false;
   symbol.scope->package->constants[symbol.index].value = *value;

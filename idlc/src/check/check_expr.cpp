@@ -1,9 +1,11 @@
 // Constant expressions and name lookup.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <string_view>
+#include <utility>
 
 #include "check/checker.hpp"
 #include "frontend/lexical.hpp"
@@ -14,11 +16,6 @@ namespace idlc::detail {
 namespace {
 
 constexpr Int kInt64Min = std::numeric_limits<std::int64_t>::min();
-
-bool is_float_literal(const std::string& text) {
-  if (text.size() > 1 && (text[1] == 'x' || text[1] == 'X')) return false;
-  return text.find_first_of(".eE") != std::string::npos;
-}
 
 // Parses a decimal or 0x hex literal with '_' separators. False when it exceeds 127 bits.
 bool parse_integer_literal(const std::string& text, Int& value) {
@@ -48,7 +45,104 @@ std::string without_separators(const std::string& text) {
   return out;
 }
 
+// `digits` (decimal, no leading zero, not zero) divided by a small `divisor` in place; false (digits
+// unchanged) when the division leaves a remainder.
+bool divide_exactly(std::string& digits, unsigned divisor) {
+  std::string quotient;
+  unsigned remainder = 0;
+  for (char c : digits) {
+    remainder = remainder * 10 + static_cast<unsigned>(c - '0');
+    const unsigned q = remainder / divisor;
+    remainder %= divisor;
+    if (!quotient.empty() || q != 0) quotient += static_cast<char>('0' + q);
+  }
+  if (remainder != 0) return false;
+  digits = std::move(quotient);
+  return true;
+}
+
+// `digits` (decimal) times 2^shift as an unsigned 128-bit magnitude; false when it passes 2^128 - 1.
+bool magnitude_of(const std::string& digits, int shift, unsigned __int128& out) {
+  unsigned __int128 value = 0;
+  for (char c : digits) {
+    if (__builtin_mul_overflow(value, 10u, &value) ||
+        __builtin_add_overflow(value, static_cast<unsigned>(c - '0'), &value)) {
+      return false;
+    }
+  }
+  if (shift > 0 && value != 0 && value > (~static_cast<unsigned __int128>(0) >> shift)) return false;
+  out = value << shift;
+  return true;
+}
+
 }  // namespace
+
+bool is_float_literal(const std::string& text) {
+  if (text.size() > 1 && (text[1] == 'x' || text[1] == 'X')) return false;
+  return text.find_first_of(".eE") != std::string::npos;
+}
+
+FixedRaw decimal_fixed_raw(const std::string& literal, bool negative, int fraction_bits, Int& raw) {
+  // literal = digits x 10^exponent, read off the text: the digits of both parts, the exponent less the
+  // fraction's length. Exponents saturate at +-10^6, far past any that changes the answer below.
+  std::string digits;
+  std::int64_t exponent = 0;
+  std::int64_t fraction_digits = 0;
+  bool point = false;
+  std::size_t i = 0;
+  for (; i < literal.size() && literal[i] != 'e' && literal[i] != 'E'; ++i) {
+    const char c = literal[i];
+    if (c == '.') {
+      point = true;
+    } else if (c >= '0' && c <= '9') {
+      digits += c;
+      if (point) ++fraction_digits;
+    }
+  }
+  if (i < literal.size()) {
+    bool exponent_negative = false;
+    for (++i; i < literal.size(); ++i) {
+      const char c = literal[i];
+      if (c == '-') exponent_negative = true;
+      if (c >= '0' && c <= '9') exponent = std::min<std::int64_t>(exponent * 10 + (c - '0'), 1000000);
+    }
+    if (exponent_negative) exponent = -exponent;
+  }
+  exponent -= fraction_digits;
+  digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size()));
+  if (digits.empty()) {
+    raw = 0;
+    return FixedRaw::kExact;
+  }
+  while (digits.back() == '0') {
+    digits.pop_back();
+    ++exponent;
+  }
+  // raw = digits x 10^exponent x 2^F = digits x 5^exponent x 2^(exponent + F).
+  int shift = fraction_bits;
+  if (exponent >= 0) {
+    if (static_cast<std::int64_t>(digits.size()) + exponent > 40) return FixedRaw::kTooLarge;
+    digits.append(static_cast<std::size_t>(exponent), '0');
+  } else {
+    // 10^k (k = -exponent) must divide digits x 2^F. With k > F that needs 2^(k - F) and 5^k, so 10, to
+    // divide digits, whose last digit is not 0: never. So k <= F <= 126, and 5^k must divide digits; past
+    // k + 40 digits the value is at least 10^40, past 128 bits. Both bounds keep the work at most 126
+    // divisions of at most 166 digits, whatever the literal's length.
+    const std::int64_t k = -exponent;
+    if (k > fraction_bits) return FixedRaw::kNotExact;
+    if (static_cast<std::int64_t>(digits.size()) > k + 40) return FixedRaw::kTooLarge;
+    for (std::int64_t n = 0; n < k; ++n) {
+      if (!divide_exactly(digits, 5)) return FixedRaw::kNotExact;
+    }
+    shift = fraction_bits - static_cast<int>(k);
+  }
+  unsigned __int128 magnitude = 0;
+  if (!magnitude_of(digits, shift, magnitude)) return FixedRaw::kTooLarge;
+  const unsigned __int128 limit = (static_cast<unsigned __int128>(1) << 127) - (negative ? 0 : 1);
+  if (magnitude > limit) return FixedRaw::kTooLarge;
+  raw = static_cast<Int>(negative ? ~magnitude + 1 : magnitude);  // two's complement: -2^127 included
+  return FixedRaw::kExact;
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Numeric helpers shared by the checker
@@ -324,7 +418,7 @@ std::optional<Int> Checker::eval_int(const ast::Expr& expr, Scope& scope) {
     if (overflow) {
       error(scope, at,
             "this constant expression overflows (" + to_string(a) + " " + op + " " + to_string(b) +
-                " exceeds 128-bit arithmetic): keep constants within 64 bits");
+                " exceeds 128-bit arithmetic): " + overflow_advice_);
       return std::nullopt;
     }
     return r;

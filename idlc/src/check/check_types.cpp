@@ -273,6 +273,7 @@ bool Checker::int128_range_type(const ast::TypeExpr& type, const std::string& na
     error(scope, args.params.front().offset, "an integer range takes no parameters after its bounds");
     return false;
   }
+  const AdviceScope advice(*this, kWideAdvice);
   std::optional<Int> min = eval_int(args.first, scope);
   std::optional<Int> max = eval_int(*args.last, scope);
   if (!min || !max) return false;
@@ -284,9 +285,10 @@ bool Checker::int128_range_type(const ast::TypeExpr& type, const std::string& na
   }
   const bool is_signed = name == "int128";
   if (!is_signed && *min < 0) {
-    error(
-        scope, args.first.offset,
-        "range " + range_text(*min, *max) + " does not fit uint128 (0 .. 2^128 - 1): use int128<min .. max>");
+    error(scope, args.first.offset,
+          "range " + range_text(*min, *max) +
+              " does not fit uint128 (bounds 0 .. 2^127 - 1, the checker's arithmetic): use int128<min .. "
+              "max>");
     return false;
   }
   out.kind = model::TypeKind::Int128;
@@ -442,14 +444,72 @@ bool Checker::fixed_point_type(const ast::TypeExpr& type, Scope& scope, model::T
   fixed.raw_min = raw_min;
   fixed.raw_max = raw_max;
   // Signed storage when the raw range has a negative end, else unsigned (schema's ufixed, whose raw values
-  // may fill uint64's high half); 128 bits when no 8 .. 64-bit type holds the raw range.
+  // may fill uint64's high half); 128 bits when no 8 .. 64-bit type holds the raw range. The runtime's
+  // serialize_fixed also needs storage wider than the fraction (F < bits of T): a raw range as small as
+  // 0 .. 0 with frac 8 stores in 16 bits, and with frac 64 or more in 128.
   fixed.storage = smallest_storage(raw_min, raw_max, false);
   fixed.wide = raw_min < storage_min(fixed.storage) || raw_max > storage_max(fixed.storage);
+  while (!fixed.wide && fixed.storage.bits <= fixed.fraction_bits) {
+    if (fixed.storage.bits == 64) {
+      fixed.wide = true;
+    } else {
+      fixed.storage.bits *= 2;
+    }
+  }
   fixed.bits = bitwire::bits_required<bitwire::int128_t>(raw_min, raw_max);
   out.kind = model::TypeKind::FixedPoint;
   auto bits = static_cast<std::uint64_t>(fixed.bits);
   out.cost = {bits, bits};
   return true;
+}
+
+// A fixed-point default as its raw value (value x 2^F), exact or refused, never rounded: an integer
+// expression is evaluated in the checker's 128-bit arithmetic and scaled (its bounds check makes the
+// product fit), a decimal literal is checked on its own digits (decimal_fixed_raw). A double would round
+// 2^53 + 1, and would take 0.1 at frac 126 for the double nearest it.
+std::optional<Int> Checker::fixed_point_default(const ast::Expr& expr, Scope& scope,
+                                                const model::FixedPointType& fixed) {
+  const std::string outside =
+      "the default is outside the fixed-point range " + range_text(fixed.whole_min, fixed.whole_max);
+  const auto* number = expr.rest.empty() ? get_if<ast::NumberLiteral>(expr.first.operand) : nullptr;
+  if (number == nullptr || !is_float_literal(*number)) {
+    std::optional<Int> v = eval_int(expr, scope);
+    if (!v) return std::nullopt;
+    if (*v < fixed.whole_min || *v > fixed.whole_max) {
+      error(scope, expr.offset, outside);
+      return std::nullopt;
+    }
+    return *v * (Int(1) << fixed.fraction_bits);
+  }
+  // The literal's own errors first (past a double's range); the double only words the messages.
+  std::optional<double> v = eval_number(expr, scope);
+  if (!v) return std::nullopt;
+  const bool negative = std::count(expr.first.signs.begin(), expr.first.signs.end(), '-') % 2 == 1;
+  Int raw = 0;
+  switch (decimal_fixed_raw(*number, negative, fixed.fraction_bits, raw)) {
+    case FixedRaw::kExact:
+      if (raw >= fixed.raw_min && raw <= fixed.raw_max) return raw;
+      break;
+    case FixedRaw::kTooLarge:
+      break;
+    case FixedRaw::kNotExact: {
+      if (*v < static_cast<double>(fixed.whole_min) || *v > static_cast<double>(fixed.whole_max)) break;
+      const std::string step = "2^-" + std::to_string(fixed.fraction_bits);
+      // The neighbours as doubles, when a double tells them apart from the value.
+      const double scaled = std::ldexp(*v, fixed.fraction_bits);
+      const double below = std::ldexp(std::floor(scaled), -fixed.fraction_bits);
+      const double above = std::ldexp(std::ceil(scaled), -fixed.fraction_bits);
+      const bool printable = below < *v && *v < above;
+      error(scope, expr.offset,
+            "the default " + std::string(negative ? "-" : "") + *number + " is not a multiple of " + step +
+                ", so the field cannot hold it exactly: " +
+                (printable ? "the nearest values are " + format_number(below) + " and " + format_number(above)
+                           : "its nearest values lie within " + step + " of it; write one of them exactly"));
+      return std::nullopt;
+    }
+  }
+  error(scope, expr.offset, outside);
+  return std::nullopt;
 }
 
 // string<N> / bytes<N>: up to N bytes, length-prefixed, byte-aligned payload.
@@ -567,17 +627,25 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
     }
     case model::TypeKind::Int128: {
       // Exact in the checker's 128-bit arithmetic: a default past 64 bits is a literal or an expression.
-      std::optional<Int> v = eval_int(expr, scope);
+      std::optional<Int> v;
+      {
+        const AdviceScope advice(*this, kWideAdvice);
+        v = eval_int(expr, scope);
+      }
       if (!v) return std::nullopt;
       const model::Int128Type& wide = type.int128;
       const Int lo = wide.ranged ? wide.min : type.int128_signed ? std::numeric_limits<Int>::min() : 0;
       const Int hi = wide.ranged ? wide.max : std::numeric_limits<Int>::max();
       if (*v < lo || *v > hi) {
+        // A raw field's limit is what a default can be written as: the checker's arithmetic ends at
+        // 2^127 - 1 although a uint128 holds up to 2^128 - 1.
         error(scope, expr.offset,
-              "the default " + to_string(*v) + " is outside the field's range " +
-                  (wide.ranged ? range_text(lo, hi)
-                               : std::string(type.int128_signed ? "-2^127 .. 2^127 - 1" : "0 .. 2^128 - 1")) +
-                  ": change the default or widen the range");
+              wide.ranged ? "the default " + to_string(*v) + " is outside the field's range " +
+                                range_text(lo, hi) + ": change the default or widen the range"
+                          : "the default " + to_string(*v) + " is outside what a " +
+                                (type.int128_signed ? "int128" : "uint128") + " default is written as, " +
+                                (type.int128_signed ? "-2^127" : "0") +
+                                " .. 2^127 - 1 (the checker's arithmetic): change the default");
         return std::nullopt;
       }
       out.kind = model::Value::Kind::Integer;
@@ -609,48 +677,25 @@ std::optional<model::Value> Checker::default_value(const ast::DefaultValue& valu
       out.integer = static_cast<std::int64_t>(static_cast<std::uint64_t>(*v));  // bit for bit (model.hpp)
       return out;
     }
+    case model::TypeKind::FixedPoint: {
+      std::optional<Int> raw = fixed_point_default(expr, scope, type.fixed);
+      if (!raw) return std::nullopt;
+      out.kind = model::Value::Kind::Integer;
+      if (type.fixed.wide) {
+        out.wide = *raw;
+      } else {
+        out.integer = static_cast<std::int64_t>(static_cast<std::uint64_t>(*raw));  // bit for bit
+      }
+      return out;
+    }
     case model::TypeKind::Float:
     case model::TypeKind::Double:
-    case model::TypeKind::CompressedFloat:
-    case model::TypeKind::FixedPoint: {
+    case model::TypeKind::CompressedFloat: {
       std::optional<double> v = eval_number(expr, scope);
       if (!v) return std::nullopt;
       out.kind = model::Value::Kind::Float;
       out.number = *v;
       if (type.kind == model::TypeKind::Double) return out;
-      if (type.kind == model::TypeKind::FixedPoint) {
-        const model::FixedPointType& fixed = type.fixed;
-        if (*v < static_cast<double>(fixed.whole_min) || *v > static_cast<double>(fixed.whole_max)) {
-          error(
-              scope, expr.offset,
-              "the default is outside the fixed-point range " + range_text(fixed.whole_min, fixed.whole_max));
-          return std::nullopt;
-        }
-        const double scaled = std::ldexp(*v, fixed.fraction_bits);
-        double raw = std::nearbyint(scaled);
-        raw = std::clamp(raw, static_cast<double>(fixed.raw_min), static_cast<double>(fixed.raw_max));
-        if (raw != scaled) {
-          const double below = std::ldexp(std::floor(scaled), -fixed.fraction_bits);
-          const double above = std::ldexp(std::ceil(scaled), -fixed.fraction_bits);
-          error(scope, expr.offset,
-                "the default " + format_number(*v) + " is not a multiple of 2^-" +
-                    std::to_string(fixed.fraction_bits) +
-                    ", so the field cannot hold it exactly: the nearest " + "values are " +
-                    format_number(below) + " and " + format_number(above));
-          return std::nullopt;
-        }
-        out.kind = model::Value::Kind::Integer;
-        // raw is a whole number within the bounds as doubles; 2^127 (a bound rounded up) has no Int, and
-        // the exact clamp keeps a bound that rounded the other way.
-        const Int exact = std::clamp(raw >= std::ldexp(1.0, 127) ? fixed.raw_max : static_cast<Int>(raw),
-                                     fixed.raw_min, fixed.raw_max);
-        if (fixed.wide) {
-          out.wide = exact;
-        } else {
-          out.integer = static_cast<std::int64_t>(static_cast<std::uint64_t>(exact));  // bit for bit
-        }
-        return out;
-      }
       const auto f = static_cast<float>(*v);
       if (!std::isfinite(f)) {
         error(scope, expr.offset, "the default does not fit a 32-bit float");

@@ -95,6 +95,16 @@ std::uint64_t struct_storage_bytes(const model::Struct& s,
                                    const std::map<const model::Struct*, std::uint64_t>& aligns,
                                    std::uint64_t& align_out);
 
+// A number literal with a fraction or an exponent (`0.5`, `1e3`), not an integer or a hex literal.
+bool is_float_literal(const std::string& text);
+
+// A decimal literal's raw fixed-point value, literal x 2^fraction_bits, computed exactly from its digits
+// (never through a double): kExact with `raw` when that is a whole number within -2^127 .. 2^127 - 1,
+// kNotExact when it is not a whole number, kTooLarge when it is past 128 bits. `negative` applies the
+// literal's signs.
+enum class FixedRaw { kExact, kNotExact, kTooLarge };
+FixedRaw decimal_fixed_raw(const std::string& literal, bool negative, int fraction_bits, Int& raw);
+
 std::string to_string(Int value);
 Int storage_min(model::IntStorage storage);
 Int storage_max(model::IntStorage storage);
@@ -156,6 +166,8 @@ class Checker {
   const model::Constant* named_constant(const ast::Expr& expr, std::int64_t value, Scope& scope);
 
   // check_types.cpp
+  std::optional<Int> fixed_point_default(const ast::Expr& expr, Scope& scope,
+                                         const model::FixedPointType& fixed);
   std::optional<model::Type> resolve_type(const ast::TypeExpr& type, Scope& scope);
   std::optional<model::Type> builtin_type(const ast::TypeExpr& type, const std::string& name, Scope& scope);
   bool integer_type(const ast::TypeExpr& type, const std::string& name, Scope& scope, model::Type& out);
@@ -179,6 +191,22 @@ class Checker {
 
   Diagnostics& diagnostics_;
   model::Schema& schema_;
+  // What an overflowing constant expression's error advises: a constant is int64, while a 128-bit
+  // field's bound or default may use the checker's whole arithmetic (AdviceScope sets that while one is
+  // evaluated; a constant it names is evaluated under the constant's own advice).
+  static constexpr const char* kConstantAdvice = "keep constants within 64 bits";
+  static constexpr const char* kWideAdvice = "write a 128-bit bound or default within -2^127 .. 2^127 - 1";
+  const char* overflow_advice_ = kConstantAdvice;
+  struct AdviceScope {
+    AdviceScope(Checker& checker, const char* advice) : checker_(checker), saved_(checker.overflow_advice_) {
+      checker.overflow_advice_ = advice;
+    }
+    ~AdviceScope() { checker_.overflow_advice_ = saved_; }
+    AdviceScope(const AdviceScope&) = delete;
+    AdviceScope& operator=(const AdviceScope&) = delete;
+    Checker& checker_;
+    const char* saved_;
+  };
   std::deque<Scope> scopes_;
   std::map<std::string, const Scope*> packages_by_name_;
   std::map<std::string, const Scope*> files_by_stem_;

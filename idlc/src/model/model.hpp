@@ -170,7 +170,8 @@ struct CompressedFloatType {
 // Bounds are whole units: raw_min = whole_min << fraction_bits, raw_max = whole_max << fraction_bits.
 // Wire: int(raw, raw_min, raw_max) in bits = bits_required(raw_min, raw_max). Storage holds the raw value:
 // signed when raw_min < 0, else unsigned (schema's ufixed), in the smallest of 8 .. 64 bits that holds the
-// raw range, or 128 bits (`wide`: bitwire::int128_t / uint128_t) when no 64-bit type does.
+// raw range and is wider than fraction_bits (serialize_fixed's contract), or 128 bits (`wide`:
+// bitwire::int128_t / uint128_t) when no 64-bit type does.
 struct FixedPointType {
   std::int64_t whole_min = 0;
   std::int64_t whole_max = 0;
@@ -178,7 +179,7 @@ struct FixedPointType {
   __int128 raw_min = 0;   // exact
   __int128 raw_max = 0;   // exact
   int bits = 0;           // 0..128
-  IntStorage storage;     // is_signed always; bits only when !wide
+  IntStorage storage;     // is_signed iff raw_min < 0 (also when wide); bits only when !wide
   bool wide = false;      // 128-bit storage; its delta form sends a change whole
 };
 
