@@ -368,6 +368,10 @@ message Mixed { int<0 .. 1000> a; bool b; Mode m; float f; Pair p; uint16 c; }
   EXPECT_EQ(run.find("auto value_ = p;"), std::string::npos);
   // The read side of the same run passes the members themselves.
   EXPECT_NE(header.find("bitwire::serialize_bool(run_, b)"), std::string::npos);
+  // So does the field-by-field branch (any other stream, and the only branch outside a run): the field
+  // itself, not a copy.
+  EXPECT_NE(header.find("bitwire::serialize_bool(stream_, b)"), std::string::npos);
+  EXPECT_EQ(header.find("bitwire::serialize_bool(stream_, value_)"), std::string::npos);
 }
 
 TEST(Model, MessageTypeStorageIsTheModelsChoice) {

@@ -493,17 +493,20 @@ static_assert(detail::field_window(3, 21, 2, 17).at == 0 && detail::field_window
 // first byte), whichever compiler takes the path where: start bits 0 to 23 (each bit of a byte, at three
 // byte positions), runs of 1 to 200 bits (a window depends on the run's end only for a field within 8 bytes
 // of it, and on the run's length only for runs under 8 bytes), every offset and width. Each window is 1 to 8
-// bytes, all of them the run's bytes, and holds the whole field; loaded from a run of distinct bytes and
-// shifted, it gives the field's bits, checked against a 16-byte read of them.
+// bytes, all of them the run's bytes, and holds the whole field; loaded by the runtime's own load
+// (detail::load_le_exact_count, so its 3-, 5-, 6- and 7-byte forms too) from a run of random bytes and
+// shifted, it gives the field's bits, checked against a byte-by-byte 16-byte read of them.
 TEST(FieldWindow, EveryLoadIsInsideTheRunAndHoldsTheFieldForEveryStartRunOffsetAndWidth) {
   std::array<unsigned char, 64> bytes{};
   uint64_t state = 0x5eed;
   for (unsigned char& b : bytes) b = static_cast<unsigned char>(splitmix64(state));
+  // The reference: byte by byte, for the 16-byte read the runtime's loads are checked against.
   const auto load_le = [&](size_t at, size_t count) {
     uint64_t value = 0;
     for (size_t i = 0; i < count; ++i) value |= static_cast<uint64_t>(bytes[at + i]) << (8 * i);
     return value;
   };
+  const auto* data = reinterpret_cast<const std::byte*>(bytes.data());
   size_t cases = 0;
   size_t pulled_back = 0;  // windows that start before the field's first byte
   size_t short_runs = 0;   // runs shorter than the window: the field's own bytes
@@ -524,7 +527,7 @@ TEST(FieldWindow, EveryLoadIsInsideTheRunAndHoldsTheFieldForEveryStartRunOffsetA
           ASSERT_EQ(w.at * 8 + w.shift, bit) << start << " " << run_bits << " " << offset << " " << bits;
           ASSERT_LE(w.shift + bits, 8 * w.count) << start << " " << run_bits << " " << offset << " " << bits;
           const uint64_t mask = low_mask(static_cast<int>(bits));
-          const uint64_t got = (load_le(w.at, w.count) >> w.shift) & mask;
+          const uint64_t got = (detail::load_le_exact_count(data + w.at, w.count) >> w.shift) & mask;
           const size_t first = bit / 8;
           const uint64_t low = load_le(first, 8);
           const uint64_t high = load_le(first + 8, 8);

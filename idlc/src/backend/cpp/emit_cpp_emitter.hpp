@@ -113,7 +113,8 @@ class Emitter {
   const model::Package& package_;
   CppOptions options_;
   Printer p_;
-  // Inside a WriteRun: scalar fields are passed to the runtime as copies (see emit_run).
+  // Set (by a ScopedFlag in emit_run) while a WriteRun's own fields are emitted: their scalar fields are
+  // passed to the runtime as copies.
   bool copy_run_values_ = false;
 };
 

@@ -76,8 +76,9 @@ std::uint64_t item_weight(const Struct& s, const Item& item) {
   return weight;
 }
 
-// A value the runtime takes by reference and a write only reads: a number, bool or enum (not a struct,
-// a container or a flag set, which is copied already).
+// A value the runtime takes by reference and a write only reads: a number, bool, enum, float, fixed-point
+// or 128-bit field. Not a struct (its own serialize is called on the member) nor a container (written
+// element by element); a flag set is left out because its generated write copies it already.
 bool is_plain_value(const Type& type) {
   switch (type.kind) {
     case TypeKind::Bool:
@@ -93,6 +94,19 @@ bool is_plain_value(const Type& type) {
       return false;
   }
 }
+
+// Sets a flag for the life of the object and restores its previous value after, as Bind does a binding.
+class ScopedFlag {
+ public:
+  explicit ScopedFlag(bool& flag) : flag_(flag), before_(flag) { flag_ = true; }
+  ~ScopedFlag() { flag_ = before_; }
+  ScopedFlag(const ScopedFlag&) = delete;
+  ScopedFlag& operator=(const ScopedFlag&) = delete;
+
+ private:
+  bool& flag_;
+  bool before_;
+};
 
 }  // namespace
 
@@ -505,9 +519,8 @@ void Emitter::emit_run(const Struct& s, const std::vector<Item>& items,
     p_.print("bitwire::WriteRun<$bits$> run_(stream_);\n", {{"bits", count}});
     {
       Bind on_run(p_, "stream", "run_");
-      copy_run_values_ = true;
+      ScopedFlag copying(copy_run_values_);
       for (const model::RunMember& member : members) emit_item(s, items[member.item]);
-      copy_run_values_ = false;
     }
     p_.print("run_.finish();\n");
   }

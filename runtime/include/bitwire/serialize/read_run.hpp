@@ -96,7 +96,8 @@ struct FieldWindow {
 // that, the field's own byte count from its first byte. Either way every byte lies in the run's bytes
 // [start / 8, (start + run_bits + 7) / 8), and the field ends inside the window. One rule for ReadRun and
 // for the test that checks it over every start bit, run length, offset and width.
-constexpr FieldWindow field_window(size_t start, size_t run_bits, size_t offset, size_t bits) {
+BITWIRE_FORCE_INLINE constexpr FieldWindow field_window(size_t start, size_t run_bits, size_t offset,
+                                                        size_t bits) {
   const size_t run_first = start / 8;
   const size_t run_end = (start + run_bits + 7) / 8;
   const size_t bit = start + offset;
