@@ -462,6 +462,27 @@ TEST(Check, LongDecimalFixedPointDefaultsAreCheckedInBoundedWork) {
       << large.compiled->errors.substr(0, 300);
 }
 
+// The written exponent is weighed against the literal's own length: a run of zeros as long as the
+// exponent is large cancels it, so 0.<10^6 zeros>5e1000001 is 5 and 5<10^6 zeros>0e-1000001 is 5.
+TEST(Check, DecimalFixedPointDefaultsWhoseZerosCancelAHugeExponentAreExact) {
+  const auto fraction = one_field("fixed<0 .. 10, frac 1> f = 0." + std::string(1000000, '0') + "5e1000001");
+  ASSERT_NE(fraction.field, nullptr) << fraction.compiled->errors.substr(0, 300);
+  EXPECT_TRUE(fixed_default_raw(*fraction.field) == 10);
+  const auto whole = one_field("fixed<0 .. 100, frac 1> f = 5" + std::string(1000000, '0') + "0e-1000001");
+  ASSERT_NE(whole.field, nullptr) << whole.compiled->errors.substr(0, 300);
+  EXPECT_TRUE(fixed_default_raw(*whole.field) == 10);
+  const auto one = one_field("fixed<0 .. 1, frac 126> f = 1" + std::string(3000000, '0') + "e-3000000");
+  ASSERT_NE(one.field, nullptr) << one.compiled->errors.substr(0, 300);
+  EXPECT_TRUE(fixed_default_raw(*one.field) == static_cast<__int128>(1) << 126);
+  // Zeros one short of cancelling leave the value ten times too large or too small.
+  const auto ten_times = one_field("fixed<0 .. 10, frac 1> f = 0." + std::string(999999, '0') + "5e1000001");
+  EXPECT_EQ(ten_times.field, nullptr);
+  EXPECT_NE(ten_times.compiled->errors.find("outside the fixed-point range 0 .. 10"), std::string::npos);
+  const auto tenth = one_field("fixed<0 .. 100, frac 1> f = 5" + std::string(999999, '0') + "e-1000001");
+  EXPECT_EQ(tenth.field, nullptr);
+  EXPECT_NE(tenth.compiled->errors.find("is not a multiple of 2^-1"), std::string::npos);
+}
+
 TEST(Check, StringsAndBytesAreLengthPrefixedAndAligned) {
   // string<N>: int(len, 0, N) then align (0..7) then up to N bytes.
   EXPECT_FIELD_BITS("string<32> f", 6, 6 + 7 + 256);

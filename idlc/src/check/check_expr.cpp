@@ -84,7 +84,11 @@ bool is_float_literal(const std::string& text) {
 
 FixedRaw decimal_fixed_raw(const std::string& literal, bool negative, int fraction_bits, Int& raw) {
   // literal = digits x 10^exponent, read off the text: the digits of both parts, the exponent less the
-  // fraction's length. Exponents saturate at +-10^6, far past any that changes the answer below.
+  // fraction's length, plus the trailing zeros dropped. Those two move it by at most the literal's length,
+  // so the written exponent saturates at that length + 1000: a saturated one still ends at least 1000 from
+  // zero, past any that changes the answer below (past 40 digits, or past frac 126), and the sum stays
+  // far inside 64 bits.
+  const auto cap = static_cast<std::int64_t>(literal.size()) + 1000;
   std::string digits;
   std::int64_t exponent = 0;
   std::int64_t fraction_digits = 0;
@@ -104,7 +108,7 @@ FixedRaw decimal_fixed_raw(const std::string& literal, bool negative, int fracti
     for (++i; i < literal.size(); ++i) {
       const char c = literal[i];
       if (c == '-') exponent_negative = true;
-      if (c >= '0' && c <= '9') exponent = std::min<std::int64_t>(exponent * 10 + (c - '0'), 1000000);
+      if (c >= '0' && c <= '9') exponent = std::min<std::int64_t>(exponent * 10 + (c - '0'), cap);
     }
     if (exponent_negative) exponent = -exponent;
   }
