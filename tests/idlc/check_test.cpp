@@ -483,6 +483,17 @@ TEST(Check, DecimalFixedPointDefaultsWhoseZerosCancelAHugeExponentAreExact) {
   EXPECT_NE(tenth.compiled->errors.find("is not a multiple of 2^-1"), std::string::npos);
 }
 
+// A fixed-point default is evaluated in the checker's 128-bit arithmetic, so its overflow says so.
+TEST(Check, FixedPointDefaultOverflowGivesThe128BitAdvice) {
+  const auto overflow = one_field("fixed<0 .. 10, frac 1> f = 170141183460469231731687303715884105727 + 1");
+  EXPECT_EQ(overflow.field, nullptr);
+  EXPECT_NE(overflow.compiled->errors.find(
+                "exceeds 128-bit arithmetic): write a 128-bit bound or default within -2^127 .. 2^127 - 1"),
+            std::string::npos)
+      << overflow.compiled->errors;
+  EXPECT_EQ(overflow.compiled->errors.find("keep constants within 64 bits"), std::string::npos);
+}
+
 TEST(Check, StringsAndBytesAreLengthPrefixedAndAligned) {
   // string<N>: int(len, 0, N) then align (0..7) then up to N bytes.
   EXPECT_FIELD_BITS("string<32> f", 6, 6 + 7 + 256);
