@@ -3,6 +3,8 @@
 // wire-format.md section 1.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "support.hpp"
 
 namespace {
@@ -492,6 +494,21 @@ TEST(Check, FixedPointDefaultOverflowGivesThe128BitAdvice) {
             std::string::npos)
       << overflow.compiled->errors;
   EXPECT_EQ(overflow.compiled->errors.find("keep constants within 64 bits"), std::string::npos);
+}
+
+// A diagnostic names a long literal by its start and length, and shows a window of its line, so a
+// multi-megabyte literal gives a diagnostic of a few hundred bytes.
+TEST(Check, DiagnosticsForAHugeLiteralStaySmall) {
+  const std::string literal = "0." + std::string(3000000, '3');
+  for (const std::string& field : {"fixed<0 .. 1, frac 8> f = " + literal, "int32 f = " + literal,
+                                   "uint8<0 .. 1" + std::string(3000000, '0') + "> f"}) {
+    auto compiled = compile_text("package t;\nstruct S {\n  " + field + ";\n}\n");
+    ASSERT_EQ(compiled->diagnostics.error_count(), 1u) << compiled->errors.substr(0, 300);
+    std::ostringstream printed;
+    compiled->diagnostics.print(printed);
+    EXPECT_LT(printed.str().size(), 1000u) << printed.str().substr(0, 300);
+    EXPECT_NE(printed.str().find(" characters)"), std::string::npos) << printed.str().substr(0, 300);
+  }
 }
 
 TEST(Check, StringsAndBytesAreLengthPrefixedAndAligned) {
