@@ -447,10 +447,9 @@ std::string one_minus_two_to_minus(int k) {
   return "0." + std::string(digits.rbegin(), digits.rend());
 }
 
-// A decimal default's exactness costs at most frac divisions of a few dozen digits however long the
-// literal: one whose 5^k divides its digits k times over (1 - 2^-k, k digits) is refused at once since
-// its k passes frac; 1 - 2^-126 is the same shape within frac and taken exactly.
-TEST(Check, LongDecimalFixedPointDefaultsAreCheckedInBoundedWork) {
+// Decimal defaults of many digits are exact or refused: 1 - 2^-k written in its k digits is refused when
+// k passes frac (5000 here) and taken exactly within it (126); 300 whole digits are outside the range.
+TEST(Check, ManyDigitDecimalFixedPointDefaultsAreTakenExactlyOrRefused) {
   const auto refused = one_field("fixed<0 .. 1, frac 126> f = " + one_minus_two_to_minus(5000));
   EXPECT_EQ(refused.field, nullptr);
   EXPECT_NE(refused.compiled->errors.find("is not a multiple of 2^-126"), std::string::npos);
