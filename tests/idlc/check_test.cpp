@@ -3,6 +3,8 @@
 // wire-format.md section 1.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "support.hpp"
 
 namespace {
@@ -445,10 +447,9 @@ std::string one_minus_two_to_minus(int k) {
   return "0." + std::string(digits.rbegin(), digits.rend());
 }
 
-// A decimal default's exactness costs at most frac divisions of a few dozen digits however long the
-// literal: one whose 5^k divides its digits k times over (1 - 2^-k, k digits) is refused at once since
-// its k passes frac; 1 - 2^-126 is the same shape within frac and taken exactly.
-TEST(Check, LongDecimalFixedPointDefaultsAreCheckedInBoundedWork) {
+// Decimal defaults of many digits are exact or refused: 1 - 2^-k written in its k digits is refused when
+// k passes frac (5000 here) and taken exactly within it (126); 300 whole digits are outside the range.
+TEST(Check, ManyDigitDecimalFixedPointDefaultsAreTakenExactlyOrRefused) {
   const auto refused = one_field("fixed<0 .. 1, frac 126> f = " + one_minus_two_to_minus(5000));
   EXPECT_EQ(refused.field, nullptr);
   EXPECT_NE(refused.compiled->errors.find("is not a multiple of 2^-126"), std::string::npos);
@@ -460,6 +461,53 @@ TEST(Check, LongDecimalFixedPointDefaultsAreCheckedInBoundedWork) {
   EXPECT_NE(large.compiled->errors.find("the default is outside the fixed-point range 0 .. 1"),
             std::string::npos)
       << large.compiled->errors.substr(0, 300);
+}
+
+// The written exponent is weighed against the literal's own length: a run of zeros as long as the
+// exponent is large cancels it, so 0.<10^6 zeros>5e1000001 is 5 and 5<10^6 zeros>0e-1000001 is 5.
+TEST(Check, DecimalFixedPointDefaultsWhoseZerosCancelAHugeExponentAreExact) {
+  const auto fraction = one_field("fixed<0 .. 10, frac 1> f = 0." + std::string(1000000, '0') + "5e1000001");
+  ASSERT_NE(fraction.field, nullptr) << fraction.compiled->errors.substr(0, 300);
+  EXPECT_TRUE(fixed_default_raw(*fraction.field) == 10);
+  const auto whole = one_field("fixed<0 .. 100, frac 1> f = 5" + std::string(1000000, '0') + "0e-1000001");
+  ASSERT_NE(whole.field, nullptr) << whole.compiled->errors.substr(0, 300);
+  EXPECT_TRUE(fixed_default_raw(*whole.field) == 10);
+  const auto one = one_field("fixed<0 .. 1, frac 126> f = 1" + std::string(3000000, '0') + "e-3000000");
+  ASSERT_NE(one.field, nullptr) << one.compiled->errors.substr(0, 300);
+  EXPECT_TRUE(fixed_default_raw(*one.field) == static_cast<__int128>(1) << 126);
+  // Zeros one short of cancelling leave the value ten times too large or too small.
+  const auto ten_times = one_field("fixed<0 .. 10, frac 1> f = 0." + std::string(999999, '0') + "5e1000001");
+  EXPECT_EQ(ten_times.field, nullptr);
+  EXPECT_NE(ten_times.compiled->errors.find("outside the fixed-point range 0 .. 10"), std::string::npos);
+  const auto tenth = one_field("fixed<0 .. 100, frac 1> f = 5" + std::string(999999, '0') + "e-1000001");
+  EXPECT_EQ(tenth.field, nullptr);
+  EXPECT_NE(tenth.compiled->errors.find("is not a multiple of 2^-1"), std::string::npos);
+}
+
+// A fixed-point default is evaluated in the checker's 128-bit arithmetic, so its overflow says so.
+TEST(Check, FixedPointDefaultOverflowGivesThe128BitAdvice) {
+  const auto overflow = one_field("fixed<0 .. 10, frac 1> f = 170141183460469231731687303715884105727 + 1");
+  EXPECT_EQ(overflow.field, nullptr);
+  EXPECT_NE(overflow.compiled->errors.find(
+                "exceeds 128-bit arithmetic): write a 128-bit bound or default within -2^127 .. 2^127 - 1"),
+            std::string::npos)
+      << overflow.compiled->errors;
+  EXPECT_EQ(overflow.compiled->errors.find("keep constants within 64 bits"), std::string::npos);
+}
+
+// A diagnostic names a long literal by its start and length, and shows a window of its line, so a
+// multi-megabyte literal gives a diagnostic of a few hundred bytes.
+TEST(Check, DiagnosticsForAHugeLiteralStaySmall) {
+  const std::string literal = "0." + std::string(3000000, '3');
+  for (const std::string& field : {"fixed<0 .. 1, frac 8> f = " + literal, "int32 f = " + literal,
+                                   "uint8<0 .. 1" + std::string(3000000, '0') + "> f"}) {
+    auto compiled = compile_text("package t;\nstruct S {\n  " + field + ";\n}\n");
+    ASSERT_EQ(compiled->diagnostics.error_count(), 1u) << compiled->errors.substr(0, 300);
+    std::ostringstream printed;
+    compiled->diagnostics.print(printed);
+    EXPECT_LT(printed.str().size(), 1000u) << printed.str().substr(0, 300);
+    EXPECT_NE(printed.str().find(" characters)"), std::string::npos) << printed.str().substr(0, 300);
+  }
 }
 
 TEST(Check, StringsAndBytesAreLengthPrefixedAndAligned) {

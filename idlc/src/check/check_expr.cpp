@@ -82,9 +82,18 @@ bool is_float_literal(const std::string& text) {
   return text.find_first_of(".eE") != std::string::npos;
 }
 
+std::string shown_literal(const std::string& text) {
+  if (text.size() <= 64) return text;
+  return text.substr(0, 40) + "... (" + std::to_string(text.size()) + " characters)";
+}
+
 FixedRaw decimal_fixed_raw(const std::string& literal, bool negative, int fraction_bits, Int& raw) {
   // literal = digits x 10^exponent, read off the text: the digits of both parts, the exponent less the
-  // fraction's length. Exponents saturate at +-10^6, far past any that changes the answer below.
+  // fraction's length, plus the trailing zeros dropped. Those two move it by at most the literal's length,
+  // so the written exponent saturates at that length + 1000: a saturated one still ends at least 1000 from
+  // zero, past any that changes the answer below (past 40 digits, or past frac 126), and the sum stays
+  // far inside 64 bits.
+  const auto cap = static_cast<std::int64_t>(literal.size()) + 1000;
   std::string digits;
   std::int64_t exponent = 0;
   std::int64_t fraction_digits = 0;
@@ -104,7 +113,7 @@ FixedRaw decimal_fixed_raw(const std::string& literal, bool negative, int fracti
     for (++i; i < literal.size(); ++i) {
       const char c = literal[i];
       if (c == '-') exponent_negative = true;
-      if (c >= '0' && c <= '9') exponent = std::min<std::int64_t>(exponent * 10 + (c - '0'), 1000000);
+      if (c >= '0' && c <= '9') exponent = std::min<std::int64_t>(exponent * 10 + (c - '0'), cap);
     }
     if (exponent_negative) exponent = -exponent;
   }
@@ -343,13 +352,14 @@ std::optional<Int> Checker::eval_unary(const ast::Unary& unary, Scope& scope) {
   const ast::Primary& primary = unary.operand;
   if (const auto* number = get_if<ast::NumberLiteral>(primary)) {
     if (is_float_literal(*number)) {
-      error(scope, number->offset, "expected an integer, found the floating-point number " + *number);
+      error(scope, number->offset,
+            "expected an integer, found the floating-point number " + shown_literal(*number));
       return std::nullopt;
     }
     Int parsed;
     if (!parse_integer_literal(*number, parsed)) {
       error(scope, number->offset,
-            "the number " + *number +
+            "the number " + shown_literal(*number) +
                 " is too large: integer literals are limited to 2^127 - 1 "
                 "(170141183460469231731687303715884105727)");
       return std::nullopt;
@@ -486,15 +496,17 @@ std::optional<double> Checker::eval_number(const ast::Expr& expr, Scope& scope) 
           const double rounded = std::strtod(text.c_str(), nullptr);
           error(scope, number->offset,
                 std::fabs(rounded) < 1
-                    ? "the number " + *number +
+                    ? "the number " + shown_literal(*number) +
                           " underflows: it is nearer zero than any 64-bit float (the smallest is about "
                           "4.9e-324): "
                           "write 0 or a larger value"
-                    : "the number " + *number + " overflows: the largest 64-bit float is about 1.8e308");
+                    : "the number " + shown_literal(*number) +
+                          " overflows: the largest 64-bit float is about 1.8e308");
           return std::nullopt;
         }
         if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
-          error(scope, number->offset, "the number " + *number + " is not a finite floating-point value");
+          error(scope, number->offset,
+                "the number " + shown_literal(*number) + " is not a finite floating-point value");
           return std::nullopt;
         }
         for (char sign : expr.first.signs) {

@@ -473,7 +473,11 @@ std::optional<Int> Checker::fixed_point_default(const ast::Expr& expr, Scope& sc
       "the default is outside the fixed-point range " + range_text(fixed.whole_min, fixed.whole_max);
   const auto* number = expr.rest.empty() ? get_if<ast::NumberLiteral>(expr.first.operand) : nullptr;
   if (number == nullptr || !is_float_literal(*number)) {
-    std::optional<Int> v = eval_int(expr, scope);
+    std::optional<Int> v;
+    {
+      const AdviceScope advice(*this, kWideAdvice);
+      v = eval_int(expr, scope);
+    }
     if (!v) return std::nullopt;
     if (*v < fixed.whole_min || *v > fixed.whole_max) {
       error(scope, expr.offset, outside);
@@ -501,8 +505,8 @@ std::optional<Int> Checker::fixed_point_default(const ast::Expr& expr, Scope& sc
       const double above = std::ldexp(std::ceil(scaled), -fixed.fraction_bits);
       const bool printable = below < *v && *v < above;
       error(scope, expr.offset,
-            "the default " + std::string(negative ? "-" : "") + *number + " is not a multiple of " + step +
-                ", so the field cannot hold it exactly: " +
+            "the default " + std::string(negative ? "-" : "") + shown_literal(*number) +
+                " is not a multiple of " + step + ", so the field cannot hold it exactly: " +
                 (printable ? "the nearest values are " + format_number(below) + " and " + format_number(above)
                            : "its nearest values lie within " + step + " of it; write one of them exactly"));
       return std::nullopt;

@@ -97,6 +97,9 @@ std::uint64_t struct_storage_bytes(const model::Struct& s,
 
 // A number literal with a fraction or an exponent (`0.5`, `1e3`), not an integer or a hex literal.
 bool is_float_literal(const std::string& text);
+// A literal as a message quotes it: whole up to 64 characters, else its first 40 and its length, so a
+// multi-megabyte literal cannot make a multi-megabyte message.
+std::string shown_literal(const std::string& text);
 
 // A decimal literal's raw fixed-point value, literal x 2^fraction_bits, computed exactly from its digits
 // (never through a double): kExact with `raw` when that is a whole number within -2^127 .. 2^127 - 1,
