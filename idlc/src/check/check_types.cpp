@@ -175,11 +175,7 @@ bool Checker::integer_type(const ast::TypeExpr& type, const std::string& name, S
   model::IntegerType& integer = out.integer;
   std::optional<model::IntStorage> declared = storage_by_name(name);
   const bool is_signed = declared ? declared->is_signed : name == "int";
-  if (type.args && type.width) {
-    error(scope, type.width->offset,
-          "an integer has either a range <min .. max> or a width :bits, not both: keep the one you mean");
-    return false;
-  }
+  if (type.args && type.width) return integer_range_shape(type, name, scope);  // reports the pair, false
   if (type.width) {
     std::optional<std::int64_t> width = eval_int64(*type.width, scope, "the width");
     if (!width) return false;
@@ -199,15 +195,7 @@ bool Checker::integer_type(const ast::TypeExpr& type, const std::string& name, S
                                     (Int(1) << (is_signed ? integer.bits - 1 : integer.bits)) - 1, is_signed);
   } else if (type.args) {
     const ast::TypeArgs& args = *type.args;
-    if (!args.last) {
-      error(scope, args.first.offset,
-            "an integer range needs both bounds: " + name + "<min .. max>, e.g. " + name + "<0 .. 100>");
-      return false;
-    }
-    if (!args.params.empty()) {
-      error(scope, args.params.front().offset, "an integer range takes no parameters after its bounds");
-      return false;
-    }
+    if (!integer_range_shape(type, name, scope)) return false;
     // Bounds are exact up to 2^64 - 1: a uint64 range may reach the top of its storage.
     const bool may_be_unsigned = !is_signed;
     std::optional<Int> min = eval_bound(args.first, scope, "the range minimum", may_be_unsigned);
@@ -254,10 +242,7 @@ bool Checker::integer_type(const ast::TypeExpr& type, const std::string& name, S
   return true;
 }
 
-// int128<min .. max> / uint128<min .. max>: a ranged 128-bit integer. The bounds are evaluated exactly
-// (the checker's 128-bit arithmetic) and may lie anywhere in it; the storage stays the declared one.
-bool Checker::int128_range_type(const ast::TypeExpr& type, const std::string& name, Scope& scope,
-                                model::Type& out) {
+bool Checker::integer_range_shape(const ast::TypeExpr& type, const std::string& name, Scope& scope) {
   const ast::TypeArgs& args = *type.args;
   if (type.width) {
     error(scope, type.width->offset,
@@ -273,6 +258,15 @@ bool Checker::int128_range_type(const ast::TypeExpr& type, const std::string& na
     error(scope, args.params.front().offset, "an integer range takes no parameters after its bounds");
     return false;
   }
+  return true;
+}
+
+// int128<min .. max> / uint128<min .. max>: a ranged 128-bit integer. The bounds are evaluated exactly
+// (the checker's 128-bit arithmetic) and may lie anywhere in it; the storage stays the declared one.
+bool Checker::int128_range_type(const ast::TypeExpr& type, const std::string& name, Scope& scope,
+                                model::Type& out) {
+  const ast::TypeArgs& args = *type.args;
+  if (!integer_range_shape(type, name, scope)) return false;
   const AdviceScope advice(*this, kWideAdvice);
   std::optional<Int> min = eval_int(args.first, scope);
   std::optional<Int> max = eval_int(*args.last, scope);

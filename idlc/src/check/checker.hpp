@@ -175,6 +175,9 @@ class Checker {
   std::optional<model::Type> builtin_type(const ast::TypeExpr& type, const std::string& name, Scope& scope);
   bool integer_type(const ast::TypeExpr& type, const std::string& name, Scope& scope, model::Type& out);
   bool int128_range_type(const ast::TypeExpr& type, const std::string& name, Scope& scope, model::Type& out);
+  // The shape of an integer range `name<min .. max>` (type.args present): no width beside it, both bounds,
+  // no parameters after them. Reports the first problem and returns false.
+  bool integer_range_shape(const ast::TypeExpr& type, const std::string& name, Scope& scope);
   bool compressed_float_type(const ast::TypeExpr& type, Scope& scope, model::Type& out);
   bool fixed_point_type(const ast::TypeExpr& type, Scope& scope, model::Type& out);
   bool string_type(const ast::TypeExpr& type, const std::string& name, Scope& scope, model::Type& out);
